@@ -1,0 +1,50 @@
+# cairn — run `make help` for the targets.
+#
+# Everything the tests need is built here from pinned module versions and
+# cached under .cache/ (git-ignored), so a fresh clone needs only Go.
+
+SHELL := /bin/bash
+GO ?= go
+CACHE := $(CURDIR)/.cache
+BIN := $(CACHE)/bin
+export GOBIN := $(BIN)
+
+STATICCHECK_VERSION := 2026.1
+MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
+VERSITYGW_VERSION := v1.8.0
+
+.PHONY: help build test test-short bench bench-quick lint fuzz demo minio versitygw servers clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
+
+build: ## build the cairn binary into .cache/bin
+	$(GO) build -o $(BIN)/cairn ./cmd/cairn
+
+test: build servers ## the whole suite (README's test command): unit, conformance on every store and server, crash, fuzz smoke
+	$(GO) vet ./...
+	CAIRN_BIN=$(BIN)/cairn CAIRN_MINIO=$(BIN)/minio CAIRN_VERSITYGW=$(BIN)/versitygw $(GO) test -count=1 -timeout 40m ./...
+
+test-short: ## unit tests only, no servers
+	$(GO) test -short ./...
+
+demo: build ## the demo loop on the local default store
+	./internal/demo/demo.sh $(BIN)/cairn
+
+lint: ## go vet + staticcheck (pinned)
+	$(GO) vet ./...
+	@test -x $(BIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(BIN)/staticcheck ./...
+
+servers: minio versitygw ## build both S3 servers the tests start
+
+minio: $(BIN)/minio ## build the pinned MinIO server (about 6 minutes cold)
+$(BIN)/minio:
+	$(GO) install github.com/minio/minio@$(MINIO_VERSION)
+
+versitygw: $(BIN)/versitygw ## build the pinned versitygw S3 gateway
+$(BIN)/versitygw:
+	$(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+clean: ## remove built binaries and caches
+	rm -rf $(CACHE)

@@ -1,0 +1,286 @@
+// Package fs is the local-directory cas.Store, cairn's embedded default.
+//
+// Each key is a file under the root directory. A put writes a temporary
+// file in <root>/.tmp, fsyncs it, and then renames it into place (plain
+// put) or hard-links it into place (conditional create: link(2) fails
+// atomically with EEXIST if the key exists), and finally fsyncs the
+// parent directory. Readers therefore see whole objects only, and a crash
+// leaves at worst a stray temporary file, which List ignores and
+// CleanTemp removes.
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+var _ cas.Store = (*Store)(nil)
+
+const tmpDir = ".tmp"
+
+// Store is a cas.Store in a local directory.
+type Store struct {
+	root string
+}
+
+// Open returns a store rooted at dir, creating it if needed.
+func Open(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open fs store %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o755); err != nil {
+		return nil, fmt.Errorf("open fs store %s: %w", dir, err)
+	}
+	return &Store{root: abs}, nil
+}
+
+// Root returns the store's directory.
+func (s *Store) Root() string { return s.root }
+
+func (s *Store) path(key string) string {
+	return filepath.Join(s.root, filepath.FromSlash(key))
+}
+
+// Put implements cas.Store.
+func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	if err := cas.ValidateKey(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dst := s.path(key)
+	if opts.IfAbsent {
+		// Cheap early answer; the link below is the real arbiter.
+		if _, err := os.Lstat(dst); err == nil {
+			return cas.ErrExists
+		}
+	}
+	tmp, err := s.writeTemp(data)
+	if err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	defer os.Remove(tmp)
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	if opts.IfAbsent {
+		if err := os.Link(tmp, dst); err != nil {
+			if errors.Is(err, iofs.ErrExist) {
+				return cas.ErrExists
+			}
+			return fmt.Errorf("put %s: %w", key, err)
+		}
+	} else if err := os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("put %s: sync dir: %w", key, err)
+	}
+	return nil
+}
+
+func (s *Store) writeTemp(data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Join(s.root, tmpDir), "put-*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	// Some file systems refuse fsync on directories; the rename is still atomic.
+	if errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return err
+}
+
+// Get implements cas.Store.
+func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if err := cas.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.path(key))
+	if err != nil {
+		return nil, mapErr(key, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("get %s: %w", key, cas.ErrNotFound)
+	}
+	size := fi.Size()
+	if off < 0 {
+		off = 0
+	}
+	if off >= size {
+		return []byte{}, nil
+	}
+	end := size
+	if n >= 0 && off+n < end {
+		end = off + n
+	}
+	buf := make([]byte, end-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("get %s: %w", key, err)
+	}
+	return buf, nil
+}
+
+// Stat implements cas.Store.
+func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
+	if err := cas.ValidateKey(key); err != nil {
+		return cas.Info{}, err
+	}
+	fi, err := os.Stat(s.path(key))
+	if err != nil {
+		return cas.Info{}, mapErr(key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return cas.Info{}, fmt.Errorf("stat %s: %w", key, cas.ErrNotFound)
+	}
+	return cas.Info{Key: key, Size: fi.Size(), ModTime: fi.ModTime()}, nil
+}
+
+// List implements cas.Store. It walks the deepest directory the prefix
+// names, skipping dot-names (temporary files), and sorts the keys.
+func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
+	if err := cas.ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	base := ""
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		base = prefix[:i]
+	}
+	var infos []cas.Info
+	walkRoot := s.root
+	if base != "" {
+		walkRoot = s.path(base)
+	}
+	err := filepath.WalkDir(walkRoot, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, iofs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != walkRoot {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return ctx.Err()
+		}
+		rel, err := filepath.Rel(s.root, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		if !strings.HasPrefix(key, prefix) || key <= startAfter || !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			if errors.Is(err, iofs.ErrNotExist) {
+				return nil // deleted while listing
+			}
+			return err
+		}
+		infos = append(infos, cas.Info{Key: key, Size: fi.Size(), ModTime: fi.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list %s: %w", prefix, err)
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Key < infos[j].Key })
+	for _, i := range infos {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete implements cas.Store.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := cas.ValidateKey(key); err != nil {
+		return err
+	}
+	if err := os.Remove(s.path(key)); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// CleanTemp removes temporary files older than age, left behind by
+// processes that crashed in the middle of a put. It returns how many it
+// removed.
+func (s *Store) CleanTemp(age time.Duration) (int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.root, tmpDir))
+	if err != nil {
+		return 0, fmt.Errorf("clean temp files: %w", err)
+	}
+	n := 0
+	cutoff := time.Now().Add(-age)
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil || fi.ModTime().After(cutoff) {
+			continue
+		}
+		if os.Remove(filepath.Join(s.root, tmpDir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func mapErr(key string, err error) error {
+	if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%s: %w", key, cas.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}

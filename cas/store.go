@@ -1,0 +1,78 @@
+// Package cas defines cairn's object-store contract and the content
+// identifiers shared by every layer above it.
+//
+// A Store is deliberately small: whole-object puts, ranged gets, stat,
+// ordered listing and delete. Everything cairn needs to be crash-safe and
+// fenced is built from two guarantees every backend must give:
+//
+//   - Atomic put: a reader sees either no object or the whole object
+//     that was put, never a prefix or a mix of two writes.
+//   - Conditional create: Put with PutOptions.IfAbsent succeeds for
+//     exactly one of any number of racing writers of the same key; every
+//     other writer gets ErrExists and its bytes are never visible.
+//
+// and read-after-write consistency: once Put returns nil, Get, Stat and
+// List observe the object.
+//
+// Backends translate their own errors onto the sentinels below so that
+// callers only ever use errors.Is. Retry, request counting and fault
+// injection are wrappers (see packages metered, retry and faulty), never
+// backend code.
+package cas
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors shared by every backend and by the layers above.
+var (
+	// ErrNotFound: the key does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: a conditional create lost because the key already exists.
+	ErrExists = errors.New("already exists")
+	// ErrCorrupt: stored bytes failed verification (hash, checksum or format).
+	ErrCorrupt = errors.New("corrupt object")
+	// ErrInvalidKey: the key is not a valid object key (see ValidateKey).
+	ErrInvalidKey = errors.New("invalid key")
+)
+
+// PutOptions modify a Put.
+type PutOptions struct {
+	// IfAbsent makes the put a conditional create: it fails with
+	// ErrExists if the key already exists (S3 If-None-Match: *).
+	IfAbsent bool
+}
+
+// Info describes one stored object.
+type Info struct {
+	Key     string
+	Size    int64
+	ModTime time.Time
+}
+
+// Store is a flat key → bytes object store. Keys are '/'-separated paths
+// accepted by ValidateKey. Implementations must be safe for concurrent use
+// by many goroutines and, for shared backends, many processes.
+type Store interface {
+	// Put stores data under key atomically. With opts.IfAbsent it is a
+	// conditional create that returns ErrExists if the key exists.
+	Put(ctx context.Context, key string, data []byte, opts PutOptions) error
+
+	// Get returns n bytes of the object starting at off; n < 0 means to
+	// the end. Reading past the end returns the bytes that exist. A
+	// missing key is ErrNotFound.
+	Get(ctx context.Context, key string, off, n int64) ([]byte, error)
+
+	// Stat returns the object's Info, or ErrNotFound.
+	Stat(ctx context.Context, key string) (Info, error)
+
+	// List calls fn for every key that starts with prefix and sorts
+	// strictly after startAfter (empty: from the beginning), in ascending
+	// byte order. If fn returns an error, List stops and returns it.
+	List(ctx context.Context, prefix, startAfter string, fn func(Info) error) error
+
+	// Delete removes key. Deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+}

@@ -1,0 +1,99 @@
+package pack
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Codec bytes: the first byte of every stored blob says how the rest is
+// encoded, so every blob is self-describing.
+const (
+	CodecRaw  byte = 0 // the raw bytes follow
+	CodecZstd byte = 1 // a zstd frame of the raw bytes follows
+)
+
+// MaxBlobSize bounds the uncompressed size of one blob. Large entries are
+// chunked well below it; anything bigger read from a store is corrupt or
+// hostile, and decoding it would be a decompression bomb.
+const MaxBlobSize = 64 << 20
+
+// minCompress is the size below which compression is not attempted.
+const minCompress = 64
+
+var (
+	encOnce sync.Once
+	encoder *zstd.Encoder
+	decoder *zstd.Decoder
+)
+
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	encOnce.Do(func() {
+		var err error
+		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		if err != nil {
+			panic(err)
+		}
+		decoder, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxBlobSize), zstd.WithDecoderMaxWindow(MaxBlobSize))
+		if err != nil {
+			panic(err)
+		}
+	})
+	return encoder, decoder
+}
+
+// EncodeBlob appends the stored form of raw to dst: a codec byte, then
+// either a zstd frame (when that is smaller) or raw itself.
+func EncodeBlob(dst, raw []byte) []byte {
+	if len(raw) >= minCompress {
+		enc, _ := codecs()
+		start := len(dst)
+		dst = append(dst, CodecZstd)
+		dst = enc.EncodeAll(raw, dst)
+		if len(dst)-start-1 < len(raw) {
+			return dst
+		}
+		dst = dst[:start]
+	}
+	dst = append(dst, CodecRaw)
+	return append(dst, raw...)
+}
+
+// DecodeBlob returns the raw bytes of a stored blob, checking that they
+// are rawLen bytes long (at most MaxBlobSize) and hash to id. what names
+// the blob in errors.
+func DecodeBlob(stored []byte, id cas.ID, rawLen int, what string) ([]byte, error) {
+	if len(stored) == 0 {
+		return nil, fmt.Errorf("%w: %s: empty blob", cas.ErrCorrupt, what)
+	}
+	if rawLen < 0 || rawLen > MaxBlobSize {
+		return nil, fmt.Errorf("%w: %s: size %d out of range", cas.ErrCorrupt, what, rawLen)
+	}
+	var raw []byte
+	switch stored[0] {
+	case CodecRaw:
+		raw = stored[1:]
+	case CodecZstd:
+		_, dec := codecs()
+		var err error
+		raw, err = dec.DecodeAll(stored[1:], make([]byte, 0, rawLen))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: zstd: %v", cas.ErrCorrupt, what, err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s: unknown codec %d", cas.ErrCorrupt, what, stored[0])
+	}
+	if len(raw) != rawLen {
+		return nil, fmt.Errorf("%w: %s: %d bytes, index says %d", cas.ErrCorrupt, what, len(raw), rawLen)
+	}
+	if err := cas.Verify(id, raw, what); err != nil {
+		return nil, err
+	}
+	if stored[0] == CodecRaw {
+		raw = bytes.Clone(raw)
+	}
+	return raw, nil
+}

@@ -1,0 +1,269 @@
+// Package pack is the format of cairn's data objects: a step object (one
+// step's manifest together with the new blobs of that step, so a step
+// costs one PUT) and a compacted pack (blobs only).
+//
+// Layout, all integers unsigned varints unless noted:
+//
+//	magic    "CAIRNPK" + version byte (1)
+//	kind     1 byte: 'S' step object, 'P' pack
+//	mlen     length of the manifest section (0 in a pack)
+//	manifest mlen bytes, opaque to this package
+//	count    number of blobs
+//	index    count × { id [32]byte, storedLen, rawLen }
+//	data     the stored blobs back to back, in index order (see EncodeBlob)
+//	trailer  BLAKE3-256 of every byte before it [32]byte
+//
+// The trailer lets a reader of the whole object detect any flipped byte,
+// including in the index; every blob is also re-hashed when decoded.
+package pack
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// Object kinds.
+const (
+	KindStep byte = 'S'
+	KindPack byte = 'P'
+)
+
+const (
+	magic   = "CAIRNPK"
+	version = 1
+	// MaxBlobs bounds the blob count of one object.
+	MaxBlobs = 1 << 20
+	// MaxManifestSize bounds the manifest section.
+	MaxManifestSize = 16 << 20
+)
+
+// Entry locates one blob inside an object.
+type Entry struct {
+	ID        cas.ID
+	Offset    int64 // of the stored blob, from the start of the object
+	StoredLen int64
+	RawLen    int64
+}
+
+// Builder collects the blobs of one object. The zero value is ready.
+type Builder struct {
+	ids  []cas.ID
+	raw  []int64
+	data [][]byte // stored forms
+	seen map[cas.ID]bool
+	size int64
+}
+
+// Has reports whether the builder already holds id.
+func (b *Builder) Has(id cas.ID) bool { return b.seen[id] }
+
+// Add adds a blob with its raw bytes; a duplicate id is ignored. It
+// reports whether the blob was new.
+func (b *Builder) Add(id cas.ID, raw []byte) bool {
+	if b.seen[id] {
+		return false
+	}
+	if b.seen == nil {
+		b.seen = make(map[cas.ID]bool)
+	}
+	b.seen[id] = true
+	stored := EncodeBlob(nil, raw)
+	b.ids = append(b.ids, id)
+	b.raw = append(b.raw, int64(len(raw)))
+	b.data = append(b.data, stored)
+	b.size += int64(len(stored))
+	return true
+}
+
+// AddStored adds a blob already in stored form (used when copying blobs
+// between objects without recompressing).
+func (b *Builder) AddStored(id cas.ID, rawLen int64, stored []byte) bool {
+	if b.seen[id] {
+		return false
+	}
+	if b.seen == nil {
+		b.seen = make(map[cas.ID]bool)
+	}
+	b.seen[id] = true
+	b.ids = append(b.ids, id)
+	b.raw = append(b.raw, rawLen)
+	b.data = append(b.data, stored)
+	b.size += int64(len(stored))
+	return true
+}
+
+// Len returns the number of blobs added.
+func (b *Builder) Len() int { return len(b.ids) }
+
+// RawSize returns the total uncompressed size of the blobs added.
+func (b *Builder) RawSize() int64 {
+	var n int64
+	for _, r := range b.raw {
+		n += r
+	}
+	return n
+}
+
+// Build encodes the object with the given kind and manifest section and
+// returns its bytes and the index of the blobs in it.
+func (b *Builder) Build(kind byte, manifest []byte) ([]byte, []Entry) {
+	var hdr []byte
+	hdr = append(hdr, magic...)
+	hdr = append(hdr, version, kind)
+	hdr = binary.AppendUvarint(hdr, uint64(len(manifest)))
+	hdr = append(hdr, manifest...)
+	hdr = binary.AppendUvarint(hdr, uint64(len(b.ids)))
+	for i, id := range b.ids {
+		hdr = append(hdr, id[:]...)
+		hdr = binary.AppendUvarint(hdr, uint64(len(b.data[i])))
+		hdr = binary.AppendUvarint(hdr, uint64(b.raw[i]))
+	}
+	out := make([]byte, 0, len(hdr)+int(b.size)+cas.IDSize)
+	out = append(out, hdr...)
+	entries := make([]Entry, len(b.ids))
+	for i, d := range b.data {
+		entries[i] = Entry{ID: b.ids[i], Offset: int64(len(out)), StoredLen: int64(len(d)), RawLen: b.raw[i]}
+		out = append(out, d...)
+	}
+	sum := cas.Sum(out)
+	out = append(out, sum[:]...)
+	return out, entries
+}
+
+// Object is a parsed object.
+type Object struct {
+	Kind     byte
+	Manifest []byte
+	Entries  []Entry
+	data     []byte // the whole object
+	name     string
+}
+
+// ErrShort reports a header that extends past the bytes given to
+// ParseHeader; the caller should read more of the object.
+var ErrShort = errors.New("pack header extends past the bytes read")
+
+// Parse parses and verifies a whole object. name is used in errors.
+func Parse(data []byte, name string) (*Object, error) {
+	if len(data) < len(magic)+2+cas.IDSize {
+		return nil, fmt.Errorf("%w: %s: %d bytes is too short for an object", cas.ErrCorrupt, name, len(data))
+	}
+	body, trailer := data[:len(data)-cas.IDSize], data[len(data)-cas.IDSize:]
+	if err := cas.Verify(cas.ID(trailer), body, name); err != nil {
+		return nil, err
+	}
+	o, err := ParseHeader(body, name)
+	if err != nil {
+		if errors.Is(err, ErrShort) {
+			return nil, fmt.Errorf("%w: %s: truncated header", cas.ErrCorrupt, name)
+		}
+		return nil, err
+	}
+	for _, e := range o.Entries {
+		if e.Offset+e.StoredLen > int64(len(body)) {
+			return nil, fmt.Errorf("%w: %s: blob %s extends past the data", cas.ErrCorrupt, name, e.ID.Short())
+		}
+	}
+	if n := len(o.Entries); n > 0 {
+		last := o.Entries[n-1]
+		if last.Offset+last.StoredLen != int64(len(body)) {
+			return nil, fmt.Errorf("%w: %s: %d stray bytes after the last blob", cas.ErrCorrupt, name, int64(len(body))-last.Offset-last.StoredLen)
+		}
+	}
+	o.data = data
+	return o, nil
+}
+
+// ParseHeader parses the header and index from a prefix of an object
+// without verifying the trailer. It returns ErrShort if prefix ends
+// inside the header.
+func ParseHeader(prefix []byte, name string) (*Object, error) {
+	corrupt := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, name, fmt.Sprintf(format, a...))
+	}
+	if len(prefix) < len(magic)+2 {
+		return nil, ErrShort
+	}
+	if string(prefix[:len(magic)]) != magic {
+		return nil, corrupt("bad magic")
+	}
+	if v := prefix[len(magic)]; v != version {
+		return nil, corrupt("unsupported format version %d", v)
+	}
+	o := &Object{Kind: prefix[len(magic)+1], name: name}
+	if o.Kind != KindStep && o.Kind != KindPack {
+		return nil, corrupt("unknown object kind %q", o.Kind)
+	}
+	p := prefix[len(magic)+2:]
+	uv := func(what string, max uint64) (uint64, error) {
+		v, n := binary.Uvarint(p)
+		if n == 0 {
+			return 0, ErrShort
+		}
+		if n < 0 || v > max {
+			return 0, corrupt("bad %s", what)
+		}
+		p = p[n:]
+		return v, nil
+	}
+	mlen, err := uv("manifest length", MaxManifestSize)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(p)) < mlen {
+		return nil, ErrShort
+	}
+	o.Manifest, p = p[:mlen:mlen], p[mlen:]
+	count, err := uv("blob count", MaxBlobs)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]Entry, 0, min(count, 4096))
+	for i := uint64(0); i < count; i++ {
+		if len(p) < cas.IDSize {
+			return nil, ErrShort
+		}
+		var e Entry
+		copy(e.ID[:], p)
+		p = p[cas.IDSize:]
+		sl, err := uv("stored length", MaxBlobSize+1024)
+		if err != nil {
+			return nil, err
+		}
+		rl, err := uv("raw length", MaxBlobSize)
+		if err != nil {
+			return nil, err
+		}
+		if sl == 0 {
+			return nil, corrupt("blob %s has no codec byte", e.ID.Short())
+		}
+		e.StoredLen, e.RawLen = int64(sl), int64(rl)
+		entries = append(entries, e)
+	}
+	off := int64(len(prefix) - len(p))
+	for i := range entries {
+		entries[i].Offset = off
+		off += entries[i].StoredLen
+	}
+	o.Entries = entries
+	return o, nil
+}
+
+// Stored returns the stored bytes of entry e of a whole parsed object.
+func (o *Object) Stored(e Entry) []byte {
+	return o.data[e.Offset : e.Offset+e.StoredLen]
+}
+
+// Blob decodes and verifies entry e of a whole parsed object.
+func (o *Object) Blob(e Entry) ([]byte, error) {
+	if o.data == nil {
+		return nil, fmt.Errorf("read blob %s of %s: object was parsed from its header only", e.ID.Short(), o.name)
+	}
+	return DecodeBlob(o.Stored(e), e.ID, int(e.RawLen), fmt.Sprintf("blob %s in %s", e.ID.Short(), o.name))
+}
+
+// Size returns the size of the whole object, or 0 if only its header was parsed.
+func (o *Object) Size() int64 { return int64(len(o.data)) }

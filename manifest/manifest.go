@@ -1,0 +1,324 @@
+// Package manifest is cairn's step log: immutable step manifests chained
+// by parent hash, one per slot steps/<session>/<n>, each created with a
+// conditional put so that the slot itself is the fence between writers.
+//
+// A step object (package pack) carries the manifest and the new blobs of
+// the step, so committing a step is one PUT. The manifest's Layout names
+// every object that holds blobs its state may use, so reading a step
+// never scans the store.
+package manifest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// FormatVersion is the version of the manifest encoding.
+const FormatVersion = 1
+
+// Status is the state of the agent loop after a step.
+type Status uint8
+
+// Statuses.
+const (
+	Running       Status = 0
+	AwaitingInput Status = 1
+	Done          Status = 2
+)
+
+var statusNames = []string{"running", "awaiting_input", "done"}
+
+// String returns the status name used by the CLI and the APIs.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", s)
+}
+
+// ParseStatus parses a status name.
+func ParseStatus(s string) (Status, error) {
+	for i, n := range statusNames {
+		if n == s {
+			return Status(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown status %q (want running, awaiting_input or done)", s)
+}
+
+// StateKind says what a step's state is.
+type StateKind uint8
+
+// State kinds.
+const (
+	StateJSON StateKind = 1 // one JSON document
+	StateDir  StateKind = 2 // a directory tree
+)
+
+// String names the kind.
+func (k StateKind) String() string {
+	switch k {
+	case StateJSON:
+		return "json"
+	case StateDir:
+		return "dir"
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Pointer names one step and pins its content by hash.
+type Pointer struct {
+	Session string
+	Step    uint64
+	ID      cas.ID
+}
+
+// String formats p as session@step.
+func (p Pointer) String() string { return fmt.Sprintf("%s@%d", p.Session, p.Step) }
+
+// Range is a run of step objects First..Last of one session.
+type Range struct {
+	Session     string
+	First, Last uint64
+}
+
+// Layout names the objects holding every blob a step's state may use:
+// compacted packs plus runs of step objects.
+type Layout struct {
+	Packs []cas.ID
+	Steps []Range
+}
+
+// Manifest is one step of a session.
+type Manifest struct {
+	Session string
+	Step    uint64
+	// Parent is the previous step of the chain (nil for the first step of
+	// a new session). A fork's first step has the forked step's parent.
+	Parent *Pointer
+	// Origin is set on the first step of a fork: the step it copies.
+	Origin *Pointer
+	Time   time.Time
+	Status Status
+	// Writer identifies the process that wrote the step (host and pid),
+	// so a fenced-out writer can be told who holds the session.
+	Writer string
+	// Record is the step record as compact JSON (may be empty).
+	Record []byte
+	Kind   StateKind
+	Root   tree.Ref
+	Layout Layout
+	// Truncated marks a step whose older history was pruned.
+	Truncated bool
+}
+
+var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// ValidSession reports whether name is a valid session name.
+func ValidSession(name string) error {
+	if !sessionName.MatchString(name) || name[0] == '.' {
+		return fmt.Errorf("invalid session name %q: want 1-128 of [A-Za-z0-9._-], not starting with '.'", name)
+	}
+	return nil
+}
+
+// Limits on decoded manifests.
+const (
+	MaxRecordSize = 8 << 20
+	maxLayout     = 1 << 16
+	maxWriter     = 256
+)
+
+// Encode returns the canonical bytes of m; the step id is their hash.
+func (m *Manifest) Encode() []byte {
+	out := []byte("CRNM")
+	out = append(out, FormatVersion)
+	out = appendString(out, m.Session)
+	out = binary.AppendUvarint(out, m.Step)
+	out = appendPointer(out, m.Parent)
+	out = appendPointer(out, m.Origin)
+	out = binary.AppendVarint(out, m.Time.UnixNano())
+	out = append(out, byte(m.Status), byte(m.Kind))
+	flags := byte(0)
+	if m.Truncated {
+		flags |= 1
+	}
+	out = append(out, flags)
+	out = appendString(out, m.Writer)
+	out = binary.AppendUvarint(out, uint64(len(m.Record)))
+	out = append(out, m.Record...)
+	out = tree.AppendRef(out, m.Root)
+	out = binary.AppendUvarint(out, uint64(len(m.Layout.Packs)))
+	for _, id := range m.Layout.Packs {
+		out = append(out, id[:]...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(m.Layout.Steps)))
+	for _, r := range m.Layout.Steps {
+		out = appendString(out, r.Session)
+		out = binary.AppendUvarint(out, r.First)
+		out = binary.AppendUvarint(out, r.Last)
+	}
+	return out
+}
+
+func appendString(out []byte, s string) []byte {
+	out = binary.AppendUvarint(out, uint64(len(s)))
+	return append(out, s...)
+}
+
+func appendPointer(out []byte, p *Pointer) []byte {
+	if p == nil {
+		return append(out, 0)
+	}
+	out = append(out, 1)
+	out = appendString(out, p.Session)
+	out = binary.AppendUvarint(out, p.Step)
+	return append(out, p.ID[:]...)
+}
+
+type decoder struct {
+	p    []byte
+	err  error
+	what string
+}
+
+func (d *decoder) fail(format string, a ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, d.what, fmt.Sprintf(format, a...))
+	}
+}
+
+func (d *decoder) take(n uint64) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if uint64(len(d.p)) < n {
+		d.fail("truncated")
+		return nil
+	}
+	b := d.p[:n:n]
+	d.p = d.p[n:]
+	return b
+}
+
+func (d *decoder) uvarint(max uint64) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.p)
+	if n <= 0 || v > max {
+		d.fail("bad varint")
+		return 0
+	}
+	d.p = d.p[n:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (d *decoder) session() string {
+	s := string(d.take(d.uvarint(128)))
+	if d.err == nil {
+		if err := ValidSession(s); err != nil {
+			d.fail("%v", err)
+		}
+	}
+	return s
+}
+
+func (d *decoder) pointer() *Pointer {
+	switch d.byte() {
+	case 0:
+		return nil
+	case 1:
+		p := &Pointer{Session: d.session(), Step: d.uvarint(1 << 62)}
+		copy(p.ID[:], d.take(cas.IDSize))
+		return p
+	}
+	d.fail("bad pointer flag")
+	return nil
+}
+
+// Decode parses manifest bytes. what names the manifest in errors.
+func Decode(b []byte, what string) (*Manifest, error) {
+	d := &decoder{p: b, what: what}
+	if string(d.take(4)) != "CRNM" {
+		d.fail("bad magic")
+		return nil, d.err
+	}
+	if v := d.byte(); v != FormatVersion && d.err == nil {
+		d.fail("unsupported manifest version %d", v)
+	}
+	m := &Manifest{}
+	m.Session = d.session()
+	m.Step = d.uvarint(1 << 62)
+	m.Parent = d.pointer()
+	m.Origin = d.pointer()
+	if d.err == nil {
+		t, n := binary.Varint(d.p)
+		if n <= 0 {
+			d.fail("bad time")
+		} else {
+			d.p = d.p[n:]
+			m.Time = time.Unix(0, t).UTC()
+		}
+	}
+	m.Status = Status(d.byte())
+	m.Kind = StateKind(d.byte())
+	flags := d.byte()
+	m.Truncated = flags&1 != 0
+	m.Writer = string(d.take(d.uvarint(maxWriter)))
+	m.Record = d.take(d.uvarint(MaxRecordSize))
+	if d.err == nil {
+		switch {
+		case m.Step == 0:
+			d.fail("step 0")
+		case m.Status > Done:
+			d.fail("unknown status %d", m.Status)
+		case m.Kind != StateJSON && m.Kind != StateDir:
+			d.fail("unknown state kind %d", m.Kind)
+		case flags > 1:
+			d.fail("unknown flags %#x", flags)
+		case m.Parent != nil && m.Parent.Step >= m.Step:
+			d.fail("parent step %d is not before step %d", m.Parent.Step, m.Step)
+		}
+	}
+	if d.err == nil {
+		ref, rest, err := tree.ReadRef(d.p, what)
+		if err != nil {
+			return nil, err
+		}
+		m.Root, d.p = ref, rest
+	}
+	n := d.uvarint(maxLayout)
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		var id cas.ID
+		copy(id[:], d.take(cas.IDSize))
+		m.Layout.Packs = append(m.Layout.Packs, id)
+	}
+	n = d.uvarint(maxLayout)
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		r := Range{Session: d.session(), First: d.uvarint(1 << 62), Last: d.uvarint(1 << 62)}
+		if d.err == nil && (r.First == 0 || r.First > r.Last) {
+			d.fail("bad step range %d..%d", r.First, r.Last)
+		}
+		m.Layout.Steps = append(m.Layout.Steps, r)
+	}
+	if d.err == nil && len(d.p) != 0 {
+		d.fail("%d trailing bytes", len(d.p))
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return m, nil
+}

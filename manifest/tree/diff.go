@@ -1,0 +1,202 @@
+package tree
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+)
+
+// ChangeKind says how an entry differs between two states.
+type ChangeKind string
+
+// Change kinds.
+const (
+	Added   ChangeKind = "added"
+	Removed ChangeKind = "removed"
+	Changed ChangeKind = "changed"
+)
+
+// Change is one difference between two states. Path is a JSON pointer
+// (RFC 6901, with raw key tokens unquoted) for JSON states, or a
+// slash-separated file path for directory states.
+type Change struct {
+	Path string     `json:"path"`
+	Kind ChangeKind `json:"kind"`
+}
+
+// DiffJSON compares two JSON values, descending only into subtrees whose
+// refs differ: identical subtrees cost nothing.
+func (r *Reader) DiffJSON(ctx context.Context, a, b Ref, fn func(Change) error) error {
+	return r.diffJSON(ctx, "", a, b, 0, fn)
+}
+
+func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn func(Change) error) error {
+	if a.Equal(b) {
+		return nil
+	}
+	if depth > r.limits().MaxDepth {
+		return fmt.Errorf("%w: diff deeper than %d", ErrLimit, r.limits().MaxDepth)
+	}
+	na, ta, err := r.nodeType(ctx, a)
+	if err != nil {
+		return err
+	}
+	nb, tb, err := r.nodeType(ctx, b)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ta == TypeObject && tb == TypeObject:
+		bm := make(map[string]Ref, len(nb.Entries))
+		for _, e := range nb.Entries {
+			bm[e.Name] = e.Ref
+		}
+		am := make(map[string]bool, len(na.Entries))
+		for _, e := range na.Entries {
+			am[e.Name] = true
+			kp := p + "/" + pointerToken(e.Name)
+			if br, ok := bm[e.Name]; ok {
+				if err := r.diffJSON(ctx, kp, e.Ref, br, depth+1, fn); err != nil {
+					return err
+				}
+			} else if err := fn(Change{Path: kp, Kind: Removed}); err != nil {
+				return err
+			}
+		}
+		for _, e := range nb.Entries {
+			if !am[e.Name] {
+				if err := fn(Change{Path: p + "/" + pointerToken(e.Name), Kind: Added}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case isList(ta) && isList(tb):
+		ea, err := r.ListEntries(ctx, a, TypeArray)
+		if err != nil {
+			return err
+		}
+		eb, err := r.ListEntries(ctx, b, TypeArray)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < max(len(ea), len(eb)); i++ {
+			ip := p + "/" + strconv.Itoa(i)
+			var err error
+			switch {
+			case i >= len(eb):
+				err = fn(Change{Path: ip, Kind: Removed})
+			case i >= len(ea):
+				err = fn(Change{Path: ip, Kind: Added})
+			default:
+				err = r.diffJSON(ctx, ip, ea[i].Ref, eb[i].Ref, depth+1, fn)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Different shapes, or leaves (small containers are leaves): compare text.
+	ja, err := r.JSON(ctx, a)
+	if err != nil {
+		return err
+	}
+	jb, err := r.JSON(ctx, b)
+	if err != nil {
+		return err
+	}
+	if string(ja) == string(jb) {
+		return nil
+	}
+	if p == "" {
+		p = "/"
+	}
+	return fn(Change{Path: p, Kind: Changed})
+}
+
+func isList(t byte) bool { return t == TypeArray || t == TypeList }
+
+// nodeType returns the node at ref and its type, or type 0 for a leaf.
+func (r *Reader) nodeType(ctx context.Context, ref Ref) (*NodeData, byte, error) {
+	if ref.Kind != Node {
+		return nil, 0, nil
+	}
+	n, err := r.Node(ctx, ref)
+	if err != nil {
+		return nil, 0, err
+	}
+	return n, n.Type, nil
+}
+
+// pointerToken turns a raw JSON key token into a JSON pointer token.
+func pointerToken(raw string) string {
+	s, err := strconv.Unquote(raw)
+	if err != nil {
+		s = raw
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+// DiffDir compares two directory states file by file.
+func (r *Reader) DiffDir(ctx context.Context, a, b Ref, fn func(Change) error) error {
+	return r.diffDir(ctx, "", a, b, 0, fn)
+}
+
+func (r *Reader) diffDir(ctx context.Context, p string, a, b Ref, depth int, fn func(Change) error) error {
+	if a.Equal(b) {
+		return nil
+	}
+	if depth > r.limits().MaxDepth {
+		return fmt.Errorf("%w: diff deeper than %d", ErrLimit, r.limits().MaxDepth)
+	}
+	na, err := r.Node(ctx, a)
+	if err != nil {
+		return err
+	}
+	nb, err := r.Node(ctx, b)
+	if err != nil {
+		return err
+	}
+	bm := make(map[string]Entry, len(nb.Entries))
+	for _, e := range nb.Entries {
+		bm[e.Name] = e
+	}
+	seen := make(map[string]bool, len(na.Entries))
+	for _, ea := range na.Entries {
+		seen[ea.Name] = true
+		ep := path.Join(p, ea.Name)
+		eb, ok := bm[ea.Name]
+		switch {
+		case !ok:
+			err = fn(Change{Path: ep, Kind: Removed})
+		case ea.Mode == ModeDir && eb.Mode == ModeDir:
+			err = r.diffDir(ctx, ep, ea.Ref, eb.Ref, depth+1, fn)
+		case ea.Mode != eb.Mode || !ea.Ref.Equal(eb.Ref):
+			err = fn(Change{Path: ep, Kind: Changed})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, eb := range nb.Entries {
+		if !seen[eb.Name] {
+			if err := fn(Change{Path: path.Join(p, eb.Name), Kind: Added}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

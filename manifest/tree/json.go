@@ -1,0 +1,303 @@
+package tree
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// Thresholds of the structural JSON encoding.
+const (
+	// SmallContainer: an object or array whose compact text is at most
+	// this long is stored as one blob (or inline) instead of as a node.
+	SmallContainer = 1024
+	// ChunkString: a string token longer than this is split by the
+	// content-defined chunker instead of stored as one blob.
+	ChunkString = 64 << 10
+	// MaxDepth bounds JSON nesting.
+	MaxDepth = 512
+)
+
+// ErrSyntax reports a document that is not valid JSON.
+var ErrSyntax = errors.New("invalid JSON")
+
+// jval is a parsed value: its span in the compact text and, for a
+// container, its children (object children alternate key, value).
+type jval struct {
+	start, end int
+	kind       byte // '{', '[', '"', or 's' (other scalar)
+	kids       []jval
+}
+
+type jsonParser struct {
+	in    []byte
+	pos   int
+	out   []byte // compact text
+	depth int
+}
+
+// Compact returns doc in compact form: insignificant white space removed,
+// every token kept exactly. It fails with ErrSyntax on invalid JSON.
+func Compact(doc []byte) ([]byte, error) {
+	p := &jsonParser{in: doc, out: make([]byte, 0, len(doc))}
+	if _, err := p.parseDoc(); err != nil {
+		return nil, err
+	}
+	return p.out, nil
+}
+
+func (p *jsonParser) parseDoc() (jval, error) {
+	v, err := p.value()
+	if err != nil {
+		return v, err
+	}
+	p.ws()
+	if p.pos != len(p.in) {
+		return v, p.errorf("unexpected data after the document")
+	}
+	return v, nil
+}
+
+func (p *jsonParser) errorf(format string, a ...any) error {
+	return fmt.Errorf("%w: offset %d: %s", ErrSyntax, p.pos, fmt.Sprintf(format, a...))
+}
+
+func (p *jsonParser) ws() {
+	for p.pos < len(p.in) {
+		switch p.in[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value() (jval, error) {
+	p.ws()
+	if p.pos >= len(p.in) {
+		return jval{}, p.errorf("unexpected end of input")
+	}
+	switch c := p.in[p.pos]; {
+	case c == '{' || c == '[':
+		return p.container(c)
+	case c == '"':
+		start := len(p.out)
+		if err := p.str(); err != nil {
+			return jval{}, err
+		}
+		return jval{start: start, end: len(p.out), kind: '"'}, nil
+	case c == '-' || c >= '0' && c <= '9':
+		start := len(p.out)
+		if err := p.number(); err != nil {
+			return jval{}, err
+		}
+		return jval{start: start, end: len(p.out), kind: 's'}, nil
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(p.in)-p.pos >= len(lit) && string(p.in[p.pos:p.pos+len(lit)]) == lit {
+				start := len(p.out)
+				p.out = append(p.out, lit...)
+				p.pos += len(lit)
+				return jval{start: start, end: len(p.out), kind: 's'}, nil
+			}
+		}
+		return jval{}, p.errorf("unexpected character %q", c)
+	}
+}
+
+func (p *jsonParser) container(open byte) (jval, error) {
+	p.depth++
+	if p.depth > MaxDepth {
+		return jval{}, p.errorf("nesting deeper than %d", MaxDepth)
+	}
+	defer func() { p.depth-- }()
+	closer := byte('}')
+	if open == '[' {
+		closer = ']'
+	}
+	v := jval{start: len(p.out), kind: open}
+	p.out = append(p.out, open)
+	p.pos++
+	p.ws()
+	if p.pos < len(p.in) && p.in[p.pos] == closer {
+		p.pos++
+		p.out = append(p.out, closer)
+		v.end = len(p.out)
+		return v, nil
+	}
+	for {
+		if open == '{' {
+			p.ws()
+			if p.pos >= len(p.in) || p.in[p.pos] != '"' {
+				return v, p.errorf("expected a string key")
+			}
+			ks := len(p.out)
+			if err := p.str(); err != nil {
+				return v, err
+			}
+			v.kids = append(v.kids, jval{start: ks, end: len(p.out), kind: '"'})
+			p.ws()
+			if p.pos >= len(p.in) || p.in[p.pos] != ':' {
+				return v, p.errorf("expected ':'")
+			}
+			p.pos++
+			p.out = append(p.out, ':')
+		}
+		kid, err := p.value()
+		if err != nil {
+			return v, err
+		}
+		v.kids = append(v.kids, kid)
+		p.ws()
+		if p.pos >= len(p.in) {
+			return v, p.errorf("unexpected end of input")
+		}
+		c := p.in[p.pos]
+		p.pos++
+		if c == closer {
+			p.out = append(p.out, closer)
+			v.end = len(p.out)
+			return v, nil
+		}
+		if c != ',' {
+			p.pos--
+			return v, p.errorf("expected ',' or %q", closer)
+		}
+		p.out = append(p.out, ',')
+	}
+}
+
+func (p *jsonParser) str() error {
+	start := p.pos
+	p.pos++ // opening quote
+	for p.pos < len(p.in) {
+		c := p.in[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			p.out = append(p.out, p.in[start:p.pos]...)
+			return nil
+		case c == '\\':
+			if p.pos+1 >= len(p.in) {
+				return p.errorf("unterminated escape")
+			}
+			switch p.in[p.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos += 2
+			case 'u':
+				if p.pos+6 > len(p.in) || !isHex4(p.in[p.pos+2:p.pos+6]) {
+					return p.errorf("bad \\u escape")
+				}
+				p.pos += 6
+			default:
+				return p.errorf("bad escape")
+			}
+		case c < 0x20:
+			return p.errorf("control character in string")
+		default:
+			p.pos++
+		}
+	}
+	return p.errorf("unterminated string")
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *jsonParser) number() error {
+	start := p.pos
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.in[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.in) && p.in[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return p.errorf("bad number")
+	}
+	if p.pos < len(p.in) && p.in[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return p.errorf("bad number fraction")
+		}
+	}
+	if p.pos < len(p.in) && (p.in[p.pos] == 'e' || p.in[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.in) && (p.in[p.pos] == '+' || p.in[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return p.errorf("bad number exponent")
+		}
+	}
+	p.out = append(p.out, p.in[start:p.pos]...)
+	return nil
+}
+
+// BuildJSON stores doc structurally through sink and returns the root ref.
+// The stored form reads back as Compact(doc).
+func BuildJSON(doc []byte, sink Sink) (Ref, error) {
+	p := &jsonParser{in: doc, out: make([]byte, 0, len(doc))}
+	root, err := p.parseDoc()
+	if err != nil {
+		return Ref{}, err
+	}
+	b := &jsonBuilder{text: p.out, sink: sink}
+	return b.build(root)
+}
+
+type jsonBuilder struct {
+	text []byte
+	sink Sink
+}
+
+func (b *jsonBuilder) build(v jval) (Ref, error) {
+	text := b.text[v.start:v.end]
+	switch {
+	case v.kind == '"' && len(text) > ChunkString:
+		return putChunks(b.sink, text)
+	case v.kind == '"' || v.kind == 's' || len(text) <= SmallContainer:
+		return leafRef(b.sink, text)
+	case v.kind == '{':
+		node := &NodeData{Type: TypeObject, Entries: make([]Entry, 0, len(v.kids)/2)}
+		for i := 0; i+1 < len(v.kids); i += 2 {
+			ref, err := b.build(v.kids[i+1])
+			if err != nil {
+				return Ref{}, err
+			}
+			node.Entries = append(node.Entries, Entry{Name: string(b.text[v.kids[i].start:v.kids[i].end]), Ref: ref})
+		}
+		return putNode(b.sink, node, int64(len(node.Entries)))
+	default: // '['
+		refs := make([]Ref, len(v.kids))
+		sizes := make([]int64, len(v.kids))
+		for i, kid := range v.kids {
+			ref, err := b.build(kid)
+			if err != nil {
+				return Ref{}, err
+			}
+			refs[i], sizes[i] = ref, 1
+		}
+		return putList(b.sink, TypeArray, refs, sizes)
+	}
+}
+
+// sinkFunc adapts a function to Sink.
+type sinkFunc func(cas.ID, []byte) error
+
+func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }

@@ -1,0 +1,238 @@
+package tree
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// Node types: the first byte of every node blob.
+const (
+	TypeObject byte = 'O' // JSON object: key → value
+	TypeArray  byte = 'A' // leaf of a JSON array: values
+	TypeChunks byte = 'C' // leaf of a chunked byte string: chunk blobs
+	TypeList   byte = 'L' // interior of a long array or chunk list: child nodes
+	TypeDir    byte = 'D' // directory: name → file, link or directory
+)
+
+// Modes of directory entries.
+const (
+	ModeFile    byte = 0
+	ModeExec    byte = 1
+	ModeSymlink byte = 2
+	ModeDir     byte = 3
+)
+
+// Limits on decoded nodes, so hostile bytes cannot make a reader allocate
+// without bound.
+const (
+	MaxNodeEntries = 1 << 20
+	MaxNameLen     = 4096
+)
+
+// Entry is one entry of a node. Name is the raw JSON key token (object),
+// the file name (directory) or empty (lists).
+type Entry struct {
+	Name string
+	Mode byte // directory entries only
+	Ref  Ref
+}
+
+// NodeData is a decoded node.
+type NodeData struct {
+	Type    byte
+	Entries []Entry
+}
+
+// Encode returns the canonical bytes of n.
+func (n *NodeData) Encode() []byte {
+	out := []byte{n.Type}
+	out = binary.AppendUvarint(out, uint64(len(n.Entries)))
+	for _, e := range n.Entries {
+		switch n.Type {
+		case TypeObject:
+			out = binary.AppendUvarint(out, uint64(len(e.Name)))
+			out = append(out, e.Name...)
+		case TypeDir:
+			out = binary.AppendUvarint(out, uint64(len(e.Name)))
+			out = append(out, e.Name...)
+			out = append(out, e.Mode)
+		}
+		out = AppendRef(out, e.Ref)
+	}
+	return out
+}
+
+// DecodeNode decodes node bytes. what names the node in errors.
+func DecodeNode(data []byte, what string) (*NodeData, error) {
+	r := &reader{p: data, what: what}
+	n := &NodeData{Type: r.byte()}
+	switch n.Type {
+	case TypeObject, TypeArray, TypeChunks, TypeList, TypeDir:
+	default:
+		if r.err == nil {
+			r.fail("unknown node type %q", n.Type)
+		}
+		return nil, r.err
+	}
+	count := r.uvarint(MaxNodeEntries)
+	n.Entries = make([]Entry, 0, min(count, 1024))
+	for i := uint64(0); i < count && r.err == nil; i++ {
+		var e Entry
+		if n.Type == TypeObject || n.Type == TypeDir {
+			e.Name = string(r.bytes(r.uvarint(MaxNameLen)))
+		}
+		if n.Type == TypeDir {
+			e.Mode = r.byte()
+			if e.Mode > ModeDir {
+				r.fail("unknown mode %d", e.Mode)
+			}
+		}
+		e.Ref = r.ref()
+		if r.err == nil {
+			if err := n.checkRef(e); err != nil {
+				r.fail("%v", err)
+			}
+		}
+		n.Entries = append(n.Entries, e)
+	}
+	if r.err == nil && len(r.p) != 0 {
+		r.fail("%d trailing bytes", len(r.p))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return n, nil
+}
+
+// checkRef rejects refs that cannot appear in a node of this type.
+func (n *NodeData) checkRef(e Entry) error {
+	switch n.Type {
+	case TypeList:
+		if e.Ref.Kind != Node {
+			return fmt.Errorf("list entry is not a node")
+		}
+	case TypeChunks:
+		if e.Ref.Kind == Node {
+			return fmt.Errorf("chunk entry is a node")
+		}
+	case TypeDir:
+		if e.Mode == ModeDir && e.Ref.Kind != Node {
+			return fmt.Errorf("directory %q is not a node", e.Name)
+		}
+		if e.Mode == ModeSymlink && e.Ref.Kind == Node {
+			return fmt.Errorf("symlink %q is a node", e.Name)
+		}
+	}
+	return nil
+}
+
+// Sink receives the blobs and nodes a builder produces. Put may be
+// called with content the sink already has; it must deduplicate.
+type Sink interface {
+	Put(id cas.ID, raw []byte) error
+}
+
+// putNode encodes n, hands it to sink and returns its ref.
+func putNode(sink Sink, n *NodeData, size int64) (Ref, error) {
+	b := n.Encode()
+	id := cas.Sum(b)
+	if err := sink.Put(id, b); err != nil {
+		return Ref{}, err
+	}
+	return Ref{Kind: Node, ID: id, Size: size}, nil
+}
+
+// leafRef returns an inline ref for small data, else puts data as a blob.
+func leafRef(sink Sink, data []byte) (Ref, error) {
+	if len(data) <= InlineMax {
+		return Ref{Kind: Inline, Data: append([]byte(nil), data...)}, nil
+	}
+	id := cas.Sum(data)
+	if err := sink.Put(id, data); err != nil {
+		return Ref{}, err
+	}
+	return Ref{Kind: Blob, ID: id, Size: int64(len(data))}, nil
+}
+
+// List splitting: an entry ends a leaf when a hash of its encoding hits
+// 1 in listAvg, or when the leaf reaches listMax entries. The seed is
+// fixed forever: boundaries are part of the stored format.
+const (
+	listAvg = 16
+	listMax = 64
+)
+
+// boundary reports whether an entry with encoding enc ends a leaf. It is
+// FNV-1a 64 with a final avalanche: cheap and stable across processes.
+func boundary(enc []byte) bool {
+	h := uint64(14695981039346656037)
+	for _, c := range enc {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h%listAvg == 0
+}
+
+// putList stores refs as a list: one leaf node of leafType if it fits in
+// one leaf, else leaves joined by list nodes, level by level. size is the
+// element (or byte) count the list stands for.
+func putList(sink Sink, leafType byte, refs []Ref, sizes []int64) (Ref, error) {
+	typ := leafType
+	level := refs
+	for {
+		var next []Ref
+		var nextSizes []int64
+		start := 0
+		var enc []byte
+		flush := func(end int) error {
+			node := &NodeData{Type: typ, Entries: make([]Entry, 0, end-start)}
+			var total int64
+			for i := start; i < end; i++ {
+				node.Entries = append(node.Entries, Entry{Ref: level[i]})
+				total += sizes[i]
+			}
+			ref, err := putNode(sink, node, total)
+			if err != nil {
+				return err
+			}
+			next = append(next, ref)
+			nextSizes = append(nextSizes, total)
+			start = end
+			return nil
+		}
+		for i := range level {
+			enc = AppendRef(enc[:0], level[i])
+			if i+1-start >= listMax || boundary(enc) {
+				if i+1 == len(level) && start == 0 {
+					break // the whole level fits in one node
+				}
+				if err := flush(i + 1); err != nil {
+					return Ref{}, err
+				}
+			}
+		}
+		if start < len(level) || len(level) == 0 {
+			if err := flush(len(level)); err != nil {
+				return Ref{}, err
+			}
+		}
+		if len(next) == 1 {
+			return next[0], nil
+		}
+		level, sizes, typ = next, nextSizes, TypeList
+	}
+}
+
+// checkedAdd adds sizes, saturating instead of overflowing on hostile input.
+func checkedAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

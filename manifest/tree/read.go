@@ -1,0 +1,345 @@
+package tree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// Source returns the raw bytes of a blob or node by id, verified.
+type Source interface {
+	Blob(ctx context.Context, id cas.ID) ([]byte, error)
+}
+
+// Limits bound what a reader will produce from stored bytes.
+type Limits struct {
+	MaxDepth int   // nesting of nodes
+	MaxBytes int64 // total bytes of one materialised value or file
+}
+
+// DefaultLimits are the limits used when none are given.
+var DefaultLimits = Limits{MaxDepth: MaxDepth + 16, MaxBytes: 64 << 30}
+
+// ErrLimit reports content beyond a reader limit.
+var ErrLimit = errors.New("limit exceeded")
+
+// Reader reads trees from a Source.
+type Reader struct {
+	Src    Source
+	Limits Limits
+}
+
+func (r *Reader) limits() Limits {
+	l := r.Limits
+	if l.MaxDepth == 0 {
+		l.MaxDepth = DefaultLimits.MaxDepth
+	}
+	if l.MaxBytes == 0 {
+		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	return l
+}
+
+// Node reads and decodes the node ref points at.
+func (r *Reader) Node(ctx context.Context, ref Ref) (*NodeData, error) {
+	if ref.Kind != Node {
+		return nil, fmt.Errorf("%w: expected a node, found a leaf", cas.ErrCorrupt)
+	}
+	b, err := r.Src.Blob(ctx, ref.ID)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeNode(b, "node "+ref.ID.Short())
+}
+
+// leaf returns the bytes of an inline or blob ref.
+func (r *Reader) leaf(ctx context.Context, ref Ref) ([]byte, error) {
+	switch ref.Kind {
+	case Inline:
+		return ref.Data, nil
+	case Blob:
+		return r.Src.Blob(ctx, ref.ID)
+	}
+	return nil, fmt.Errorf("%w: expected a leaf, found a node", cas.ErrCorrupt)
+}
+
+// ListEntries returns the flattened entries of a list (array or chunk
+// list) whose root is ref, checking that leaves have type leafType.
+func (r *Reader) ListEntries(ctx context.Context, ref Ref, leafType byte) ([]Entry, error) {
+	var out []Entry
+	err := r.listWalk(ctx, ref, leafType, 0, func(e Entry) error { out = append(out, e); return nil })
+	return out, err
+}
+
+func (r *Reader) listWalk(ctx context.Context, ref Ref, leafType byte, depth int, fn func(Entry) error) error {
+	if depth > r.limits().MaxDepth {
+		return fmt.Errorf("%w: list nesting deeper than %d", ErrLimit, r.limits().MaxDepth)
+	}
+	n, err := r.Node(ctx, ref)
+	if err != nil {
+		return err
+	}
+	switch n.Type {
+	case leafType:
+		for _, e := range n.Entries {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case TypeList:
+		for _, e := range n.Entries {
+			if err := r.listWalk(ctx, e.Ref, leafType, depth+1, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: node %s: type %q inside a list of %q", cas.ErrCorrupt, ref.ID.Short(), n.Type, leafType)
+}
+
+// countingWriter enforces MaxBytes.
+type countingWriter struct {
+	w   io.Writer
+	n   int64
+	max int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.n+int64(len(p)) > c.max {
+		return 0, fmt.Errorf("%w: more than %d bytes", ErrLimit, c.max)
+	}
+	c.n += int64(len(p))
+	return c.w.Write(p)
+}
+
+// WriteJSON writes the compact JSON text of the value at ref to w.
+func (r *Reader) WriteJSON(ctx context.Context, w io.Writer, ref Ref) error {
+	cw := &countingWriter{w: w, max: r.limits().MaxBytes}
+	return r.writeJSON(ctx, cw, ref, 0)
+}
+
+// JSON returns the compact JSON text of the value at ref.
+func (r *Reader) JSON(ctx context.Context, ref Ref) ([]byte, error) {
+	var buf bytes.Buffer
+	err := r.WriteJSON(ctx, &buf, ref)
+	return buf.Bytes(), err
+}
+
+func (r *Reader) writeJSON(ctx context.Context, w io.Writer, ref Ref, depth int) error {
+	if depth > r.limits().MaxDepth {
+		return fmt.Errorf("%w: JSON nesting deeper than %d", ErrLimit, r.limits().MaxDepth)
+	}
+	if ref.Kind != Node {
+		b, err := r.leaf(ctx, ref)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	n, err := r.Node(ctx, ref)
+	if err != nil {
+		return err
+	}
+	switch n.Type {
+	case TypeObject:
+		if _, err := w.Write([]byte{'{'}); err != nil {
+			return err
+		}
+		for i, e := range n.Entries {
+			if i > 0 {
+				if _, err := w.Write([]byte{','}); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, e.Name+":"); err != nil {
+				return err
+			}
+			if err := r.writeJSON(ctx, w, e.Ref, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err := w.Write([]byte{'}'})
+		return err
+	case TypeArray, TypeList:
+		if _, err := w.Write([]byte{'['}); err != nil {
+			return err
+		}
+		i := 0
+		err := r.listWalk(ctx, ref, TypeArray, depth, func(e Entry) error {
+			if i > 0 {
+				if _, err := w.Write([]byte{','}); err != nil {
+					return err
+				}
+			}
+			i++
+			return r.writeJSON(ctx, w, e.Ref, depth+1)
+		})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write([]byte{']'})
+		return err
+	case TypeChunks:
+		return r.writeChunks(ctx, w, ref)
+	}
+	return fmt.Errorf("%w: node %s: type %q in a JSON document", cas.ErrCorrupt, ref.ID.Short(), n.Type)
+}
+
+// WriteBytes writes the content of a file or chunked value to w.
+func (r *Reader) WriteBytes(ctx context.Context, w io.Writer, ref Ref) error {
+	cw := &countingWriter{w: w, max: r.limits().MaxBytes}
+	if ref.Kind != Node {
+		b, err := r.leaf(ctx, ref)
+		if err != nil {
+			return err
+		}
+		_, err = cw.Write(b)
+		return err
+	}
+	return r.writeChunks(ctx, cw, ref)
+}
+
+func (r *Reader) writeChunks(ctx context.Context, w io.Writer, ref Ref) error {
+	return r.listWalk(ctx, ref, TypeChunks, 0, func(e Entry) error {
+		b, err := r.leaf(ctx, e.Ref)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+}
+
+// FileInfo describes one entry of a directory state.
+type FileInfo struct {
+	Path string // slash-separated, relative to the state root
+	Mode byte
+	Size int64 // bytes of a file, target length of a symlink
+	Ref  Ref
+}
+
+// WalkDir calls fn for every entry below the directory node at ref, in
+// path order, directories before their contents.
+func (r *Reader) WalkDir(ctx context.Context, ref Ref, fn func(FileInfo) error) error {
+	return r.walkDir(ctx, ref, "", 0, fn)
+}
+
+func (r *Reader) walkDir(ctx context.Context, ref Ref, prefix string, depth int, fn func(FileInfo) error) error {
+	if depth > r.limits().MaxDepth {
+		return fmt.Errorf("%w: directories nested deeper than %d", ErrLimit, r.limits().MaxDepth)
+	}
+	n, err := r.Node(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if n.Type != TypeDir {
+		return fmt.Errorf("%w: node %s: type %q where a directory was expected", cas.ErrCorrupt, ref.ID.Short(), n.Type)
+	}
+	for _, e := range n.Entries {
+		if err := ValidName(e.Name); err != nil {
+			return fmt.Errorf("%w: directory %s: %v", cas.ErrCorrupt, ref.ID.Short(), err)
+		}
+		p := path.Join(prefix, e.Name)
+		size := e.Ref.Size
+		if e.Ref.Kind == Inline {
+			size = int64(len(e.Ref.Data))
+		}
+		if err := fn(FileInfo{Path: p, Mode: e.Mode, Size: size, Ref: e.Ref}); err != nil {
+			return err
+		}
+		if e.Mode == ModeDir {
+			if err := r.walkDir(ctx, e.Ref, p, depth+1, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Checkout writes the directory state at ref into dir, which must be
+// empty or absent. It refuses entries that would escape dir: unsafe
+// names and symlinks whose target is absolute or leaves dir.
+func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkout: %w", err)
+	}
+	return r.WalkDir(ctx, ref, func(fi FileInfo) error {
+		target := filepath.Join(dir, filepath.FromSlash(fi.Path))
+		switch fi.Mode {
+		case ModeDir:
+			return os.Mkdir(target, 0o755)
+		case ModeSymlink:
+			link, err := r.leaf(ctx, fi.Ref)
+			if err != nil {
+				return err
+			}
+			if err := SafeSymlink(fi.Path, string(link)); err != nil {
+				return fmt.Errorf("checkout %s: %w", fi.Path, err)
+			}
+			return os.Symlink(string(link), target)
+		default:
+			perm := os.FileMode(0o644)
+			if fi.Mode == ModeExec {
+				perm = 0o755
+			}
+			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+			if err != nil {
+				return fmt.Errorf("checkout: %w", err)
+			}
+			werr := r.WriteBytes(ctx, f, fi.Ref)
+			cerr := f.Close()
+			if werr != nil {
+				return fmt.Errorf("checkout %s: %w", fi.Path, werr)
+			}
+			return cerr
+		}
+	})
+}
+
+// SafeSymlink reports an error if a symlink at relative path p with the
+// given target would point outside the checkout root.
+func SafeSymlink(p, target string) error {
+	if target == "" || path.IsAbs(target) || filepath.IsAbs(target) || strings.ContainsRune(target, 0) {
+		return fmt.Errorf("symlink target %q is absolute or empty", target)
+	}
+	joined := path.Join(path.Dir(p), target)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return fmt.Errorf("symlink target %q escapes the checkout directory", target)
+	}
+	return nil
+}
+
+// Reachable calls fn for every blob and node id reachable from ref,
+// parents before children. Shared subtrees are visited once.
+func (r *Reader) Reachable(ctx context.Context, ref Ref, seen map[cas.ID]bool, fn func(id cas.ID, node bool) error) error {
+	if ref.Kind == Inline || seen[ref.ID] {
+		return nil
+	}
+	seen[ref.ID] = true
+	if ref.Kind == Blob {
+		return fn(ref.ID, false)
+	}
+	if err := fn(ref.ID, true); err != nil {
+		return err
+	}
+	n, err := r.Node(ctx, ref)
+	if err != nil {
+		return err
+	}
+	for _, e := range n.Entries {
+		if err := r.Reachable(ctx, e.Ref, seen, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}

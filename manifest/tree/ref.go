@@ -1,0 +1,146 @@
+// Package tree stores an agent's state as a Merkle tree of content-
+// addressed nodes, git-style: an unchanged subtree costs nothing and a
+// changed leaf costs O(depth).
+//
+// Two kinds of state share one node format:
+//
+//   - JSON documents are stored structurally: a large object becomes an
+//     object node of key → child, a large array a content-defined list of
+//     element refs, small values stay inline in their parent, and small
+//     containers are one blob of their compact text. Keys keep their
+//     order and every scalar keeps its exact token text, so a document
+//     reads back byte for byte in compact form.
+//   - Directories become directory nodes of name → file, symlink or
+//     subdirectory; large files are split by the content-defined chunker.
+//
+// Long lists (array elements, file chunks) are split into leaves at
+// content-defined boundaries (prolly-tree style) and joined by list
+// nodes, so appending to a long list rewrites only its last leaf and the
+// path above it.
+package tree
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// RefKind says how a Ref holds its content.
+type RefKind uint8
+
+// Ref kinds.
+const (
+	Inline RefKind = 0 // the bytes are in the ref itself
+	Blob   RefKind = 1 // a blob of raw bytes, by id
+	Node   RefKind = 2 // a tree node, by id
+)
+
+// InlineMax is the largest value kept inline in its parent node.
+const InlineMax = 32
+
+// Ref points at a piece of content: inline bytes, a raw blob, or a node.
+type Ref struct {
+	Kind RefKind
+	ID   cas.ID // Blob, Node
+	// Size is the raw size of a Blob, the element count of an array or
+	// list node, or the byte count of a chunked-bytes node.
+	Size int64
+	Data []byte // Inline
+}
+
+// Equal reports whether r and o name the same content.
+func (r Ref) Equal(o Ref) bool {
+	if r.Kind != o.Kind {
+		return false
+	}
+	if r.Kind == Inline {
+		return string(r.Data) == string(o.Data)
+	}
+	return r.ID == o.ID
+}
+
+// AppendRef appends the encoding of r to dst.
+func AppendRef(dst []byte, r Ref) []byte {
+	dst = append(dst, byte(r.Kind))
+	switch r.Kind {
+	case Inline:
+		dst = binary.AppendUvarint(dst, uint64(len(r.Data)))
+		return append(dst, r.Data...)
+	default:
+		dst = append(dst, r.ID[:]...)
+		return binary.AppendUvarint(dst, uint64(r.Size))
+	}
+}
+
+// reader decodes node bytes, remembering the first error.
+type reader struct {
+	p    []byte
+	err  error
+	what string
+}
+
+func (r *reader) fail(format string, a ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, r.what, fmt.Sprintf(format, a...))
+	}
+}
+
+func (r *reader) uvarint(max uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.p)
+	if n <= 0 || v > max {
+		r.fail("bad varint")
+		return 0
+	}
+	r.p = r.p[n:]
+	return v
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if uint64(len(r.p)) < n {
+		r.fail("truncated")
+		return nil
+	}
+	b := r.p[:n:n]
+	r.p = r.p[n:]
+	return b
+}
+
+func (r *reader) byte() byte {
+	b := r.bytes(1)
+	if b == nil {
+		return 0
+	}
+	return b[0]
+}
+
+// maxSize bounds any size field read from a node.
+const maxSize = 1 << 50
+
+// ReadRef decodes a ref from the front of p and returns the rest.
+func ReadRef(p []byte, what string) (Ref, []byte, error) {
+	r := &reader{p: p, what: what}
+	ref := r.ref()
+	return ref, r.p, r.err
+}
+
+func (r *reader) ref() Ref {
+	var ref Ref
+	ref.Kind = RefKind(r.byte())
+	switch ref.Kind {
+	case Inline:
+		ref.Data = r.bytes(r.uvarint(InlineMax))
+	case Blob, Node:
+		copy(ref.ID[:], r.bytes(cas.IDSize))
+		ref.Size = int64(r.uvarint(maxSize))
+	default:
+		r.fail("unknown ref kind %d", ref.Kind)
+	}
+	return ref
+}

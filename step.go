@@ -1,0 +1,216 @@
+package cairn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// StepRef names a step by session, number and manifest hash.
+type StepRef struct {
+	Session string `json:"session"`
+	Step    uint64 `json:"step"`
+	ID      string `json:"id"`
+}
+
+func refOf(p *manifest.Pointer) *StepRef {
+	if p == nil {
+		return nil
+	}
+	return &StepRef{Session: p.Session, Step: p.Step, ID: p.ID.String()}
+}
+
+// Step is one committed step. Its fields are what the manifest says;
+// its methods read the state.
+type Step struct {
+	Session string
+	Number  uint64
+	ID      cas.ID // BLAKE3 of the manifest: pins the step and, through it, its whole past
+	Parent  *StepRef
+	Origin  *StepRef // set on the first step of a fork: the step it copies
+	Time    time.Time
+	Status  Status
+	Writer  string
+	Record  json.RawMessage // nil if none
+	Kind    manifest.StateKind
+	// Truncated is true if older history was pruned away.
+	Truncated bool
+	// StoredBytes is the size of this step's object: its manifest plus
+	// the new blobs it carried.
+	StoredBytes int64
+	// NewBlobs is how many new blobs the step stored.
+	NewBlobs int
+
+	ws *Workspace
+	m  *manifest.Step
+}
+
+func newStep(ws *Workspace, m *manifest.Step) *Step {
+	st := &Step{
+		Session: m.Session, Number: m.Manifest.Step, ID: m.ID,
+		Parent: refOf(m.Parent), Origin: refOf(m.Origin),
+		Time: m.Time, Status: m.Status, Writer: m.Writer, Kind: m.Kind,
+		Truncated: m.Truncated, StoredBytes: m.Size, NewBlobs: m.Blobs,
+		ws: ws, m: m,
+	}
+	if len(m.Record) > 0 {
+		st.Record = json.RawMessage(m.Record)
+	}
+	return st
+}
+
+// String returns "session@step".
+func (st *Step) String() string { return fmt.Sprintf("%s@%d", st.Session, st.Number) }
+
+// reader returns a tree reader whose index covers the step's layout,
+// reading the layout's objects in parallel.
+func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
+	ix := st.ws.repo.NewIndex()
+	if err := ix.Load(ctx, st.m.Layout); err != nil {
+		return nil, fmt.Errorf("read state of %s: %w", st, err)
+	}
+	return &tree.Reader{Src: ix}, nil
+}
+
+// JSON returns the step's state as compact JSON. It fails for a directory state.
+func (st *Step) JSON(ctx context.Context) ([]byte, error) {
+	if st.Kind != manifest.StateJSON {
+		return nil, fmt.Errorf("read %s: state is a directory, not JSON", st)
+	}
+	r, err := st.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.JSON(ctx, st.m.Root)
+}
+
+// WriteJSON writes the step's JSON state to w.
+func (st *Step) WriteJSON(ctx context.Context, w io.Writer) error {
+	if st.Kind != manifest.StateJSON {
+		return fmt.Errorf("read %s: state is a directory, not JSON", st)
+	}
+	r, err := st.reader(ctx)
+	if err != nil {
+		return err
+	}
+	return r.WriteJSON(ctx, w, st.m.Root)
+}
+
+// FileInfo describes one entry of a directory state.
+type FileInfo = tree.FileInfo
+
+// Files lists a directory state's entries in path order.
+func (st *Step) Files(ctx context.Context) ([]FileInfo, error) {
+	if st.Kind != manifest.StateDir {
+		return nil, fmt.Errorf("list %s: state is JSON, not a directory", st)
+	}
+	r, err := st.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileInfo
+	err = r.WalkDir(ctx, st.m.Root, func(fi FileInfo) error { out = append(out, fi); return nil })
+	return out, err
+}
+
+// Checkout writes the step's state into dir, which must not exist or be
+// empty: a directory state as its files, a JSON state as dir/state.json.
+// Entries that would escape dir are refused.
+func (st *Step) Checkout(ctx context.Context, dir string) error {
+	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
+		return fmt.Errorf("checkout %s: directory %s is not empty", st, dir)
+	}
+	r, err := st.reader(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Kind == manifest.StateDir {
+		return r.Checkout(ctx, st.m.Root, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkout %s: %w", st, err)
+	}
+	f, err := os.Create(dir + "/state.json")
+	if err != nil {
+		return fmt.Errorf("checkout %s: %w", st, err)
+	}
+	werr := r.WriteJSON(ctx, f, st.m.Root)
+	if _, err := f.Write([]byte("\n")); werr == nil {
+		werr = err
+	}
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return fmt.Errorf("checkout %s: %w", st, werr)
+	}
+	return nil
+}
+
+// ParentStep reads the step's parent (nil, nil for a first step).
+func (st *Step) ParentStep(ctx context.Context) (*Step, error) {
+	if st.m.Parent == nil {
+		return nil, nil
+	}
+	p, err := st.ws.repo.ReadPointer(ctx, *st.m.Parent)
+	if err != nil {
+		return nil, fmt.Errorf("parent of %s: %w", st, err)
+	}
+	return newStep(st.ws, p), nil
+}
+
+// Log calls fn for st and each of its ancestors, newest first. Each
+// parent's manifest is checked against the hash its child recorded.
+func (st *Step) Log(ctx context.Context, fn func(*Step) error) error {
+	for cur := st; cur != nil; {
+		if err := fn(cur); err != nil {
+			return err
+		}
+		next, err := cur.ParentStep(ctx)
+		if err != nil {
+			return err
+		}
+		cur = next
+	}
+	return nil
+}
+
+// Change is one difference between two states.
+type Change = tree.Change
+
+// Diff lists the entries added, removed or changed from a to b. JSON
+// states are compared by JSON pointer, directory states by path.
+func (w *Workspace) Diff(ctx context.Context, a, b *Step) ([]Change, error) {
+	if a.Kind != b.Kind {
+		return nil, fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind)
+	}
+	ix := w.repo.NewIndex()
+	if err := ix.Load(ctx, a.m.Layout); err != nil {
+		return nil, err
+	}
+	if err := ix.Load(ctx, b.m.Layout); err != nil {
+		return nil, err
+	}
+	r := &tree.Reader{Src: ix}
+	var out []Change
+	add := func(c Change) error { out = append(out, c); return nil }
+	var err error
+	if a.Kind == manifest.StateDir {
+		err = r.DiffDir(ctx, a.m.Root, b.m.Root, add)
+	} else {
+		err = r.DiffJSON(ctx, a.m.Root, b.m.Root, add)
+	}
+	return out, err
+}
+
+// sinkFunc adapts a function to tree.Sink.
+type sinkFunc func(cas.ID, []byte) error
+
+func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }

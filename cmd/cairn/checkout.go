@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"fmt"
+)
+
+const checkoutUsage = "SESSION[@N] --dir DIR"
+
+var checkoutCmd = command{
+	summary: "write a step's state into a directory (JSON as DIR/state.json)",
+	usage:   checkoutUsage,
+	run:     runCheckout,
+}
+
+func runCheckout(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "checkout", checkoutUsage)
+	dir := fs.String("dir", "", "the target `DIR` (absent or empty)")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usagef("--dir is required")
+	}
+	ws, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	st, err := resolve(ctx, ws, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := st.Checkout(ctx, *dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s -> %s\n", st, *dir)
+	return nil
+}

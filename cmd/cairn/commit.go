@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cairnlog/cairn"
+)
+
+const commitUsage = "SESSION (--json-file F | --dir D | -) [--record JSON] [--status S] [--expect N] [--json]"
+
+var commitCmd = command{
+	summary: "commit a step: a JSON document or a directory",
+	usage:   commitUsage,
+	run:     runCommit,
+}
+
+func runCommit(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "commit", commitUsage)
+	jsonFile := fs.String("json-file", "", "commit the JSON document in `FILE`")
+	dir := fs.String("dir", "", "commit the directory tree `DIR`")
+	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
+	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
+	expect := fs.Int64("expect", -1, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, err := parse(fs, args, 1, 2)
+	if err != nil {
+		return err
+	}
+	stdin := len(pos) == 2 && pos[1] == "-"
+	if len(pos) == 2 && !stdin {
+		return usagef("unexpected argument %q", pos[1])
+	}
+	sources := 0
+	for _, b := range []bool{*jsonFile != "", *dir != "", stdin} {
+		if b {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return usagef("give exactly one of --json-file F, --dir D or - (JSON on stdin)")
+	}
+	st, err := cairn.ParseStatus(*status)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	opts := cairn.CommitOptions{Status: st}
+	if *record != "" {
+		if !json.Valid([]byte(*record)) {
+			return usagef("--record is not valid JSON")
+		}
+		opts.Record = json.RawMessage(*record)
+	}
+	if *expect >= 0 {
+		opts.Expect = cairn.ExpectHead(uint64(*expect))
+	} else if *expect < -1 {
+		return usagef("--expect must be 0 or more")
+	}
+	var state cairn.State
+	switch {
+	case *dir != "":
+		state = cairn.Dir(*dir)
+	case *jsonFile != "":
+		doc, err := os.ReadFile(*jsonFile)
+		if err != nil {
+			return err
+		}
+		state = cairn.JSON(doc)
+	default:
+		doc, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		state = cairn.JSON(doc)
+	}
+	ws, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	s, err := ws.Session(pos[0])
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	before := ws.Requests()
+	step, err := s.Commit(ctx, state, opts)
+	if err != nil {
+		return err
+	}
+	used := ws.Requests().Sub(before)
+	if *asJSON {
+		return json.NewEncoder(e.stdout).Encode(commitResult{
+			Session: step.Session, Step: step.Number, ID: step.ID.String(),
+			Requests:     requestCounts{Put: used.Put, Get: used.Get, List: used.List, Head: used.Head},
+			BytesWritten: used.BytesWritten,
+		})
+	}
+	fmt.Fprintf(e.stdout, "%s %s\n", step, step.ID.Short())
+	return nil
+}
+
+type requestCounts struct {
+	Put  int64 `json:"put"`
+	Get  int64 `json:"get"`
+	List int64 `json:"list"`
+	Head int64 `json:"head"`
+}
+
+type commitResult struct {
+	Session      string        `json:"session"`
+	Step         uint64        `json:"step"`
+	ID           string        `json:"id"`
+	Requests     requestCounts `json:"requests"`
+	BytesWritten int64         `json:"bytes_written"`
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cairnlog/cairn"
+)
+
+const diffUsage = "A B [--json]"
+
+var diffCmd = command{
+	summary: "list entries added, removed or changed between two steps",
+	usage:   diffUsage,
+	run:     runDiff,
+}
+
+func runDiff(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "diff", diffUsage)
+	asJSON := fs.Bool("json", false, "print a JSON array of changes")
+	pos, err := parse(fs, args, 2, 2)
+	if err != nil {
+		return err
+	}
+	ws, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	a, err := resolve(ctx, ws, pos[0])
+	if err != nil {
+		return err
+	}
+	b, err := resolve(ctx, ws, pos[1])
+	if err != nil {
+		return err
+	}
+	changes, err := ws.Diff(ctx, a, b)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if changes == nil {
+			changes = []cairn.Change{}
+		}
+		return json.NewEncoder(e.stdout).Encode(changes)
+	}
+	for _, c := range changes {
+		fmt.Fprintf(e.stdout, "%-8s %s\n", c.Kind, c.Path)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cairnlog/cairn"
+)
+
+const logUsage = "SESSION[@N] [--json]"
+
+var logCmd = command{
+	summary: "list a session's steps, newest first, across forks",
+	usage:   logUsage,
+	run:     runLog,
+}
+
+type logLine struct {
+	Session string          `json:"session"`
+	Step    uint64          `json:"step"`
+	ID      string          `json:"id"`
+	Parent  *string         `json:"parent"`
+	Origin  *string         `json:"origin,omitempty"`
+	Time    string          `json:"time"`
+	Status  string          `json:"status"`
+	Kind    string          `json:"kind"`
+	Bytes   int64           `json:"stored_bytes"`
+	Record  json.RawMessage `json:"record,omitempty"`
+}
+
+func refString(r *cairn.StepRef) *string {
+	if r == nil {
+		return nil
+	}
+	s := fmt.Sprintf("%s@%d", r.Session, r.Step)
+	return &s
+}
+
+func runLog(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "log", logUsage)
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	ws, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	st, err := resolve(ctx, ws, pos[0])
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(e.stdout)
+	return st.Log(ctx, func(s *cairn.Step) error {
+		if *asJSON {
+			return enc.Encode(logLine{
+				Session: s.Session, Step: s.Number, ID: s.ID.String(), Parent: refString(s.Parent),
+				Origin: refString(s.Origin), Time: s.Time.Format(time.RFC3339Nano), Status: s.Status.String(),
+				Kind: s.Kind.String(), Bytes: s.StoredBytes, Record: s.Record,
+			})
+		}
+		note := ""
+		if s.Origin != nil {
+			note = "  (fork of " + *refString(s.Origin) + ")"
+		}
+		_, err := fmt.Fprintf(e.stdout, "%s  %s  %s  %-14s %s%s\n", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"), s, s.Status, truncate(string(s.Record), 60), note)
+		return err
+	})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

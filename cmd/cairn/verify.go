@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+const verifyUsage = "[SESSION...]"
+
+var verifyCmd = command{
+	summary: "re-hash everything reachable; exit 1 naming each bad object",
+	usage:   verifyUsage,
+	run:     runVerify,
+}
+
+// errProblems makes verify exit 1 after it printed its findings.
+var errProblems = errors.New("verify found problems")
+
+func runVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "verify", verifyUsage)
+	names, err := parse(fs, args, 0, 1<<20)
+	if err != nil {
+		return err
+	}
+	ws, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	for _, n := range names {
+		if _, err := ws.Session(n); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	rep, err := ws.Verify(ctx, names...)
+	if err != nil {
+		return err
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(e.stdout, "BAD %s\n", p)
+	}
+	fmt.Fprintf(e.stdout, "verified %d sessions, %d steps, %d objects, %d blobs: %d problems\n",
+		rep.Sessions, rep.Steps, rep.Objects, rep.Blobs, len(rep.Problems))
+	if len(rep.Problems) > 0 {
+		return errProblems
+	}
+	return nil
+}

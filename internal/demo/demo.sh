@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The README's first command: run a small agent loop on the local default
+# store, kill it mid-run with SIGKILL, resume it from its last step, fork
+# it, and print the log.
+set -euo pipefail
+cairn=${1:-cairn}
+here=$(cd "$(dirname "$0")" && pwd)
+session=demo-$(date +%Y%m%d-%H%M%S)-$$
+
+echo "== store: ${CAIRN_STORE:-$("$cairn" help | sed -n 's/.*else \(\/.*\)$/\1/p')}"
+echo "== running the agent loop (12 steps); it will be killed mid-run"
+"$here/agent.sh" "$cairn" "$session" 12 &
+pid=$!
+sleep 1.6
+kill -9 "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+echo "== killed with SIGKILL; head is now:"
+"$cairn" log "$session" | head -n 1
+
+echo "== resuming: the loop continues from its last step, no step is redone"
+"$here/agent.sh" "$cairn" "$session" 12
+
+echo "== forking $session@4 into $session-alt (one small manifest, no data copied)"
+"$cairn" fork "$session@4" "$session-alt"
+"$cairn" commit "$session-alt" - --record '{"note":"an alternative step 5"}' <<< '{"messages":[{"role":"user","content":"try another way"}],"scratchpad":"alt"}' > /dev/null
+
+echo "== log of the fork: its own step, then the shared past"
+"$cairn" log "$session-alt"
+echo "== diff $session@4 $session"
+"$cairn" diff "$session@4" "$session"
+echo "== verify"
+"$cairn" verify "$session" "$session-alt"

@@ -1,0 +1,387 @@
+// Package s3 is the cas.Store on Amazon S3 and S3-compatible servers
+// (MinIO, versitygw, ...), built on aws-sdk-go-v2.
+//
+// Every key of a store lives under one prefix of one bucket: key k is the
+// object PREFIX/k. The prefix confines a workspace; a least-privilege
+// policy grants access to that prefix only (see docs/s3.md).
+//
+// Conditional create is PutObject with If-None-Match: *; the server
+// answers 412 PreconditionFailed (or 409 ConditionalRequestConflict for a
+// concurrent conflicting write) to every writer but one, and both are
+// reported as cas.ErrExists.
+//
+// The SDK's own retries are off: one call is one HTTP request, retried (if
+// at all) by the cas/retry wrapper, so request counts are real. Errors
+// worth retrying (5xx except 501, SlowDown, throttling, request timeouts)
+// are marked cas.Transient; network errors are classified by cas/retry.
+// The SDK's optional request and response checksums are off too
+// ("when_required"): they add aws-chunked trailers that several
+// S3-compatible servers reject, and every cairn read verifies content
+// hashes anyway.
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+var _ cas.Store = (*Store)(nil)
+
+// DefaultRegion is used when an endpoint is given and no region is
+// configured anywhere: S3-compatible servers mostly ignore the region
+// but SigV4 needs one.
+const DefaultRegion = "us-east-1"
+
+// Options configure a Store. The zero value means AWS S3 with the
+// standard credential chain, region and endpoint settings.
+type Options struct {
+	// Endpoint is the server's base URL, e.g. "http://127.0.0.1:9000".
+	// Empty: AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL, then AWS itself.
+	Endpoint string
+	// Region; empty: AWS_REGION, AWS_DEFAULT_REGION or the shared config
+	// profile, and DefaultRegion if an endpoint is set and none of those is.
+	Region string
+	// PathStyle addresses the bucket in the URL path instead of the host
+	// name, as most S3-compatible servers need.
+	PathStyle bool
+	// Credentials; nil: the standard chain (environment, shared files,
+	// SSO, web identity, container and instance roles).
+	Credentials aws.CredentialsProvider
+	// HTTPClient; nil: the SDK's default, which honours AWS_CA_BUNDLE. A
+	// client given here is used as is.
+	HTTPClient *http.Client
+}
+
+// Store is a cas.Store in one prefix of an S3 bucket.
+type Store struct {
+	client *s3.Client
+	bucket string
+	prefix string // "" or ends in "/"
+}
+
+// Open returns a store for the objects under prefix in bucket. It makes
+// no request; a missing bucket or bad credentials show on first use.
+func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, error) {
+	if bucket == "" {
+		return nil, errors.New("open s3 store: no bucket")
+	}
+	p, err := cleanPrefix(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("open s3 store: %w", err)
+	}
+	endpoint := opts.Endpoint
+	if endpoint == "" {
+		endpoint = envEndpoint()
+	}
+	loadOpts := []func(*config.LoadOptions) error{
+		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
+		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
+		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
+	}
+	if opts.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
+	}
+	if opts.Credentials != nil {
+		loadOpts = append(loadOpts, config.WithCredentialsProvider(opts.Credentials))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("open s3 store: load aws config: %w", err)
+	}
+	if cfg.Region == "" && endpoint != "" {
+		cfg.Region = DefaultRegion
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+		o.UsePathStyle = opts.PathStyle
+		if opts.HTTPClient != nil {
+			// Set here, not in LoadDefaultConfig, which insists on its own
+			// client type when AWS_CA_BUNDLE is set.
+			o.HTTPClient = opts.HTTPClient
+		}
+		o.Retryer = aws.NopRetryer{}
+		o.RetryMaxAttempts = 0
+		o.DisableLogOutputChecksumValidationSkipped = true
+	})
+	return &Store{client: client, bucket: bucket, prefix: p}, nil
+}
+
+// envEndpoint returns the endpoint the SDK would take from the
+// environment, so that Open can default the region when it is set.
+func envEndpoint() string {
+	if v := os.Getenv("AWS_ENDPOINT_URL_S3"); v != "" {
+		return v
+	}
+	return os.Getenv("AWS_ENDPOINT_URL")
+}
+
+func cleanPrefix(prefix string) (string, error) {
+	p := strings.Trim(prefix, "/")
+	if p == "" {
+		return "", nil
+	}
+	if err := cas.ValidateKey(p); err != nil {
+		return "", fmt.Errorf("prefix: %w", err)
+	}
+	return p + "/", nil
+}
+
+// ParseURL parses s3://BUCKET/PREFIX?endpoint=URL&region=R&path_style=BOOL.
+// path_style defaults to true when an endpoint is given (in the URL or in
+// AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL), false otherwise.
+func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
+	if u.Scheme != "s3" {
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: scheme must be s3", u.Redacted())
+	}
+	if u.Host == "" {
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: no bucket", u.Redacted())
+	}
+	if u.User != nil {
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: credentials do not belong in the url; use the AWS environment or profile", u.Redacted())
+	}
+	bucket, prefix = u.Host, strings.Trim(u.Path, "/")
+	if _, err := cleanPrefix(prefix); err != nil {
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
+	}
+	pathStyle := ""
+	for k, vs := range u.Query() {
+		v := vs[len(vs)-1]
+		switch k {
+		case "endpoint":
+			e, err := url.Parse(v)
+			if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: endpoint %q must be an http or https url", u.Redacted(), v)
+			}
+			opts.Endpoint = v
+		case "region":
+			opts.Region = v
+		case "path_style":
+			pathStyle = v
+		default:
+			return "", "", Options{}, fmt.Errorf("parse s3 url %q: unknown parameter %q", u.Redacted(), k)
+		}
+	}
+	opts.PathStyle = opts.Endpoint != "" || envEndpoint() != ""
+	if pathStyle != "" {
+		b, err := strconv.ParseBool(pathStyle)
+		if err != nil {
+			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style: %w", u.Redacted(), err)
+		}
+		opts.PathStyle = b
+	}
+	return bucket, prefix, opts, nil
+}
+
+// OpenURL opens the store an s3:// URL names (see ParseURL).
+func OpenURL(ctx context.Context, u *url.URL) (*Store, error) {
+	bucket, prefix, opts, err := ParseURL(u)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, bucket, prefix, opts)
+}
+
+// Bucket returns the store's bucket.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Prefix returns the store's prefix: empty, or ending in '/'.
+func (s *Store) Prefix() string { return s.prefix }
+
+// Put implements cas.Store with one PutObject request.
+func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	if err := cas.ValidateKey(key); err != nil {
+		return err
+	}
+	in := &s3.PutObjectInput{
+		Bucket:        aws.String(s.bucket),
+		Key:           aws.String(s.prefix + key),
+		Body:          bytes.NewReader(data),
+		ContentLength: aws.Int64(int64(len(data))),
+	}
+	if opts.IfAbsent {
+		in.IfNoneMatch = aws.String("*")
+	}
+	if _, err := s.client.PutObject(ctx, in); err != nil {
+		if opts.IfAbsent {
+			switch code, status := errorCode(err); {
+			case code == "PreconditionFailed" || status == http.StatusPreconditionFailed,
+				code == "ConditionalRequestConflict":
+				return fmt.Errorf("put %s: %w", key, cas.ErrExists)
+			}
+		}
+		return mapErr("put", key, err)
+	}
+	return nil
+}
+
+// Get implements cas.Store with one GetObject request (a ranged one when
+// off > 0 or n >= 0). Reading at or past the end returns no bytes.
+func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if err := cas.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if off < 0 {
+		off = 0
+	}
+	if n == 0 {
+		// A zero-length range is not expressible; check existence only.
+		if _, err := s.Stat(ctx, key); err != nil {
+			return nil, err
+		}
+		return []byte{}, nil
+	}
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key)}
+	switch {
+	case n > 0:
+		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	case off > 0:
+		in.Range = aws.String(fmt.Sprintf("bytes=%d-", off))
+	}
+	out, err := s.client.GetObject(ctx, in)
+	if err != nil {
+		if code, status := errorCode(err); code == "InvalidRange" || status == http.StatusRequestedRangeNotSatisfiable {
+			return []byte{}, nil // the object exists and off is at or past its end
+		}
+		return nil, mapErr("get", key, err)
+	}
+	defer out.Body.Close()
+	var buf bytes.Buffer
+	want := aws.ToInt64(out.ContentLength)
+	if want > 0 {
+		buf.Grow(int(want))
+	}
+	if _, err := buf.ReadFrom(out.Body); err != nil {
+		return nil, fmt.Errorf("get %s: read body: %w", key, err)
+	}
+	if out.ContentLength != nil && int64(buf.Len()) != want {
+		return nil, cas.Transient(fmt.Errorf("get %s: read %d bytes, response said %d", key, buf.Len(), want))
+	}
+	return buf.Bytes(), nil
+}
+
+// Stat implements cas.Store with one HeadObject request.
+func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
+	if err := cas.ValidateKey(key); err != nil {
+		return cas.Info{}, err
+	}
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key)})
+	if err != nil {
+		return cas.Info{}, mapErr("stat", key, err)
+	}
+	return cas.Info{Key: key, Size: aws.ToInt64(out.ContentLength), ModTime: aws.ToTime(out.LastModified)}, nil
+}
+
+// List implements cas.Store with ListObjectsV2, one request per 1,000
+// keys. Keys are relative to the store's prefix; objects whose names are
+// not valid keys (say a "dir/" placeholder made by a console) are skipped.
+func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
+	if err := cas.ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(s.prefix + prefix)}
+	if startAfter != "" {
+		in.StartAfter = aws.String(s.prefix + startAfter)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out, err := s.client.ListObjectsV2(ctx, in)
+		if err != nil {
+			return mapErr("list", prefix, err)
+		}
+		for _, o := range out.Contents {
+			key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
+			if key <= startAfter || !strings.HasPrefix(key, prefix) || cas.ValidateKey(key) != nil {
+				continue
+			}
+			if err := fn(cas.Info{Key: key, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)}); err != nil {
+				return err
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) || aws.ToString(out.NextContinuationToken) == "" {
+			return nil
+		}
+		in.ContinuationToken = out.NextContinuationToken
+	}
+}
+
+// Delete implements cas.Store with one DeleteObject request.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := cas.ValidateKey(key); err != nil {
+		return err
+	}
+	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key)})
+	if err != nil {
+		if _, status := errorCode(err); status == http.StatusNotFound && !isNoSuchBucket(err) {
+			return nil
+		}
+		return mapErr("delete", key, err)
+	}
+	return nil
+}
+
+// errorCode returns the S3 error code and HTTP status of err, if it has them.
+func errorCode(err error) (code string, status int) {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		code = ae.ErrorCode()
+	}
+	var he interface{ HTTPStatusCode() int }
+	if errors.As(err, &he) {
+		status = he.HTTPStatusCode()
+	}
+	return code, status
+}
+
+func isNoSuchBucket(err error) bool {
+	code, _ := errorCode(err)
+	return code == "NoSuchBucket"
+}
+
+// mapErr translates an SDK error: missing objects to cas.ErrNotFound,
+// errors worth retrying marked cas.Transient, the rest wrapped as is.
+func mapErr(verb, key string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s: %w", verb, key, err)
+	}
+	code, status := errorCode(err)
+	switch {
+	case code == "NoSuchKey" || code == "NotFound",
+		status == http.StatusNotFound && code != "NoSuchBucket":
+		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
+	case transientCode(code, status):
+		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
+	}
+	return fmt.Errorf("%s %s: %w", verb, key, err)
+}
+
+// transientCode reports whether an S3 error reply is worth retrying.
+func transientCode(code string, status int) bool {
+	switch code {
+	case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
+		"Throttling", "ThrottlingException", "RequestThrottled", "RequestLimitExceeded",
+		"TooManyRequestsException", "XMinioServerNotInitialized":
+		return true
+	case "NotImplemented":
+		return false
+	}
+	return status >= 500 && status != http.StatusNotImplemented ||
+		status == http.StatusTooManyRequests || status == http.StatusRequestTimeout
+}

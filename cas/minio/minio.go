@@ -1,0 +1,342 @@
+// Package minio is the cas.Store on MinIO and other S3-compatible
+// servers, built on minio-go/v7. It is the lighter alternative to package
+// s3 (no AWS SDK, no credential chain beyond environment variables).
+//
+// Every key of a store lives under one prefix of one bucket: key k is the
+// object PREFIX/k. The prefix confines a workspace.
+//
+// Conditional create is PutObject with If-None-Match: * (minio-go's
+// PutObjectOptions.SetMatchETagExcept("*")); a 412 PreconditionFailed or
+// 409 ConditionalRequestConflict reply is cas.ErrExists.
+//
+// minio-go's own retries are off (Options.MaxRetries = 1): one call is
+// one HTTP request, retried only by the cas/retry wrapper. The region is
+// always set, so minio-go never spends a request on GetBucketLocation.
+// Puts are single signed PUT requests: over plain HTTP the payload's
+// SHA-256 is signed up front instead of minio-go's default aws-chunked
+// streaming signature; over HTTPS the payload is unsigned, as TLS
+// protects it. No optional checksum trailers are sent.
+package minio
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+var _ cas.Store = (*Store)(nil)
+
+// DefaultRegion is the region used when none is given.
+const DefaultRegion = "us-east-1"
+
+// Options configure a Store.
+type Options struct {
+	// Endpoint is the server's HOST:PORT.
+	Endpoint string
+	// Secure uses HTTPS.
+	Secure bool
+	// Region; empty: DefaultRegion.
+	Region string
+	// AccessKey, SecretKey and SessionToken; when AccessKey is empty they
+	// come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+	// AWS_SESSION_TOKEN, else MINIO_ROOT_USER and MINIO_ROOT_PASSWORD.
+	AccessKey, SecretKey, SessionToken string
+	// Transport; nil: minio-go's default.
+	Transport http.RoundTripper
+}
+
+// Store is a cas.Store in one prefix of a bucket.
+type Store struct {
+	core   minio.Core
+	bucket string
+	prefix string // "" or ends in "/"
+	secure bool
+}
+
+// Open returns a store for the objects under prefix in bucket. It makes
+// no request.
+func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, error) {
+	if bucket == "" {
+		return nil, errors.New("open minio store: no bucket")
+	}
+	if opts.Endpoint == "" {
+		return nil, errors.New("open minio store: no endpoint")
+	}
+	p, err := cleanPrefix(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("open minio store: %w", err)
+	}
+	if opts.AccessKey == "" {
+		opts.AccessKey, opts.SecretKey, opts.SessionToken = envCredentials()
+	}
+	if opts.AccessKey == "" || opts.SecretKey == "" {
+		return nil, errors.New("open minio store: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or MINIO_ROOT_USER and MINIO_ROOT_PASSWORD)")
+	}
+	if opts.Region == "" {
+		opts.Region = DefaultRegion
+	}
+	client, err := minio.New(opts.Endpoint, &minio.Options{
+		Creds:        credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken),
+		Secure:       opts.Secure,
+		Region:       opts.Region,
+		BucketLookup: minio.BucketLookupPath,
+		Transport:    opts.Transport,
+		MaxRetries:   1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open minio store: %w", err)
+	}
+	return &Store{core: minio.Core{Client: client}, bucket: bucket, prefix: p, secure: opts.Secure}, nil
+}
+
+func envCredentials() (access, secret, token string) {
+	if a := os.Getenv("AWS_ACCESS_KEY_ID"); a != "" {
+		return a, os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")
+	}
+	return os.Getenv("MINIO_ROOT_USER"), os.Getenv("MINIO_ROOT_PASSWORD"), ""
+}
+
+func cleanPrefix(prefix string) (string, error) {
+	p := strings.Trim(prefix, "/")
+	if p == "" {
+		return "", nil
+	}
+	if err := cas.ValidateKey(p); err != nil {
+		return "", fmt.Errorf("prefix: %w", err)
+	}
+	return p + "/", nil
+}
+
+// ParseURL parses minio://HOST:PORT/BUCKET/PREFIX?secure=BOOL&region=R.
+// secure defaults to true. Credentials never come from the URL.
+func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
+	fail := func(format string, args ...any) (string, string, Options, error) {
+		return "", "", Options{}, fmt.Errorf("parse minio url %q: %s", u.Redacted(), fmt.Sprintf(format, args...))
+	}
+	if u.Scheme != "minio" {
+		return fail("scheme must be minio")
+	}
+	if u.Host == "" {
+		return fail("no HOST:PORT")
+	}
+	if u.User != nil {
+		return fail("credentials do not belong in the url; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	}
+	path := strings.TrimPrefix(u.Path, "/")
+	bucket, prefix, _ = strings.Cut(path, "/")
+	if bucket == "" {
+		return fail("no bucket")
+	}
+	prefix = strings.Trim(prefix, "/")
+	if _, err := cleanPrefix(prefix); err != nil {
+		return fail("%v", err)
+	}
+	opts = Options{Endpoint: u.Host, Secure: true}
+	for k, vs := range u.Query() {
+		v := vs[len(vs)-1]
+		switch k {
+		case "secure":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fail("secure: %v", err)
+			}
+			opts.Secure = b
+		case "region":
+			opts.Region = v
+		default:
+			return fail("unknown parameter %q", k)
+		}
+	}
+	return bucket, prefix, opts, nil
+}
+
+// OpenURL opens the store a minio:// URL names (see ParseURL).
+func OpenURL(ctx context.Context, u *url.URL) (*Store, error) {
+	bucket, prefix, opts, err := ParseURL(u)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, bucket, prefix, opts)
+}
+
+// Bucket returns the store's bucket.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Prefix returns the store's prefix: empty, or ending in '/'.
+func (s *Store) Prefix() string { return s.prefix }
+
+// Put implements cas.Store with one PutObject request.
+func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	if err := cas.ValidateKey(key); err != nil {
+		return err
+	}
+	po := minio.PutObjectOptions{DisableMultipart: true, DisableContentSha256: true}
+	if opts.IfAbsent {
+		po.SetMatchETagExcept("*")
+	}
+	sha := ""
+	if !s.secure {
+		sum := sha256.Sum256(data)
+		sha = hex.EncodeToString(sum[:])
+	}
+	_, err := s.core.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)), "", sha, po)
+	if err != nil {
+		if opts.IfAbsent {
+			r := minio.ToErrorResponse(err)
+			if r.Code == "PreconditionFailed" || r.StatusCode == http.StatusPreconditionFailed || r.Code == "ConditionalRequestConflict" {
+				return fmt.Errorf("put %s: %w", key, cas.ErrExists)
+			}
+		}
+		return mapErr("put", key, err)
+	}
+	return nil
+}
+
+// Get implements cas.Store with one GetObject request (a ranged one when
+// off > 0 or n >= 0). Reading at or past the end returns no bytes.
+func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if err := cas.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if off < 0 {
+		off = 0
+	}
+	if n == 0 {
+		// A zero-length range is not expressible; check existence only.
+		if _, err := s.Stat(ctx, key); err != nil {
+			return nil, err
+		}
+		return []byte{}, nil
+	}
+	var gopts minio.GetObjectOptions
+	switch {
+	case n > 0:
+		gopts.SetRange(off, off+n-1)
+	case off > 0:
+		gopts.SetRange(off, 0)
+	}
+	body, info, _, err := s.core.GetObject(ctx, s.bucket, s.prefix+key, gopts)
+	if err != nil {
+		r := minio.ToErrorResponse(err)
+		if r.Code == "InvalidRange" || r.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+			return []byte{}, nil // the object exists and off is at or past its end
+		}
+		return nil, mapErr("get", key, err)
+	}
+	defer body.Close()
+	var buf bytes.Buffer
+	if info.Size > 0 {
+		buf.Grow(int(info.Size))
+	}
+	if _, err := buf.ReadFrom(body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("get %s: read body: %w", key, err)
+	}
+	if info.Size >= 0 && int64(buf.Len()) != info.Size {
+		return nil, cas.Transient(fmt.Errorf("get %s: read %d bytes, response said %d", key, buf.Len(), info.Size))
+	}
+	return buf.Bytes(), nil
+}
+
+// Stat implements cas.Store with one HeadObject request.
+func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
+	if err := cas.ValidateKey(key); err != nil {
+		return cas.Info{}, err
+	}
+	oi, err := s.core.StatObject(ctx, s.bucket, s.prefix+key, minio.StatObjectOptions{})
+	if err != nil {
+		return cas.Info{}, mapErr("stat", key, err)
+	}
+	return cas.Info{Key: key, Size: oi.Size, ModTime: oi.LastModified}, nil
+}
+
+// List implements cas.Store with ListObjectsV2, one request per 1,000
+// keys. Keys are relative to the store's prefix; objects whose names are
+// not valid keys are skipped.
+func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
+	if err := cas.ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	noOwner := false
+	lo := minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true, FetchOwner: &noOwner}
+	if startAfter != "" {
+		lo.StartAfter = s.prefix + startAfter
+	}
+	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
+		if o.Err != nil {
+			return mapErr("list", prefix, o.Err)
+		}
+		key := strings.TrimPrefix(o.Key, s.prefix)
+		if key <= startAfter || !strings.HasPrefix(key, prefix) || cas.ValidateKey(key) != nil {
+			continue
+		}
+		if err := fn(cas.Info{Key: key, Size: o.Size, ModTime: o.LastModified}); err != nil {
+			return err
+		}
+	}
+	// The iterator ends quietly when ctx is done.
+	return ctx.Err()
+}
+
+// Delete implements cas.Store with one DeleteObject request.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := cas.ValidateKey(key); err != nil {
+		return err
+	}
+	if err := s.core.RemoveObject(ctx, s.bucket, s.prefix+key, minio.RemoveObjectOptions{}); err != nil {
+		if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" {
+			return nil
+		}
+		return mapErr("delete", key, err)
+	}
+	return nil
+}
+
+// mapErr translates a minio-go error: missing objects to cas.ErrNotFound,
+// errors worth retrying marked cas.Transient, the rest wrapped as is.
+func mapErr(verb, key string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s: %w", verb, key, err)
+	}
+	r := minio.ToErrorResponse(err)
+	switch {
+	case r.Code == "NoSuchKey" || r.Code == "NotFound":
+		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
+	case transientCode(r.Code, r.StatusCode):
+		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
+	}
+	return fmt.Errorf("%s %s: %w", verb, key, err)
+}
+
+// transientCode reports whether an S3 error reply is worth retrying.
+func transientCode(code string, status int) bool {
+	switch code {
+	case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
+		"Throttling", "ThrottlingException", "RequestThrottled", "RequestLimitExceeded",
+		"TooManyRequestsException", "XMinioServerNotInitialized":
+		return true
+	case "NotImplemented":
+		return false
+	}
+	return status >= 500 && status != http.StatusNotImplemented ||
+		status == http.StatusTooManyRequests || status == http.StatusRequestTimeout
+}

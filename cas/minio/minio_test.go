@@ -1,0 +1,240 @@
+package minio_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/castest"
+	"github.com/cairnlog/cairn/cas/minio"
+	"github.com/cairnlog/cairn/cas/retry"
+	"github.com/cairnlog/cairn/internal/s3test"
+)
+
+func TestMain(m *testing.M) { s3test.Main(m) }
+
+var servers = []struct {
+	name  string
+	start func(testing.TB) *s3test.Bucket
+}{
+	{"minio", s3test.StartMinIO},
+	{"versitygw", s3test.StartVersityGW},
+}
+
+func open(t testing.TB, b *s3test.Bucket, prefix string, rt http.RoundTripper) *minio.Store {
+	t.Helper()
+	s, err := minio.Open(context.Background(), b.Name, prefix, minio.Options{
+		Endpoint:  b.Host,
+		Region:    b.Region,
+		AccessKey: b.AccessKey,
+		SecretKey: b.SecretKey,
+		Transport: rt,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestConformance runs the cas conformance suite against each server, a
+// fresh prefix of one bucket per subtest.
+func TestConformance(t *testing.T) {
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			b := srv.start(t)
+			n := 0
+			castest.Run(t, func(t *testing.T) cas.Store {
+				n++
+				return open(t, b, fmt.Sprintf("ws-%d", n), nil)
+			})
+		})
+	}
+}
+
+// TestConformanceBucketRoot: a store without a prefix owns the bucket.
+func TestConformanceBucketRoot(t *testing.T) {
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			castest.Run(t, func(t *testing.T) cas.Store { return open(t, srv.start(t), "", nil) })
+		})
+	}
+}
+
+// counter counts the HTTP requests that leave the client.
+type counter struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// TestRequestsPerCall: each store call is exactly one HTTP request; in
+// particular one Put (plain or conditional, won or lost) is one PUT, with
+// no bucket-location lookup before it.
+func TestRequestsPerCall(t *testing.T) {
+	ctx := context.Background()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			b := srv.start(t)
+			c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+			s := open(t, b, "count", c)
+			calls := []struct {
+				name string
+				fn   func() error
+				want error
+			}{
+				{"Put", func() error { return s.Put(ctx, "a", []byte("hello"), cas.PutOptions{}) }, nil},
+				{"Put IfAbsent (wins)", func() error { return s.Put(ctx, "b", []byte("hi"), cas.PutOptions{IfAbsent: true}) }, nil},
+				{"Put IfAbsent (loses)", func() error { return s.Put(ctx, "b", []byte("ho"), cas.PutOptions{IfAbsent: true}) }, cas.ErrExists},
+				{"Get", func() error { _, err := s.Get(ctx, "a", 0, -1); return err }, nil},
+				{"Get range", func() error { _, err := s.Get(ctx, "a", 1, 2); return err }, nil},
+				{"Get past end", func() error {
+					b, err := s.Get(ctx, "a", 100, -1)
+					if err == nil && len(b) != 0 {
+						err = fmt.Errorf("got %d bytes", len(b))
+					}
+					return err
+				}, nil},
+				{"Get missing", func() error { _, err := s.Get(ctx, "nope", 0, -1); return err }, cas.ErrNotFound},
+				{"Stat", func() error { _, err := s.Stat(ctx, "a"); return err }, nil},
+				{"Stat missing", func() error { _, err := s.Stat(ctx, "nope"); return err }, cas.ErrNotFound},
+				{"List", func() error { return s.List(ctx, "", "", func(cas.Info) error { return nil }) }, nil},
+				{"Delete", func() error { return s.Delete(ctx, "a") }, nil},
+			}
+			for _, call := range calls {
+				before := c.n.Load()
+				err := call.fn()
+				if !errors.Is(err, call.want) || (call.want == nil && err != nil) {
+					t.Errorf("%s: %v, want %v", call.name, err, call.want)
+				}
+				if got := c.n.Load() - before; got != 1 {
+					t.Errorf("%s: %d HTTP requests, want exactly 1", call.name, got)
+				}
+			}
+		})
+	}
+}
+
+// TestNoClientRetries: a server in trouble gets one request per call, and
+// the error is classified for the retry wrapper.
+func TestNoClientRetries(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		code      string
+		transient bool
+	}{
+		{503, "SlowDown", true},
+		{500, "InternalError", true},
+		{501, "NotImplemented", false},
+		{403, "AccessDenied", false},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(tc.status)
+				fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>test</Message></Error>`, tc.code)
+			}))
+			defer srv.Close()
+			s, err := minio.Open(context.Background(), "bucket", "p", minio.Options{
+				Endpoint: strings.TrimPrefix(srv.URL, "http://"), AccessKey: "ak", SecretKey: "sk",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Put(context.Background(), "k", []byte("x"), cas.PutOptions{IfAbsent: true})
+			if err == nil || n.Load() != 1 {
+				t.Fatalf("Put: %d requests, err %v; want 1 request and an error", n.Load(), err)
+			}
+			if got := retry.IsTransient(err); got != tc.transient {
+				t.Fatalf("IsTransient(%v) = %v, want %v", err, got, tc.transient)
+			}
+		})
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	for _, tc := range []struct {
+		in             string
+		bucket, prefix string
+		opts           minio.Options
+		bad            bool
+	}{
+		{in: "minio://127.0.0.1:9000/b", bucket: "b", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true}},
+		{in: "minio://127.0.0.1:9000/b/ws/one/?secure=false", bucket: "b", prefix: "ws/one",
+			opts: minio.Options{Endpoint: "127.0.0.1:9000"}},
+		{in: "minio://s3.example.com/b/ws?region=eu-west-1", bucket: "b", prefix: "ws",
+			opts: minio.Options{Endpoint: "s3.example.com", Secure: true, Region: "eu-west-1"}},
+		{in: "minio://127.0.0.1:9000", bad: true},
+		{in: "minio://127.0.0.1:9000/", bad: true},
+		{in: "minio:///b/ws", bad: true},
+		{in: "minio://h:1/b/a/../x", bad: true},
+		{in: "minio://h:1/b?secure=maybe", bad: true},
+		{in: "minio://h:1/b?secrue=false", bad: true},
+		{in: "minio://key:secret@h:1/b", bad: true},
+		{in: "s3://b/ws", bad: true},
+	} {
+		u, err := url.Parse(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bucket, prefix, opts, err := minio.ParseURL(u)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("ParseURL(%s) succeeded, want an error", tc.in)
+			}
+			continue
+		}
+		if err != nil || bucket != tc.bucket || prefix != tc.prefix || opts != tc.opts {
+			t.Errorf("ParseURL(%s) = %q, %q, %+v, %v; want %q, %q, %+v", tc.in, bucket, prefix, opts, err, tc.bucket, tc.prefix, tc.opts)
+		}
+	}
+}
+
+// TestOpenURL opens a store the way the root package does: from a URL,
+// credentials from the environment (AWS_* first, MINIO_ROOT_* as fallback).
+func TestOpenURL(t *testing.T) {
+	ctx := context.Background()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			b := srv.start(t)
+			t.Setenv("AWS_ACCESS_KEY_ID", "")
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+			t.Setenv("MINIO_ROOT_USER", b.AccessKey)
+			t.Setenv("MINIO_ROOT_PASSWORD", b.SecretKey)
+			u, _ := url.Parse("minio://" + b.Host + "/" + b.Name + "/ws/url?secure=false")
+			s, err := minio.OpenURL(ctx, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Put(ctx, "k", []byte("via url"), cas.PutOptions{IfAbsent: true}); err != nil {
+				t.Fatalf("Put with MINIO_ROOT_* credentials: %v", err)
+			}
+			t.Setenv("MINIO_ROOT_USER", "wrong")
+			t.Setenv("AWS_ACCESS_KEY_ID", b.AccessKey)
+			t.Setenv("AWS_SECRET_ACCESS_KEY", b.SecretKey)
+			if s, err = minio.OpenURL(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.Get(ctx, "k", 0, -1); err != nil || string(got) != "via url" {
+				t.Fatalf("Get with AWS_* credentials = %q, %v", got, err)
+			}
+			t.Setenv("AWS_ACCESS_KEY_ID", "")
+			t.Setenv("MINIO_ROOT_USER", "")
+			if _, err := minio.OpenURL(ctx, u); err == nil {
+				t.Fatal("OpenURL without credentials succeeded")
+			}
+		})
+	}
+}

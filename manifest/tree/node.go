@@ -161,8 +161,8 @@ func leafRef(sink Sink, data []byte) (Ref, error) {
 // 1 in listAvg, or when the leaf reaches listMax entries. The seed is
 // fixed forever: boundaries are part of the stored format.
 const (
-	listAvg = 16
-	listMax = 64
+	listAvg = 8
+	listMax = 32
 )
 
 // boundary reports whether an entry with encoding enc ends a leaf. It is

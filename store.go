@@ -3,11 +3,15 @@ package cairn
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/fs"
 	"github.com/cairnlog/cairn/cas/mem"
+	"github.com/cairnlog/cairn/cas/minio"
+	"github.com/cairnlog/cairn/cas/retry"
+	"github.com/cairnlog/cairn/cas/s3"
 )
 
 // openStore opens the backend a store URL names.
@@ -22,9 +26,26 @@ func openStore(ctx context.Context, url string) (cas.Store, func() error, error)
 		return s, nil, err
 	case "mem":
 		return mem.New(), nil, nil
+	case "s3", "minio":
+		u, err := neturl.Parse(url)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open store %q: %w", url, err)
+		}
+		if scheme == "s3" {
+			s, err := s3.OpenURL(ctx, u)
+			return s, nil, err
+		}
+		s, err := minio.OpenURL(ctx, u)
+		return s, nil, err
 	}
 	return nil, nil, fmt.Errorf("open store %q: unknown scheme %q (want a path, file://, mem://, s3:// or minio://)", url, scheme)
 }
 
-// withRetry stacks the retry wrapper over remote stores.
-func withRetry(url string, s cas.Store) cas.Store { return s }
+// withRetry stacks the retry wrapper over remote stores, above the
+// request counter so that every attempt is counted as the request it is.
+func withRetry(url string, s cas.Store) cas.Store {
+	if strings.HasPrefix(url, "s3://") || strings.HasPrefix(url, "minio://") {
+		return retry.New(s, retry.DefaultPolicy)
+	}
+	return s
+}

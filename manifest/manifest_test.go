@@ -1,0 +1,277 @@
+package manifest_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden/manifest.golden and the fuzz seed corpus")
+
+var goldenDir = filepath.Join("..", "testdata", "golden")
+
+// full returns a manifest with every field set, at a fixed time.
+func full() *manifest.Manifest {
+	return &manifest.Manifest{
+		Session: "chat-1.fork_A",
+		Step:    1234,
+		Parent:  &manifest.Pointer{Session: "chat-1.fork_A", Step: 1233, ID: cas.Sum([]byte("parent"))},
+		Origin:  &manifest.Pointer{Session: "chat-1", Step: 77, ID: cas.Sum([]byte("origin"))},
+		Time:    time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.UTC),
+		Status:  manifest.AwaitingInput,
+		Writer:  "host-7/pid-4242",
+		Record:  []byte(`{"role":"assistant","tokens":{"in":1200,"out":345},"cost":0.0125,"labels":["a","é"]}`),
+		Kind:    manifest.StateDir,
+		Root:    tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("root")), Size: 3},
+		Layout: manifest.Layout{
+			Packs: []cas.ID{cas.Sum([]byte("pack1")), cas.Sum([]byte("pack2"))},
+			Steps: []manifest.Range{{Session: "chat-1", First: 1, Last: 77}, {Session: "chat-1.fork_A", First: 1200, Last: 1233}},
+		},
+		Truncated: true,
+	}
+}
+
+// TestGolden pins the manifest encoding: its bytes are hashed into step
+// ids and parent pointers, so they must never change silently.
+func TestGolden(t *testing.T) {
+	m := full()
+	enc := m.Encode()
+	path := filepath.Join(goldenDir, "manifest.golden")
+	if *update {
+		text := fmt.Sprintf("# manifest.Encode of full() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
+		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+	want, err := hex.DecodeString(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Manifests already written stay readable.
+	got, err := manifest.Decode(want, "golden")
+	if err != nil {
+		t.Fatalf("decode golden manifest: %v", err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("golden manifest decodes to\n%+v\nwant\n%+v", got, m)
+	}
+	if !bytes.Equal(enc, want) {
+		t.Errorf("Encode differs from %s:\n got %x\nwant %x\na format change must be deliberate: bump FormatVersion and run go test -update", path, enc, want)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	minimal := &manifest.Manifest{Session: "s", Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON, Record: []byte{}, Root: tree.Ref{Data: []byte{}}}
+	inline := &manifest.Manifest{Session: "s", Step: 2, Parent: &manifest.Pointer{Session: "s", Step: 1}, Time: time.Unix(1, 2).UTC(),
+		Status: manifest.Done, Kind: manifest.StateJSON, Record: []byte(`{}`), Root: tree.Ref{Kind: tree.Inline, Data: []byte(`{"a":1}`)}}
+	blob := &manifest.Manifest{Session: "S", Step: 1 << 62, Time: time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC), Kind: manifest.StateJSON, Record: []byte("null"),
+		Root: tree.Ref{Kind: tree.Blob, ID: cas.Sum([]byte("b")), Size: 1 << 40}}
+	for i, m := range []*manifest.Manifest{full(), minimal, inline, blob} {
+		enc := m.Encode()
+		got, err := manifest.Decode(enc, "m")
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("%d: round trip\n got %+v\nwant %+v", i, got, m)
+		}
+		if again := got.Encode(); !bytes.Equal(again, enc) {
+			t.Errorf("%d: re-encoding differs", i)
+		}
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	good := full().Encode()
+	for n := 0; n < len(good); n++ {
+		if _, err := manifest.Decode(good[:n], "m"); !errors.Is(err, cas.ErrCorrupt) {
+			t.Fatalf("Decode of %d/%d bytes: %v, want ErrCorrupt", n, len(good), err)
+		}
+	}
+	if _, err := manifest.Decode(append(bytes.Clone(good), 0), "m"); !errors.Is(err, cas.ErrCorrupt) {
+		t.Fatalf("Decode with a trailing byte: %v, want ErrCorrupt", err)
+	}
+	bad := func(f func(m *manifest.Manifest)) []byte {
+		m := full()
+		f(m)
+		return m.Encode()
+	}
+	for name, b := range map[string][]byte{
+		"bad magic":        append([]byte("CRNX"), good[4:]...),
+		"version 2":        append([]byte("CRNM\x02"), good[5:]...),
+		"step 0":           bad(func(m *manifest.Manifest) { m.Step = 0; m.Parent = nil }),
+		"unknown status":   bad(func(m *manifest.Manifest) { m.Status = 3 }),
+		"unknown kind":     bad(func(m *manifest.Manifest) { m.Kind = 0 }),
+		"parent not older": bad(func(m *manifest.Manifest) { m.Parent.Step = m.Step }),
+		"bad session":      bad(func(m *manifest.Manifest) { m.Session = "../x" }),
+		"empty session":    bad(func(m *manifest.Manifest) { m.Session = "" }),
+		"bad parent name":  bad(func(m *manifest.Manifest) { m.Parent.Session = ".hidden" }),
+		"bad range name":   bad(func(m *manifest.Manifest) { m.Layout.Steps[0].Session = "a/b" }),
+		"empty range":      bad(func(m *manifest.Manifest) { m.Layout.Steps[0].First = 9; m.Layout.Steps[0].Last = 8 }),
+		"range from 0":     bad(func(m *manifest.Manifest) { m.Layout.Steps[0].First = 0 }),
+		"long writer":      bad(func(m *manifest.Manifest) { m.Writer = strings.Repeat("w", 257) }),
+		"bad root kind":    bad(func(m *manifest.Manifest) { m.Root.Kind = 9 }),
+		"long inline root": bad(func(m *manifest.Manifest) { m.Root = tree.Ref{Kind: tree.Inline, Data: make([]byte, tree.InlineMax+1)} }),
+	} {
+		if _, err := manifest.Decode(b, name); !errors.Is(err, cas.ErrCorrupt) {
+			t.Errorf("%s: Decode = %v, want ErrCorrupt", name, err)
+		}
+	}
+	// Unknown flag bits are corrupt, not ignored.
+	enc := full().Encode()
+	m := full()
+	m.Truncated = false
+	off := bytes.Index(enc, []byte("\x01\x02\x01\x0fhost-7")) // status, kind, flags, len(writer)
+	if off < 0 {
+		t.Fatal("flags byte not found")
+	}
+	enc[off+2] = 0x03
+	if _, err := manifest.Decode(enc, "m"); !errors.Is(err, cas.ErrCorrupt) {
+		t.Errorf("unknown flags: %v, want ErrCorrupt", err)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	for _, s := range []manifest.Status{manifest.Running, manifest.AwaitingInput, manifest.Done} {
+		got, err := manifest.ParseStatus(s.String())
+		if err != nil || got != s {
+			t.Errorf("ParseStatus(%q) = %v, %v", s.String(), got, err)
+		}
+	}
+	if _, err := manifest.ParseStatus("paused"); err == nil {
+		t.Error("ParseStatus(paused) succeeded")
+	}
+	if got, want := manifest.Status(9).String(), "status(9)"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}
+
+func TestValidSession(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"a", true},
+		{"chat-1", true},
+		{"A.b_c-9", true},
+		{"x.", true},
+		{"a..b", true},
+		{"-", true},
+		{strings.Repeat("s", 128), true},
+		{strings.Repeat("s", 129), false},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{".hidden", false},
+		{"a/b", false},
+		{"a b", false},
+		{"é", false},
+		{"a\x00", false},
+		{"a\n", false},
+		{"head/x", false},
+	} {
+		if got := manifest.ValidSession(tc.name) == nil; got != tc.ok {
+			t.Errorf("ValidSession(%q) ok = %v, want %v", tc.name, got, tc.ok)
+		}
+	}
+}
+
+// TestSessionKeysValid: every valid session name makes valid store keys.
+func TestSessionKeysValid(t *testing.T) {
+	for _, s := range []string{"a", "x.", "a..b", "-", "_", strings.Repeat("s", 128)} {
+		for _, k := range []string{manifest.StepKey(s, 1), manifest.StepKey(s, 1<<62), manifest.HintKey(s), manifest.SessionKey(s)} {
+			if err := cas.ValidateKey(k); err != nil {
+				t.Errorf("session %q: %v", s, err)
+			}
+		}
+	}
+}
+
+func TestParseStepKey(t *testing.T) {
+	for _, tc := range []struct {
+		key     string
+		session string
+		step    uint64
+		ok      bool
+	}{
+		{manifest.StepKey("s", 1), "s", 1, true},
+		{manifest.StepKey("chat-1", 1234), "chat-1", 1234, true},
+		{manifest.StepKey("s", 1<<62), "s", 1 << 62, true},
+		{"steps/s/18446744073709551615", "s", 1<<64 - 1, true},
+		{"steps/s/18446744073709551616", "", 0, false}, // overflows uint64
+		{"steps/s/00000000000000000000", "", 0, false}, // step 0
+		{"steps/s/0000000000000000001", "", 0, false},  // 19 digits
+		{"steps/s/000000000000000000001", "", 0, false},
+		{"steps/s/head", "", 0, false},
+		{"steps/s/+0000000000000000001", "", 0, false},
+		{"steps/s/-0000000000000000001", "", 0, false},
+		{"steps/s", "", 0, false},
+		{"sessions/s", "", 0, false},
+		{"packs/" + strings.Repeat("0", 64), "", 0, false},
+		{"", "", 0, false},
+	} {
+		s, n, ok := manifest.ParseStepKey(tc.key)
+		if s != tc.session || n != tc.step || ok != tc.ok {
+			t.Errorf("ParseStepKey(%q) = %q, %d, %v; want %q, %d, %v", tc.key, s, n, ok, tc.session, tc.step, tc.ok)
+		}
+	}
+	for _, n := range []uint64{1, 9, 10, 99999, 1<<62 + 12345} {
+		s, got, ok := manifest.ParseStepKey(manifest.StepKey("abc", n))
+		if !ok || s != "abc" || got != n {
+			t.Errorf("round trip of step %d: %q %d %v", n, s, got, ok)
+		}
+	}
+}
+
+func TestKeysSortByStep(t *testing.T) {
+	// Head discovery relies on step keys listing in step order.
+	prev := ""
+	for _, n := range []uint64{1, 2, 9, 10, 11, 99, 100, 1000, 1 << 40, 1 << 62} {
+		k := manifest.StepKey("s", n)
+		if k <= prev {
+			t.Fatalf("%q does not sort after %q", k, prev)
+		}
+		prev = k
+	}
+	if h := manifest.HintKey("s"); h <= manifest.StepKey("s", 1<<64-1) {
+		t.Errorf("hint key %q sorts among the step keys", h)
+	}
+}
+
+func BenchmarkManifestEncode(b *testing.B) {
+	m := full()
+	b.SetBytes(int64(len(m.Encode())))
+	for b.Loop() {
+		m.Encode()
+	}
+}
+
+func BenchmarkManifestDecode(b *testing.B) {
+	enc := full().Encode()
+	b.SetBytes(int64(len(enc)))
+	for b.Loop() {
+		if _, err := manifest.Decode(enc, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -10,7 +10,14 @@
 // 409 ConditionalRequestConflict reply is cas.ErrExists.
 //
 // minio-go's own retries are off (Options.MaxRetries = 1): one call is
-// one HTTP request, retried only by the cas/retry wrapper. The region is
+// one HTTP request, retried only by the cas/retry wrapper. One quirk
+// remains (minio-go v7.4.1): after a failed request that minio-go deems
+// retryable (a network error, 5xx, SlowDown) it still sleeps its first
+// backoff step, up to minio.DefaultRetryUnit (200ms, jittered), before
+// returning the error, even with MaxRetries = 1. No second request is
+// sent; the failure is just reported later. We do not change that
+// package-level variable, which belongs to every minio-go client in the
+// process. The region is
 // always set, so minio-go never spends a request on GetBucketLocation.
 // Puts are single signed PUT requests: over plain HTTP the payload's
 // SHA-256 is signed up front instead of minio-go's default aws-chunked

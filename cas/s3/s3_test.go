@@ -4,11 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -268,6 +275,52 @@ func TestOpenURL(t *testing.T) {
 			}
 			if got, err := s.Get(ctx, "k", 0, -1); err != nil || string(got) != "via url" {
 				t.Fatalf("Get via AWS_ENDPOINT_URL_S3 = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// lossy is a transport that loses some responses: the request reaches
+// the server and takes effect, then the client sees a reset connection.
+type lossy struct {
+	next  http.RoundTripper
+	mu    sync.Mutex
+	rnd   *rand.Rand
+	rate  float64
+	drops atomic.Int64
+}
+
+func (l *lossy) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.next.RoundTrip(r)
+	l.mu.Lock()
+	drop := l.rnd.Float64() < l.rate
+	l.mu.Unlock()
+	if err != nil || !drop {
+		return resp, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	l.drops.Add(1)
+	return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+}
+
+// TestRetryOverLostResponses runs the conformance suite through the
+// retry wrapper while a third of all responses are lost on the wire:
+// conditional creates that landed must not come back as conflicts.
+func TestRetryOverLostResponses(t *testing.T) {
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			b := srv.start(t)
+			l := &lossy{next: http.DefaultTransport.(*http.Transport).Clone(), rnd: rand.New(rand.NewPCG(1, 2)), rate: 0.3}
+			n := 0
+			castest.Run(t, func(t *testing.T) cas.Store {
+				n++
+				s := open(t, b, fmt.Sprintf("lossy-%d", n), &http.Client{Transport: l})
+				return retry.New(s, retry.Policy{Attempts: 30, Base: time.Millisecond, Max: 5 * time.Millisecond})
+			})
+			t.Logf("responses lost: %d", l.drops.Load())
+			if l.drops.Load() == 0 {
+				t.Fatal("no response was lost")
 			}
 		})
 	}

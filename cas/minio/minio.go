@@ -72,6 +72,8 @@ type Store struct {
 	bucket string
 	prefix string // "" or ends in "/"
 	secure bool
+
+	pageSize int // keys per ListObjectsV2 request; 0: the server's default (1,000)
 }
 
 // Open returns a store for the objects under prefix in bucket. It makes
@@ -245,9 +247,12 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 		return nil, mapErr("get", key, err)
 	}
 	defer body.Close()
+	if n > 0 && info.Size > n {
+		return nil, fmt.Errorf("get %s: asked for %d bytes, response has %d", key, n, info.Size)
+	}
 	var buf bytes.Buffer
 	if info.Size > 0 {
-		buf.Grow(int(info.Size))
+		buf.Grow(int(min(info.Size, 64<<20)))
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -284,7 +289,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		return err
 	}
 	noOwner := false
-	lo := minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true, FetchOwner: &noOwner}
+	lo := minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true, FetchOwner: &noOwner, MaxKeys: s.pageSize}
 	if startAfter != "" {
 		lo.StartAfter = s.prefix + startAfter
 	}

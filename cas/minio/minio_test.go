@@ -291,3 +291,42 @@ func TestRetryOverLostResponses(t *testing.T) {
 		})
 	}
 }
+
+// TestListPages pages through a listing a few keys at a time: every key
+// once, in order, from the right start, one request per page.
+func TestListPages(t *testing.T) {
+	ctx := context.Background()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			b := srv.start(t)
+			c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+			s := open(t, b, "pages", c)
+			s.SetPageSize(4)
+			var want []string
+			for i := 0; i < 25; i++ {
+				k := fmt.Sprintf("l/%03d", i)
+				if err := s.Put(ctx, k, nil, cas.PutOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if i >= 5 {
+					want = append(want, k)
+				}
+			}
+			s.Put(ctx, "m/other", nil, cas.PutOptions{})
+			var got []string
+			before := c.n.Load()
+			err := s.List(ctx, "l/", "l/004", func(i cas.Info) error { got = append(got, i.Key); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("paged List = %v, want %v", got, want)
+			}
+			// 20 keys at 4 a page: 5 full pages, and a 6th request may be
+			// needed to learn that the 5th was the last.
+			if n := c.n.Load() - before; n < 5 || n > 6 {
+				t.Fatalf("paged List made %d requests, want 5 or 6", n)
+			}
+		})
+	}
+}

@@ -71,6 +71,8 @@ type Store struct {
 	client *s3.Client
 	bucket string
 	prefix string // "" or ends in "/"
+
+	pageSize int32 // keys per ListObjectsV2 request; 0: the server's default (1,000)
 }
 
 // Open returns a store for the objects under prefix in bucket. It makes
@@ -261,10 +263,13 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 		return nil, mapErr("get", key, err)
 	}
 	defer out.Body.Close()
-	var buf bytes.Buffer
 	want := aws.ToInt64(out.ContentLength)
+	if n > 0 && want > n {
+		return nil, fmt.Errorf("get %s: asked for %d bytes, response has %d", key, n, want)
+	}
+	var buf bytes.Buffer
 	if want > 0 {
-		buf.Grow(int(want))
+		buf.Grow(int(min(want, 64<<20)))
 	}
 	if _, err := buf.ReadFrom(out.Body); err != nil {
 		return nil, fmt.Errorf("get %s: read body: %w", key, err)
@@ -295,6 +300,9 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		return err
 	}
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(s.prefix + prefix)}
+	if s.pageSize > 0 {
+		in.MaxKeys = aws.Int32(s.pageSize)
+	}
 	if startAfter != "" {
 		in.StartAfter = aws.String(s.prefix + startAfter)
 	}
@@ -315,8 +323,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 				return err
 			}
 		}
-		if !aws.ToBool(out.IsTruncated) || aws.ToString(out.NextContinuationToken) == "" {
+		if !aws.ToBool(out.IsTruncated) {
 			return nil
+		}
+		if aws.ToString(out.NextContinuationToken) == "" {
+			return fmt.Errorf("list %s: truncated listing without a continuation token", prefix)
 		}
 		in.ContinuationToken = out.NextContinuationToken
 	}

@@ -318,7 +318,8 @@ func TestDiffJSON(t *testing.T) {
 		t.Errorf("DiffJSON =\n%q\nwant\n%q", got, want)
 	}
 	// Small containers are leaves: a change inside one is reported at the container.
-	if got, want := diffJSON(t, []byte(`{"a":{"b":1}}`), []byte(`{"a":{"b":2}}`)), []string{"changed /"}; !slices.Equal(got, want) {
+	// The whole document is the pointer "" (RFC 6901).
+	if got, want := diffJSON(t, []byte(`{"a":{"b":1}}`), []byte(`{"a":{"b":2}}`)), []string{"changed "}; !slices.Equal(got, want) {
 		t.Errorf("small diff = %q, want %q", got, want)
 	}
 	// Same text, different shape is not a change.
@@ -393,13 +394,18 @@ func TestHostileJSONNodes(t *testing.T) {
 	s := newMemStore()
 	dir := s.putNode(&tree.NodeData{Type: tree.TypeDir}, 0)
 	chunks := s.putNode(&tree.NodeData{Type: tree.TypeChunks, Entries: []tree.Entry{{Ref: tree.Ref{Kind: tree.Inline, Data: []byte("x")}}}}, 1)
-	listOfChunks := s.putNode(&tree.NodeData{Type: tree.TypeList, Entries: []tree.Entry{{Ref: chunks}}}, 1)
+	array := s.putNode(&tree.NodeData{Type: tree.TypeArray, Entries: []tree.Entry{{Ref: tree.Ref{Kind: tree.Inline, Data: []byte("1")}}}}, 1)
+	mixed := s.putNode(&tree.NodeData{Type: tree.TypeList, Entries: []tree.Entry{{Ref: array}, {Ref: chunks}}}, 2)
+	mixed2 := s.putNode(&tree.NodeData{Type: tree.TypeList, Entries: []tree.Entry{{Ref: chunks}, {Ref: array}}}, 2)
+	emptyList := s.putNode(&tree.NodeData{Type: tree.TypeList}, 0)
 	missing := tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("missing"))}
 	garbage := s.putBlob([]byte("garbage node"))
 	r := &tree.Reader{Src: s}
 	for name, ref := range map[string]tree.Ref{
 		"dir in JSON":       dir,
-		"list of chunks":    listOfChunks,
+		"array then chunks": mixed,
+		"chunks then array": mixed2,
+		"empty list":        emptyList,
 		"missing node":      missing,
 		"blob as node":      {Kind: tree.Node, ID: garbage.ID},
 		"object with dir":   s.putNode(&tree.NodeData{Type: tree.TypeObject, Entries: []tree.Entry{{Name: `"a"`, Ref: dir}}}, 1),

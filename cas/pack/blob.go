@@ -2,7 +2,9 @@ package pack
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -27,29 +29,70 @@ const minCompress = 64
 var (
 	encOnce sync.Once
 	encoder *zstd.Encoder
-	decoder *zstd.Decoder
+	// streamDecoders are reused for bounded, streaming decodes.
+	streamDecoders = sync.Pool{New: func() any {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxMemory(MaxBlobSize), zstd.WithDecoderMaxWindow(maxWindow))
+		if err != nil {
+			panic(err)
+		}
+		return d
+	}}
 )
 
-func codecs() (*zstd.Encoder, *zstd.Decoder) {
+// maxWindow bounds the window a stored frame may declare. Frames written
+// by EncodeBlob declare at most the encoder's default window (or their
+// content size, when smaller).
+const maxWindow = 8 << 20
+
+// decodeZstd decodes one zstd frame that must hold exactly rawLen bytes,
+// allocating in proportion to rawLen rather than to what the frame
+// claims, so a small bomb cannot make a reader allocate without bound.
+func decodeZstd(frame []byte, rawLen int) ([]byte, error) {
+	var h zstd.Header
+	if err := h.Decode(frame); err != nil {
+		return nil, err
+	}
+	if h.HasFCS && h.FrameContentSize != uint64(rawLen) {
+		return nil, fmt.Errorf("frame holds %d bytes, index says %d", h.FrameContentSize, rawLen)
+	}
+	if h.WindowSize > maxWindow {
+		return nil, fmt.Errorf("frame window of %d bytes exceeds %d", h.WindowSize, maxWindow)
+	}
+	d := streamDecoders.Get().(*zstd.Decoder)
+	defer streamDecoders.Put(d)
+	if err := d.Reset(bytes.NewReader(frame)); err != nil {
+		return nil, err
+	}
+	defer d.Reset(nil)
+	raw := make([]byte, rawLen)
+	if _, err := io.ReadFull(d, raw); err != nil {
+		return nil, err
+	}
+	// The frame must end exactly here.
+	var one [1]byte
+	if n, err := d.Read(one[:]); n != 0 || !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("frame holds more than the %d bytes the index says", rawLen)
+	}
+	return raw, nil
+}
+
+func codecs() *zstd.Encoder {
 	encOnce.Do(func() {
 		var err error
 		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
 		if err != nil {
 			panic(err)
 		}
-		decoder, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxBlobSize), zstd.WithDecoderMaxWindow(MaxBlobSize))
-		if err != nil {
-			panic(err)
-		}
 	})
-	return encoder, decoder
+	return encoder
 }
 
 // EncodeBlob appends the stored form of raw to dst: a codec byte, then
 // either a zstd frame (when that is smaller) or raw itself.
 func EncodeBlob(dst, raw []byte) []byte {
 	if len(raw) >= minCompress {
-		enc, _ := codecs()
+		enc := codecs()
 		start := len(dst)
 		dst = append(dst, CodecZstd)
 		dst = enc.EncodeAll(raw, dst)
@@ -77,10 +120,8 @@ func DecodeBlob(stored []byte, id cas.ID, rawLen int, what string) ([]byte, erro
 	case CodecRaw:
 		raw = stored[1:]
 	case CodecZstd:
-		_, dec := codecs()
 		var err error
-		raw, err = dec.DecodeAll(stored[1:], make([]byte, 0, rawLen))
-		if err != nil {
+		if raw, err = decodeZstd(stored[1:], rawLen); err != nil {
 			return nil, fmt.Errorf("%w: %s: zstd: %v", cas.ErrCorrupt, what, err)
 		}
 	default:

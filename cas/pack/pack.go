@@ -138,8 +138,9 @@ type Object struct {
 	Kind     byte
 	Manifest []byte
 	Entries  []Entry
-	data     []byte // the whole object
-	name     string
+	data      []byte // the whole object
+	name      string
+	dataStart int64 // offset of the first blob, just past the index
 }
 
 // ErrShort reports a header that extends past the bytes given to
@@ -162,16 +163,15 @@ func Parse(data []byte, name string) (*Object, error) {
 		}
 		return nil, err
 	}
+	end := o.dataStart
 	for _, e := range o.Entries {
 		if e.Offset+e.StoredLen > int64(len(body)) {
 			return nil, fmt.Errorf("%w: %s: blob %s extends past the data", cas.ErrCorrupt, name, e.ID.Short())
 		}
+		end = e.Offset + e.StoredLen
 	}
-	if n := len(o.Entries); n > 0 {
-		last := o.Entries[n-1]
-		if last.Offset+last.StoredLen != int64(len(body)) {
-			return nil, fmt.Errorf("%w: %s: %d stray bytes after the last blob", cas.ErrCorrupt, name, int64(len(body))-last.Offset-last.StoredLen)
-		}
+	if end != int64(len(body)) {
+		return nil, fmt.Errorf("%w: %s: %d stray bytes after the data", cas.ErrCorrupt, name, int64(len(body))-end)
 	}
 	o.data = data
 	return o, nil
@@ -244,6 +244,7 @@ func ParseHeader(prefix []byte, name string) (*Object, error) {
 		entries = append(entries, e)
 	}
 	off := int64(len(prefix) - len(p))
+	o.dataStart = off
 	for i := range entries {
 		entries[i].Offset = off
 		off += entries[i].StoredLen

@@ -47,7 +47,11 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(changes)
 	}
 	for _, c := range changes {
-		fmt.Fprintf(e.stdout, "%-8s %s\n", c.Kind, c.Path)
+		p := c.Path
+		if p == "" {
+			p = "(the whole document)"
+		}
+		fmt.Fprintf(e.stdout, "%-8s %s\n", c.Kind, p)
 	}
 	return nil
 }

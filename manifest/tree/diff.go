@@ -18,8 +18,8 @@ const (
 )
 
 // Change is one difference between two states. Path is a JSON pointer
-// (RFC 6901, with raw key tokens unquoted) for JSON states, or a
-// slash-separated file path for directory states.
+// (RFC 6901: "" is the whole document, "/a/0" a member) for JSON states,
+// or a slash-separated file path for directory states.
 type Change struct {
 	Path string     `json:"path"`
 	Kind ChangeKind `json:"kind"`
@@ -109,9 +109,6 @@ func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn
 	}
 	if string(ja) == string(jb) {
 		return nil
-	}
-	if p == "" {
-		p = "/"
 	}
 	return fn(Change{Path: p, Kind: Changed})
 }

@@ -170,7 +170,18 @@ func (r *Reader) writeJSON(ctx context.Context, w io.Writer, ref Ref, depth int)
 		}
 		_, err := w.Write([]byte{'}'})
 		return err
-	case TypeArray, TypeList:
+	case TypeList:
+		// A list node is the root of a long array or of a chunked string:
+		// its leftmost leaf says which.
+		leaf, err := r.leftmostLeaf(ctx, n, depth)
+		if err != nil {
+			return err
+		}
+		if leaf == TypeChunks {
+			return r.writeChunks(ctx, w, ref)
+		}
+		fallthrough
+	case TypeArray:
 		if _, err := w.Write([]byte{'['}); err != nil {
 			return err
 		}
@@ -193,6 +204,24 @@ func (r *Reader) writeJSON(ctx context.Context, w io.Writer, ref Ref, depth int)
 		return r.writeChunks(ctx, w, ref)
 	}
 	return fmt.Errorf("%w: node %s: type %q in a JSON document", cas.ErrCorrupt, ref.ID.Short(), n.Type)
+}
+
+// leftmostLeaf returns the type of the first leaf under list node n.
+func (r *Reader) leftmostLeaf(ctx context.Context, n *NodeData, depth int) (byte, error) {
+	for n.Type == TypeList {
+		if depth > r.limits().MaxDepth {
+			return 0, fmt.Errorf("%w: list nesting deeper than %d", ErrLimit, r.limits().MaxDepth)
+		}
+		if len(n.Entries) == 0 {
+			return 0, fmt.Errorf("%w: empty list node", cas.ErrCorrupt)
+		}
+		var err error
+		if n, err = r.Node(ctx, n.Entries[0].Ref); err != nil {
+			return 0, err
+		}
+		depth++
+	}
+	return n.Type, nil
 }
 
 // WriteBytes writes the content of a file or chunked value to w.
@@ -307,10 +336,25 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
 }
 
 // SafeSymlink reports an error if a symlink at relative path p with the
-// given target would point outside the checkout root.
+// given target could point outside the checkout root. A target must be
+// relative, may climb only with leading ".." components (a ".." after a
+// name could climb out through another symlink), and must resolve inside
+// the root. If every link obeys this, chains of links stay inside too.
 func SafeSymlink(p, target string) error {
 	if target == "" || path.IsAbs(target) || filepath.IsAbs(target) || strings.ContainsRune(target, 0) {
 		return fmt.Errorf("symlink target %q is absolute or empty", target)
+	}
+	named := false
+	for _, c := range strings.Split(target, "/") {
+		switch c {
+		case "..":
+			if named {
+				return fmt.Errorf("symlink target %q has '..' after a name", target)
+			}
+		case "", ".":
+		default:
+			named = true
+		}
 	}
 	joined := path.Join(path.Dir(p), target)
 	if joined == ".." || strings.HasPrefix(joined, "../") {

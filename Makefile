@@ -28,6 +28,17 @@ test: build servers ## the whole suite (README's test command): unit, conformanc
 test-short: ## unit tests only, no servers
 	$(GO) test -short ./...
 
+bench: ## Go microbenchmarks: chunker, hashing, compression, packing, manifests, JSON trees
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+FUZZTIME ?= 10s
+fuzz: ## run every fuzz target for FUZZTIME each (corpora in each package's testdata/fuzz)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
 demo: build ## the demo loop on the local default store
 	./internal/demo/demo.sh $(BIN)/cairn
 

@@ -135,9 +135,9 @@ func (b *Builder) Build(kind byte, manifest []byte) ([]byte, []Entry) {
 
 // Object is a parsed object.
 type Object struct {
-	Kind     byte
-	Manifest []byte
-	Entries  []Entry
+	Kind      byte
+	Manifest  []byte
+	Entries   []Entry
 	data      []byte // the whole object
 	name      string
 	dataStart int64 // offset of the first blob, just past the index

@@ -71,12 +71,6 @@ type verifier struct {
 }
 
 func (v *verifier) problem(object, step string, err error) {
-	if object == "" {
-		var ke interface{ Key() string }
-		if errors.As(err, &ke) {
-			object = ke.Key()
-		}
-	}
 	v.rep.Problems = append(v.rep.Problems, Problem{Object: object, Step: step, Err: err})
 }
 

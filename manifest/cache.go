@@ -52,14 +52,3 @@ func (c *objectCache) put(key string, obj *pack.Object) {
 		c.size -= e.obj.Size()
 	}
 }
-
-// forget drops key from the cache (after a delete).
-func (c *objectCache) forget(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		c.order.Remove(el)
-		delete(c.items, key)
-		c.size -= el.Value.(*cacheEntry).obj.Size()
-	}
-}

@@ -3,8 +3,6 @@ package tree
 import (
 	"errors"
 	"fmt"
-
-	"github.com/cairnlog/cairn/cas"
 )
 
 // Thresholds of the structural JSON encoding.
@@ -296,8 +294,3 @@ func (b *jsonBuilder) build(v jval) (Ref, error) {
 		return putList(b.sink, TypeArray, refs, sizes)
 	}
 }
-
-// sinkFunc adapts a function to Sink.
-type sinkFunc func(cas.ID, []byte) error
-
-func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }

@@ -3,7 +3,6 @@ package tree
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/cairnlog/cairn/cas"
 )
@@ -227,12 +226,4 @@ func putList(sink Sink, leafType byte, refs []Ref, sizes []int64) (Ref, error) {
 		}
 		level, sizes, typ = next, nextSizes, TypeList
 	}
-}
-
-// checkedAdd adds sizes, saturating instead of overflowing on hostile input.
-func checkedAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -114,6 +114,18 @@ func TestSessionPattern(t *testing.T) {
 	names := []string{"a", "A", "0", "_", "-", "a.b", "a..b", "a.", "x-y_z.1", ".", "..", ".a", ".hidden", "a/b", "a b", "é",
 		"", strings.Repeat("a", 128), strings.Repeat("a", 129), "_" + strings.Repeat(".", 127), "-.", "a\n", "a@1"}
 	patterns := 0
+	check := func(where string, pattern string) {
+		patterns++
+		re := regexp.MustCompile(pattern)
+		for _, name := range names {
+			_, err := ws.Session(name)
+			if re.MatchString(name) != (err == nil) {
+				t.Errorf("%s: pattern %s matches %q: %v; the server accepts it: %v", where, re, name, re.MatchString(name), err == nil)
+			}
+		}
+	}
+	to := s["components"].(map[string]any)["schemas"].(map[string]any)["ForkRequest"].(map[string]any)["properties"].(map[string]any)["to"].(map[string]any)
+	check("ForkRequest.to", to["pattern"].(string))
 	for path, item := range s.paths() {
 		for method, op := range item.(map[string]any) {
 			params, _ := op.(map[string]any)["parameters"].([]any)
@@ -122,14 +134,7 @@ func TestSessionPattern(t *testing.T) {
 				if p["name"] != "session" {
 					continue
 				}
-				patterns++
-				re := regexp.MustCompile(p["schema"].(map[string]any)["pattern"].(string))
-				for _, name := range names {
-					_, err := ws.Session(name)
-					if re.MatchString(name) != (err == nil) {
-						t.Errorf("%s %s: pattern %s matches %q: %v; the server accepts it: %v", method, path, re, name, re.MatchString(name), err == nil)
-					}
-				}
+				check(method+" "+path, p["schema"].(map[string]any)["pattern"].(string))
 			}
 		}
 	}

@@ -9,6 +9,13 @@
 // cannot reach it through DNS rebinding). With a token every request
 // needs "Authorization: Bearer TOKEN"; a missing or wrong token gets the
 // same 401 on every path, so it learns nothing about which sessions exist.
+// Token or not, a request that changes something must be JSON
+// (Content-Type: application/json) and not come from a web page of
+// another origin, so no page can answer a paused session for its user.
+//
+// Bounds: states and logs stream out; reads and long-polls at once are
+// capped (503 with Retry-After beyond); one poller per session serves all
+// of its long-polls; idle sessions are forgotten beyond a few hundred.
 package httpapi
 
 import (

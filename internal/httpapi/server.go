@@ -15,7 +15,7 @@
 //
 // Bounds: states and logs stream out; reads and long-polls at once are
 // capped (503 with Retry-After beyond); one poller per session serves all
-// of its long-polls; idle sessions are forgotten beyond a few hundred.
+// of its long-polls; idle sessions are forgotten beyond a few dozen.
 package httpapi
 
 import (
@@ -52,7 +52,8 @@ type Options struct {
 	// once (default 8); one more gets 503 with Retry-After.
 	MaxReads int
 	// IdleSessions is how many sessions no request uses the server keeps
-	// cached, with their heads (default 256).
+	// cached, with their heads, so that an agent's next commit need not
+	// re-read its head from the store (default 64).
 	IdleSessions int
 }
 
@@ -64,7 +65,7 @@ const (
 	DefaultMaxPollInterval = 3200 * time.Millisecond
 	DefaultMaxWaiters      = 1024
 	DefaultMaxReads        = 8
-	DefaultIdleSessions    = 256
+	DefaultIdleSessions    = 64
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
 	maxLogLimit            = 10000

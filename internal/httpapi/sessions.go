@@ -82,6 +82,7 @@ func (t *table) release(e *entry) {
 	if e.refs > 0 {
 		return
 	}
+	e.head = nil // only waiters need it; an idle entry keeps just its session
 	e.elem = t.idle.PushBack(e)
 	for t.idle.Len() > t.maxIdle {
 		old := t.idle.Remove(t.idle.Front()).(*entry)

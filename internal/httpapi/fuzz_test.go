@@ -23,6 +23,7 @@ func FuzzRequestBodies(f *testing.F) {
 		for _, path := range []string{"/v1/sessions/f/steps", "/v1/sessions/f/fork", "/v1/sessions/f/reply"} {
 			req := httptest.NewRequest("POST", path, strings.NewReader(body))
 			req.Host = "127.0.0.1"
+			req.Header.Set("Content-Type", "application/json")
 			rec := httptest.NewRecorder()
 			srv.ServeHTTP(rec, req)
 			switch rec.Code {

@@ -193,10 +193,36 @@ type checker struct {
 
 func (c *checker) do(method, path string, body string, wantStatus int) map[string]any {
 	c.t.Helper()
-	status, b := c.raw(method, path, body, c.token, "")
-	if status != wantStatus {
-		c.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, status, wantStatus, b)
+	return c.doWith(method, path, body, nil, wantStatus)
+}
+
+// doWith sends a request with extra headers (a nil value removes a header
+// the checker would send) and checks the answer against the spec.
+func (c *checker) doWith(method, path, body string, hdr map[string][]string, wantStatus int) map[string]any {
+	c.t.Helper()
+	h := http.Header{}
+	if c.token != "" {
+		h.Set("Authorization", "Bearer "+c.token)
 	}
+	if method != "GET" {
+		h.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		h.Del(k)
+		for _, x := range v {
+			h.Add(k, x)
+		}
+	}
+	status, b, _ := c.send(method, path, body, h, "")
+	if status != wantStatus {
+		c.t.Fatalf("%s %s %v: status %d, want %d; body %s", method, path, hdr, status, wantStatus, b)
+	}
+	return c.check(method, path, status, b)
+}
+
+// check checks an answer against the spec and returns its JSON body.
+func (c *checker) check(method, path string, status int, b []byte) map[string]any {
+	c.t.Helper()
 	op, tmpl := c.spec.operation(method, strings.SplitN(path, "?", 2)[0])
 	if op == nil {
 		if status != http.StatusNotFound {
@@ -243,13 +269,25 @@ func (c *checker) checkError(b []byte) {
 
 func (c *checker) raw(method, path, body, token, host string) (int, []byte) {
 	c.t.Helper()
+	h := http.Header{}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	if method != "GET" {
+		h.Set("Content-Type", "application/json")
+	}
+	status, b, _ := c.send(method, path, body, h, host)
+	return status, b
+}
+
+// send sends a request with exactly the headers hdr (and Host, if set).
+func (c *checker) send(method, path, body string, hdr http.Header, host string) (int, []byte, http.Header) {
+	c.t.Helper()
 	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
+	req.Header = hdr
 	if host != "" {
 		req.Host = host
 	}
@@ -258,11 +296,14 @@ func (c *checker) raw(method, path, body, token, host string) (int, []byte) {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatalf("%s %s: read the answer: %v", method, path, err)
+	}
 	if len(b) > 0 && resp.Header.Get("Content-Type") != "application/json" {
 		c.t.Fatalf("%s %s: content type %q", method, path, resp.Header.Get("Content-Type"))
 	}
-	return resp.StatusCode, b
+	return resp.StatusCode, b, resp.Header
 }
 
 func newChecker(t *testing.T, opts Options) (*checker, *Server) {

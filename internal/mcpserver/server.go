@@ -8,6 +8,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,16 +43,20 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 			"(the session then waits with no process; resume shows the reply once a human answered).",
 	})
 	t := &tools{ws: ws}
-	mcp.AddTool(s, &mcp.Tool{Name: ToolCheckpoint, Description: "Commit the agent's whole state as the next step of a session, with a record of what happened this step.",
-		InputSchema: checkpointSchema(), Annotations: &mcp.ToolAnnotations{}}, t.checkpoint)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolResume, Description: "Read a session's newest step (or step N): its state, record and status, to continue from it. Tells whether it awaits a human and carries a human's reply.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.resume)
+	// checkpoint reads its arguments itself: the SDK would decode the
+	// record into a map and re-sort its keys.
+	s.AddTool(&mcp.Tool{Name: ToolCheckpoint, Description: "Commit the agent's whole state as the next step of a session, with a record of what happened this step. " +
+		"The result warns when the record does not follow the step-record convention (docs/records.md).",
+		InputSchema: checkpointSchema(), OutputSchema: schemaFor[CheckpointOut](), Annotations: &mcp.ToolAnnotations{}}, t.checkpoint)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolResume, Description: "Read a session's newest step (or step N): its state, record and status, to continue from it. Tells whether it awaits a human and carries a human's reply. " +
+		"For a session with no steps it says new: true and carries no step.",
+		OutputSchema: schemaFor[ResumeOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.resume)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolFork, Description: "Start a new session from a step of another (no data is copied); the new session continues from that step.",
-		Annotations: &mcp.ToolAnnotations{}}, t.fork)
+		OutputSchema: schemaFor[StepInfo](), Annotations: &mcp.ToolAnnotations{}}, t.fork)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolShow, Description: "Show one step, SESSION or SESSION@N: its record and, unless record_only, its state.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.show)
+		OutputSchema: schemaFor[StepState](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.show)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "List a session's steps newest first, following parents across forks.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)
+		OutputSchema: schemaFor[LogOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolDiff, Description: "List the entries added, removed or changed from step a to step b (JSON pointers, or file paths).",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply.",
@@ -61,14 +66,50 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 
 type tools struct{ ws *cairn.Workspace }
 
-// checkpointSchema is CheckpointIn's inferred schema with the statuses spelled out.
+// checkpointSchema is CheckpointIn's inferred schema with the statuses
+// spelled out and the record typed as an object.
 func checkpointSchema() *jsonschema.Schema {
-	sch, err := jsonschema.For[CheckpointIn](nil)
-	if err != nil {
-		panic(fmt.Sprintf("checkpoint input schema: %v", err))
-	}
+	sch := schemaFor[CheckpointIn]()
 	sch.Properties["status"].Enum = []any{"running", "awaiting_input", "done"}
 	sch.Properties["expect"].Minimum = new(float64)
+	sch.Properties["record"] = &jsonschema.Schema{Type: "object", Description: recordDoc}
+	return sch
+}
+
+const recordDoc = "what happened this step, a JSON object following the step-record convention (docs/records.md), " +
+	"e.g. {\"messages\": [...], \"model\": \"...\"}; its keys are stored in the order given. " +
+	"A JSON string holding such an object is accepted too."
+
+// schemaFor is T's inferred schema, with the constraints every step
+// description keeps: step numbers from 1, ids of 64 hex digits.
+func schemaFor[T any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema of %T: %v", *new(T), err))
+	}
+	one := 1.0
+	var fix func(*jsonschema.Schema)
+	fix = func(sch *jsonschema.Schema) {
+		if sch == nil {
+			return
+		}
+		if p := sch.Properties["step"]; p != nil && p.Type == "integer" {
+			p.Minimum = &one
+		}
+		if p := sch.Properties["id"]; p != nil && p.Type == "string" {
+			p.Pattern = "^[0-9a-f]{64}$"
+		}
+		if p := sch.Properties["time"]; p != nil && p.Type == "string" {
+			p.Format = "date-time"
+			p.MinLength = new(int)
+			*p.MinLength = 1
+		}
+		fix(sch.Items)
+		for _, p := range sch.Properties {
+			fix(p)
+		}
+	}
+	fix(sch)
 	return sch
 }
 
@@ -93,50 +134,138 @@ func info(st *cairn.Step) StepInfo {
 		in.Origin = fmt.Sprintf("%s@%d", st.Origin.Session, st.Origin.Step)
 	}
 	if len(st.Record) > 0 {
-		_ = json.Unmarshal(st.Record, &in.Record)
+		in.Record = json.RawMessage(st.Record) // as stored, keys in their order
 	}
 	return in
 }
 
 // CheckpointIn is the input of checkpoint.
 type CheckpointIn struct {
-	Session   string `json:"session" jsonschema:"session name: 1-128 of [A-Za-z0-9._-]"`
-	StateJSON string `json:"state_json" jsonschema:"the whole agent state as JSON text; only what changed since the last step costs storage"`
-	Record    any    `json:"record,omitempty" jsonschema:"what happened this step (any JSON value), e.g. the messages added and the tool calls"`
-	Status    string `json:"status,omitempty" jsonschema:"running (default), awaiting_input or done"`
-	Expect    *int64 `json:"expect,omitempty" jsonschema:"fail unless the session's head is this step (0: the session must be new); guards against a second writer"`
+	Session   string          `json:"session" jsonschema:"session name: 1-128 of [A-Za-z0-9._-], not starting with '.'"`
+	StateJSON string          `json:"state_json" jsonschema:"the whole agent state as JSON text; only what changed since the last step costs storage"`
+	Record    json.RawMessage `json:"record,omitempty"`
+	Status    string          `json:"status,omitempty" jsonschema:"running (default), awaiting_input or done"`
+	Expect    *int64          `json:"expect,omitempty" jsonschema:"fail unless the session's head is this step (0: the session must be new); guards against a second writer"`
 }
 
-func (t *tools) checkpoint(ctx context.Context, _ *mcp.CallToolRequest, in CheckpointIn) (*mcp.CallToolResult, StepInfo, error) {
+// CheckpointOut is the output of checkpoint.
+type CheckpointOut struct {
+	StepInfo
+	Warning string `json:"warning,omitempty" jsonschema:"set when the record does not follow the step-record convention (docs/records.md): it was stored, and exports carry it as raw JSON"`
+}
+
+// checkpoint decodes its arguments itself, so that the record keeps its
+// keys in the order the agent sent them, as the CLI and HTTP API do.
+func (t *tools) checkpoint(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	out, err := t.doCheckpoint(ctx, req.Params.Arguments)
+	if err != nil {
+		var res mcp.CallToolResult
+		res.SetError(err)
+		return &res, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode checkpoint result: %w", err)
+	}
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	if out.Warning != "" {
+		res.Content = append(res.Content, &mcp.TextContent{Text: "warning: " + out.Warning})
+	}
+	return res, nil
+}
+
+func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*CheckpointOut, error) {
+	var in CheckpointIn
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, argumentError(err)
+	}
+	if in.Session == "" {
+		return nil, errors.New("session is required: the session name")
+	}
 	s, err := t.ws.Session(in.Session)
 	if err != nil {
-		return nil, StepInfo{}, err
+		return nil, fmt.Errorf("session %q: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", in.Session)
+	}
+	if in.StateJSON == "" {
+		return nil, errors.New("state_json is required: the whole state as JSON text")
 	}
 	if !json.Valid([]byte(in.StateJSON)) {
-		return nil, StepInfo{}, errors.New("state_json is not valid JSON text")
+		return nil, errors.New("state_json is not valid JSON text")
 	}
 	opts := cairn.CommitOptions{}
 	if in.Status != "" {
 		if opts.Status, err = cairn.ParseStatus(in.Status); err != nil {
-			return nil, StepInfo{}, err
+			return nil, fmt.Errorf("status %q: want running, awaiting_input or done", in.Status)
 		}
 	}
-	if in.Record != nil {
-		if opts.Record, err = json.Marshal(in.Record); err != nil {
-			return nil, StepInfo{}, fmt.Errorf("record: %w", err)
-		}
+	rec, err := recordArg(in.Record)
+	if err != nil {
+		return nil, err
 	}
+	opts.Record = rec
 	if in.Expect != nil {
 		if *in.Expect < 0 {
-			return nil, StepInfo{}, errors.New("expect must be 0 or more")
+			return nil, errors.New("expect must be 0 or more")
 		}
 		opts.Expect = cairn.ExpectHead(uint64(*in.Expect))
 	}
 	st, err := s.Commit(ctx, cairn.JSON([]byte(in.StateJSON)), opts)
 	if err != nil {
-		return nil, StepInfo{}, err
+		return nil, err
 	}
-	return nil, info(st), nil
+	out := &CheckpointOut{StepInfo: info(st)}
+	if rec != nil {
+		if _, err := cairn.ParseRecord(rec); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
+			out.Warning = fmt.Sprintf("the record does not follow the step-record convention (docs/records.md), so exports carry it as raw JSON: %v", err)
+		}
+	}
+	return out, nil
+}
+
+// recordArg returns checkpoint's record: a JSON object as sent, or the
+// object held by a JSON string (some clients send objects as text).
+// Absent or null is no record.
+func recordArg(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, errors.New("record: want a JSON object")
+		}
+		raw = bytes.TrimSpace([]byte(text))
+		if !json.Valid(raw) {
+			return nil, errors.New("record: a string that is not JSON text; want a JSON object, or a string holding one")
+		}
+	}
+	if raw[0] != '{' {
+		return nil, errors.New("record: want a JSON object (see docs/records.md), or a string holding one")
+	}
+	return raw, nil
+}
+
+// argumentError turns an error decoding checkpoint's arguments into one
+// that names the argument and what it wants.
+func argumentError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := map[string]string{
+			"session": "a session name", "state_json": "the state as JSON text, a string",
+			"status": "running, awaiting_input or done", "expect": "a step number, 0 or more",
+		}[te.Field]
+		if want == "" {
+			want = "another type"
+		}
+		return fmt.Errorf("%s: want %s, not %s", te.Field, want, strings.TrimPrefix(te.Value, "number "))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown argument %s (checkpoint takes session, state_json, record, status, expect)", name)
+	}
+	return errors.New("arguments: want a JSON object with session, state_json, record, status, expect")
 }
 
 // ResumeIn is the input of resume.
@@ -153,12 +282,23 @@ type StepState struct {
 	Files     []string `json:"files,omitempty" jsonschema:"a directory state's paths"`
 }
 
-// ResumeOut is the output of resume.
+// ResumeOut is the output of resume. For a session with no steps only
+// session, new and awaiting_input are set.
 type ResumeOut struct {
-	StepState
-	New           bool `json:"new" jsonschema:"true if the session has no steps yet: start from scratch"`
-	AwaitingInput bool `json:"awaiting_input" jsonschema:"true if the step waits for a human's answer"`
-	Reply         any  `json:"reply,omitempty" jsonschema:"a human's answer, when this step is the reply to a question"`
+	Session       string   `json:"session" jsonschema:"the session name"`
+	New           bool     `json:"new" jsonschema:"true if the session has no steps yet: start from scratch (then no step is described)"`
+	Step          uint64   `json:"step,omitempty" jsonschema:"the step number, from 1"`
+	ID            string   `json:"id,omitempty" jsonschema:"BLAKE3 hash of the step manifest"`
+	Parent        string   `json:"parent,omitempty" jsonschema:"the parent step, SESSION@N; empty for a first step"`
+	Origin        string   `json:"origin,omitempty" jsonschema:"on the first step of a fork: the step it copies"`
+	Status        string   `json:"status,omitempty" jsonschema:"running, awaiting_input or done"`
+	Time          string   `json:"time,omitempty" jsonschema:"commit time, RFC 3339"`
+	Record        any      `json:"record,omitempty" jsonschema:"the step record"`
+	Kind          string   `json:"kind,omitempty" jsonschema:"json or dir"`
+	StateJSON     string   `json:"state_json,omitempty" jsonschema:"a JSON state, exactly as committed"`
+	Files         []string `json:"files,omitempty" jsonschema:"a directory state's paths"`
+	AwaitingInput bool     `json:"awaiting_input" jsonschema:"true if the step waits for a human's answer"`
+	Reply         any      `json:"reply,omitempty" jsonschema:"a human's answer, when this step is the reply to a question"`
 }
 
 func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn) (*mcp.CallToolResult, ResumeOut, error) {
@@ -172,7 +312,7 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 	} else {
 		st, err = s.Head(ctx)
 		if errors.Is(err, cairn.ErrNotFound) {
-			return nil, ResumeOut{New: true, StepState: StepState{StepInfo: StepInfo{Session: in.Session, Status: "running"}, Kind: "json"}}, nil
+			return nil, ResumeOut{Session: in.Session, New: true}, nil
 		}
 	}
 	if err != nil {
@@ -182,9 +322,13 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 	if err != nil {
 		return nil, ResumeOut{}, err
 	}
-	out := ResumeOut{StepState: ss, AwaitingInput: st.Status == cairn.AwaitingInput}
+	out := ResumeOut{
+		Session: ss.Session, Step: ss.Step, ID: ss.ID, Parent: ss.Parent, Origin: ss.Origin, Status: ss.Status,
+		Time: ss.Time, Record: ss.Record, Kind: ss.Kind, StateJSON: ss.StateJSON, Files: ss.Files,
+		AwaitingInput: st.Status == cairn.AwaitingInput,
+	}
 	if r, ok := hitl.ReplyInput(st.Record); ok {
-		_ = json.Unmarshal(r, &out.Reply)
+		out.Reply = r
 	}
 	return nil, out, nil
 }
@@ -259,8 +403,14 @@ func (t *tools) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowIn) (*m
 // LogIn is the input of log.
 type LogIn struct {
 	Ref   string `json:"ref" jsonschema:"SESSION (from its newest step) or SESSION@N"`
-	Limit int    `json:"limit,omitempty" jsonschema:"at most this many steps (default 50)"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many steps: 1 to 10000 (default 50)"`
 }
+
+// Bounds of log's limit.
+const (
+	defaultLogLimit = 50
+	maxLogLimit     = 10000
+)
 
 // LogOut is the output of log.
 type LogOut struct {
@@ -268,9 +418,12 @@ type LogOut struct {
 }
 
 func (t *tools) log(ctx context.Context, _ *mcp.CallToolRequest, in LogIn) (*mcp.CallToolResult, LogOut, error) {
-	limit := in.Limit
-	if limit <= 0 {
-		limit = 50
+	limit := defaultLogLimit
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > maxLogLimit {
+			return nil, LogOut{}, fmt.Errorf("limit %d: want 1 to %d (leave it out for %d)", *in.Limit, maxLogLimit, defaultLogLimit)
+		}
+		limit = *in.Limit
 	}
 	st, err := t.resolve(ctx, in.Ref)
 	if err != nil {

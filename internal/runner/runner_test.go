@@ -35,6 +35,7 @@ func child(mode string) int {
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)

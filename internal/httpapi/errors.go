@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// apiError is an error with an HTTP status and a code.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+	head   *uint64
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(format string, a ...any) error {
+	return &apiError{status: http.StatusBadRequest, code: "bad_request", msg: fmt.Sprintf(format, a...)}
+}
+
+func notFound(format string, a ...any) error {
+	return &apiError{status: http.StatusNotFound, code: "not_found", msg: fmt.Sprintf(format, a...)}
+}
+
+// badSession is the answer to a session name the server does not accept.
+func badSession(name string) error {
+	return badRequest("session %q: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", name)
+}
+
+type errorBody struct {
+	Code  string  `json:"code"`
+	Error string  `json:"error"`
+	Head  *uint64 `json:"head,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, errorBody{Code: code, Error: msg})
+}
+
+// writeErr maps an error onto a status and a JSON body.
+func (s *Server) writeErr(w http.ResponseWriter, err error) {
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	var ce *cairn.ConflictError
+	switch {
+	case errors.As(err, &ae):
+		if ae.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		writeJSON(w, ae.status, errorBody{Code: ae.code, Error: ae.msg, Head: ae.head})
+	case errors.As(err, &mbe):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body exceeds the server's limit of %d bytes (cairn serve --max-body)", mbe.Limit))
+	case errors.As(err, &ce):
+		head := ce.Head
+		writeJSON(w, http.StatusConflict, errorBody{Code: "conflict", Error: err.Error(), Head: &head})
+	case errors.Is(err, cairn.ErrConflict):
+		writeError(w, http.StatusConflict, "conflict", err.Error())
+	case errors.Is(err, cairn.ErrNotFound), errors.Is(err, manifest.ErrNoSession):
+		writeError(w, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, tree.ErrLimit):
+		l := s.ws.Limits()
+		writeError(w, http.StatusUnprocessableEntity, "limit", fmt.Sprintf(
+			"%s; the server reads at most %d bytes per value (%s), %d bytes per object (%s) and %d levels of nesting (%s): raise them where the server runs to read this",
+			oneLine(err), l.MaxValueBytes, cairn.EnvMaxValueBytes, l.MaxObjectBytes, cairn.EnvMaxObjectBytes, l.MaxDepth, cairn.EnvMaxDepth))
+	case errors.Is(err, tree.ErrSyntax):
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, context.Canceled):
+		// The client went away; nobody reads the answer.
+	default:
+		writeError(w, http.StatusInternalServerError, "internal", oneLine(err))
+	}
+}
+
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // states go back byte for byte
+	_ = enc.Encode(v)
+}
+
+// field describes one member of a request body, in the API's words.
+type field struct {
+	name string
+	want string // what a valid value is, e.g. "a step number >= 1"
+}
+
+// decode reads a JSON request body into v, refusing unknown fields and
+// trailing data. fields lists the members v takes; errors name them and
+// say what each wants, never the server's own types.
+func decode(r *http.Request, v any, fields ...field) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return bodyError(err, fields)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("request body: data after the JSON object")
+	}
+	return nil
+}
+
+// bodyError turns an error of encoding/json into one in the API's words.
+func bodyError(err error, fields []field) error {
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	switch {
+	case errors.As(err, &mbe):
+		return err
+	case errors.Is(err, io.EOF):
+		return badRequest("request body is empty: want a JSON object with %s", strings.Join(names, ", "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("request body is not valid JSON: it ends too early")
+	case errors.As(err, &se):
+		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	case errors.As(err, &te):
+		if te.Field == "" {
+			return badRequest("request body: want a JSON object with %s, not %s", strings.Join(names, ", "), jsonValue(te.Value))
+		}
+		for _, f := range fields {
+			if f.name == te.Field {
+				return badRequest("%s: want %s, not %s", f.name, f.want, jsonValue(te.Value))
+			}
+		}
+		return badRequest("%s: %s is not allowed here", te.Field, jsonValue(te.Value))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return badRequest("request body: unknown field %s (this request takes %s)", name, strings.Join(names, ", "))
+	}
+	return badRequest("request body is not valid JSON")
+}
+
+// jsonValue renders the Value of a json.UnmarshalTypeError ("number 1.5",
+// "string", "object") for a message: "1.5", "a string", "an object".
+func jsonValue(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	switch v {
+	case "object", "array":
+		return "an " + v
+	case "bool":
+		return "true or false"
+	}
+	return "a " + v
+}

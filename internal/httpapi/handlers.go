@@ -1,0 +1,617 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/hitl"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// session returns the table entry of the request's {session}; the caller
+// must release it.
+func (s *Server) session(r *http.Request) (*entry, error) {
+	return s.sessions.acquire(r.PathValue("session"))
+}
+
+// StepInfo describes one step. State or Files follow on reads that ask
+// for the state.
+type StepInfo struct {
+	Session string          `json:"session"`
+	Step    uint64          `json:"step"`
+	ID      string          `json:"id"`
+	Parent  *string         `json:"parent"`
+	Origin  *string         `json:"origin,omitempty"`
+	Status  string          `json:"status"`
+	Time    string          `json:"time"`
+	Kind    string          `json:"kind"`
+	Record  json.RawMessage `json:"record"`
+	State   json.RawMessage `json:"state,omitempty"`
+	Files   []FileEntry     `json:"files,omitempty"`
+}
+
+// FileEntry is one entry of a directory state.
+type FileEntry struct {
+	Path string `json:"path"`
+	Type string `json:"type"` // file, exec, symlink or dir
+	Size int64  `json:"size"`
+}
+
+func modeName(m byte) string {
+	switch m {
+	case tree.ModeExec:
+		return "exec"
+	case tree.ModeSymlink:
+		return "symlink"
+	case tree.ModeDir:
+		return "dir"
+	}
+	return "file"
+}
+
+func refString(r *cairn.StepRef) *string {
+	if r == nil {
+		return nil
+	}
+	s := fmt.Sprintf("%s@%d", r.Session, r.Step)
+	return &s
+}
+
+func info(st *cairn.Step) StepInfo {
+	rec := st.Record
+	if rec == nil {
+		rec = json.RawMessage("null")
+	}
+	return StepInfo{
+		Session: st.Session, Step: st.Number, ID: st.ID.String(),
+		Parent: refString(st.Parent), Origin: refString(st.Origin),
+		Status: st.Status.String(), Time: st.Time.Format(time.RFC3339Nano), Kind: st.Kind.String(),
+		Record: rec,
+	}
+}
+
+// isJSON reports whether st holds a JSON state (else a directory).
+func isJSON(st *cairn.Step) bool { return st.Kind.String() == "json" }
+
+// encode writes v as one line of JSON without HTML escaping.
+func encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeStepTo writes st as a JSON object to w, with its state streamed
+// from the store (never held whole) when withState.
+func writeStepTo(ctx context.Context, w io.Writer, st *cairn.Step, withState bool) error {
+	var head bytes.Buffer
+	if err := encode(&head, info(st)); err != nil {
+		return err
+	}
+	// Reopen the object to append the state.
+	obj := bytes.TrimSuffix(bytes.TrimRight(head.Bytes(), "\n"), []byte("}"))
+	if _, err := w.Write(obj); err != nil {
+		return err
+	}
+	if withState {
+		if isJSON(st) {
+			if _, err := io.WriteString(w, `,"state":`); err != nil {
+				return err
+			}
+			if err := st.WriteJSON(ctx, w); err != nil {
+				return err
+			}
+		} else {
+			files, err := st.Files(ctx)
+			if err != nil {
+				return err
+			}
+			if _, err := io.WriteString(w, `,"files":[`); err != nil {
+				return err
+			}
+			for i, f := range files {
+				if i > 0 {
+					if _, err := io.WriteString(w, ","); err != nil {
+						return err
+					}
+				}
+				if err := encode(w, FileEntry{f.Path, modeName(f.Mode), f.Size}); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, "]"); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := io.WriteString(w, "}\n")
+	return err
+}
+
+// stateParam reads ?state=: true (the default), false, 1 or 0.
+func stateParam(r *http.Request) (bool, error) {
+	q := r.URL.Query()
+	if !q.Has("state") {
+		return true, nil
+	}
+	switch v := q.Get("state"); v {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	default:
+		return false, badRequest("state %q: want true, false, 1 or 0", v)
+	}
+}
+
+// writeStep answers 200 with st and, if withState, its state, streamed.
+// Reads of states take a read slot: at once or 503 unless wait, which
+// queues for one.
+func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Step, withState, wait bool) error {
+	if withState {
+		var release func()
+		if wait {
+			select {
+			case s.reads <- struct{}{}:
+				release = func() { <-s.reads }
+			case <-r.Context().Done():
+				return r.Context().Err()
+			}
+		} else {
+			var err error
+			if release, err = slot(s.reads, "reads of states, logs and diffs"); err != nil {
+				return err
+			}
+		}
+		defer release()
+	}
+	sw := &streamer{w: w}
+	return sw.finish(writeStepTo(r.Context(), sw, st, withState))
+}
+
+// commitRequest is the body of POST /v1/sessions/{session}/steps.
+type commitRequest struct {
+	State  json.RawMessage `json:"state"`
+	Record json.RawMessage `json:"record,omitempty"`
+	Status string          `json:"status,omitempty"`
+	Expect *uint64         `json:"expect,omitempty"`
+}
+
+var commitFields = []field{
+	{"state", "the whole state, any JSON value"},
+	{"record", "any JSON value"},
+	{"status", "running, awaiting_input or done"},
+	{"expect", "a non-negative integer step number (the head the commit expects; 0: a new session)"},
+}
+
+func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	var req commitRequest
+	if err := decode(r, &req, commitFields...); err != nil {
+		return err
+	}
+	if len(req.State) == 0 || string(req.State) == "null" {
+		return badRequest("state is required: the whole state, any JSON value but null")
+	}
+	opts := cairn.CommitOptions{Expect: req.Expect}
+	if req.Status != "" {
+		if opts.Status, err = cairn.ParseStatus(req.Status); err != nil {
+			return badRequest("status %q: want running, awaiting_input or done", req.Status)
+		}
+	}
+	if len(req.Record) > 0 && string(req.Record) != "null" {
+		opts.Record = req.Record
+	}
+	st, err := e.sess.Commit(r.Context(), cairn.JSON(req.State), opts)
+	if err != nil {
+		return err
+	}
+	s.sessions.publish(e, st)
+	writeJSON(w, http.StatusCreated, info(st))
+	return nil
+}
+
+func (s *Server) head(w http.ResponseWriter, r *http.Request) error {
+	withState, err := stateParam(r)
+	if err != nil {
+		return err
+	}
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	st, err := e.sess.Head(r.Context())
+	if err != nil {
+		return err
+	}
+	s.sessions.publish(e, st)
+	return s.writeStep(w, r, st, withState, false)
+}
+
+// stepOf reads step n of e's session, with a not-found answer in the
+// API's words.
+func stepOf(ctx context.Context, e *entry, n uint64) (*cairn.Step, error) {
+	st, err := e.sess.Step(ctx, n)
+	if errors.Is(err, cairn.ErrNotFound) {
+		return nil, notFound("no step %s@%d (never written, pruned or removed)", e.name, n)
+	}
+	return st, err
+}
+
+func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
+	withState, err := stateParam(r)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(r.PathValue("step"), 10, 64)
+	if err != nil || n == 0 {
+		return badRequest("step %q: want a number >= 1", r.PathValue("step"))
+	}
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	st, err := stepOf(r.Context(), e, n)
+	if err != nil {
+		return err
+	}
+	return s.writeStep(w, r, st, withState, false)
+}
+
+// wait answers with the head once it is past step "after": at once if it
+// already is, else when a step lands (through this server, or found by
+// the session's poller), or 204 when the timeout passes.
+func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	after, err := strconv.ParseUint(q.Get("after"), 10, 64)
+	if err != nil {
+		return badRequest("after %q: want a step number (0 for any step)", q.Get("after"))
+	}
+	timeout := defaultWait
+	if t := q.Get("timeout"); t != "" {
+		secs, err := strconv.ParseFloat(t, 64)
+		if err != nil || secs < 0 || math.IsNaN(secs) || math.IsInf(secs, 0) {
+			return badRequest("timeout %q: want seconds >= 0", t)
+		}
+		timeout = time.Duration(min(secs, s.opts.MaxWait.Seconds()) * float64(time.Second))
+	}
+	timeout = min(timeout, s.opts.MaxWait)
+	withState, err := stateParam(r)
+	if err != nil {
+		return err
+	}
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	done, err := slot(s.waiters, "long-polls")
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	st, err := e.sess.Head(ctx)
+	switch {
+	case err == nil:
+		s.sessions.publish(e, st)
+		if st.Number > after {
+			return s.writeStep(w, r, st, withState, true)
+		}
+	case !errors.Is(err, cairn.ErrNotFound) && ctx.Err() == nil:
+		return err
+	}
+	s.sessions.addWaiter(e)
+	defer s.sessions.removeWaiter(e)
+	for {
+		news, head := s.sessions.latest(e)
+		if head != nil && head.Number > after {
+			return s.writeStep(w, r, head, withState, true)
+		}
+		select {
+		case <-ctx.Done():
+			if r.Context().Err() != nil {
+				return r.Context().Err()
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		case <-news:
+		}
+	}
+}
+
+func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit := defaultLogLimit
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxLogLimit {
+			return badRequest("limit %q: want 1 to %d", l, maxLogLimit)
+		}
+		limit = n
+	}
+	var from uint64
+	if f := q.Get("from"); f != "" {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil || n == 0 {
+			return badRequest("from %q: want a step number >= 1", f)
+		}
+		from = n
+	}
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	done, err := slot(s.reads, "reads of states, logs and diffs")
+	if err != nil {
+		return err
+	}
+	defer done()
+	var st *cairn.Step
+	if from > 0 {
+		st, err = stepOf(r.Context(), e, from)
+	} else {
+		st, err = e.sess.Head(r.Context())
+	}
+	if err != nil {
+		return err
+	}
+	sw := &streamer{w: w}
+	n := 0
+	errEnough := errors.New("enough")
+	err = st.Log(r.Context(), func(st *cairn.Step) error {
+		if n == limit {
+			return errEnough
+		}
+		sep := ","
+		if n == 0 {
+			sep = `{"steps":[`
+		}
+		n++
+		if _, err := io.WriteString(sw, sep); err != nil {
+			return err
+		}
+		return encode(sw, info(st))
+	})
+	if errors.Is(err, errEnough) {
+		err = nil
+	}
+	if err == nil {
+		if n == 0 {
+			_, err = io.WriteString(sw, `{"steps":[`)
+		}
+		if err == nil {
+			_, err = io.WriteString(sw, "]}\n")
+		}
+	}
+	return sw.finish(err)
+}
+
+// sessionInfo is one entry of GET /v1/sessions.
+type sessionInfo struct {
+	Session string `json:"session"`
+	Head    uint64 `json:"head"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Time    string `json:"time"`
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	done, err := slot(s.reads, "reads of states, logs and diffs")
+	if err != nil {
+		return err
+	}
+	defer done()
+	names, err := s.ws.SessionNames(r.Context())
+	if err != nil {
+		return err
+	}
+	sw := &streamer{w: w}
+	if _, err := io.WriteString(sw, `{"sessions":[`); err != nil {
+		return sw.finish(err)
+	}
+	n := 0
+	for _, name := range names {
+		head, err := s.headOf(r.Context(), name)
+		if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, errBadName) {
+			continue
+		}
+		if err != nil {
+			return sw.finish(err)
+		}
+		if n > 0 {
+			if _, err := io.WriteString(sw, ","); err != nil {
+				return sw.finish(err)
+			}
+		}
+		n++
+		if err := encode(sw, sessionInfo{name, head.Number, head.ID.String(), head.Status.String(), head.Time.Format(time.RFC3339Nano)}); err != nil {
+			return sw.finish(err)
+		}
+	}
+	_, err = io.WriteString(sw, "]}\n")
+	return sw.finish(err)
+}
+
+var errBadName = errors.New("bad session name")
+
+// headOf reads the head of session name through the table.
+func (s *Server) headOf(ctx context.Context, name string) (*cairn.Step, error) {
+	e, err := s.sessions.acquire(name)
+	if err != nil {
+		return nil, errBadName
+	}
+	defer s.sessions.release(e)
+	st, err := e.sess.Head(ctx)
+	if err == nil {
+		s.sessions.publish(e, st)
+	}
+	return st, err
+}
+
+func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
+	done, err := slot(s.reads, "reads of states, logs and diffs")
+	if err != nil {
+		return err
+	}
+	defer done()
+	p, err := hitl.Inbox(r.Context(), s.ws)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pending": p})
+	return nil
+}
+
+func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var steps [2]*cairn.Step
+	for i, k := range []string{"a", "b"} {
+		ref := q.Get(k)
+		if ref == "" {
+			return badRequest("query parameter %s is required: SESSION or SESSION@N", k)
+		}
+		name, num, hasNum := strings.Cut(ref, "@")
+		var n uint64
+		if hasNum {
+			var err error
+			if n, err = strconv.ParseUint(num, 10, 64); err != nil || n == 0 {
+				return badRequest("%s %q: want SESSION or SESSION@N with N >= 1", k, ref)
+			}
+		}
+		e, err := s.sessions.acquire(name)
+		if err != nil {
+			return badRequest("%s: %v", k, err)
+		}
+		defer s.sessions.release(e)
+		if hasNum {
+			steps[i], err = stepOf(r.Context(), e, n)
+		} else {
+			steps[i], err = e.sess.Head(r.Context())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if ka, kb := steps[0].Kind.String(), steps[1].Kind.String(); ka != kb {
+		return badRequest("a (%s) holds a %s state and b (%s) a %s state: diff compares two JSON states or two directory states",
+			steps[0], kindName(ka), steps[1], kindName(kb))
+	}
+	done, err := slot(s.reads, "reads of states, logs and diffs")
+	if err != nil {
+		return err
+	}
+	defer done()
+	changes, err := s.ws.Diff(r.Context(), steps[0], steps[1])
+	if err != nil {
+		return err
+	}
+	if changes == nil {
+		changes = []cairn.Change{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"a": steps[0].String(), "b": steps[1].String(), "changes": changes})
+	return nil
+}
+
+func kindName(k string) string {
+	if k == "dir" {
+		return "directory"
+	}
+	return "JSON"
+}
+
+// forkRequest is the body of POST /v1/sessions/{session}/fork.
+type forkRequest struct {
+	Step *uint64 `json:"step,omitempty"` // default: the head
+	To   string  `json:"to"`
+}
+
+var forkFields = []field{
+	{"to", "the new session's name, a string"},
+	{"step", "a step number >= 1"},
+}
+
+func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	var req forkRequest
+	if err := decode(r, &req, forkFields...); err != nil {
+		return err
+	}
+	to, err := s.sessions.acquire(req.To)
+	if err != nil {
+		return badRequest("to: %v", err)
+	}
+	defer s.sessions.release(to)
+	var from *cairn.Step
+	if req.Step != nil {
+		if *req.Step == 0 {
+			return badRequest("step: want a step number >= 1, not 0")
+		}
+		from, err = stepOf(r.Context(), e, *req.Step)
+	} else {
+		from, err = e.sess.Head(r.Context())
+	}
+	if err != nil {
+		return err
+	}
+	st, err := s.ws.Fork(r.Context(), from, req.To)
+	if err != nil {
+		return err
+	}
+	s.sessions.publish(to, st)
+	writeJSON(w, http.StatusCreated, info(st))
+	return nil
+}
+
+// replyRequest is the body of POST /v1/sessions/{session}/reply.
+type replyRequest struct {
+	Input json.RawMessage `json:"input"`
+}
+
+var replyFields = []field{{"input", "the human's answer, any JSON value"}}
+
+func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	var req replyRequest
+	if err := decode(r, &req, replyFields...); err != nil {
+		return err
+	}
+	if len(req.Input) == 0 {
+		return badRequest("input is required: the human's answer, any JSON value")
+	}
+	if len(req.Input) > hitl.MaxInput {
+		return &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", msg: fmt.Sprintf("input exceeds %d bytes", hitl.MaxInput)}
+	}
+	st, err := hitl.Reply(r.Context(), e.sess, req.Input)
+	if err != nil {
+		return err
+	}
+	s.sessions.publish(e, st)
+	writeJSON(w, http.StatusCreated, info(st))
+	return nil
+}

@@ -17,12 +17,17 @@ RESTIC_VERSION := 0.14.0-1+b5
 RESTIC := $(CACHE)/restic/usr/bin/restic
 
 HYPARQUET_VERSION := 1.31.5
+# More independent Parquet readers for the export tests: DuckDB (Debian
+# has no package; check: apt-cache policy duckdb) and parquetjs (1.8.7 is
+# the newest that runs on Debian's node 20).
+DUCKDB_NODE_VERSION := 1.5.6-r.1
+PARQUETJS_VERSION := 1.8.7
 NODE_DIR := $(CACHE)/node
 
 # Framework adapters: nested modules, so the main module does not depend on the frameworks.
 ADAPTERS := adapters/eino adapters/adk
 
-.PHONY: help build test test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet clean
+.PHONY: help build test test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
@@ -30,7 +35,7 @@ help: ## list the targets
 build: ## build the cairn binary into .cache/bin
 	$(GO) build -o $(BIN)/cairn ./cmd/cairn
 
-test: build servers python hyparquet ## the whole suite (README's test command): unit, conformance on every store and server, crash, fuzz smoke
+test: build servers python parquet-readers ## the whole suite (README's test command): unit, conformance on every store and server, crash, fuzz smoke
 	$(GO) vet ./...
 	CAIRN_BIN=$(BIN)/cairn CAIRN_MINIO=$(BIN)/minio CAIRN_VERSITYGW=$(BIN)/versitygw $(GO) test -count=1 -timeout 40m ./...
 	@set -e; for m in $(ADAPTERS); do \
@@ -100,6 +105,14 @@ hyparquet: $(NODE_DIR)/node_modules/hyparquet/package.json ## install the pinned
 
 $(NODE_DIR)/node_modules/hyparquet/package.json:
 	npm install --prefix $(NODE_DIR) --save-exact --no-audit --no-fund hyparquet@$(HYPARQUET_VERSION)
+
+parquet-readers: hyparquet $(NODE_DIR)/node_modules/@duckdb/node-api/package.json $(NODE_DIR)/node_modules/@dsnp/parquetjs/package.json ## install the pinned Parquet readers (npm) the export tests read exports with: hyparquet, DuckDB, parquetjs
+
+$(NODE_DIR)/node_modules/@duckdb/node-api/package.json:
+	npm install --prefix $(NODE_DIR) --save-exact --no-audit --no-fund @duckdb/node-api@$(DUCKDB_NODE_VERSION)
+
+$(NODE_DIR)/node_modules/@dsnp/parquetjs/package.json:
+	npm install --prefix $(NODE_DIR) --save-exact --no-audit --no-fund @dsnp/parquetjs@$(PARQUETJS_VERSION)
 
 bench-export: build ## export throughput (steps/s) and peak RSS over 10,000 sessions with forks (docs/export.md)
 	CAIRN_BIN=$(BIN)/cairn $(GO) test -run '^$$' -bench BenchmarkExport10k -benchtime 1x -timeout 30m ./internal/export

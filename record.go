@@ -62,7 +62,9 @@ type Message struct {
 type ToolCall struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Arguments is a JSON object.
+	// Arguments is a JSON object, or a JSON string holding the
+	// arguments as text (OpenAI's form, usually a JSON object's text;
+	// any text is kept as given). Absent or null means none.
 	Arguments json.RawMessage `json:"arguments"`
 }
 
@@ -139,8 +141,8 @@ func (r *Record) Validate() error {
 			if tc.Name == "" {
 				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: no name", i, j)
 			}
-			if a := bytes.TrimSpace(tc.Arguments); len(a) > 0 && a[0] != '{' {
-				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: arguments is not a JSON object", i, j)
+			if a := bytes.TrimSpace(tc.Arguments); len(a) > 0 && a[0] != '{' && a[0] != '"' && string(a) != "null" {
+				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: arguments is not a JSON object or a string", i, j)
 			}
 		}
 	}

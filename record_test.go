@@ -14,6 +14,10 @@ func TestParseRecord(t *testing.T) {
 		`{"messages":[{"role":"user","content":"hi"}]}`,
 		`{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"1","name":"ls","arguments":{"p":"/"}}]},{"role":"tool","tool_call_id":"1","content":"x"}]}`,
 		`{"labels":{"k":"v"},"other":[1,2]}`,
+		// OpenAI's form: arguments as a JSON string, holding an object's
+		// text or, from a model that erred, any text.
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"ls","arguments":"{\"p\":\"/\"}"}]}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"ls","arguments":"not json"},{"id":"2","name":"ls","arguments":null},{"id":"3","name":"ls"}]}]}`,
 		`{"tokens":{"prompt":1,"completion":2},"cost_usd":0.5,"latency_ms":3,"outcome":"success","reward":1}`,
 	}
 	for _, g := range good {
@@ -26,13 +30,14 @@ func TestParseRecord(t *testing.T) {
 		`[1]`:               "not a JSON object",
 		`{"role":"user"}`:   "none of the convention's keys",
 		`{"messages":"hi"}`: "cannot unmarshal",
-		`{"messages":[{"role":"bot","content":"x"}]}`:                                               `role "bot"`,
-		`{"messages":[{"role":"user","tool_calls":[{"id":"1","name":"x"}]}]}`:                       "only assistant",
-		`{"messages":[{"role":"assistant","tool_calls":[{"id":"1","name":""}]}]}`:                   "no name",
-		`{"messages":[{"role":"assistant","tool_calls":[{"id":"1","name":"x","arguments":"{}"}]}]}`: "not a JSON object",
-		`{"tokens":{"prompt":"many"}}`:                                                              "cannot unmarshal",
-		`{"agent":{"version":"1"}}`:                                                                 "agent has no name",
-		`{"messages":[`:                                                                             "unexpected end",
+		`{"messages":[{"role":"bot","content":"x"}]}`:                                              `role "bot"`,
+		`{"messages":[{"role":"user","tool_calls":[{"id":"1","name":"x"}]}]}`:                      "only assistant",
+		`{"messages":[{"role":"assistant","tool_calls":[{"id":"1","name":""}]}]}`:                  "no name",
+		`{"messages":[{"role":"assistant","tool_calls":[{"id":"1","name":"x","arguments":[1]}]}]}`: "not a JSON object or a string",
+		`{"messages":[{"role":"assistant","tool_calls":[{"id":"1","name":"x","arguments":7}]}]}`:   "not a JSON object or a string",
+		`{"tokens":{"prompt":"many"}}`:                                                             "cannot unmarshal",
+		`{"agent":{"version":"1"}}`:                                                                "agent has no name",
+		`{"messages":[`:                                                                            "unexpected end",
 	}
 	for in, want := range bad {
 		_, err := cairn.ParseRecord([]byte(in))

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +14,7 @@ import (
 	"github.com/cairnlog/cairn/internal/export"
 )
 
-const exportUsage = "--format openai-jsonl|atif|sharegpt|parquet|preference [--out PATH] [--manifest PATH] [--session GLOB]... [--label K=V]... [--status S] [--since T] [--until T] [--branches leaves|all] [--heads MANIFEST]"
+const exportUsage = "--format openai-jsonl|atif|sharegpt|parquet|preference [--out PATH] [--manifest PATH] [--session GLOB]... [--label K=V]... [--outcome O] [--min-reward X] [--max-reward X] [--status S] [--since T] [--until T] [--branches leaves|all] [--heads MANIFEST] [--metadata=false]"
 
 var exportCmd = command{
 	summary: "export trajectories as training data (chat JSONL, ATIF, ShareGPT, Parquet, preference pairs)",
@@ -49,7 +51,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	manifestPath := fs.String("manifest", "", "write the export manifest to `PATH` (default PATH.manifest.json with --out PATH)")
 	var globs, labels listFlag
 	fs.Var(&globs, "session", "select sessions whose name matches `GLOB` (repeatable: any matches)")
-	fs.Var(&labels, "label", "select trajectories labelled `K=V` (repeatable: all must hold)")
+	fs.Var(&labels, "label", "select trajectories labelled `K=V` (repeatable: all must hold; outcome=V is --outcome V)")
+	outcome := fs.String("outcome", "", "select trajectories whose outcome is `O` (success also matches pass, passed, …; failure fail, failed, …)")
+	minReward := fs.String("min-reward", "", "select trajectories whose reward is at least `X`")
+	maxReward := fs.String("max-reward", "", "select trajectories whose reward is at most `X`")
+	metadata := fs.Bool("metadata", true, "give openai-jsonl and sharegpt lines a metadata object (session, head, outcome, reward, labels, model, forked_from)")
 	status := fs.String("status", "", "select sessions whose head has status `S` (running, awaiting_input, done)")
 	since := fs.String("since", "", "select sessions whose head is at or after `T` (RFC 3339 or YYYY-MM-DD)")
 	until := fs.String("until", "", "select sessions whose head is before `T`")
@@ -61,7 +67,8 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *format == "" {
 		return usagef("--format is required (one of %s)", strings.Join(export.Formats, ", "))
 	}
-	opts := export.Options{Format: *format, Sessions: globs, Branches: *branches, Labels: map[string]string{}}
+	opts := export.Options{Format: *format, Sessions: globs, Branches: *branches, Labels: map[string]string{},
+		Outcome: *outcome, NoMetadata: !*metadata}
 	for _, l := range labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
@@ -77,6 +84,12 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		opts.Status = &st
 	}
 	var err error
+	if opts.MinReward, err = parseReward("min-reward", *minReward); err != nil {
+		return err
+	}
+	if opts.MaxReward, err = parseReward("max-reward", *maxReward); err != nil {
+		return err
+	}
 	if opts.Since, err = parseTime("since", *since); err != nil {
 		return err
 	}
@@ -87,7 +100,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return usageError{err.Error()}
 	}
 	if *heads != "" {
-		if len(globs)+len(labels) > 0 || *status != "" || *since != "" || *until != "" {
+		if len(globs)+len(labels) > 0 || *status != "" || *since != "" || *until != "" || *outcome != "" || *minReward != "" || *maxReward != "" {
 			return usagef("--heads re-exports a manifest's trajectories: give no selectors with it")
 		}
 		if *format == export.Preference {
@@ -176,6 +189,14 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What was skipped or left out is said whatever the output, so
+	// nothing vanishes silently.
+	for _, n := range sum.Skipped {
+		fmt.Fprintf(e.stderr, "skipped %s\n", n)
+	}
+	for _, n := range sum.LeftOut {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
 	if mw != nil {
 		if err := mw.Close(sum); err != nil {
 			return err
@@ -192,9 +213,29 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if *format == export.Preference {
 			what = fmt.Sprintf("%d pairs", sum.Pairs)
 		}
-		fmt.Fprintf(e.stderr, "exported %s to %s (%d raw records)\n", what, *out, sum.RawRecords)
+		skipped := int64(0)
+		for _, n := range sum.Skipped {
+			skipped += n.Sessions
+		}
+		sessions := "sessions"
+		if skipped == 1 {
+			sessions = "session"
+		}
+		fmt.Fprintf(e.stderr, "exported %s to %s (%d %s skipped, %d raw records)\n", what, *out, skipped, sessions, sum.RawRecords)
 	}
 	return nil
+}
+
+// parseReward parses a reward bound ("" is none).
+func parseReward(flag, v string) (*float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) {
+		return nil, usagef("--%s %q: want a number", flag, v)
+	}
+	return &x, nil
 }
 
 // isTerminal reports whether w is a terminal.

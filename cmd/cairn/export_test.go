@@ -109,3 +109,88 @@ func TestExportCommand(t *testing.T) {
 		}
 	}
 }
+
+// The export summary says what was skipped and why, with counts that
+// add up, whatever the output (issue: it said "(0 raw records)" while a
+// session of raw records was left out).
+func TestExportSummarySaysWhatWasSkipped(t *testing.T) {
+	store := t.TempDir()
+	for _, c := range []struct{ session, record string }{
+		{"s1", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`},
+		{"s2", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"ls","arguments":"{\"dir\":\"/\"}"}]}]}`},
+		{"s3", `{"foo":1}`},
+		{"s4", `{"messages":[{"role":"user","content":"q"}]}`},
+		{"s4", `{"messages":[{"role":"robot","content":"?"}]}`},
+	} {
+		if _, errs, code := cli(t, store, `{}`, "commit", c.session, "-", "--record", c.record); code != 0 {
+			t.Fatalf("commit: %s", errs)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "chat.jsonl")
+	_, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", out)
+	if code != 0 {
+		t.Fatalf("export exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"skipped 1 session with raw records only (not following docs/records.md), so no chat messages: s3\n",
+		"skipped 1 session with records that use docs/records.md's keys with the wrong shape, so their messages cannot be read: s4 (first: s4@2: ",
+		"exported 2 trajectories, 2 steps to " + out + " (2 sessions skipped, 0 raw records)\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	b, err := os.ReadFile(out + ".manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Summary struct {
+			Trajectories int `json:"trajectories"`
+			Skipped      []struct {
+				Sessions int      `json:"sessions"`
+				Names    []string `json:"names"`
+			} `json:"skipped"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.Summary.Trajectories != 2 || len(m.Summary.Skipped) != 2 || m.Summary.Skipped[0].Names[0] != "s3" {
+		t.Fatalf("manifest summary %s (%v)", b, err)
+	}
+	// To stdout the data goes alone; the skips still go to stderr.
+	stdout, errs, _ := cli(t, store, "", "export", "--format", "sharegpt")
+	if strings.Count(stdout, "\n") != 2 || !strings.Contains(errs, "skipped 1 session with raw records only") {
+		t.Fatalf("sharegpt to stdout: %q, stderr %q", stdout, errs)
+	}
+}
+
+// --outcome, --min-reward and --label outcome=V select by the judgement
+// a record carries in its outcome and reward fields.
+func TestExportSelectsByOutcome(t *testing.T) {
+	store := t.TempDir()
+	for _, c := range []struct{ session, record string }{
+		{"good", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"right"}],"outcome":"success","reward":1}`},
+		{"bad", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"wrong"}],"outcome":"failure","reward":0}`},
+	} {
+		if _, errs, code := cli(t, store, `{}`, "commit", c.session, "-", "--record", c.record); code != 0 {
+			t.Fatalf("commit: %s", errs)
+		}
+	}
+	for _, args := range [][]string{{"--label", "outcome=success"}, {"--outcome", "success"}, {"--min-reward", "0.5"}} {
+		stdout, errs, code := cli(t, store, "", append([]string{"export", "--format", "openai-jsonl"}, args...)...)
+		if code != 0 || strings.Count(stdout, "\n") != 1 || !strings.Contains(stdout, `"right"`) || !strings.Contains(stdout, `"metadata":{"session":"good","head":"good@1"`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want good's line only, with its metadata", args, code, stdout, errs)
+		}
+	}
+	if stdout, _, _ := cli(t, store, "", "export", "--format", "openai-jsonl", "--outcome", "success", "--metadata=false"); strings.Contains(stdout, "metadata") {
+		t.Errorf("--metadata=false still wrote metadata: %s", stdout)
+	}
+	for _, args := range [][]string{
+		{"--min-reward", "high"},
+		{"--min-reward", "1", "--max-reward", "0"},
+		{"--outcome", "success", "--label", "outcome=failure"},
+	} {
+		if _, errs, code := cli(t, store, "", append([]string{"export", "--format", "atif"}, args...)...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errs)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -51,8 +52,21 @@ type Options struct {
 	// session is selected if it matches any (none: all sessions).
 	Sessions []string
 	// Labels must all be present, with these values, among the
-	// trajectory's merged labels.
+	// trajectory's merged labels. The key "outcome" is matched as
+	// Outcome is: against the trajectory's outcome, which is the newest
+	// record's outcome field, else its labels.outcome.
 	Labels map[string]string
+	// Outcome, if set, is the outcome the trajectory must have (see
+	// Trajectory.Outcome); success also matches its synonyms pass,
+	// passed, … and failure fail, failed, … (see docs/records.md).
+	Outcome string
+	// MinReward and MaxReward, if set, bound the trajectory's reward
+	// (MinReward <= reward <= MaxReward); a trajectory without a reward
+	// is then not selected.
+	MinReward, MaxReward *float64
+	// NoMetadata leaves the metadata object out of openai-jsonl and
+	// sharegpt lines (for uploaders that refuse keys they do not know).
+	NoMetadata bool
 	// Status, if set, is the status the session's head must have.
 	Status *cairn.Status
 	// Since and Until, if not zero, bound the time of the session's head:
@@ -91,6 +105,11 @@ type Summary struct {
 	RawRecords int64 `json:"raw_records"`
 	// Pairs counts preference pairs.
 	Pairs int64 `json:"pairs,omitempty"`
+	// Skipped lists, by reason, the selected trajectories the format
+	// could not write.
+	Skipped []Note `json:"skipped,omitempty"`
+	// LeftOut lists, by reason, what written trajectories lost.
+	LeftOut []Note `json:"left_out,omitempty"`
 }
 
 // Step is one step of a trajectory with its parsed record.
@@ -99,6 +118,10 @@ type Step struct {
 	// Rec is the record parsed by the convention; nil if the step has no
 	// record or it does not follow the convention (see Step.Record).
 	Rec *cairn.Record
+	// Broken, if set, says how a record that uses the convention's keys
+	// breaks it (Rec is then nil); a record that does not use them at
+	// all leaves Broken nil.
+	Broken error
 }
 
 // Trajectory is one root-to-leaf path, oldest step first.
@@ -108,6 +131,11 @@ type Trajectory struct {
 	Steps   []Step
 	// Labels are the steps' labels merged, newer steps winning.
 	Labels map[string]string
+	// Outcome is the newest outcome on the path: a record's outcome
+	// field, else its labels.outcome ("" if none).
+	Outcome string
+	// Reward is the newest reward on the path (nil if none).
+	Reward *float64
 }
 
 // Head returns the trajectory's last step.
@@ -115,18 +143,18 @@ func (t *Trajectory) Head() *cairn.Step { return t.Steps[len(t.Steps)-1].Step }
 
 // writer is one output format over trajectories.
 type writer interface {
-	// Write writes t; wrote is false if the format had nothing to say
-	// about it (a chat format and a trajectory without messages).
-	Write(t *Trajectory) (wrote bool, err error)
+	// Write writes t, or says why it could not (verdict.skip), and what
+	// the format left out of it.
+	Write(t *Trajectory) (verdict, error)
 	Close() error
 }
 
-func newWriter(format string, out io.Writer) (writer, error) {
+func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	switch format {
 	case OpenAIJSONL:
-		return &jsonlWriter{out: out, line: openAILine}, nil
+		return &jsonlWriter{out: out, line: openAILine, meta: meta}, nil
 	case ShareGPT:
-		return &jsonlWriter{out: out, line: shareGPTLine}, nil
+		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta}, nil
 	case ATIF:
 		return &jsonlWriter{out: out, line: atifLine}, nil
 	case Parquet:
@@ -150,6 +178,12 @@ func (o *Options) Validate() error {
 	default:
 		return fmt.Errorf("unknown --branches %q (want leaves or all)", o.Branches)
 	}
+	if o.MinReward != nil && o.MaxReward != nil && *o.MinReward > *o.MaxReward {
+		return fmt.Errorf("--min-reward %g is above --max-reward %g: nothing can be selected", *o.MinReward, *o.MaxReward)
+	}
+	if want, ok := o.Labels["outcome"]; ok && o.Outcome != "" && !sameOutcome(want, o.Outcome) {
+		return fmt.Errorf("--label outcome=%s and --outcome %s contradict each other: nothing can be selected", want, o.Outcome)
+	}
 	return nil
 }
 
@@ -165,7 +199,7 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 		}
 		return e.preferences(ctx, out)
 	}
-	w, err := newWriter(opts.Format, out)
+	w, err := newWriter(opts.Format, out, !opts.NoMetadata)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -307,13 +341,45 @@ func (e *exporter) headSelected(h *cairn.Step) bool {
 	return true
 }
 
-func (e *exporter) labelsSelected(t *Trajectory) bool {
+// trajectorySelected applies the label, outcome and reward selectors.
+func (e *exporter) trajectorySelected(t *Trajectory) bool {
 	for k, v := range e.opts.Labels {
+		if k == "outcome" {
+			// The outcome field is the convention's place for it; a
+			// label is its fallback (see Trajectory.Outcome).
+			if !sameOutcome(v, t.Outcome) {
+				return false
+			}
+			continue
+		}
 		if got, ok := t.Labels[k]; !ok || got != v {
 			return false
 		}
 	}
+	if e.opts.Outcome != "" && !sameOutcome(e.opts.Outcome, t.Outcome) {
+		return false
+	}
+	if lo, hi := e.opts.MinReward, e.opts.MaxReward; lo != nil || hi != nil {
+		r := t.Reward
+		if r == nil || (lo != nil && *r < *lo) || (hi != nil && *r > *hi) {
+			return false
+		}
+	}
 	return true
+}
+
+// sameOutcome reports whether outcome got is the outcome want: equal
+// ignoring case, or synonyms (success, pass, passed, … / failure, fail, …).
+func sameOutcome(want, got string) bool {
+	if got == "" {
+		return false
+	}
+	if strings.EqualFold(want, got) {
+		return true
+	}
+	w, wok := outcomeScores[strings.ToLower(want)]
+	g, gok := outcomeScores[strings.ToLower(got)]
+	return wok && gok && w == g
 }
 
 // head reads a session's head; a session marked but never committed is nil.
@@ -350,7 +416,7 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 			return nil, nil
 		}
 		t, err := e.load(ctx, h)
-		if err != nil || !e.labelsSelected(t) {
+		if err != nil || !e.trajectorySelected(t) {
 			return nil, err
 		}
 		return t, nil
@@ -366,12 +432,16 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 		if t == nil {
 			return nil
 		}
-		wrote, err := w.Write(t)
+		v, err := w.Write(t)
 		if err != nil {
 			return fmt.Errorf("write trajectory %s: %w", t.Session, err)
 		}
-		if !wrote {
+		if v.skip != "" {
+			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, t.Session, v.example[v.skip])
 			return nil
+		}
+		for _, r := range v.leftOut {
+			e.sum.LeftOut = addNote(e.sum.LeftOut, r, t.Session, v.example[r])
 		}
 		e.count(t.Steps)
 		return e.reportHead(t.Head())
@@ -419,7 +489,10 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	err := h.Log(ctx, func(st *cairn.Step) error {
 		s := Step{Step: st}
 		if len(st.Record) > 0 {
-			s.Rec, _ = cairn.ParseRecord(st.Record)
+			var err error
+			if s.Rec, err = cairn.ParseRecord(st.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
+				s.Broken = err
+			}
 		}
 		t.Steps = append(t.Steps, s)
 		return nil
@@ -429,10 +502,20 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	}
 	slices.Reverse(t.Steps)
 	for _, s := range t.Steps {
-		if s.Rec != nil {
-			for k, v := range s.Rec.Labels {
-				t.Labels[k] = v
-			}
+		r := s.Rec
+		if r == nil {
+			continue
+		}
+		for k, v := range r.Labels {
+			t.Labels[k] = v
+		}
+		if r.Outcome != "" {
+			t.Outcome = r.Outcome
+		} else if o := r.Labels["outcome"]; o != "" {
+			t.Outcome = o
+		}
+		if r.Reward != nil {
+			t.Reward = r.Reward
 		}
 	}
 	return t, nil

@@ -185,7 +185,7 @@ func TestSelectors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.opts.Format = export.ShareGPT
+			c.opts.Format = export.OpenAIJSONL
 			out, _, heads := run(t, ws, c.opts)
 			if got := headNames(heads); !slices.Equal(got, c.want) {
 				t.Fatalf("exported %v, want %v", got, c.want)
@@ -324,31 +324,45 @@ func TestPreference(t *testing.T) {
 	}
 }
 
-// hyparquetEntry finds the pinned hyparquet that `make hyparquet`
-// installs; under CI=true its absence fails the test.
-func hyparquetEntry(t *testing.T) (node, entry string) {
+// nodeModule finds node and a file of a pinned npm package that `make
+// parquet-readers` installs under .cache/node; under CI=true their
+// absence fails the test.
+func nodeModule(t *testing.T, file string) (node, entry string) {
 	t.Helper()
 	missing := func(what string) {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (run `make hyparquet`)", what)
+			t.Fatalf("%s (run `make parquet-readers`)", what)
 		}
-		t.Skipf("%s (run `make hyparquet`)", what)
+		t.Skipf("%s (run `make parquet-readers`)", what)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		missing("node is not installed")
 	}
-	entry, _ = filepath.Abs("../../.cache/node/node_modules/hyparquet/src/node.js")
+	entry, _ = filepath.Abs(filepath.Join("../../.cache/node/node_modules", file))
 	if _, err := os.Stat(entry); err != nil {
-		missing("hyparquet is not installed under .cache/node")
+		missing(file + " is not installed under .cache/node")
 	}
 	return node, entry
 }
 
+// parquetChunk is one column chunk as a reader saw it.
+type parquetChunk struct {
+	Column    string   `json:"column"`
+	Encodings []string `json:"encodings"`
+	PageTypes []string `json:"page_types"`
+}
+
 // readParquet reads file with hyparquet in node.
 func readParquet(t *testing.T, file string) (rows []map[string]any, columns []string, groups int) {
+	rows, columns, groups, _ = readParquetChunks(t, file)
+	return rows, columns, groups
+}
+
+// readParquetChunks reads file with hyparquet in node, with its column chunks.
+func readParquetChunks(t *testing.T, file string) (rows []map[string]any, columns []string, groups int, chunks []parquetChunk) {
 	t.Helper()
-	node, entry := hyparquetEntry(t)
+	node, entry := nodeModule(t, "hyparquet/src/node.js")
 	cmd := exec.Command(node, "testdata/readparquet.mjs", entry, file)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -361,6 +375,7 @@ func readParquet(t *testing.T, file string) (rows []map[string]any, columns []st
 		RowGroups int              `json:"row_groups"`
 		Columns   []string         `json:"columns"`
 		Rows      []map[string]any `json:"rows"`
+		Chunks    []parquetChunk   `json:"chunks"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("hyparquet output: %v", err)
@@ -368,7 +383,7 @@ func readParquet(t *testing.T, file string) (rows []map[string]any, columns []st
 	if res.NumRows != len(res.Rows) {
 		t.Fatalf("metadata says %d rows, read %d", res.NumRows, len(res.Rows))
 	}
-	return res.Rows, res.Columns, res.RowGroups
+	return res.Rows, res.Columns, res.RowGroups, res.Chunks
 }
 
 func TestParquetReadByHyparquet(t *testing.T) {

@@ -16,6 +16,8 @@ func FuzzRecordExport(f *testing.F) {
 		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"ls","arguments":{"p":1}}]},{"role":"tool","tool_call_id":"1","content":"x"}],"tokens":{"prompt":3,"completion":1},"cost_usd":0.1,"labels":{"k":"v"},"outcome":"success"}`,
 		`{"messages":[{"role":"tool","content":"orphan result"}],"reward":-1,"agent":{"name":"a"}}`,
 		`{"messages":[{"role":"assistant","tool_calls":[{"id":"","name":"f","arguments":null}]}],"tools":[{"type":"function"}]}`,
+		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"let me look","tool_calls":[{"id":"1","name":"a","arguments":"{\"x\":1}"},{"id":"2","name":"b","arguments":"not json"}]},{"role":"tool","tool_call_id":"1","content":"r1"},{"role":"tool","tool_call_id":"2","content":"r2"},{"role":"user","content":"more"},{"role":"system","content":"late"}]}`,
+		`{"messages":[{"role":"assistant","content":"first"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"a","arguments":{}}]},{"role":"assistant","content":"after"}]}`,
 		`"raw"`, `{"foo":[1,2]}`, `{"messages":"x"}`, `{"labels":{"outcome":"fail"}}`, ``,
 	} {
 		f.Add([]byte(seed))
@@ -36,12 +38,23 @@ func FuzzRecordExport(f *testing.F) {
 			s.Rec = rec
 		}
 		tr := &Trajectory{Session: "s", Steps: []Step{s, s}, Labels: map[string]string{}}
-		for _, line := range []func(*Trajectory) any{openAILine, shareGPTLine, atifLine} {
-			if v := line(tr); v != nil {
+		for _, line := range []func(*Trajectory, *verdict, bool) any{openAILine, shareGPTLine, atifLine} {
+			if v := line(tr, &verdict{}, true); v != nil {
 				b, err := json.Marshal(v)
 				if err != nil || !json.Valid(b) {
 					t.Fatalf("line for %s: %v", raw, err)
 				}
+			}
+		}
+		// Every ShareGPT line passes LLaMA-Factory's alternation rule.
+		if v := shareGPTLine(tr, &verdict{}, false); v != nil {
+			b, _ := json.Marshal(v)
+			var ex struct{ Conversations []any }
+			if err := json.Unmarshal(b, &ex); err != nil {
+				t.Fatal(err)
+			}
+			if err := LlamaFactoryShareGPTError(ex.Conversations); err != nil {
+				t.Fatalf("sharegpt line for %s: %v: %s", raw, err, b)
 			}
 		}
 		if rows := rowsOf(tr, nil); len(rows) != 2 {

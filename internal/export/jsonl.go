@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -12,26 +14,33 @@ import (
 
 // jsonlWriter writes one JSON value per trajectory and line.
 type jsonlWriter struct {
-	out  io.Writer
-	bw   *bufio.Writer
-	line func(t *Trajectory) any // nil: nothing to write
+	out io.Writer
+	bw  *bufio.Writer
+	// line returns t's line (nil: nothing to write, v.skip says why),
+	// with a metadata object if meta.
+	line func(t *Trajectory, v *verdict, meta bool) any
+	meta bool
 }
 
-func (w *jsonlWriter) Write(t *Trajectory) (bool, error) {
+func (w *jsonlWriter) Write(t *Trajectory) (verdict, error) {
 	if w.bw == nil {
 		w.bw = bufio.NewWriterSize(w.out, 1<<16)
 	}
-	v := w.line(t)
-	if v == nil {
-		return false, nil
+	var v verdict
+	line := w.line(t, &v, w.meta)
+	if line == nil {
+		if v.skip == "" {
+			v.skip = reasonNoMessages
+		}
+		return v, nil
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(line)
 	if err != nil {
-		return false, err
+		return v, err
 	}
 	b = append(b, '\n')
 	_, err = w.bw.Write(b)
-	return err == nil, err
+	return v, err
 }
 
 func (w *jsonlWriter) Close() error {
@@ -65,6 +74,48 @@ type openAIMessage struct {
 type openAIExample struct {
 	Messages []openAIMessage   `json:"messages"`
 	Tools    []json.RawMessage `json:"tools,omitempty"`
+	Metadata *Metadata         `json:"metadata,omitempty"`
+}
+
+// Metadata describes a trajectory on its openai-jsonl or sharegpt line,
+// for filtering a dataset after the export.
+type Metadata struct {
+	// Session is the session whose head ends the trajectory.
+	Session string `json:"session"`
+	// Head is that head, "session@step", and HeadID its hash.
+	Head   string `json:"head"`
+	HeadID string `json:"head_id"`
+	// Steps counts the trajectory's steps.
+	Steps int `json:"steps"`
+	// Outcome and Reward are the trajectory's (Trajectory.Outcome, .Reward).
+	Outcome string   `json:"outcome,omitempty"`
+	Reward  *float64 `json:"reward,omitempty"`
+	// Labels are the steps' labels merged, newer steps winning.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Model is the newest model named on the path.
+	Model string `json:"model,omitempty"`
+	// ForkedFrom is the step the head's session was forked from,
+	// "session@step", if it is a fork.
+	ForkedFrom string `json:"forked_from,omitempty"`
+}
+
+// metadataOf returns t's metadata.
+func metadataOf(t *Trajectory) *Metadata {
+	h := t.Head()
+	m := &Metadata{Session: t.Session, Head: refName(headRef(h)), HeadID: h.ID.String(),
+		Steps: len(t.Steps), Outcome: t.Outcome, Reward: t.Reward}
+	if len(t.Labels) > 0 {
+		m.Labels = t.Labels
+	}
+	for _, s := range t.Steps {
+		if s.Rec != nil && s.Rec.Model != "" {
+			m.Model = s.Rec.Model
+		}
+		if s.Origin != nil && s.Session == t.Session {
+			m.ForkedFrom = refName(*s.Origin)
+		}
+	}
+	return m
 }
 
 // openAIMessages converts convention messages to OpenAI's chat shape:
@@ -77,7 +128,7 @@ func openAIMessages(msgs []cairn.Message) []openAIMessage {
 		om := openAIMessage{Role: m.Role, Content: &content, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function",
-				Function: openAIFunction{Name: tc.Name, Arguments: string(argsObject(tc.Arguments))}})
+				Function: openAIFunction{Name: tc.Name, Arguments: argsText(tc.Arguments)}})
 		}
 		if m.Role == "assistant" && content == "" && len(om.ToolCalls) > 0 {
 			om.Content = nil
@@ -90,10 +141,46 @@ func openAIMessages(msgs []cairn.Message) []openAIMessage {
 	return out
 }
 
-// argsObject returns compact tool-call arguments, {} when absent.
+// Tool-call arguments come as a JSON object or as a JSON string holding
+// their text (OpenAI's form; usually an object's text, but a model may
+// emit any text). Each format gets what its readers expect: OpenAI's
+// format text (argsText), ShareGPT and ATIF an object (argsValue).
+
+// argsText returns tool-call arguments as text: a string's own text as
+// given, an object's compact JSON, {} when absent.
+func argsText(a json.RawMessage) string {
+	a = bytes.TrimSpace(a)
+	if len(a) > 0 && a[0] == '"' {
+		var text string
+		if json.Unmarshal(a, &text) == nil {
+			return text
+		}
+	}
+	return string(argsObject(a))
+}
+
+// argsValue returns tool-call arguments as a JSON object: an object as
+// is, a string holding an object's text as that object. ok is false for
+// a string holding other text: value is then that string, as JSON.
+func argsValue(a json.RawMessage) (value json.RawMessage, ok bool) {
+	a = bytes.TrimSpace(a)
+	if len(a) == 0 || a[0] != '"' {
+		return argsObject(a), true
+	}
+	var text string
+	if json.Unmarshal(a, &text) != nil {
+		return json.RawMessage("{}"), true
+	}
+	if obj := bytes.TrimSpace([]byte(text)); len(obj) > 0 && obj[0] == '{' && json.Valid(obj) {
+		return argsObject(obj), true
+	}
+	return a, false
+}
+
+// argsObject returns compact object arguments, {} when absent or not an object.
 func argsObject(a json.RawMessage) json.RawMessage {
 	a = bytes.TrimSpace(a)
-	if len(a) == 0 || string(a) == "null" {
+	if len(a) == 0 || a[0] != '{' {
 		return json.RawMessage("{}")
 	}
 	var buf bytes.Buffer
@@ -124,15 +211,53 @@ func toolsOf(steps []Step) []json.RawMessage {
 	return nil
 }
 
-func openAILine(t *Trajectory) any {
+// chatMessages returns t's messages for a chat format, or nil with v.skip
+// set: a trajectory with a record that breaks the convention is skipped
+// whole (its messages cannot be read, and a conversation with a hole
+// would teach the wrong thing), as is one without messages. Raw records
+// beside conventional ones have no messages; v notes them.
+func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
+	raw := false
+	for _, s := range t.Steps {
+		if s.Broken != nil {
+			v.skip = reasonBroken
+			v.explain(reasonBroken, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+			return nil
+		}
+		if s.Rec == nil && len(s.Record) > 0 {
+			raw = true
+		}
+	}
 	msgs := messagesOf(t.Steps)
+	switch {
+	case len(msgs) == 0 && raw:
+		v.skip = reasonRawOnly
+	case len(msgs) == 0:
+		v.skip = reasonNoMessages
+	case raw:
+		v.leave(reasonRawLeftOut)
+	}
+	return msgs
+}
+
+func openAILine(t *Trajectory, v *verdict, meta bool) any {
+	msgs := chatMessages(t, v)
 	if len(msgs) == 0 {
 		return nil
 	}
-	return openAIExample{Messages: openAIMessages(msgs), Tools: toolsOf(t.Steps)}
+	ex := openAIExample{Messages: openAIMessages(msgs), Tools: toolsOf(t.Steps)}
+	if meta {
+		ex.Metadata = metadataOf(t)
+	}
+	return ex
 }
 
-// ---- ShareGPT
+// ---- ShareGPT, as LLaMA-Factory's SharegptDatasetConverter reads it:
+// an optional system turn first, then turns that alternate strictly
+// between the user's side (human, observation) and the assistant's
+// (gpt, function_call), starting with the user's and ending with the
+// assistant's. A trajectory breaking that is skipped by the reader, so
+// messages are merged into turns that keep it (see docs/export.md).
 
 type shareGPTTurn struct {
 	From  string `json:"from"`
@@ -143,32 +268,153 @@ type shareGPTExample struct {
 	ID            string         `json:"id"`
 	Conversations []shareGPTTurn `json:"conversations"`
 	// Tools is the tool definitions as JSON text (LLaMA-Factory's form).
-	Tools string `json:"tools,omitempty"`
+	Tools    string    `json:"tools,omitempty"`
+	Metadata *Metadata `json:"metadata,omitempty"`
 }
 
-var shareGPTFrom = map[string]string{"system": "system", "user": "human", "assistant": "gpt", "tool": "observation"}
+// shareGPTCall is one call of a function_call turn.
+type shareGPTCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
 
-func shareGPTLine(t *Trajectory) any {
-	msgs := messagesOf(t.Steps)
+// shareGPTBuild is a ShareGPT turn being built from messages.
+type shareGPTBuild struct {
+	from    string
+	texts   []string
+	calls   []shareGPTCall
+	results []string
+}
+
+func (b *shareGPTBuild) userSide() bool { return b.from == "human" || b.from == "observation" }
+
+// value renders the turn: a function_call's one call as an object,
+// parallel calls as a list; an observation's one result as given,
+// parallel results as a JSON list of strings, in call order; text
+// (and text that met an observation) joined by blank lines.
+func (b *shareGPTBuild) value() string {
+	var parts []string
+	switch {
+	case len(b.calls) == 1:
+		j, _ := json.Marshal(b.calls[0])
+		parts = append(parts, string(j))
+	case len(b.calls) > 1:
+		j, _ := json.Marshal(b.calls)
+		parts = append(parts, string(j))
+	case len(b.results) == 1:
+		parts = append(parts, b.results[0])
+	case len(b.results) > 1:
+		j, _ := json.Marshal(b.results)
+		parts = append(parts, string(j))
+	}
+	return strings.Join(append(parts, b.texts...), "\n\n")
+}
+
+// shareGPTLine maps a trajectory's messages onto alternating turns:
+// leading system messages become the system turn; user messages (and
+// later system messages) human turns; an assistant message's text a gpt
+// turn, its tool calls one function_call turn; tool results one
+// observation turn. Turns of one side that meet are merged: texts
+// joined, calls and results gathered. What cannot be kept is noted in
+// v: assistant text beside tool calls (a function_call turn is JSON
+// only), and user or tool turns after the last assistant turn.
+func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
+	msgs := chatMessages(t, v)
 	if len(msgs) == 0 {
 		return nil
 	}
-	ex := shareGPTExample{ID: t.Session}
+	var system []string
+	var turns []*shareGPTBuild
+	last := func() *shareGPTBuild {
+		if len(turns) == 0 {
+			return nil
+		}
+		return turns[len(turns)-1]
+	}
+	userSide := func(from, text string) {
+		l := last()
+		switch {
+		case l == nil || !l.userSide():
+			l = &shareGPTBuild{from: from}
+			turns = append(turns, l)
+			if from == "observation" {
+				l.results = append(l.results, text)
+				return
+			}
+		case from == "observation" && l.from == "observation":
+			l.results = append(l.results, text)
+			return
+		}
+		l.texts = append(l.texts, text)
+	}
 	for _, m := range msgs {
-		if m.Role != "assistant" || m.Content != "" || len(m.ToolCalls) == 0 {
-			ex.Conversations = append(ex.Conversations, shareGPTTurn{From: shareGPTFrom[m.Role], Value: m.Content})
+		switch {
+		case m.Role == "system" && len(turns) == 0:
+			system = append(system, m.Content)
+		case m.Role == "system", m.Role == "user":
+			userSide("human", m.Content)
+		case m.Role == "tool":
+			userSide("observation", m.Content)
+		case len(m.ToolCalls) == 0: // assistant text
+			switch l := last(); {
+			case l != nil && l.from == "gpt":
+				l.texts = append(l.texts, m.Content)
+			case l != nil && l.from == "function_call":
+				if m.Content != "" {
+					v.leave(reasonTextBeside)
+				}
+			default:
+				turns = append(turns, &shareGPTBuild{from: "gpt", texts: []string{m.Content}})
+			}
+		default: // assistant tool calls
+			if m.Content != "" {
+				v.leave(reasonTextBeside)
+			}
+			l := last()
+			switch {
+			case l != nil && l.from == "gpt":
+				if strings.Join(l.texts, "") != "" {
+					v.leave(reasonTextBeside)
+				}
+				l.from, l.texts = "function_call", nil
+			case l == nil || l.from != "function_call":
+				l = &shareGPTBuild{from: "function_call"}
+				turns = append(turns, l)
+			}
+			for _, tc := range m.ToolCalls {
+				args, _ := argsValue(tc.Arguments)
+				l.calls = append(l.calls, shareGPTCall{Name: tc.Name, Arguments: args})
+			}
 		}
-		for _, tc := range m.ToolCalls {
-			call, _ := json.Marshal(struct {
-				Name      string          `json:"name"`
-				Arguments json.RawMessage `json:"arguments"`
-			}{tc.Name, argsObject(tc.Arguments)})
-			ex.Conversations = append(ex.Conversations, shareGPTTurn{From: "function_call", Value: string(call)})
-		}
+	}
+	n := len(turns)
+	for n > 0 && turns[n-1].userSide() {
+		n--
+	}
+	if n < len(turns) {
+		v.leave(reasonTrailing)
+	}
+	switch {
+	case n == 0:
+		v.skip = reasonNoAnswer
+		return nil
+	case !turns[0].userSide():
+		v.skip = reasonStartsWithGPT
+		return nil
+	}
+	ex := shareGPTExample{ID: t.Session}
+	if len(system) > 0 {
+		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: "system", Value: strings.Join(system, "\n\n")})
+	}
+	for _, b := range turns[:n] {
+		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: b.from, Value: b.value()})
 	}
 	if tools := toolsOf(t.Steps); len(tools) > 0 {
 		b, _ := json.Marshal(tools)
 		ex.Tools = string(b)
+	}
+	if meta {
+		ex.Metadata = metadataOf(t)
 	}
 	return ex
 }
@@ -243,13 +489,23 @@ type atifTrajectory struct {
 // that called them. A cairn step's tokens and cost go to its last agent
 // step. A record outside the convention becomes a system step with an
 // empty message and the record in extra.record.
-func atifLine(t *Trajectory) any {
+func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	doc := atifTrajectory{SchemaVersion: ATIFVersion, SessionID: t.Session,
 		Agent: atifAgent{Name: "unknown", Version: "unknown"}, Steps: []atifStep{}}
 	head := t.Head()
 	doc.Extra = map[string]any{"cairn_head": head.String(), "cairn_head_id": head.ID.String()}
 	if len(t.Labels) > 0 {
 		doc.Extra["labels"] = t.Labels
+	}
+	meta := metadataOf(t)
+	if meta.Outcome != "" {
+		doc.Extra["outcome"] = meta.Outcome
+	}
+	if meta.Reward != nil {
+		doc.Extra["reward"] = *meta.Reward
+	}
+	if meta.ForkedFrom != "" {
+		doc.Extra["forked_from"] = meta.ForkedFrom
 	}
 	var cost float64
 	var haveCost bool
@@ -262,6 +518,10 @@ func atifLine(t *Trajectory) any {
 		first := len(doc.Steps)
 		r := s.Rec
 		if r == nil {
+			if s.Broken != nil {
+				v.leave(reasonBrokenRaw)
+				v.explain(reasonBrokenRaw, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+			}
 			if len(s.Record) > 0 {
 				x := where()
 				x["record"] = json.RawMessage(s.Record)
@@ -301,7 +561,19 @@ func atifLine(t *Trajectory) any {
 				st := atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "agent", ModelName: r.Model,
 					Message: m.Content, ReasoningContent: m.Reasoning, Extra: where()}
 				for _, tc := range m.ToolCalls {
-					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: tc.ID, FunctionName: tc.Name, Arguments: argsObject(tc.Arguments)})
+					args, ok := argsValue(tc.Arguments)
+					if !ok {
+						// ATIF's arguments is an object: text that is not
+						// one goes, as given, to extra.raw_arguments.
+						raw, _ := st.Extra["raw_arguments"].(map[string]string)
+						if raw == nil {
+							raw = map[string]string{}
+							st.Extra["raw_arguments"] = raw
+						}
+						raw[tc.ID] = argsText(tc.Arguments)
+						args = json.RawMessage("{}")
+					}
+					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: tc.ID, FunctionName: tc.Name, Arguments: args})
 				}
 				doc.Steps = append(doc.Steps, st)
 				lastAgent = len(doc.Steps) - 1

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
@@ -50,6 +51,10 @@ type StepRow struct {
 	// Conventional is false when the record does not follow the
 	// convention (or there is none): only Record then carries it.
 	Conventional bool `parquet:"conventional"`
+	// TrajectoryOutcome and TrajectoryReward are the whole trajectory's
+	// (Trajectory.Outcome, .Reward), the same on each of its rows.
+	TrajectoryOutcome *string  `parquet:"trajectory_outcome,optional,dict"`
+	TrajectoryReward  *float64 `parquet:"trajectory_reward,optional"`
 }
 
 // rowsPerGroup bounds the rows the writer buffers before it writes a row group.
@@ -63,6 +68,12 @@ type parquetWriter struct {
 func newParquetWriter(out io.Writer) *parquetWriter {
 	return &parquetWriter{w: parquet.NewGenericWriter[StepRow](out,
 		parquet.Compression(&parquet.Snappy),
+		// What every common reader reads: version 1 data pages, PLAIN
+		// byte arrays (parquet-go's default, DELTA_LENGTH_BYTE_ARRAY, and
+		// version 2 pages are refused by @dsnp/parquetjs and others) and
+		// RLE_DICTIONARY for the dict-tagged columns.
+		parquet.DataPageVersion(1),
+		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.MaxRowsPerRowGroup(rowsPerGroup),
 		parquet.CreatedBy("cairn export", "", ""),
 	)}
@@ -82,6 +93,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 			Trajectory: t.Session, Position: int32(i + 1),
 			Session: s.Session, Step: int64(s.Number), ID: s.ID.String(),
 			Time: s.Time.UTC(), Status: s.Status.String(),
+			TrajectoryOutcome: strp(t.Outcome), TrajectoryReward: t.Reward,
 		}
 		if s.Parent != nil {
 			row.Parent = strp(refName(*s.Parent))
@@ -130,11 +142,18 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 	return rows
 }
 
-func (p *parquetWriter) Write(t *Trajectory) (bool, error) {
+func (p *parquetWriter) Write(t *Trajectory) (verdict, error) {
+	var v verdict
+	for _, s := range t.Steps {
+		if s.Broken != nil {
+			v.leave(reasonBrokenRaw)
+			v.explain(reasonBrokenRaw, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+		}
+	}
 	p.rows = rowsOf(t, p.rows[:0])
 	_, err := p.w.Write(p.rows)
 	clear(p.rows)
-	return err == nil, err
+	return v, err
 }
 
 func (p *parquetWriter) Close() error { return p.w.Close() }

@@ -104,7 +104,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		if err != nil {
 			return err
 		}
-		if !e.labelsSelected(t) {
+		if !e.trajectorySelected(t) {
 			continue
 		}
 		// The path must pass through the point (or a fork's copy of it).

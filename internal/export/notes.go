@@ -1,0 +1,95 @@
+package export
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxNoteNames bounds the session names a Note keeps.
+const MaxNoteNames = 10
+
+// Note is one reason an export skipped trajectories or left something
+// out of them, with the sessions (heads of trajectories) it concerns.
+type Note struct {
+	// Reason says what and why, in the user's words.
+	Reason string `json:"reason"`
+	// Sessions counts the trajectories concerned.
+	Sessions int64 `json:"sessions"`
+	// Names are the first MaxNoteNames of their sessions, in export order.
+	Names []string `json:"names"`
+	// Example is the first case in detail (e.g. the step and how its
+	// record breaks the convention), if there is more to say.
+	Example string `json:"example,omitempty"`
+}
+
+// String renders n for a person: "1 session (s3)".
+func (n Note) String() string {
+	what := fmt.Sprintf("%d session", n.Sessions)
+	if n.Sessions != 1 {
+		what += "s"
+	}
+	names := strings.Join(n.Names, ", ")
+	if more := n.Sessions - int64(len(n.Names)); more > 0 {
+		names += fmt.Sprintf(" and %d more", more)
+	}
+	s := fmt.Sprintf("%s with %s: %s", what, n.Reason, names)
+	if n.Example != "" {
+		s += " (first: " + n.Example + ")"
+	}
+	return s
+}
+
+// Reasons a trajectory is skipped or loses something in a format.
+const (
+	reasonNoMessages = "no chat messages"
+	reasonRawOnly    = "raw records only (not following docs/records.md), so no chat messages"
+	reasonBroken     = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
+	reasonRawLeftOut = "raw records (not following docs/records.md) left out, as the format has no place for them"
+	reasonBrokenRaw  = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
+	// ShareGPT, as LLaMA-Factory reads it.
+	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"
+	reasonNoAnswer      = "no assistant turn (a ShareGPT conversation ends with the assistant)"
+	reasonTextBeside    = "assistant text beside tool calls left out (a ShareGPT function_call turn holds only the calls)"
+	reasonTrailing      = "trailing user or tool turns left out (a ShareGPT conversation ends with the assistant)"
+)
+
+// verdict is what a writer did with a trajectory: skipped it (skip set)
+// or wrote it, leaving out what leftOut says.
+type verdict struct {
+	skip    string
+	leftOut []string
+	// example details the first case of skip or leftOut, if any.
+	example map[string]string
+}
+
+func (v *verdict) leave(reason string) {
+	for _, r := range v.leftOut {
+		if r == reason {
+			return
+		}
+	}
+	v.leftOut = append(v.leftOut, reason)
+}
+
+func (v *verdict) explain(reason, example string) {
+	if v.example == nil {
+		v.example = map[string]string{}
+	}
+	if _, ok := v.example[reason]; !ok {
+		v.example[reason] = example
+	}
+}
+
+// addNote counts session under reason in notes, keeping first-seen order.
+func addNote(notes []Note, reason, session, example string) []Note {
+	for i := range notes {
+		if notes[i].Reason == reason {
+			notes[i].Sessions++
+			if len(notes[i].Names) < MaxNoteNames {
+				notes[i].Names = append(notes[i].Names, session)
+			}
+			return notes
+		}
+	}
+	return append(notes, Note{Reason: reason, Sessions: 1, Names: []string{session}, Example: example})
+}

@@ -93,6 +93,7 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	s.handle("GET", "/v1/inbox", s.inbox)
 	s.handle("GET", "/v1/diff", s.diff)
 	s.handle("POST", "/v1/sessions/{session}/steps", s.commit)
+	s.handle("DELETE", "/v1/sessions/{session}", s.remove)
 	s.handle("GET", "/v1/sessions/{session}/head", s.head)
 	s.handle("GET", "/v1/sessions/{session}/steps/{step}", s.step)
 	s.handle("GET", "/v1/sessions/{session}/wait", s.wait)
@@ -522,12 +523,21 @@ type sessionInfo struct {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	prefix := r.URL.Query().Get("prefix")
+	if prefix != "" {
+		if err := manifest.ValidSession(prefix); err != nil {
+			return badRequest("prefix: %v", err)
+		}
+	}
 	names, err := s.ws.SessionNames(r.Context())
 	if err != nil {
 		return err
 	}
 	out := []sessionInfo{}
 	for _, name := range names {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
 		sess, err := s.ws.Session(name)
 		if err != nil {
 			continue
@@ -542,6 +552,27 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, sessionInfo{name, head.Number, head.ID.String(), head.Status.String(), head.Time.Format(time.RFC3339Nano)})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	return nil
+}
+
+// removed is the answer to DELETE /v1/sessions/{session}.
+type removed struct {
+	Session string `json:"session"`
+	Head    uint64 `json:"head"`
+	Steps   uint64 `json:"steps"`
+}
+
+// remove drops a session from the workspace (as `cairn rm`).
+func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	res, err := s.ws.Remove(r.Context(), sess.Name())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, removed{res.Session, res.Head, res.Steps})
 	return nil
 }
 

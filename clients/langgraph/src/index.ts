@@ -93,6 +93,11 @@ export interface CairnSaverOptions extends ClientOptions {
 
 const maxRetries = 8;
 const logPage = 1000;
+/** How long putWrites waits for its checkpoint's put (LangGraph issues the two concurrently). */
+const arrivalTimeoutMs = 120_000;
+
+/** NotYet: the checkpoint a putWrites names is not stored yet. */
+class NotYet extends Error {}
 
 /** A LangGraph checkpointer on cairn. */
 export class CairnSaver extends BaseCheckpointSaver {
@@ -102,6 +107,10 @@ export class CairnSaver extends BaseCheckpointSaver {
   readonly prefix: string;
   /** Steps are immutable: their states are cached by session@step, a bounded number of them. */
   private readonly states = new Map<string, StepState>();
+  /** One chain of appends per thread namespace, so this process's own writers never race each other. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Checkpoints put by this process, by namespace and id: resolved when stored. */
+  private readonly arrivals = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 
   constructor(opts: CairnSaverOptions = {}) {
     super(opts.serde);
@@ -207,6 +216,30 @@ export class CairnSaver extends BaseCheckpointSaver {
 
   // ---- writing steps ----
 
+  /** locked runs fn after every earlier append of this process to the same namespace. */
+  private locked<T>(base: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(base) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(base, tail);
+    void tail.then(() => {
+      if (this.locks.get(base) === tail) this.locks.delete(base);
+    });
+    return run;
+  }
+
+  private arrival(key: string): { promise: Promise<void>; resolve: () => void } {
+    let a = this.arrivals.get(key);
+    if (!a) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      a = { promise, resolve };
+      this.arrivals.set(key, a);
+      if (this.arrivals.size > 1024) this.arrivals.delete(this.arrivals.keys().next().value!);
+    }
+    return a;
+  }
+
   /**
    * append commits the state that next(current) returns after the newest
    * step of checkpoint `id`: on the session whose head it is, else on a
@@ -286,7 +319,7 @@ export class CairnSaver extends BaseCheckpointSaver {
         fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.enc(channel_values[ch]) };
       }
     }
-    await this.append(threadId, ns, parentId, async (parent) => {
+    await this.locked(this.base(threadId, ns), () => this.append(threadId, ns, parentId, async (parent) => {
       const channels: StepState["channels"] = {};
       for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
         if (ch in fresh) channels[ch] = fresh[ch];
@@ -304,7 +337,8 @@ export class CairnSaver extends BaseCheckpointSaver {
         writes: [],
       };
       return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
-    });
+    }));
+    this.arrival(this.base(threadId, ns) + checkpoint.id).resolve();
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -320,10 +354,8 @@ export class CairnSaver extends BaseCheckpointSaver {
     }
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const encoded = await Promise.all(writes.map(async ([channel, value], i) => ({ channel, idx: WRITES_IDX_MAP[channel] ?? i, value: await this.enc(value) })));
-    await this.append(threadId, ns, id, async (current) => {
-      if (!current || current.checkpoint_id !== id) {
-        throw new Error(`put writes: checkpoint ${id} of thread ${JSON.stringify(threadId)} not found`);
-      }
+    const apply = () => this.locked(this.base(threadId, ns), () => this.append(threadId, ns, id, async (current) => {
+      if (!current || current.checkpoint_id !== id) throw new NotYet();
       const all = [...current.writes];
       let changed = false;
       for (const w of encoded) {
@@ -337,7 +369,23 @@ export class CairnSaver extends BaseCheckpointSaver {
       }
       if (!changed) return undefined;
       return { state: { ...current, writes: all }, record: { langgraph: "writes", checkpoint_id: id, writes: all.length } };
-    });
+    }));
+    try {
+      await apply();
+    } catch (e) {
+      if (!(e instanceof NotYet)) throw e;
+      // LangGraph may send a checkpoint's writes before its put: wait for it.
+      const arrived = this.arrival(this.base(threadId, ns) + id).promise;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, arrivalTimeoutMs)))]);
+      clearTimeout(timer);
+      try {
+        await apply();
+      } catch (e2) {
+        if (e2 instanceof NotYet) throw new Error(`put writes: checkpoint ${id} of thread ${JSON.stringify(threadId)} not found`);
+        throw e2;
+      }
+    }
   }
 
   /** tuple builds a CheckpointTuple from a stored state. */

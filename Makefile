@@ -27,7 +27,7 @@ NODE_DIR := $(CACHE)/node
 # Framework adapters: nested modules, so the main module does not depend on the frameworks.
 ADAPTERS := adapters/eino adapters/adk
 
-.PHONY: help build test test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
+.PHONY: help build test test-clients clients-deps test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
@@ -35,7 +35,7 @@ help: ## list the targets
 build: ## build the cairn binary into .cache/bin
 	$(GO) build -o $(BIN)/cairn ./cmd/cairn
 
-test: build servers python parquet-readers ## the whole suite (README's test command): unit, conformance on every store and server, crash, fuzz smoke
+test: build servers python parquet-readers test-clients ## the whole suite (README's test command): unit, conformance on every store and server, crash, fuzz smoke
 	$(GO) vet ./...
 	CAIRN_BIN=$(BIN)/cairn CAIRN_MINIO=$(BIN)/minio CAIRN_VERSITYGW=$(BIN)/versitygw $(GO) test -count=1 -timeout 40m ./...
 	@set -e; for m in $(ADAPTERS); do \
@@ -90,6 +90,34 @@ lint: ## go vet + staticcheck (pinned)
 	@test -x $(BIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(BIN)/staticcheck ./...
 	@set -e; for m in $(ADAPTERS); do (cd $$m && $(GO) vet ./... && $(BIN)/staticcheck ./...); done
+
+# Clients (clients/): the TypeScript client, the LangGraph.js checkpointer
+# and the Python package. npm dependencies are pinned by each package's
+# package-lock.json and installed with `npm ci` once per lock change; the
+# Python tooling comes from Debian (/usr/bin/python3).
+CLIENTS_STAMP := $(CACHE)/clients
+CLIENT_DEBS := python3-build python3-pytest python3-setuptools python3-wheel python3-venv
+
+clients-deps: $(CLIENTS_STAMP)/typescript.stamp $(CLIENTS_STAMP)/langgraph.stamp $(CLIENTS_STAMP)/debs.stamp ## install the clients' pinned npm and Debian dependencies and build the npm packages
+	cd clients/typescript && npm run --silent build
+	cd clients/langgraph && npm run --silent build
+
+$(CLIENTS_STAMP)/typescript.stamp: clients/typescript/package-lock.json
+	cd clients/typescript && npm ci --no-audit --no-fund
+	mkdir -p $(CLIENTS_STAMP) && touch $@
+
+$(CLIENTS_STAMP)/langgraph.stamp: clients/langgraph/package-lock.json $(CLIENTS_STAMP)/typescript.stamp
+	cd clients/langgraph && npm ci --no-audit --no-fund
+	touch $@
+
+$(CLIENTS_STAMP)/debs.stamp:
+	@dpkg -s $(CLIENT_DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(CLIENT_DEBS); }
+	mkdir -p $(CLIENTS_STAMP) && touch $@
+
+test-clients: build minio clients-deps ## the clients' suites: TS client, LangGraph validation (local store and MinIO) and 3-process e2e, Python package and wheel
+	cd clients/typescript && CAIRN_BIN=$(BIN)/cairn npm test
+	cd clients/langgraph && CAIRN_BIN=$(BIN)/cairn CAIRN_MINIO=$(BIN)/minio npm test
+	cd clients/python && CAIRN_BIN=$(BIN)/cairn /usr/bin/python3 -m pytest -q tests
 
 servers: minio versitygw ## build both S3 servers the tests start
 

@@ -419,6 +419,10 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer done()
+	prefix := r.URL.Query().Get("prefix")
+	if prefix != "" && !validPrefix(prefix) {
+		return badRequest("prefix: %q is not the start of a session name: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", prefix)
+	}
 	names, err := s.ws.SessionNames(r.Context())
 	if err != nil {
 		return err
@@ -429,6 +433,9 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	}
 	n := 0
 	for _, name := range names {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
 		head, err := s.headOf(r.Context(), name)
 		if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, errBadName) {
 			continue
@@ -614,4 +621,40 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	s.sessions.publish(e, st)
 	writeJSON(w, http.StatusCreated, info(st))
 	return nil
+}
+
+// removed is the answer to DELETE /v1/sessions/{session}.
+type removed struct {
+	Session string `json:"session"`
+	Head    uint64 `json:"head"`
+	Steps   uint64 `json:"steps"`
+}
+
+// remove drops a session from the workspace (as `cairn rm`).
+func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	defer s.sessions.release(e)
+	res, err := s.ws.Remove(r.Context(), e.sess.Name())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, removed{res.Session, res.Head, res.Steps})
+	return nil
+}
+
+// validPrefix reports whether p can start a session name: 1-128 of
+// A-Z a-z 0-9 . _ -, not starting with '.'.
+func validPrefix(p string) bool {
+	if len(p) == 0 || len(p) > 128 || p[0] == '.' {
+		return false
+	}
+	for _, c := range []byte(p) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -422,6 +422,19 @@ func TestOpenAPI(t *testing.T) {
 	}
 	c.do("GET", "/v1/sessions", "", 200)
 	c.do("GET", "/v1/nothing", "", 404)
+
+	// A prefix selects sessions by name; removing one leaves its fork.
+	if got := c.do("GET", "/v1/sessions?prefix=s2", "", 200); len(got["sessions"].([]any)) != 1 {
+		t.Fatalf("sessions with prefix s2 = %v", got)
+	}
+	c.do("GET", "/v1/sessions?prefix=../", "", 400)
+	if got := c.do("DELETE", "/v1/sessions/s1", "", 200); got["session"] != "s1" || got["head"] != json.Number("4") || got["steps"] != json.Number("4") {
+		t.Fatalf("remove = %v", got)
+	}
+	c.do("GET", "/v1/sessions/s1/head", "", 404)
+	c.do("DELETE", "/v1/sessions/s1", "", 404)
+	c.do("DELETE", "/v1/sessions/bad!name", "", 400)
+	c.do("GET", "/v1/sessions/s2/head", "", 200)
 	c.do("DELETE", "/v1/sessions/s1/head", "", 404)
 
 	for _, r := range srv.Routes() {

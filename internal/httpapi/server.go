@@ -128,6 +128,7 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	s.handle("GET", "/v1/inbox", s.inbox)
 	s.handle("GET", "/v1/diff", s.diff)
 	s.handle("POST", "/v1/sessions/{session}/steps", s.commit)
+	s.handle("DELETE", "/v1/sessions/{session}", s.remove)
 	s.handle("GET", "/v1/sessions/{session}/head", s.head)
 	s.handle("GET", "/v1/sessions/{session}/steps/{step}", s.step)
 	s.handle("GET", "/v1/sessions/{session}/wait", s.wait)

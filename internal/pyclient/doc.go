@@ -1,5 +1,6 @@
-// Package pyclient holds cairn's Python client for the HTTP API
-// (cairn_client.py, standard library only) and an example agent loop on
-// it (example_agent.py). The Go tests here run both with the machine's
-// python3 against a real server.
+// Package pyclient holds an example agent loop in Python (example_agent.py)
+// on cairn's Python client, the package cairnlog in clients/python;
+// cairn_client.py re-exports that package for the example and for scripts
+// written against the first client. The Go tests here run both with the
+// machine's python3 against a real server.
 package pyclient

@@ -1,0 +1,496 @@
+/**
+ * A LangGraph.js checkpointer that keeps checkpoints in cairn, through
+ * `cairn serve` (the HTTP API), with @cairnlog/client.
+ *
+ * Mapping. A thread's namespace is a chain of cairn steps in one session;
+ * every checkpoint is a step, and every putWrites a further step of the
+ * same checkpoint (its state plus the new pending writes). A checkpoint
+ * whose parent is not the newest one of its session (time travel,
+ * LangGraph's branching history) starts a fork of the parent's step: a
+ * new session that shares all of the parent's data, so `cairn log` shows
+ * the tree. Session names are PREFIX.THREAD.NS.BRANCH, each part encoded
+ * into the characters a session name allows.
+ *
+ * Storage. A step's state is JSON: the checkpoint, its metadata, the
+ * channels and the pending writes, where every value LangGraph serialises
+ * as JSON is kept as JSON structure, not as opaque bytes. cairn stores
+ * JSON structurally and dedups it, so carrying a channel over from the
+ * parent costs nothing and a message appended to a list costs the message.
+ * As LangGraph's own savers do, a checkpoint keeps the values of the
+ * channels named in newVersions and carries the others over from its
+ * parent when their version there is the same.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type PendingWrite,
+  type SerializerProtocol,
+  TASKS,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  maxChannelVersion,
+  writesSortKey,
+} from "@langchain/langgraph-checkpoint";
+import { CairnClient, ConflictError, NotFoundError, type ClientOptions, type Step } from "@cairnlog/client";
+
+/** A value as LangGraph's serializer wrote it: JSON kept as structure, anything else as base64. */
+type Encoded = { json: unknown } | { type: string; b64: string };
+
+/** One pending write as stored. */
+interface StoredWrite {
+  task: string;
+  idx: number;
+  channel: string;
+  path: string;
+  value: Encoded;
+}
+
+/** The JSON state of one step. */
+interface StepState {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  checkpoint: Encoded;
+  metadata: Encoded;
+  channels: Record<string, { version: number | string; value: Encoded }>;
+  writes: StoredWrite[];
+}
+
+/** The record of one step: what it is, and for which checkpoint. */
+interface StepRecord {
+  langgraph: "checkpoint" | "writes";
+  checkpoint_id: string;
+  writes: number;
+}
+
+/** Where the newest state of a checkpoint lives. */
+interface Located {
+  session: string;
+  step: number;
+  writes: number;
+}
+
+/** Options of a {@link CairnSaver}. */
+export interface CairnSaverOptions extends ClientOptions {
+  /** A client to use instead of one made from the other options. */
+  client?: CairnClient;
+  /**
+   * The first part of every session name (default "lg"): several apps can
+   * share a workspace under different prefixes. 1 to 24 of A-Z a-z 0-9 _ -.
+   */
+  prefix?: string;
+  /** LangGraph's serializer (default its JsonPlusSerializer). */
+  serde?: SerializerProtocol;
+}
+
+const maxRetries = 8;
+const logPage = 1000;
+/** How long putWrites waits for its checkpoint's put (LangGraph issues the two concurrently). */
+const arrivalTimeoutMs = 120_000;
+
+/** NotYet: the checkpoint a putWrites names is not stored yet. */
+class NotYet extends Error {}
+
+/** A LangGraph checkpointer on cairn. */
+export class CairnSaver extends BaseCheckpointSaver {
+  /** The client it talks to. */
+  readonly client: CairnClient;
+  /** The first part of its session names. */
+  readonly prefix: string;
+  /** Steps are immutable: their states are cached by session@step, a bounded number of them. */
+  private readonly states = new Map<string, StepState>();
+  /** One chain of appends per thread namespace, so this process's own writers never race each other. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Checkpoints put by this process, by namespace and id: resolved when stored. */
+  private readonly arrivals = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+
+  constructor(opts: CairnSaverOptions = {}) {
+    super(opts.serde);
+    this.client = opts.client ?? new CairnClient(opts);
+    this.prefix = opts.prefix ?? "lg";
+    if (!/^[A-Za-z0-9_-]{1,24}$/.test(this.prefix)) {
+      throw new Error(`prefix ${JSON.stringify(this.prefix)}: want 1 to 24 of A-Z a-z 0-9 _ -`);
+    }
+  }
+
+  // ---- names ----
+
+  /** base is the session-name prefix of a thread (and namespace, when given). */
+  private base(threadId: string, ns?: string): string {
+    return ns === undefined ? `${this.prefix}.${segment(threadId)}.` : `${this.prefix}.${segment(threadId)}.${segment(ns)}.`;
+  }
+
+  // ---- encoding ----
+
+  private async enc(value: unknown): Promise<Encoded> {
+    const [type, data] = await this.serde.dumpsTyped(value);
+    if (type === "json") {
+      const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+      return { json: JSON.parse(text) };
+    }
+    return { type, b64: Buffer.from(data).toString("base64") };
+  }
+
+  private async dec(e: Encoded): Promise<any> {
+    if ("json" in e) return this.serde.loadsTyped("json", JSON.stringify(e.json));
+    return this.serde.loadsTyped(e.type, new Uint8Array(Buffer.from(e.b64, "base64")));
+  }
+
+  // ---- reading steps ----
+
+  private async state(session: string, step: number): Promise<StepState> {
+    const key = `${session}@${step}`;
+    const hit = this.states.get(key);
+    if (hit) return hit;
+    const st = await this.client.step(session, step);
+    const s = st.state as StepState;
+    this.remember(key, s);
+    return s;
+  }
+
+  private remember(key: string, s: StepState): void {
+    this.states.set(key, s);
+    if (this.states.size > 256) this.states.delete(this.states.keys().next().value!);
+  }
+
+  /** heads lists the sessions under prefix with their heads' records. */
+  private async heads(prefix: string): Promise<{ session: string; head: number; record: StepRecord }[]> {
+    const out = [];
+    for (const s of await this.client.sessions(prefix)) {
+      const h = await this.client.head(s.session, { state: false });
+      if (!h || !isRecord(h.record)) continue;
+      out.push({ session: s.session, head: h.step, record: h.record });
+    }
+    return out;
+  }
+
+  /** ownSteps lists a session's own checkpoint and writes steps, newest first (not those a fork copied). */
+  private async ownSteps(session: string): Promise<{ step: number; record: StepRecord }[]> {
+    const out: { step: number; record: StepRecord }[] = [];
+    let from: number | undefined;
+    for (;;) {
+      let page: Step[];
+      try {
+        page = await this.client.log(session, { limit: logPage, from });
+      } catch (e) {
+        if (e instanceof NotFoundError) return out;
+        throw e;
+      }
+      for (const st of page) {
+        if (st.session !== session || st.origin) return out;
+        if (isRecord(st.record)) out.push({ step: st.step, record: st.record });
+      }
+      if (page.length < logPage) return out;
+      from = page[page.length - 1].step - 1;
+      if (from < 1) return out;
+    }
+  }
+
+  /** index maps each checkpoint under prefix to its newest state (the one with the most writes). */
+  private async index(prefix: string): Promise<Map<string, Located>> {
+    const found = new Map<string, Located>();
+    for (const s of await this.client.sessions(prefix)) {
+      const seen = new Set<string>();
+      for (const { step, record } of await this.ownSteps(s.session)) {
+        if (seen.has(record.checkpoint_id)) continue;
+        seen.add(record.checkpoint_id);
+        const have = found.get(record.checkpoint_id);
+        if (!have || record.writes > have.writes) found.set(record.checkpoint_id, { session: s.session, step, writes: record.writes });
+      }
+    }
+    return found;
+  }
+
+  /** locate finds the newest state of checkpoint id of a thread's namespace. */
+  private async locate(threadId: string, ns: string, id: string): Promise<Located | undefined> {
+    return (await this.index(this.base(threadId, ns))).get(id);
+  }
+
+  // ---- writing steps ----
+
+  /** locked runs fn after every earlier append of this process to the same namespace. */
+  private locked<T>(base: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(base) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(base, tail);
+    void tail.then(() => {
+      if (this.locks.get(base) === tail) this.locks.delete(base);
+    });
+    return run;
+  }
+
+  private arrival(key: string): { promise: Promise<void>; resolve: () => void } {
+    let a = this.arrivals.get(key);
+    if (!a) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      a = { promise, resolve };
+      this.arrivals.set(key, a);
+      if (this.arrivals.size > 1024) this.arrivals.delete(this.arrivals.keys().next().value!);
+    }
+    return a;
+  }
+
+  /**
+   * append commits the state that next(current) returns after the newest
+   * step of checkpoint `id`: on the session whose head it is, else on a
+   * fork of its step. current is undefined when there is no such step.
+   * Lost races are retried.
+   */
+  private async append(
+    threadId: string,
+    ns: string,
+    id: string | undefined,
+    next: (current: StepState | undefined) => Promise<{ state: StepState; record: StepRecord } | undefined>,
+  ): Promise<void> {
+    const base = this.base(threadId, ns);
+    for (let attempt = 0; ; attempt++) {
+      let target: string;
+      let expect: number;
+      let current: StepState | undefined;
+      const heads = id === undefined ? [] : await this.heads(base);
+      const atHead = heads.find((h) => h.record.checkpoint_id === id);
+      if (id === undefined) {
+        target = base + "0";
+        expect = (await this.client.head(target, { state: false }))?.step ?? 0;
+      } else if (atHead) {
+        target = atHead.session;
+        expect = atHead.head;
+        current = await this.state(target, expect);
+      } else {
+        const at = await this.locate(threadId, ns, id);
+        if (!at) {
+          // An unknown parent: a new root on the thread's first branch.
+          target = base + "0";
+          expect = (await this.client.head(target, { state: false }))?.step ?? 0;
+        } else {
+          current = await this.state(at.session, at.step);
+          target = base + "b" + randomBytes(8).toString("hex");
+          const fork = await this.client.fork(at.session, target, { step: at.step });
+          expect = fork.step;
+          this.remember(`${target}@${fork.step}`, current);
+        }
+      }
+      const out = await next(current);
+      if (!out) return;
+      try {
+        const st = await this.client.commit(target, out.state, { record: out.record, expect });
+        this.remember(`${target}@${st.step}`, out.state);
+        return;
+      } catch (e) {
+        if (!(e instanceof ConflictError) || attempt >= maxRetries) throw e;
+        if (id === undefined && e.head !== undefined && e.head !== expect) {
+          // The session was removed and its name is in use again: go on after its old head.
+          const retry = await this.client.commit(target, out.state, { record: out.record, expect: e.head }).catch((err) => err);
+          if (!(retry instanceof Error)) {
+            this.remember(`${target}@${retry.step}`, out.state);
+            return;
+          }
+          if (!(retry instanceof ConflictError)) throw retry;
+        }
+      }
+    }
+  }
+
+  // ---- BaseCheckpointSaver ----
+
+  /** put stores a checkpoint after its parent (config's checkpoint_id) and returns its config. */
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = config.configurable?.thread_id;
+    if (typeof threadId !== "string" || threadId === "") {
+      throw new Error('put checkpoint: the config has no "thread_id" in its "configurable"');
+    }
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const parentId: string | undefined = config.configurable?.checkpoint_id || undefined;
+    const { channel_values, ...rest } = checkpoint;
+    const [encCheckpoint, encMetadata] = await Promise.all([this.enc(rest), this.enc(metadata)]);
+    const fresh: Record<string, { version: number | string; value: Encoded }> = {};
+    for (const ch of Object.keys(newVersions)) {
+      if (Object.prototype.hasOwnProperty.call(channel_values, ch) && channel_values[ch] !== undefined) {
+        fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.enc(channel_values[ch]) };
+      }
+    }
+    await this.locked(this.base(threadId, ns), () => this.append(threadId, ns, parentId, async (parent) => {
+      const channels: StepState["channels"] = {};
+      for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
+        if (ch in fresh) channels[ch] = fresh[ch];
+        else if (parent?.channels[ch] && parent.checkpoint_id === parentId && parent.channels[ch].version === version) channels[ch] = parent.channels[ch];
+      }
+      for (const ch of Object.keys(fresh)) if (!(ch in channels)) channels[ch] = fresh[ch];
+      const state: StepState = {
+        thread_id: threadId,
+        checkpoint_ns: ns,
+        checkpoint_id: checkpoint.id,
+        parent_checkpoint_id: parentId ?? null,
+        checkpoint: encCheckpoint,
+        metadata: encMetadata,
+        channels,
+        writes: [],
+      };
+      return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
+    }));
+    this.arrival(this.base(threadId, ns) + checkpoint.id).resolve();
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** putWrites stores a task's pending writes against the checkpoint in config. */
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
+    const threadId = config.configurable?.thread_id;
+    const id = config.configurable?.checkpoint_id;
+    if (typeof threadId !== "string" || threadId === "") {
+      throw new Error('put writes: the config has no "thread_id" in its "configurable"');
+    }
+    if (typeof id !== "string" || id === "") {
+      throw new Error('put writes: the config has no "checkpoint_id" in its "configurable"');
+    }
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const encoded = await Promise.all(writes.map(async ([channel, value], i) => ({ channel, idx: WRITES_IDX_MAP[channel] ?? i, value: await this.enc(value) })));
+    const apply = () => this.locked(this.base(threadId, ns), () => this.append(threadId, ns, id, async (current) => {
+      if (!current || current.checkpoint_id !== id) throw new NotYet();
+      const all = [...current.writes];
+      let changed = false;
+      for (const w of encoded) {
+        const at = all.findIndex((x) => x.task === taskId && x.idx === w.idx);
+        const sw: StoredWrite = { task: taskId, idx: w.idx, channel: w.channel, path: taskPath, value: w.value };
+        if (at >= 0) {
+          if (w.idx >= 0) continue;
+          all[at] = sw;
+        } else all.push(sw);
+        changed = true;
+      }
+      if (!changed) return undefined;
+      return { state: { ...current, writes: all }, record: { langgraph: "writes", checkpoint_id: id, writes: all.length } };
+    }));
+    try {
+      await apply();
+    } catch (e) {
+      if (!(e instanceof NotYet)) throw e;
+      // LangGraph may send a checkpoint's writes before its put: wait for it.
+      const arrived = this.arrival(this.base(threadId, ns) + id).promise;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, arrivalTimeoutMs)))]);
+      clearTimeout(timer);
+      try {
+        await apply();
+      } catch (e2) {
+        if (e2 instanceof NotYet) throw new Error(`put writes: checkpoint ${id} of thread ${JSON.stringify(threadId)} not found`);
+        throw e2;
+      }
+    }
+  }
+
+  /** tuple builds a CheckpointTuple from a stored state. */
+  private async tuple(s: StepState): Promise<CheckpointTuple> {
+    const checkpoint = (await this.dec(s.checkpoint)) as Checkpoint;
+    checkpoint.channel_values = {};
+    for (const [ch, c] of Object.entries(s.channels)) checkpoint.channel_values[ch] = await this.dec(c.value);
+    if (checkpoint.v < 4 && s.parent_checkpoint_id) {
+      const at = await this.locate(s.thread_id, s.checkpoint_ns, s.parent_checkpoint_id);
+      const parent = at ? await this.state(at.session, at.step) : undefined;
+      const sends = [];
+      for (const w of parent ? sortedWrites(parent.writes) : []) if (w.channel === TASKS) sends.push(await this.dec(w.value));
+      checkpoint.channel_values[TASKS] = sends;
+      checkpoint.channel_versions[TASKS] =
+        Object.keys(checkpoint.channel_versions).length > 0 ? maxChannelVersion(...Object.values(checkpoint.channel_versions)) : this.getNextVersion(undefined);
+    }
+    const pendingWrites: CheckpointPendingWrite[] = [];
+    for (const w of sortedWrites(s.writes)) pendingWrites.push([w.task, w.channel, await this.dec(w.value)]);
+    const t: CheckpointTuple = {
+      config: { configurable: { thread_id: s.thread_id, checkpoint_ns: s.checkpoint_ns, checkpoint_id: s.checkpoint_id } },
+      checkpoint,
+      metadata: (await this.dec(s.metadata)) as CheckpointMetadata,
+      pendingWrites,
+    };
+    if (s.parent_checkpoint_id) {
+      t.parentConfig = { configurable: { thread_id: s.thread_id, checkpoint_ns: s.checkpoint_ns, checkpoint_id: s.parent_checkpoint_id } };
+    }
+    return t;
+  }
+
+  /** getTuple returns the checkpoint in config, or the thread's newest one; undefined if there is none. */
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = config.configurable?.thread_id;
+    if (typeof threadId !== "string" || threadId === "") return undefined;
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const id: string | undefined = config.configurable?.checkpoint_id || undefined;
+    if (id !== undefined) {
+      const at = await this.locate(threadId, ns, id);
+      return at ? this.tuple(await this.state(at.session, at.step)) : undefined;
+    }
+    let newest: { session: string; head: number; record: StepRecord } | undefined;
+    for (const h of await this.heads(this.base(threadId, ns))) {
+      if (!newest || h.record.checkpoint_id > newest.record.checkpoint_id) newest = h;
+    }
+    return newest ? this.tuple(await this.state(newest.session, newest.head)) : undefined;
+  }
+
+  /** list yields checkpoints newest first (by id), filtered by thread, namespace, before, metadata and limit. */
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const { before, filter } = options;
+    let limit = options.limit;
+    const threadId: string | undefined = config.configurable?.thread_id;
+    const ns: string | undefined = config.configurable?.checkpoint_ns;
+    const onlyId: string | undefined = config.configurable?.checkpoint_id || undefined;
+    const prefix = threadId !== undefined ? this.base(threadId, ns) : `${this.prefix}.`;
+    const index = await this.index(prefix);
+    let ids = [...index.keys()].sort().reverse();
+    const beforeId: string | undefined = before?.configurable?.checkpoint_id;
+    if (beforeId !== undefined) ids = ids.filter((id) => id < beforeId);
+    if (onlyId !== undefined) ids = ids.filter((id) => id === onlyId);
+    for (const id of ids) {
+      if (limit !== undefined && limit <= 0) return;
+      const at = index.get(id)!;
+      const s = await this.state(at.session, at.step);
+      if (ns !== undefined && s.checkpoint_ns !== ns) continue;
+      const t = await this.tuple(s);
+      if (filter && !Object.entries(filter).every(([k, v]) => deepEqual((t.metadata as Record<string, unknown> | undefined)?.[k], v))) continue;
+      if (limit !== undefined) limit--;
+      yield t;
+    }
+  }
+
+  /** deleteThread removes every session of a thread: all its namespaces and branches. */
+  async deleteThread(threadId: string): Promise<void> {
+    for (const s of await this.client.sessions(this.base(threadId))) {
+      try {
+        await this.client.remove(s.session);
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+      }
+      for (const k of [...this.states.keys()]) if (k.startsWith(s.session + "@")) this.states.delete(k);
+    }
+  }
+}
+
+/** segment encodes s into a session-name part without dots: base64url, or for long values a hash of a length base64url never has. */
+function segment(s: string): string {
+  const b = Buffer.from(s, "utf8").toString("base64url");
+  if (b.length <= 40) return b;
+  return createHash("sha256").update(s, "utf8").digest("hex").slice(0, 41);
+}
+
+function isRecord(r: unknown): r is StepRecord {
+  return typeof r === "object" && r !== null && typeof (r as StepRecord).checkpoint_id === "string" && typeof (r as StepRecord).langgraph === "string";
+}
+
+function sortedWrites(ws: StoredWrite[]): StoredWrite[] {
+  return [...ws].sort((a, b) => compareWritesSortKeys(writesSortKey(a.path, a.task, a.idx), writesSortKey(b.path, b.task, b.idx)));
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+}

@@ -1,0 +1,74 @@
+// Side by side, in one run: the same LangGraph graph and workload (a
+// message list growing by one ~4.5 KB message a step, 300 steps) with
+// LangGraph's SQLite checkpointer and with CairnSaver on cairn's local
+// store. Prints stored bytes ÷ appended bytes and ms a step for each.
+//
+//   CAIRN_BIN=... node test/bench.mjs [steps]
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { startServer } from "@cairnlog/client/local";
+import { CairnSaver } from "../dist/index.js";
+
+const steps = Number(process.argv[2] ?? 300);
+const words = "agent tool call result plan observe retry search fetch parse answer token model context state memory step".split(" ");
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+function message(i) {
+  let s = `step ${i}:`;
+  while (s.length < 4500) s += " " + words[Math.floor(rand() * words.length)] + Math.floor(rand() * 1000);
+  return s;
+}
+const texts = Array.from({ length: steps }, (_, i) => message(i));
+const appended = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+
+function graph(checkpointer) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("model", (s) => ({ messages: [new AIMessage(texts[s.messages.length - 1])] }))
+    .addEdge(START, "model")
+    .addConditionalEdges("model", (s) => (s.messages.length > steps ? END : "model"))
+    .compile({ checkpointer });
+}
+
+function du(p) {
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(p).reduce((n, e) => n + du(join(p, e)), 0);
+}
+
+async function run(name, checkpointer, storedBytes) {
+  const g = graph(checkpointer);
+  const t0 = performance.now();
+  const out = await g.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "bench" }, recursionLimit: steps + 10 });
+  const ms = performance.now() - t0;
+  if (out.messages.length !== steps + 1) throw new Error(`${name}: ${out.messages.length} messages`);
+  const stored = storedBytes();
+  return { name, stored, ratio: stored / appended, msPerStep: ms / steps };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
+try {
+  const sqlitePath = join(dir, "lg.sqlite");
+  const sqlite = SqliteSaver.fromConnString(sqlitePath);
+  const a = await run("@langchain/langgraph-checkpoint-sqlite", sqlite, () => du(dir) );
+  const storeDir = join(dir, "cairn");
+  const srv = await startServer({ store: storeDir });
+  let b;
+  try {
+    b = await run("@cairnlog/langgraph-checkpoint (local store)", new CairnSaver({ client: srv.client }), () => du(storeDir));
+  } finally {
+    await srv.close();
+  }
+  const sqliteOnly = a.stored; // measured before the cairn store existed
+  a.stored = sqliteOnly;
+  console.log(`${steps} steps, ${appended} bytes appended (${(appended / steps / 1000).toFixed(2)} KB a step)\n`);
+  console.log("| checkpointer | stored bytes | stored ÷ appended | ms a step |");
+  console.log("| --- | ---: | ---: | ---: |");
+  for (const r of [a, b]) console.log(`| ${r.name} | ${r.stored} | ${r.ratio.toFixed(2)} | ${r.msPerStep.toFixed(1)} |`);
+  console.log(JSON.stringify({ steps, appended, results: [a, b] }));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

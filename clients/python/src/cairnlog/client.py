@@ -1,0 +1,140 @@
+"""A low-level client: one method per route of the cairn HTTP API."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .errors import NotFoundError, error_for
+
+Step = Dict[str, Any]
+"""A step as the API returns it: session, step, id, parent, origin, status,
+time, kind, record and, on reads, state."""
+
+
+def is_reply(record: Any) -> bool:
+    """True if a step record is a human's reply ({"reply": ..., "in_reply_to": N})."""
+    return isinstance(record, dict) and "reply" in record and "in_reply_to" in record
+
+
+class Client:
+    """A client for one cairn workspace served over HTTP."""
+
+    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 90) -> None:
+        url = url or os.environ.get("CAIRN_URL")
+        if not url:
+            raise ValueError("no server URL: pass url= or set CAIRN_URL")
+        self.url = url.rstrip("/")
+        self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, body: Any = None,
+              query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None) -> Tuple[int, Any]:
+        url = self.url + path
+        if query:
+            q = {k: v for k, v in query.items() if v is not None}
+            if q:
+                url += "?" + urllib.parse.urlencode(q)
+        data = None
+        headers = {"Accept": "application/json"}
+        if body is not None:
+            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as resp:
+                raw = resp.read()
+                return resp.status, (json.loads(raw) if raw else None)
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            try:
+                err = json.loads(raw)
+                if not isinstance(err, dict):
+                    raise ValueError
+            except ValueError:
+                err = {"code": "http", "error": raw.decode("utf-8", "replace")[:500]}
+            raise error_for(e.code, err) from None
+
+    @staticmethod
+    def _s(session: str) -> str:
+        return urllib.parse.quote(session, safe="")
+
+    def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it."""
+        return self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1]["sessions"]
+
+    def inbox(self) -> List[Dict[str, Any]]:
+        """Sessions whose head awaits a human: [{session, step, id, time, question, record}]."""
+        return self._call("GET", "/v1/inbox")[1]["pending"]
+
+    def head(self, session: str, state: bool = True) -> Optional[Step]:
+        """The session's head step (with its state unless state=False), or None if it has no steps."""
+        try:
+            return self._call("GET", f"/v1/sessions/{self._s(session)}/head",
+                              query=None if state else {"state": "false"})[1]
+        except NotFoundError:
+            return None
+
+    def step(self, session: str, n: int, state: bool = True) -> Step:
+        """Step n of the session."""
+        return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{int(n)}",
+                          query=None if state else {"state": "false"})[1]
+
+    def commit(self, session: str, state: Any, record: Any = None, status: str = "running",
+               expect: Optional[int] = None) -> Step:
+        """Commit state (any JSON value) as the next step. expect=N raises
+        ConflictError unless the head is step N (0: the session must not exist)."""
+        body: Dict[str, Any] = {"state": state, "status": status}
+        if record is not None:
+            body["record"] = record
+        if expect is not None:
+            body["expect"] = int(expect)
+        return self._call("POST", f"/v1/sessions/{self._s(session)}/steps", body)[1]
+
+    def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None, **record: Any) -> Step:
+        """Commit state as a step that awaits a human, with record {"question": question, ...}."""
+        return self.commit(session, state, record=dict(question=question, **record),
+                           status="awaiting_input", expect=expect)
+
+    def wait(self, session: str, after: int, timeout: float = 30) -> Optional[Step]:
+        """Long-poll: the head once it is past step `after`, or None after timeout seconds."""
+        status, body = self._call("GET", f"/v1/sessions/{self._s(session)}/wait",
+                                  query={"after": int(after), "timeout": timeout}, timeout=timeout + 30)
+        return body if status == 200 else None
+
+    def wait_for_reply(self, session: str, question_step: int, poll: float = 30) -> Step:
+        """Block until the step after question_step lands; return that step."""
+        while True:
+            st = self.wait(session, question_step, timeout=poll)
+            if st is not None:
+                return st
+
+    def reply(self, session: str, value: Any) -> Step:
+        """Answer the question at the session's head; the answer becomes its next step."""
+        return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", {"input": value})[1]
+
+    def log(self, session: str, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
+        """Steps newest first, following parents across forks."""
+        return self._call("GET", f"/v1/sessions/{self._s(session)}/log",
+                          query={"limit": limit, "from": from_step})[1]["steps"]
+
+    def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
+        """Start session `to` from a step of `session` (default its head)."""
+        body: Dict[str, Any] = {"to": to}
+        if step is not None:
+            body["step"] = int(step)
+        return self._call("POST", f"/v1/sessions/{self._s(session)}/fork", body)[1]
+
+    def diff(self, a: str, b: str) -> List[Dict[str, str]]:
+        """Changes from step a to step b ("S" or "S@N"): [{path, kind}]."""
+        return self._call("GET", "/v1/diff", query={"a": a, "b": b})[1]["changes"]
+
+    def remove(self, session: str) -> Dict[str, Any]:
+        """Remove a session, as `cairn rm`: {session, head, steps}."""
+        return self._call("DELETE", f"/v1/sessions/{self._s(session)}")[1]

@@ -1,0 +1,53 @@
+"""Exceptions for the cairn HTTP API's error answers, one class per kind."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+
+class CairnError(Exception):
+    """An error answer from the server: its HTTP status, code and message."""
+
+    def __init__(self, status: int, code: str, message: str, body: Optional[Dict[str, Any]] = None) -> None:
+        super().__init__(f"cairn: {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.body: Dict[str, Any] = body or {}
+
+
+class ConflictError(CairnError):
+    """409: another writer got the step first, an expected head did not hold,
+    the session already exists, or its head does not await input."""
+
+    @property
+    def head(self) -> Optional[int]:
+        """The session's head as the server saw it, when it says."""
+        h = self.body.get("head")
+        return int(h) if h is not None else None
+
+
+class NotFoundError(CairnError):
+    """404: no such session, step or route."""
+
+
+class InvalidError(CairnError):
+    """400: a bad session name, step number, parameter or body."""
+
+
+class LimitError(CairnError):
+    """413: a request body or reply over the server's limit."""
+
+
+class UnauthorizedError(CairnError):
+    """401 or 403: a missing or wrong token, or a non-loopback address without one."""
+
+
+_BY_STATUS = {409: ConflictError, 404: NotFoundError, 400: InvalidError, 413: LimitError,
+              401: UnauthorizedError, 403: UnauthorizedError}
+
+
+def error_for(status: int, body: Dict[str, Any]) -> CairnError:
+    """The exception for an error answer."""
+    cls = _BY_STATUS.get(status, CairnError)
+    return cls(status, str(body.get("code", "http")), str(body.get("error", "")), body)

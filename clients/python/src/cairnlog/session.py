@@ -1,0 +1,82 @@
+"""A session that tracks its head and fences every commit with it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from .client import Client, Step, is_reply
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+
+class Session:
+    """One session of a workspace. It remembers the head it last saw and
+    commits with expect=head, so a second writer of the same session gets
+    ConflictError instead of a silently interleaved history."""
+
+    def __init__(self, client: Client, name: str, workspace: Optional["Workspace"] = None) -> None:
+        self.client = client
+        self.name = name
+        self.workspace = workspace
+        self.head: int = 0
+        """The step this session object last saw as its head (0: none yet)."""
+        self.last: Optional[Step] = None
+        """That head step, as the API returned it."""
+
+    def __repr__(self) -> str:
+        return f"Session({self.name!r}, head={self.head})"
+
+    def resume(self) -> Any:
+        """Read the head: return its state (None for a new session) and track it."""
+        st = self.client.head(self.name)
+        self.last = st
+        self.head = st["step"] if st else 0
+        return st.get("state") if st else None
+
+    def commit(self, state: Any, record: Any = None, status: str = "running") -> Step:
+        """Commit state as the next step after the tracked head; raises
+        ConflictError if another writer moved the head meanwhile."""
+        st = self.client.commit(self.name, state, record=record, status=status, expect=self.head)
+        self.head, self.last = st["step"], st
+        return st
+
+    def ask(self, state: Any, question: Any, **record: Any) -> Step:
+        """Commit state as a step that awaits a human's answer to question."""
+        st = self.client.ask(self.name, state, question, expect=self.head, **record)
+        self.head, self.last = st["step"], st
+        return st
+
+    def wait_reply(self, timeout: Optional[float] = None, poll: float = 30) -> Any:
+        """Wait for the step after the tracked head (a human's reply) and
+        return the reply; None if timeout seconds pass first."""
+        if timeout is None:
+            st = self.client.wait_for_reply(self.name, self.head, poll=poll)
+        else:
+            st = self.client.wait(self.name, self.head, timeout=timeout)
+            if st is None:
+                return None
+        self.head, self.last = st["step"], st
+        rec = st.get("record")
+        return rec["reply"] if is_reply(rec) else rec
+
+    def fork(self, to: str, step: Optional[int] = None) -> "Session":
+        """Fork step (default the head) into a new session and return it, its head tracked."""
+        st = self.client.fork(self.name, to, step=step)
+        s = Session(self.client, to, self.workspace)
+        s.head, s.last = st["step"], st
+        return s
+
+    def log(self, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
+        """Steps newest first, following parents across forks."""
+        return self.client.log(self.name, limit=limit, from_step=from_step)
+
+    def show(self, step: Optional[int] = None) -> Optional[Step]:
+        """A step (default the head) with its state; None if the session has no steps."""
+        if step is None:
+            return self.client.head(self.name)
+        return self.client.step(self.name, step)
+
+    def diff(self, other: str) -> List[Dict[str, str]]:
+        """Changes from this session's head to other ("S" or "S@N")."""
+        return self.client.diff(self.name, other)

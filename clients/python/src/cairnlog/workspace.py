@@ -1,0 +1,140 @@
+"""A workspace: a running server (given by URL) or a private local one."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import threading
+from typing import Any, Dict, List, Optional, Sequence
+
+from .client import Client
+from .session import Session
+
+
+class Workspace:
+    """A cairn workspace reached over HTTP. Use open() to make one; close()
+    (or a with block) stops a server that open() started."""
+
+    def __init__(self, client: Client, store: Optional[str] = None, bin: Optional[str] = None,
+                 process: Optional["subprocess.Popen[str]"] = None) -> None:
+        self.client = client
+        self.store = store
+        self.bin = bin
+        self._process = process
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the private server, if open() started one."""
+        p, self._process = self._process, None
+        if p is not None and p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    @property
+    def url(self) -> str:
+        """The server's URL."""
+        return self.client.url
+
+    def session(self, name: str) -> Session:
+        """The session called name (it need not exist yet)."""
+        return Session(self.client, name, self)
+
+    def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Sessions with their heads."""
+        return self.client.sessions(prefix)
+
+    def inbox(self) -> List[Dict[str, Any]]:
+        """Sessions whose head awaits a human."""
+        return self.client.inbox()
+
+    def reply(self, session: str, value: Any) -> Dict[str, Any]:
+        """Answer the question at a session's head."""
+        return self.client.reply(session, value)
+
+    def diff(self, a: str, b: str) -> List[Dict[str, str]]:
+        """Changes from step a to step b ("S" or "S@N")."""
+        return self.client.diff(a, b)
+
+    def export(self, format: str, out: str, sessions: Sequence[str] = (), args: Sequence[str] = ()) -> None:
+        """Export trajectories for training with `cairn export` (formats:
+        openai-jsonl, atif, sharegpt, parquet, preference) to the file out.
+        sessions are name globs; args are more `cairn export` flags. The
+        HTTP API has no export route, so this needs the local mode (or a
+        store given to open())."""
+        if self.bin is None:
+            raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
+        cmd = [self.bin]
+        if self.store:
+            cmd += ["--store", self.store]
+        cmd += ["export", "--format", format, "--out", out]
+        for g in sessions:
+            cmd += ["--session", g]
+        cmd += list(args)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"cairn export: {r.stderr.strip()}")
+
+
+def find_cairn(bin: Optional[str] = None) -> str:
+    """The cairn binary: bin, else $CAIRN_BIN, else `cairn` on PATH."""
+    b = bin or os.environ.get("CAIRN_BIN") or shutil.which("cairn")
+    if not b:
+        raise FileNotFoundError("cairn binary not found: pass bin= or set CAIRN_BIN, or put cairn on PATH")
+    return b
+
+
+def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optional[str] = None,
+         bin: Optional[str] = None, timeout: float = 90, start_timeout: float = 30) -> Workspace:
+    """Open a workspace.
+
+    With url (or $CAIRN_URL when no store is given) it talks to that server.
+    Otherwise it starts `cairn serve` on a private loopback port with a
+    fresh random token over store (default $CAIRN_STORE, else cairn's local
+    default), and stops it on close() or at the end of a with block.
+    """
+    if url is None and store is None:
+        url = os.environ.get("CAIRN_URL")
+    if url is not None:
+        return Workspace(Client(url, token, timeout), store=store, bin=bin or os.environ.get("CAIRN_BIN") or shutil.which("cairn"))
+    exe = find_cairn(bin)
+    token = secrets.token_hex(24)
+    cmd = [exe]
+    if store:
+        cmd += ["--store", store]
+    cmd += ["serve", "--listen", "127.0.0.1:0"]
+    env = dict(os.environ, CAIRN_TOKEN=token)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, text=True)
+    found: List[str] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        assert p.stdout is not None
+        for line in p.stdout:
+            m = re.search(r"cairn serve: (http://\S+)", line)
+            if m:
+                found.append(m.group(1))
+                break
+        ready.set()
+        p.stdout.read()  # keep the pipe drained until the server exits
+
+    threading.Thread(target=read, daemon=True).start()
+    ready.wait(start_timeout)
+    if not found:
+        p.kill()
+        _, err = p.communicate()
+        raise RuntimeError(f"start cairn serve: {err.strip() or 'no address printed'}")
+    # Drain stderr too, so the server never blocks on a full pipe.
+    threading.Thread(target=lambda: p.stderr and p.stderr.read(), daemon=True).start()
+    return Workspace(Client(found[0], token, timeout), store=store, bin=exe, process=p)

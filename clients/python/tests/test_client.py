@@ -1,0 +1,120 @@
+"""cairnlog against a real `cairn serve` started in local mode."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import threading
+
+import pytest
+
+import cairnlog
+from cairnlog import CairnError, Client, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError
+
+
+def test_session_tracks_its_head_and_fences(ws: cairnlog.Workspace) -> None:
+    s = ws.session("agent")
+    assert s.resume() is None and s.head == 0
+    s.commit({"messages": ["a"]}, record={"turn": 1})
+    s.commit({"messages": ["a", "b"]}, record={"turn": 2})
+    assert s.head == 2
+
+    # A second writer that resumed at the same head loses the next step.
+    other = ws.session("agent")
+    assert other.resume() == {"messages": ["a", "b"]}
+    s.commit({"messages": ["a", "b", "c"]})
+    with pytest.raises(ConflictError) as e:
+        other.commit({"messages": ["a", "b", "x"]})
+    assert e.value.status == 409 and e.value.head == 3
+    assert ws.session("agent").resume() == {"messages": ["a", "b", "c"]}
+
+
+def test_ask_and_wait_reply(ws: cairnlog.Workspace) -> None:
+    s = ws.session("hitl")
+    s.commit({"plan": "delete logs"})
+    q = s.ask({"plan": "delete logs"}, "May I?", cost=3)
+    assert q["status"] == "awaiting_input" and s.head == 2
+    assert s.wait_reply(timeout=0.1) is None
+    inbox = ws.inbox()
+    assert [(p["session"], p["question"], p["record"]["cost"]) for p in inbox] == [("hitl", "May I?", 3)]
+    # The human answers from another client while this one waits.
+    threading.Timer(0.2, lambda: Client(ws.url, ws.client.token).reply("hitl", {"approved": True})).start()
+    assert s.wait_reply() == {"approved": True}
+    assert s.head == 3 and ws.inbox() == []
+    with pytest.raises(ConflictError):
+        ws.reply("hitl", "again")
+
+
+def test_fork_log_show_diff(ws: cairnlog.Workspace) -> None:
+    s = ws.session("main")
+    for i in range(3):
+        s.commit({"n": i, "items": list(range(i))})
+    alt = s.fork("alt", step=2)
+    assert alt.head == 2 and alt.last is not None and alt.last["origin"] == "main@2"
+    alt.commit({"n": 9, "items": []})
+    assert [st["step"] for st in s.log()] == [3, 2, 1]
+    assert [(st["session"], st["step"]) for st in alt.log()] == [("alt", 3), ("alt", 2), ("main", 1)]
+    assert s.show()["state"] == {"n": 2, "items": [0, 1]}
+    assert s.show(1)["state"] == {"n": 0, "items": []}
+    assert ws.session("none").show() is None
+    assert {c["path"] for c in s.diff("alt")} == {"/n", "/items/0", "/items/1"}
+    assert {x["session"] for x in ws.sessions()} == {"main", "alt"}
+    assert [x["session"] for x in ws.sessions(prefix="al")] == ["alt"]
+
+
+def test_errors_are_classes(ws: cairnlog.Workspace, cairn_bin: str) -> None:
+    c = ws.client
+    with pytest.raises(NotFoundError):
+        c.step("nothing", 1)
+    with pytest.raises(InvalidError) as e:
+        c.commit("bad name", {})
+    assert e.value.code == "bad_request"
+    c.ask("big", {}, "q")
+    with pytest.raises(LimitError):
+        c.reply("big", "x" * (2 << 20))
+    with pytest.raises(UnauthorizedError) as u:
+        Client(ws.url, token="nope").sessions()
+    assert u.value.status == 401 and isinstance(u.value, CairnError)
+    assert c.remove("big")["steps"] == 1
+    with pytest.raises(NotFoundError):
+        c.remove("big")
+
+
+def test_local_mode_stops_its_server(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    with cairnlog.open(str(tmp_path / "s"), bin=cairn_bin) as w:
+        w.session("x").commit({"a": 1})
+        url, p = w.url, w._process
+        assert p is not None and p.poll() is None
+    assert p.poll() is not None
+    with pytest.raises(Exception):
+        Client(url, timeout=2).sessions()
+    # The state outlives the server: a new local server reads it back.
+    with cairnlog.open(str(tmp_path / "s"), bin=cairn_bin) as w:
+        assert w.session("x").resume() == {"a": 1}
+
+
+def test_export(ws: cairnlog.Workspace, tmp_path: pathlib.Path) -> None:
+    s = ws.session("chat")
+    # Records follow the step-record convention (docs/records.md): the messages added this step.
+    s.commit({"turn": 1}, record={"messages": [{"role": "user", "content": "hi"}]})
+    s.commit({"turn": 2}, record={"messages": [{"role": "assistant", "content": "hello"}]}, status="done")
+    out = tmp_path / "chat.jsonl"
+    ws.export("openai-jsonl", str(out), sessions=["chat"])
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines and lines[0]["messages"][-1] == {"role": "assistant", "content": "hello"}
+    with pytest.raises(RuntimeError):
+        ws.export("no-such-format", str(out))
+
+
+def test_remote_mode_uses_the_url(ws: cairnlog.Workspace) -> None:
+    w = cairnlog.open(url=ws.url, token=ws.client.token)
+    w.session("r").commit([1, 2])
+    assert ws.session("r").resume() == [1, 2]
+    w.close()  # no server of its own: nothing to stop
+    assert ws.session("r").resume() == [1, 2]
+
+
+def test_types_check_with_the_py_typed_marker() -> None:
+    pkg = pathlib.Path(cairnlog.__file__).parent
+    assert (pkg / "py.typed").exists()

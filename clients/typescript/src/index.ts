@@ -1,0 +1,268 @@
+/**
+ * A client for the cairn HTTP API (`cairn serve`, and `cairn run` for its
+ * child at $CAIRN_URL). Every request and answer is typed from the API's
+ * OpenAPI document (openapi.ts, generated from
+ * internal/httpapi/openapi.json). It needs nothing but Node's fetch.
+ *
+ * Errors come back as exceptions: {@link ConflictError} (409: another
+ * writer got the step first, or `expect` did not hold), {@link
+ * NotFoundError} (404), {@link InvalidError} (400), {@link LimitError}
+ * (413), all subclasses of {@link CairnError}.
+ */
+import type { components, operations } from "./openapi.js";
+
+export type { components, operations, paths } from "./openapi.js";
+
+/** A step as the API returns it: its number, ids, record and, on reads, its state. */
+export type Step = components["schemas"]["Step"];
+/** One entry of {@link CairnClient.sessions}. */
+export type SessionInfo = components["schemas"]["SessionInfo"];
+/** One session whose head awaits a human. */
+export type Pending = components["schemas"]["Pending"];
+/** One entry of a diff. */
+export type Change = components["schemas"]["Change"];
+/** A step's status. */
+export type Status = Step["status"];
+/** The body of a commit. */
+export type CommitRequest = components["schemas"]["CommitRequest"];
+/** The answer to {@link CairnClient.remove}. */
+export type Removed = components["schemas"]["Removed"];
+/** An error answer's machine-readable code. */
+export type ErrorCode = components["schemas"]["Error"]["code"];
+
+/** An error answer from the server: its HTTP status, code and message. */
+export class CairnError extends Error {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The API's error code (bad_request, not_found, conflict, ...). */
+  readonly code: ErrorCode | string;
+  constructor(status: number, code: string, message: string) {
+    super(`cairn: ${status} ${code}: ${message}`);
+    this.name = "CairnError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** 409: another writer got the step first, the expected head did not hold, or the session exists. */
+export class ConflictError extends CairnError {
+  /** The session's head as the server saw it, when it says. */
+  readonly head: number | undefined;
+  constructor(status: number, code: string, message: string, head?: number) {
+    super(status, code, message);
+    this.name = "ConflictError";
+    this.head = head;
+  }
+}
+
+/** 404: no such session, step or route. */
+export class NotFoundError extends CairnError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
+    this.name = "NotFoundError";
+  }
+}
+
+/** 400: a bad session name, step number, parameter or body. */
+export class InvalidError extends CairnError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
+    this.name = "InvalidError";
+  }
+}
+
+/** 413: a request body or reply over the server's limit. */
+export class LimitError extends CairnError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
+    this.name = "LimitError";
+  }
+}
+
+function errorFor(status: number, code: string, message: string, head?: number): CairnError {
+  switch (status) {
+    case 409:
+      return new ConflictError(status, code, message, head);
+    case 404:
+      return new NotFoundError(status, code, message);
+    case 400:
+      return new InvalidError(status, code, message);
+    case 413:
+      return new LimitError(status, code, message);
+  }
+  return new CairnError(status, code, message);
+}
+
+/** Options of a {@link CairnClient}. */
+export interface ClientOptions {
+  /** The server's URL (default $CAIRN_URL). */
+  url?: string;
+  /** The bearer token (default $CAIRN_TOKEN; none: a loopback server without one). */
+  token?: string;
+  /** Seconds a request may take before it is aborted (default 90; long-polls add their wait). */
+  timeout?: number;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+}
+
+/** What to commit: a JSON state, and optionally a record, a status and the head it expects. */
+export interface CommitOptions {
+  /** What happened this step (any JSON value). */
+  record?: unknown;
+  /** running (default), awaiting_input or done. */
+  status?: Status;
+  /** Fail with ConflictError unless the head is this step (0: the session must not exist). */
+  expect?: number;
+}
+
+/** A client for one cairn workspace served over HTTP. */
+export class CairnClient {
+  /** The server's URL, without a trailing slash. */
+  readonly url: string;
+  private readonly token: string | undefined;
+  private readonly timeout: number;
+  private readonly fetch: typeof fetch;
+
+  constructor(opts: ClientOptions = {}) {
+    const url = opts.url ?? process.env.CAIRN_URL;
+    if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
+    this.url = url.replace(/\/+$/, "");
+    this.token = opts.token ?? process.env.CAIRN_TOKEN ?? undefined;
+    this.timeout = opts.timeout ?? 90;
+    this.fetch = opts.fetch ?? globalThis.fetch;
+  }
+
+  private async call<T>(
+    method: string,
+    path: string,
+    opts: { body?: unknown; query?: Record<string, string | number | undefined>; timeout?: number } = {},
+  ): Promise<{ status: number; body: T }> {
+    let url = this.url + path;
+    if (opts.query) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(opts.query)) if (v !== undefined) q.set(k, String(v));
+      const qs = q.toString();
+      if (qs) url += "?" + qs;
+    }
+    const headers: Record<string, string> = { Accept: "application/json" };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["Content-Type"] = "application/json";
+    }
+    if (this.token) headers.Authorization = "Bearer " + this.token;
+    const res = await this.fetch(url, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout((opts.timeout ?? this.timeout) * 1000),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      let err: { code?: string; error?: string; head?: number } = {};
+      try {
+        err = JSON.parse(text);
+      } catch {
+        err = { code: "http", error: text.slice(0, 500) };
+      }
+      throw errorFor(res.status, err.code ?? "http", err.error ?? res.statusText, err.head);
+    }
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  private static s(session: string): string {
+    return encodeURIComponent(session);
+  }
+
+  /** All sessions with their heads; with a prefix, only those whose name starts with it. */
+  async sessions(prefix?: string): Promise<SessionInfo[]> {
+    const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
+      query: { prefix: prefix || undefined },
+    });
+    return r.body.sessions;
+  }
+
+  /** Sessions whose head awaits a human. */
+  async inbox(): Promise<Pending[]> {
+    return (await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox")).body.pending;
+  }
+
+  /** The session's head with its state (unless state is false), or undefined if it has no steps. */
+  async head(session: string, opts: { state?: boolean } = {}): Promise<Step | undefined> {
+    try {
+      const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/head`, {
+        query: { state: opts.state === false ? "false" : undefined },
+      });
+      return r.body;
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  /** Step n of the session, with its state unless state is false. */
+  async step(session: string, n: number, opts: { state?: boolean } = {}): Promise<Step> {
+    const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${n}`, {
+      query: { state: opts.state === false ? "false" : undefined },
+    });
+    return r.body;
+  }
+
+  /** Commit state (any JSON value) as the session's next step. */
+  async commit(session: string, state: unknown, opts: CommitOptions = {}): Promise<Step> {
+    const body: CommitRequest = { state, status: opts.status ?? "running" };
+    if (opts.record !== undefined) body.record = opts.record;
+    if (opts.expect !== undefined) body.expect = opts.expect;
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body })).body;
+  }
+
+  /** Commit state as a step that awaits a human, with record {question, ...extra}. */
+  async ask(session: string, state: unknown, question: unknown, opts: { expect?: number; record?: Record<string, unknown> } = {}): Promise<Step> {
+    return this.commit(session, state, { record: { ...opts.record, question }, status: "awaiting_input", expect: opts.expect });
+  }
+
+  /** Long-poll: the head once it is past step `after`, or undefined after timeout seconds (default 30). */
+  async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } = {}): Promise<Step | undefined> {
+    const timeout = opts.timeout ?? 30;
+    const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/wait`, {
+      query: { after, timeout, state: opts.state === false ? "false" : undefined },
+      timeout: timeout + this.timeout,
+    });
+    return r.status === 200 ? r.body : undefined;
+  }
+
+  /** Answer the question at the session's head; the answer becomes its next step. */
+  async reply(session: string, input: unknown): Promise<Step> {
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/reply`, { body: { input } })).body;
+  }
+
+  /** Steps newest first (without states), following parents across forks. */
+  async log(session: string, opts: { limit?: number; from?: number } = {}): Promise<Step[]> {
+    const r = await this.call<components["schemas"]["Log"]>("GET", `/v1/sessions/${CairnClient.s(session)}/log`, {
+      query: { limit: opts.limit, from: opts.from },
+    });
+    return r.body.steps;
+  }
+
+  /** Start session `to` from a step of `session` (default its head); no data is copied. */
+  async fork(session: string, to: string, opts: { step?: number } = {}): Promise<Step> {
+    const body: components["schemas"]["ForkRequest"] = { to };
+    if (opts.step !== undefined) body.step = opts.step;
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body })).body;
+  }
+
+  /** Changes from step a to step b, each "SESSION" (its head) or "SESSION@N". */
+  async diff(a: string, b: string): Promise<Change[]> {
+    return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b } })).body.changes;
+  }
+
+  /** Remove a session, as `cairn rm`: its steps leave its history; forks keep what they share. */
+  async remove(session: string): Promise<Removed> {
+    return (await this.call<Removed>("DELETE", `/v1/sessions/${CairnClient.s(session)}`)).body;
+  }
+}
+
+/** True if a step record is a human's reply ({reply, in_reply_to}). */
+export function isReply(record: unknown): record is { reply: unknown; in_reply_to: number } {
+  return typeof record === "object" && record !== null && "reply" in record && "in_reply_to" in record;
+}

@@ -1,0 +1,94 @@
+/**
+ * A private `cairn serve` for one program: started on a free loopback
+ * port with a fresh random token, stopped by {@link LocalServer.close}.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { CairnClient } from "./index.js";
+
+/** Options of {@link startServer}. */
+export interface LocalOptions {
+  /** The store URL (default $CAIRN_STORE, else cairn's local default). */
+  store?: string;
+  /** The cairn binary (default $CAIRN_BIN, else `cairn` on PATH). */
+  bin?: string;
+  /** More environment for the server (for example S3 credentials). */
+  env?: Record<string, string>;
+  /** Seconds to wait for the server to listen (default 30). */
+  startTimeout?: number;
+}
+
+/** A running private server and a client for it. */
+export interface LocalServer {
+  /** Its URL, http://127.0.0.1:PORT. */
+  url: string;
+  /** Its bearer token. */
+  token: string;
+  /** A client for it. */
+  client: CairnClient;
+  /** Stop the server and wait for it to exit. */
+  close(): Promise<void>;
+}
+
+/** Start `cairn serve` on a free loopback port with a fresh token. */
+export async function startServer(opts: LocalOptions = {}): Promise<LocalServer> {
+  const bin = opts.bin ?? process.env.CAIRN_BIN ?? "cairn";
+  const token = randomBytes(24).toString("hex");
+  const args: string[] = [];
+  const store = opts.store ?? process.env.CAIRN_STORE;
+  if (store) args.push("--store", store);
+  args.push("serve", "--listen", "127.0.0.1:0");
+  const child = spawn(bin, args, {
+    env: { ...process.env, ...opts.env, CAIRN_TOKEN: token },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let url: string;
+  try {
+    url = await listening(child, (opts.startTimeout ?? 30) * 1000);
+  } catch (e) {
+    child.kill("SIGKILL");
+    await exited;
+    throw e;
+  }
+  // The server's later output goes nowhere; keep the pipes drained.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    url,
+    token,
+    client: new CairnClient({ url, token }),
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** listening resolves with the URL `cairn serve` prints once it listens. */
+function listening(child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let errText = "";
+    const timer = setTimeout(() => done(new Error(`start cairn serve: no address after ${timeoutMs} ms: ${errText.trim()}`)), timeoutMs);
+    const done = (err: Error | null, url?: string) => {
+      clearTimeout(timer);
+      child.stdout?.removeAllListeners("data");
+      child.removeAllListeners("error");
+      if (err) reject(err);
+      else resolve(url!);
+    };
+    child.stdout?.setEncoding("utf8");
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (d: string) => {
+      if (errText.length < 4096) errText += d;
+    });
+    child.stdout?.on("data", (d: string) => {
+      out += d;
+      const m = /cairn serve: (http:\/\/\S+)/.exec(out);
+      if (m) done(null, m[1]);
+    });
+    child.once("error", (e) => done(new Error(`start cairn serve: ${e.message}`)));
+    child.once("exit", (code) => done(new Error(`start cairn serve: exited with ${code}: ${errText.trim()}`)));
+  });
+}

@@ -1,0 +1,114 @@
+// The client against a real `cairn serve` that the test starts.
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, isReply } from "../src/index.js";
+import { startServer, type LocalServer } from "../src/local.js";
+import { cairnBin, required, tempDir } from "./harness.js";
+
+const bin = cairnBin();
+if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
+
+describe.skipIf(!bin)("CairnClient against cairn serve", () => {
+  let srv: LocalServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    srv = await startServer({ bin, store: dir });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("commits, reads, fences, forks, diffs, waits, asks, replies and removes", async () => {
+    const c = srv.client;
+    expect(await c.head("ts")).toBeUndefined();
+    const s1 = await c.commit("ts", { plan: ["a"], n: 1 }, { record: { note: "first" }, expect: 0 });
+    expect(s1.step).toBe(1);
+    expect(s1.parent).toBeNull();
+    expect(s1.id).toMatch(/^[0-9a-f]{64}$/);
+
+    const stale = await c.commit("ts", { x: 1 }, { expect: 0 }).catch((e) => e);
+    expect(stale).toBeInstanceOf(ConflictError);
+    expect(stale.status).toBe(409);
+    expect(stale.head).toBe(1);
+
+    await c.commit("ts", { plan: ["a", "b"], n: 2 }, { expect: 1 });
+    const h = await c.head("ts");
+    expect(h?.step).toBe(2);
+    expect(h?.state).toEqual({ plan: ["a", "b"], n: 2 });
+    expect((await c.step("ts", 1)).record).toEqual({ note: "first" });
+    expect((await c.head("ts", { state: false }))?.state).toBeUndefined();
+    await expect(c.step("ts", 9)).rejects.toBeInstanceOf(NotFoundError);
+    const bad = await c.commit("bad name", {}).catch((e) => e);
+    expect(bad).toBeInstanceOf(InvalidError);
+    expect(bad.code).toBe("bad_request");
+
+    expect((await c.log("ts")).map((s) => s.step)).toEqual([2, 1]);
+    expect(await c.log("ts", { limit: 1 })).toHaveLength(1);
+    const f = await c.fork("ts", "ts-alt", { step: 1 });
+    expect(f.session).toBe("ts-alt");
+    expect(f.origin).toBe("ts@1");
+    expect((await c.head("ts-alt"))?.state).toEqual({ plan: ["a"], n: 1 });
+    expect((await c.diff("ts@1", "ts")).length).toBeGreaterThan(0);
+    expect(await c.diff("ts@1", "ts-alt")).toEqual([]);
+    expect(new Set((await c.sessions()).map((s) => s.session))).toEqual(new Set(["ts", "ts-alt"]));
+    expect((await c.sessions("ts-")).map((s) => s.session)).toEqual(["ts-alt"]);
+
+    expect(await c.wait("ts", 2, { timeout: 0.1 })).toBeUndefined();
+    expect((await c.wait("ts", 1, { timeout: 5 }))?.step).toBe(2);
+
+    const q = await c.ask("ts", { plan: ["a", "b"], n: 2 }, "approve plan?", { expect: 2, record: { cost: 3 } });
+    expect(q.status).toBe("awaiting_input");
+    const inbox = await c.inbox();
+    expect(inbox).toHaveLength(1);
+    expect(inbox[0].question).toBe("approve plan?");
+    const r = await c.reply("ts", { approved: true });
+    expect(isReply(r.record)).toBe(true);
+    expect(r.record).toMatchObject({ reply: { approved: true }, in_reply_to: 3 });
+    await expect(c.reply("ts", "again")).rejects.toBeInstanceOf(ConflictError);
+    expect(await c.inbox()).toEqual([]);
+
+    const removed = await c.remove("ts");
+    expect(removed).toEqual({ session: "ts", head: 4, steps: 4 });
+    expect(await c.head("ts")).toBeUndefined();
+    expect((await c.head("ts-alt"))?.state).toEqual({ plan: ["a"], n: 1 });
+    await expect(c.remove("ts")).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("keeps a JSON state's structure and text", async () => {
+    const doc = { b: 1.5, a: [1, 2, { x: "<é>\u0000" }], nested: { deep: [[[]]] }, n: null };
+    await srv.client.commit("json", doc);
+    expect((await srv.client.head("json"))?.state).toEqual(doc);
+  });
+
+  it("refuses a wrong token, and says so in a CairnError", async () => {
+    const other = new CairnClient({ url: srv.url, token: "nope" });
+    const e = await other.sessions().catch((x) => x);
+    expect(e).toBeInstanceOf(CairnError);
+    expect(e.status).toBe(401);
+    expect(e.code).toBe("unauthorized");
+  });
+
+  it("maps 413 onto LimitError", async () => {
+    const small = await startServer({ bin, store: tempDir() });
+    try {
+      // cairn serve --max-body is not set here; the reply limit of the API applies.
+      await small.client.ask("big", {}, "q");
+      const e = await small.client.reply("big", "x".repeat(2 << 20)).catch((x) => x);
+      expect(e).toBeInstanceOf(LimitError);
+      expect(e.status).toBe(413);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe("openapi.ts", () => {
+  it("is what openapi-typescript makes of internal/httpapi/openapi.json", () => {
+    const fresh = execFileSync("node_modules/.bin/openapi-typescript", ["../../internal/httpapi/openapi.json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const committed = readFileSync("src/openapi.ts", "utf8");
+    expect(committed.trim()).toBe(fresh.trim());
+  });
+});

@@ -28,8 +28,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
-	"github.com/cairnlog/cairn/manifest"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -199,9 +197,9 @@ func writeErr(w http.ResponseWriter, err error) {
 		writeJSON(w, http.StatusConflict, errorBody{Code: "conflict", Error: err.Error(), Head: &head})
 	case errors.Is(err, cairn.ErrConflict):
 		writeError(w, http.StatusConflict, "conflict", err.Error())
-	case errors.Is(err, cairn.ErrNotFound), errors.Is(err, manifest.ErrNoSession):
+	case errors.Is(err, cairn.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", err.Error())
-	case errors.Is(err, tree.ErrSyntax):
+	case errors.Is(err, cairn.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads the answer.
@@ -266,13 +264,13 @@ type FileEntry struct {
 	Size int64  `json:"size"`
 }
 
-func modeName(m byte) string {
+func modeName(m cairn.FileMode) string {
 	switch m {
-	case tree.ModeExec:
+	case cairn.ModeExec:
 		return "exec"
-	case tree.ModeSymlink:
+	case cairn.ModeSymlink:
 		return "symlink"
-	case tree.ModeDir:
+	case cairn.ModeDir:
 		return "dir"
 	}
 	return "file"
@@ -282,7 +280,7 @@ func refString(r *cairn.StepRef) *string {
 	if r == nil {
 		return nil
 	}
-	s := fmt.Sprintf("%s@%d", r.Session, r.Step)
+	s := fmt.Sprintf("%s@%d", r.Session, r.Number)
 	return &s
 }
 
@@ -305,7 +303,7 @@ func withState(ctx context.Context, st *cairn.Step, r *http.Request) (StepInfo, 
 	if r.URL.Query().Get("state") == "false" {
 		return in, nil
 	}
-	if st.Kind == manifest.StateJSON {
+	if st.Kind == cairn.KindJSON {
 		doc, err := st.JSON(ctx)
 		if err != nil {
 			return in, err
@@ -563,7 +561,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("query parameter %s is required: SESSION or SESSION@N", k)
 		}
 		name, _, _ := strings.Cut(ref, "@")
-		if err := manifest.ValidSession(name); err != nil {
+		if err := cairn.ValidSession(name); err != nil {
 			return badRequest("%s: %v", k, err)
 		}
 		st, err := s.ws.Resolve(r.Context(), ref)
@@ -601,7 +599,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := manifest.ValidSession(req.To); err != nil {
+	if err := cairn.ValidSession(req.To); err != nil {
 		return badRequest("to: %v", err)
 	}
 	var from *cairn.Step

@@ -87,3 +87,34 @@ func TestDefaultsMatchTheLayersBelow(t *testing.T) {
 		t.Errorf("DefaultCompactionFanout = %d, manifest says %d", got, want)
 	}
 }
+
+// TestStoredValues: the API's enumerations convert to and from the
+// stored ones by value.
+func TestStoredValues(t *testing.T) {
+	for _, c := range []struct{ got, want uint8 }{
+		{uint8(cairn.KindJSON), uint8(manifest.StateJSON)},
+		{uint8(cairn.KindDir), uint8(manifest.StateDir)},
+		{uint8(cairn.Running), uint8(manifest.Running)},
+		{uint8(cairn.AwaitingInput), uint8(manifest.AwaitingInput)},
+		{uint8(cairn.Done), uint8(manifest.Done)},
+		{uint8(cairn.ModeFile), tree.ModeFile},
+		{uint8(cairn.ModeExec), tree.ModeExec},
+		{uint8(cairn.ModeSymlink), tree.ModeSymlink},
+		{uint8(cairn.ModeDir), tree.ModeDir},
+	} {
+		if c.got != c.want {
+			t.Errorf("value %d, stored as %d", c.got, c.want)
+		}
+	}
+	for _, c := range []struct{ got, want string }{
+		{string(cairn.Added), string(tree.Added)},
+		{string(cairn.Removed), string(tree.Removed)},
+		{string(cairn.Changed), string(tree.Changed)},
+		{cairn.KindJSON.String(), "json"},
+		{cairn.AwaitingInput.String(), "awaiting_input"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+}

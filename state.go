@@ -40,10 +40,10 @@ func Dir(path string) State { return dirState(path) }
 // Kind says what a step's state is.
 type Kind uint8
 
-// State kinds. Their values are the stored ones.
+// State kinds. Their values are the stored ones (TestStoredValues).
 const (
-	KindJSON Kind = Kind(manifest.StateJSON) // one JSON document
-	KindDir  Kind = Kind(manifest.StateDir)  // a directory tree
+	KindJSON Kind = 1 // one JSON document
+	KindDir  Kind = 2 // a directory tree
 )
 
 // String returns "json" or "dir".
@@ -52,11 +52,11 @@ func (k Kind) String() string { return manifest.StateKind(k).String() }
 // Status is the state of the agent loop after a step.
 type Status uint8
 
-// Statuses. Their values are the stored ones.
+// Statuses. Their values are the stored ones (TestStoredValues).
 const (
-	Running       Status = Status(manifest.Running)
-	AwaitingInput Status = Status(manifest.AwaitingInput)
-	Done          Status = Status(manifest.Done)
+	Running       Status = 0
+	AwaitingInput Status = 1
+	Done          Status = 2
 )
 
 // String returns "running", "awaiting_input" or "done".

@@ -115,12 +115,12 @@ func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 // FileMode is the type of an entry of a directory state.
 type FileMode uint8
 
-// File modes. Their values are the stored ones.
+// File modes. Their values are the stored ones (TestStoredValues).
 const (
-	ModeFile    = FileMode(tree.ModeFile)    // a regular file
-	ModeExec    = FileMode(tree.ModeExec)    // an executable file
-	ModeSymlink = FileMode(tree.ModeSymlink) // a symbolic link
-	ModeDir     = FileMode(tree.ModeDir)     // a directory
+	ModeFile    FileMode = 0 // a regular file
+	ModeExec    FileMode = 1 // an executable file
+	ModeSymlink FileMode = 2 // a symbolic link
+	ModeDir     FileMode = 3 // a directory
 )
 
 // String returns "file", "exec", "symlink" or "dir".
@@ -241,9 +241,9 @@ type ChangeKind string
 
 // Change kinds.
 const (
-	Added   = ChangeKind(tree.Added)
-	Removed = ChangeKind(tree.Removed)
-	Changed = ChangeKind(tree.Changed)
+	Added   ChangeKind = "added"
+	Removed ChangeKind = "removed"
+	Changed ChangeKind = "changed"
 )
 
 // Change is one difference between two states. Path is a JSON pointer

@@ -18,9 +18,9 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/manifest.golden and the fuzz seed corpus")
+var update = flag.Bool("update", false, "rewrite testdata/manifest.golden and the fuzz seed corpus")
 
-var goldenDir = filepath.Join("..", "testdata", "golden")
+var goldenDir = "testdata"
 
 // full returns a manifest with every field set, at a fixed time.
 func full() *manifest.Manifest {

@@ -53,7 +53,9 @@ type CommitInput struct {
 //     put: the step is acknowledged when it returns (I2, I3);
 //  5. update ix, and every HintEvery steps rewrite the head hint.
 //
-// If another writer holds the slot the error wraps ErrSlotTaken and
+// A crash at any point leaves the session at its last acknowledged step;
+// a pack written before the crash is an orphan for GC, never corruption
+// (I4). If another writer holds the slot the error wraps ErrSlotTaken and
 // nothing of this attempt is visible; ix then no longer matches the
 // store and the caller must drop it with its head.
 func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput) (*Step, error) {

@@ -25,7 +25,9 @@ const defaultCacheBytes = 256 << 20
 // Repo is a workspace's store seen through its layout: every read and
 // write of step objects, packs, hints, markers, tombstones, base markers
 // and gc state goes through it, and every object it reads is bounded by
-// MaxObjectBytes. It is safe for concurrent use.
+// MaxObjectBytes (I6). A Repo sees one workspace: its store is confined
+// to the workspace's directory or prefix, and nothing it reads or dedups
+// against comes from outside it (I7). It is safe for concurrent use.
 type Repo struct {
 	store cas.Store
 	// MaxObjectBytes bounds the size of one object read from the store

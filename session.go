@@ -49,14 +49,14 @@ func ExpectHead(n uint64) *uint64 { return &n }
 // loses.
 type ConflictError struct {
 	Session string
-	Step    uint64 // the number of the step the commit wanted
+	Number  uint64 // the number of the step the commit wanted
 	Head    uint64 // the session's head as the loser saw it
-	Holder  string // the writer holding Step, if known
+	Holder  string // the writer holding step Number, if known
 	Reason  string
 }
 
 func (e *ConflictError) Error() string {
-	msg := fmt.Sprintf("conflict on %s@%d: %s", e.Session, e.Step, e.Reason)
+	msg := fmt.Sprintf("conflict on %s@%d: %s", e.Session, e.Number, e.Reason)
 	if e.Holder != "" {
 		msg += " (held by " + e.Holder + ")"
 	}
@@ -108,7 +108,7 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 			return nil, fmt.Errorf("commit %s: %w", s.name, err)
 		}
 		if s.headNum() != *opts.Expect {
-			return nil, &ConflictError{Session: s.name, Step: *opts.Expect + 1, Head: s.headNum(),
+			return nil, &ConflictError{Session: s.name, Number: *opts.Expect + 1, Head: s.headNum(),
 				Reason: fmt.Sprintf("expected head %d, but the head is %d", *opts.Expect, s.headNum())}
 		}
 	}
@@ -139,7 +139,7 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 func (s *Session) conflict(ctx context.Context, n uint64) error {
 	head := s.headNum()
 	s.head, s.index = nil, nil
-	e := &ConflictError{Session: s.name, Step: n, Head: head, Reason: "another writer already wrote this step"}
+	e := &ConflictError{Session: s.name, Number: n, Head: head, Reason: "another writer already wrote this step"}
 	if w, err := s.ws.repo.ReadStep(ctx, s.name, n); err == nil {
 		e.Holder = w.Writer
 	}
@@ -229,7 +229,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, fmt.Errorf("fork to %s: %w", to, err)
 	}
 	if t.head != nil {
-		return nil, &ConflictError{Session: to, Step: from.Number, Head: t.headNum(), Reason: "session already exists"}
+		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: "session already exists"}
 	}
 	st, err := w.repo.Fork(ctx, from.m, to)
 	if errors.Is(err, manifest.ErrSlotTaken) {

@@ -1,11 +1,19 @@
-// Package manifest is cairn's step log: immutable step manifests chained
-// by parent hash, one per slot steps/<session>/<n>, each created with a
-// conditional put so that the slot itself is the fence between writers.
+// Package manifest is cairn's protocol over a store: the one package that
+// knows the store's key layout (keys.go) and reads or writes its objects.
 //
-// A step object (package pack) carries the manifest and the new blobs of
-// the step, so committing a step is one PUT. The manifest's Layout names
-// every object that holds blobs its state may use, so reading a step
-// never scans the store.
+// A session is a chain of immutable step manifests linked by parent hash,
+// one per slot steps/<session>/<n>, each created with a conditional put so
+// that the slot itself is the fence between writers. A step object
+// (package pack) carries the manifest and the new blobs of the step, so
+// committing a step is one PUT. The manifest's Layout names every object
+// that holds blobs its state may use, so reading a step never scans the
+// store.
+//
+// Repo is the entry point: Commit, Fork and GC's tombstones are the write
+// path (commit.go); ReadStep, FindHead and Index the read path, bounded by
+// Repo.MaxObjectBytes (repo.go, index.go); compaction (compact.go), and gc,
+// usage and verify (gc.go, live.go, usage.go, verify.go) go through the
+// same typed calls. See docs/architecture.md.
 package manifest
 
 import (

@@ -2,8 +2,6 @@ package cairn_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,8 +10,8 @@ import (
 // local directory links no object-store SDK; backends register by URL
 // scheme and only programs that import them (cmd/cairn) link them.
 func TestRootLinksNoObjectStoreSDK(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goTool, "list", "-deps", "github.com/cairnlog/cairn").CombinedOutput()
+	// go test puts its own go tool first on the PATH.
+	out, err := exec.Command("go", "list", "-deps", "github.com/cairnlog/cairn").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas/mem"
-	"github.com/cairnlog/cairn/cas/metered"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -111,9 +110,10 @@ func layoutSize(st *cairn.Step) int64 {
 // manifest plus the raw size of every new blob.
 func rawStepBytes(t *testing.T, store *mem.Store, st *cairn.Step) int64 {
 	t.Helper()
-	raw, manifest, err := cairn.StepObjectSizes(context.Background(), metered.New(store), st.Session, st.Number)
+	// Read back from the store, not from what the commit said.
+	again, err := cairn.OpenStore(store).ReadStep(context.Background(), st.Session, st.Number)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return raw + manifest
+	return again.NewBlobBytes + again.ManifestBytes
 }

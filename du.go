@@ -2,12 +2,6 @@ package cairn
 
 import (
 	"context"
-	"fmt"
-	"sort"
-
-	"github.com/cairnlog/cairn/cas"
-	"github.com/cairnlog/cairn/manifest"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 // SessionUsage is what one session costs.
@@ -54,149 +48,19 @@ type Usage struct {
 // names it reports only those sessions (the workspace totals still cover
 // everything). It reads every live step's manifest and, for the logical
 // sizes, the objects its state uses: a cost like Verify's.
-func (w *Workspace) Usage(ctx context.Context, names ...string) (*Usage, error) {
-	for _, n := range names {
-		if err := manifest.ValidSession(n); err != nil {
-			return nil, fmt.Errorf("du: %w", err)
-		}
-	}
-	l, err := w.list(ctx)
+func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
+	defer classifyTo(&err)
+	mu, err := w.repo.Usage(ctx, names...)
 	if err != nil {
-		return nil, fmt.Errorf("du: %w", err)
+		return nil, err
 	}
-	perRoot := map[string]*liveSet{}
-	stepsOf := map[string][]*manifest.Step{}
-	live, _, err := w.mark(ctx, l, func(root string, st *manifest.Step) {
-		ls := perRoot[root]
-		if ls == nil {
-			ls = newLiveSet()
-			perRoot[root] = ls
-		}
-		ls.addStep(st.Session, st.Manifest.Step)
-		ls.addLayout(st.Layout)
-		ls.steps++
-		stepsOf[root] = append(stepsOf[root], st)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("du: %w", err)
+	u := &Usage{
+		Objects: mu.Objects, Bytes: mu.Bytes, LiveObjects: mu.LiveObjects, LiveBytes: mu.LiveBytes,
+		GarbageObjects: mu.GarbageObjects, GarbageBytes: mu.GarbageBytes,
+		LogicalBytes: mu.LogicalBytes, DedupRatio: mu.DedupRatio,
 	}
-	u := &Usage{Objects: len(l.objects), Bytes: l.bytes}
-	users := map[string]int{} // object key -> number of sessions using it
-	for _, ls := range perRoot {
-		ls.finish()
-	}
-	for key, info := range l.objects {
-		if !live.has(key) {
-			u.GarbageObjects++
-			u.GarbageBytes += info.Size
-			continue
-		}
-		u.LiveObjects++
-		u.LiveBytes += info.Size
-		for _, ls := range perRoot {
-			if ls.has(key) {
-				users[key]++
-			}
-		}
-	}
-	want := map[string]bool{}
-	for _, n := range names {
-		want[n] = true
-	}
-	memo := map[cas.ID]int64{}
-	roots := make([]string, 0, len(perRoot))
-	for r := range perRoot {
-		roots = append(roots, r)
-	}
-	sort.Strings(roots)
-	for _, root := range roots {
-		ls := perRoot[root]
-		su := SessionUsage{Session: root, Steps: ls.steps}
-		for key, info := range l.objects {
-			if !ls.has(key) {
-				continue
-			}
-			su.Objects++
-			su.StoredBytes += info.Size
-			if users[key] > 1 {
-				su.SharedBytes += info.Size
-			} else {
-				su.UniqueBytes += info.Size
-			}
-		}
-		if su.LogicalBytes, err = w.logicalBytes(ctx, ls.layout(), stepsOf[root], memo); err != nil {
-			return nil, fmt.Errorf("du %s: %w", root, err)
-		}
-		if su.StoredBytes > 0 {
-			su.DedupRatio = float64(su.LogicalBytes) / float64(su.StoredBytes)
-		}
-		u.LogicalBytes += su.LogicalBytes
-		if len(want) == 0 || want[root] {
-			su := su
-			u.Sessions = append(u.Sessions, su)
-		}
-	}
-	for n := range want {
-		if perRoot[n] == nil {
-			return nil, fmt.Errorf("du %s: %w: %w", n, ErrNotFound, manifest.ErrNoSession)
-		}
-	}
-	if u.LiveBytes > 0 {
-		u.DedupRatio = float64(u.LogicalBytes) / float64(u.LiveBytes)
+	for _, su := range mu.Sessions {
+		u.Sessions = append(u.Sessions, SessionUsage(su))
 	}
 	return u, nil
-}
-
-// logicalBytes sums the full size of each step's state; all reads go
-// through one index over the union of the steps' layouts. memo holds the
-// size of every node already measured, so a subtree that did not change
-// between steps is measured once.
-func (w *Workspace) logicalBytes(ctx context.Context, union manifest.Layout, steps []*manifest.Step, memo map[cas.ID]int64) (int64, error) {
-	ix := w.repo.NewIndex()
-	if err := ix.Load(ctx, union); err != nil {
-		return 0, err
-	}
-	r := &tree.Reader{Src: ix}
-	var size func(ref tree.Ref) (int64, error)
-	size = func(ref tree.Ref) (int64, error) {
-		switch ref.Kind {
-		case tree.Inline:
-			return 0, nil // counted in its parent node's bytes
-		case tree.Blob:
-			return ref.Size, nil
-		}
-		if n, ok := memo[ref.ID]; ok {
-			return n, nil
-		}
-		loc, ok := ix.Locate(ref.ID)
-		if !ok {
-			return 0, fmt.Errorf("%w: node %s is not in any object of the step's layout", cas.ErrCorrupt, ref.ID.Short())
-		}
-		node, err := r.Node(ctx, ref)
-		if err != nil {
-			return 0, err
-		}
-		total := loc.Entry.RawLen
-		for _, e := range node.Entries {
-			n, err := size(e.Ref)
-			if err != nil {
-				return 0, err
-			}
-			total += n
-		}
-		memo[ref.ID] = total
-		return total, nil
-	}
-	var sum int64
-	for _, st := range steps {
-		n, err := size(st.Root)
-		if err != nil {
-			return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Manifest.Step, err)
-		}
-		if st.Root.Kind == tree.Inline {
-			n = int64(len(st.Root.Data))
-		}
-		sum += n
-	}
-	return sum, nil
 }

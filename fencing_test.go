@@ -71,7 +71,7 @@ func TestFencingAPIOnMinIO(t *testing.T) {
 			if !errors.Is(err, cairn.ErrConflict) || !errors.As(err, &ce) {
 				t.Fatalf("round %d: writer %d: %v, want a conflict", r, i, err)
 			}
-			if ce.Session != "race" || ce.Step != uint64(r) || ce.Head != uint64(r-1) || ce.Holder != won.Writer || ce.Holder == "" {
+			if ce.Session != "race" || ce.Number != uint64(r) || ce.Head != uint64(r-1) || ce.Holder != won.Writer || ce.Holder == "" {
 				t.Fatalf("round %d: writer %d: %+v; the step is held by %q", r, i, ce, won.Writer)
 			}
 		}
@@ -102,7 +102,7 @@ func TestResumedEmptySessionConflicts(t *testing.T) {
 	}
 	_, err := b.Commit(ctx, cairn.JSON([]byte(`{"by":"b"}`)), cairn.CommitOptions{})
 	var ce *cairn.ConflictError
-	if !errors.As(err, &ce) || ce.Step != 1 || ce.Head != 0 {
+	if !errors.As(err, &ce) || ce.Number != 1 || ce.Head != 0 {
 		t.Fatalf("second writer: %v, want a conflict on step 1", err)
 	}
 	// Having lost, b re-reads the store and continues on top of a's step.
@@ -141,7 +141,7 @@ func TestResumedRemovedSessionConflicts(t *testing.T) {
 	}
 	_, err = b.Commit(ctx, cairn.JSON([]byte(`{"by":"b"}`)), cairn.CommitOptions{})
 	var ce *cairn.ConflictError
-	if !errors.As(err, &ce) || ce.Step != 4 {
+	if !errors.As(err, &ce) || ce.Number != 4 {
 		t.Fatalf("second writer: %v, want a conflict on step 4", err)
 	}
 }

@@ -2,15 +2,9 @@ package cairn
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sort"
 	"time"
 
-	"github.com/cairnlog/cairn/cas"
-	"github.com/cairnlog/cairn/cas/pack"
 	"github.com/cairnlog/cairn/manifest"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 // DefaultGrace is how long an object must have been unreachable, and how
@@ -55,167 +49,24 @@ type GCReport struct {
 	Note string
 }
 
-// GC deletes data objects that no live step needs (see the package docs
-// in docs/maintenance.md). It lists the data objects, then marks every
-// object reachable from every live step of every session, then sweeps in
-// two phases: an unreachable object becomes a candidate, recorded in the
-// gc state object; a later run deletes it only if it is still
-// unreachable, it was first found so at least Grace ago, and it was
-// written at least Grace ago. GC takes no lock: a step committed after
-// the listing is simply not examined, and one committed before it is
-// reachable from its session's head. A failure to read any live step
-// aborts the run before anything is deleted.
-func (w *Workspace) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
-	start := time.Now()
-	now := opts.Now
-	if now.IsZero() {
-		now = time.Now()
+// GC deletes data objects that no live step needs (docs/maintenance.md).
+// It lists the data objects, then marks every object reachable from
+// every live step of every session, then sweeps in two phases: an
+// unreachable object becomes a candidate, recorded in the gc state
+// object; a later run deletes it only if it is still unreachable, it was
+// first found so at least Grace ago, and it was written at least Grace
+// ago. GC takes no lock: a step committed after the listing is simply
+// not examined, and one committed before it is reachable from its
+// session's head. A failure to read any live step aborts the run before
+// anything is deleted.
+func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err error) {
+	defer classifyTo(&err)
+	if opts.Grace < 0 {
+		opts.Grace = DefaultGrace
 	}
-	grace := opts.Grace
-	if grace < 0 {
-		grace = DefaultGrace
-	}
-	rep := &GCReport{DryRun: opts.DryRun}
-	prev, err := w.readGCState(ctx)
-	if errors.Is(err, cas.ErrCorrupt) {
-		// Losing the candidates only delays deletions by one run.
-		rep.Note = fmt.Sprintf("ignored an unreadable gc state (%v); candidates start over", err)
-		prev = manifest.NewGCState(time.Time{})
-	} else if err != nil {
-		return nil, fmt.Errorf("gc: %w", err)
-	}
-	l, err := w.list(ctx)
+	rep, err := w.repo.GC(ctx, manifest.GCOptions(opts))
 	if err != nil {
-		return nil, fmt.Errorf("gc: %w", err)
+		return nil, err
 	}
-	rep.Objects, rep.Bytes = len(l.objects), l.bytes
-	live, bases, err := w.mark(ctx, l, nil)
-	if err != nil {
-		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
-	}
-	rep.LiveSteps = live.steps
-
-	// A removed session's newest step object is replaced by a tombstone
-	// rather than deleted (see isTombstone).
-	removedTop := map[string]bool{}
-	for sess, ns := range l.steps {
-		if top := ns[len(ns)-1]; top < bases[sess] {
-			removedTop[manifest.StepKey(sess, top)] = true
-		}
-	}
-
-	next := manifest.NewGCState(now)
-	var doomed []string
-	for key, info := range l.objects {
-		if live.has(key) {
-			rep.LiveObjects++
-			rep.LiveBytes += info.Size
-			continue
-		}
-		first, seen := prev.Candidates[key]
-		if !seen || first.After(now) {
-			first = now
-		}
-		old := info.ModTime.IsZero() || now.Sub(info.ModTime) >= grace
-		if seen && now.Sub(first) >= grace && old {
-			doomed = append(doomed, key)
-			rep.Deleted++
-			rep.DeletedBytes += info.Size
-			continue
-		}
-		if len(next.Candidates) < manifest.MaxGCCandidates {
-			next.Candidates[key] = first
-		}
-		rep.Candidates++
-		rep.CandidateBytes += info.Size
-	}
-	// Step objects in ascending order per session, so that an interrupted
-	// sweep leaves each session's newest objects.
-	sort.Strings(doomed)
-	rep.DeletedKeys = doomed
-	if opts.DryRun {
-		rep.Duration = time.Since(start)
-		return rep, nil
-	}
-	// A commit to a removed session since the listing builds on its old
-	// head and names that head's layout again: sweep nothing this run.
-	if len(doomed) > 0 {
-		for sess, top := range live.removed {
-			head, err := w.repo.FindHead(ctx, sess)
-			if err != nil {
-				return nil, fmt.Errorf("gc: %w; nothing deleted", err)
-			}
-			if head != top {
-				rep.Note = fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, head)
-				rep.Deleted, rep.DeletedBytes, rep.DeletedKeys = 0, 0, nil
-				doomed = nil
-				break
-			}
-		}
-	}
-	// Tombstones first: an interrupted sweep then leaves only garbage.
-	for _, key := range doomed {
-		if removedTop[key] {
-			if err := w.writeTombstone(ctx, key); err != nil {
-				return nil, fmt.Errorf("gc: %w", err)
-			}
-			w.repo.Forget(key)
-			rep.Tombstones++
-		}
-	}
-	for _, key := range doomed {
-		if removedTop[key] {
-			continue
-		}
-		if err := w.repo.Store.Delete(ctx, key); err != nil {
-			return nil, fmt.Errorf("gc: delete %s: %w", key, err)
-		}
-		w.repo.Forget(key)
-	}
-	enc, err := next.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("gc: %w", err)
-	}
-	if err := w.repo.Store.Put(ctx, manifest.GCStateKey, enc, cas.PutOptions{}); err != nil {
-		return nil, fmt.Errorf("gc: write %s: %w", manifest.GCStateKey, err)
-	}
-	rep.Duration = time.Since(start)
-	return rep, nil
-}
-
-// tombstoneRecord is the step record of a tombstone.
-const tombstoneRecord = `{"cairn":"removed"}`
-
-// isTombstone reports whether m is a tombstone: the step GC leaves in the
-// newest slot of a removed session once nothing needs the step that was
-// there. It has no parent, no blobs and an empty layout, so a later
-// commit to the same name builds on nothing and goes above the session's
-// base, and no key is ever reused with other content.
-func isTombstone(m *manifest.Manifest) bool {
-	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 &&
-		string(m.Record) == tombstoneRecord
-}
-
-// writeTombstone replaces the step object at key with a tombstone.
-func (w *Workspace) writeTombstone(ctx context.Context, key string) error {
-	session, n, ok := manifest.ParseStepKey(key)
-	if !ok {
-		return fmt.Errorf("tombstone %s: not a step key", key)
-	}
-	root, err := tree.BuildJSON([]byte("null"), sinkFunc(func(cas.ID, []byte) error {
-		return errors.New("a null state has no blobs")
-	}))
-	if err != nil {
-		return fmt.Errorf("tombstone %s: %w", key, err)
-	}
-	m := &manifest.Manifest{
-		Session: session, Step: n, Time: time.Now().UTC(), Status: manifest.Done,
-		Writer: writerID, Record: []byte(tombstoneRecord), Kind: manifest.StateJSON, Root: root,
-	}
-	var b pack.Builder
-	data, _ := b.Build(pack.KindStep, m.Encode())
-	if err := w.repo.Store.Put(ctx, key, data, cas.PutOptions{}); err != nil {
-		return fmt.Errorf("write tombstone %s: %w", key, err)
-	}
-	return nil
+	return (*GCReport)(rep), nil
 }

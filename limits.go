@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -25,9 +24,9 @@ type Limits struct {
 
 // DefaultLimits are the limits of a workspace unless SetLimits says otherwise.
 var DefaultLimits = Limits{
-	MaxObjectBytes: manifest.DefaultMaxObjectBytes,
-	MaxValueBytes:  tree.DefaultLimits.MaxBytes,
-	MaxDepth:       tree.DefaultLimits.MaxDepth,
+	MaxObjectBytes: 4 << 30,
+	MaxValueBytes:  64 << 30,
+	MaxDepth:       528,
 }
 
 // Environment variables read by LimitsFromEnv.
@@ -55,7 +54,7 @@ func LimitsFromEnv() (Limits, error) {
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n <= 0 {
-			return Limits{}, fmt.Errorf("$%s=%q: want a positive integer", v.name, s)
+			return Limits{}, invalid(fmt.Errorf("$%s=%q: want a positive integer", v.name, s))
 		}
 		v.set(n)
 	}

@@ -9,7 +9,7 @@ import (
 
 // Retention. Manifests are immutable and hash-chained: a child pins its
 // parent's hash, and forks pin the steps they share. So pruning rewrites
-// no manifest; it raises the session's base (manifest.BaseKey), the
+// no manifest; it raises the session's base (see manifest.Repo.ReadBase), the
 // lowest step of its history, the way git's shallow file marks where a
 // shallow clone's history ends. Readers stop there (Step.Log reports the
 // last step as Truncated), and GC no longer counts the steps below it as
@@ -49,7 +49,8 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 // they share with session's pruned past. keepLast must be at least 1 (use
 // Remove to drop everything). Prune must not race a writer of the same
 // session; other sessions and GC may run beside it.
-func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) (*PruneResult, error) {
+func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) (_ *PruneResult, err error) {
+	defer classifyTo(&err)
 	if keepLast == 0 {
 		return nil, fmt.Errorf("prune %s: keep at least one step (to drop them all, remove the session)", session)
 	}
@@ -76,7 +77,8 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 // swept the old steps; after that the name starts afresh. Remove must not
 // race a writer of the same session: if one commits meanwhile, Remove
 // reports it and that writer's steps stay live.
-func (w *Workspace) Remove(ctx context.Context, session string) (*PruneResult, error) {
+func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult, err error) {
+	defer classifyTo(&err)
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", session, err)
@@ -107,9 +109,4 @@ func (w *Workspace) forget(name string) {
 		s.head, s.index = nil, nil
 		s.mu.Unlock()
 	}
-}
-
-// base returns the base of session (1 if it was never pruned).
-func (w *Workspace) base(ctx context.Context, session string) (uint64, error) {
-	return w.repo.ReadBase(ctx, session)
 }

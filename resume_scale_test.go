@@ -57,7 +57,7 @@ func TestResumeIsConstant(t *testing.T) {
 	}
 	const committed = 40 // steps committed through Session.Commit, past a head hint
 	doc := []byte(`{"goal":"summarise the corpus","notes":["a","b"],"plan":{"next":"read","budget":1.50}}`)
-	var first cairn.Requests
+	var first metered.Counts
 	for i, c := range cases {
 		size := c.steps
 		store := c.open()
@@ -83,7 +83,7 @@ func TestResumeIsConstant(t *testing.T) {
 		fresh := cairn.OpenStore(meter)
 		before := meter.Counts()
 		head, err := mustSession(t, fresh, "long").Head(ctx)
-		if err != nil || head.Number != size || head.Parent == nil || head.Parent.Step != size-1 {
+		if err != nil || head.Number != size || head.Parent == nil || head.Parent.Number != size-1 {
 			t.Fatalf("%d steps: head = %+v, %v", size, head, err)
 		}
 		resume := meter.Counts().Sub(before)
@@ -159,7 +159,7 @@ func checkChainTail(t *testing.T, ws *cairn.Workspace, session string, head, k u
 		if err != nil {
 			t.Fatalf("step %d: %v", n, err)
 		}
-		if child != nil && (child.Parent == nil || child.Parent.Session != session || child.Parent.Step != n || child.Parent.ID != st.ID.String()) {
+		if child != nil && (child.Parent == nil || child.Parent.Session != session || child.Parent.Number != n || child.Parent.ID != st.ID.String()) {
 			t.Fatalf("step %d names parent %+v, but step %d is %s", child.Number, child.Parent, n, st.ID)
 		}
 		if n == 1 && st.Parent != nil {
@@ -207,10 +207,10 @@ func extend(t *testing.T, store cas.Store, session string, from, to uint64) {
 	for n := from + 1; n <= to; n++ {
 		m := *base.Manifest
 		parent := prev
-		m.Step, m.Parent, m.Time = n, &parent, time.Now().UTC()
+		m.Number, m.Parent, m.Time = n, &parent, time.Now().UTC()
 		m.Record = fmt.Appendf(nil, `{"n":%d}`, n)
 		work <- &m
-		prev = manifest.Pointer{Session: session, Step: n, ID: cas.Sum(m.Encode())}
+		prev = manifest.Pointer{Session: session, Number: n, ID: cas.Sum(m.Encode())}
 	}
 	close(work)
 	wg.Wait()

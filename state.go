@@ -1,11 +1,14 @@
 package cairn
 
 import (
+	"fmt"
+
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-// State is an agent state to commit: a JSON document or a directory.
+// State is an agent state to commit: a JSON document (JSON), a directory
+// (Dir), or an existing step's state (StateOf).
 type State interface {
 	build(sink tree.Sink) (manifest.StateKind, tree.Ref, error)
 }
@@ -34,15 +37,62 @@ func (d dirState) build(sink tree.Sink) (manifest.StateKind, tree.Ref, error) {
 // executables, subdirectories and symlinks.
 func Dir(path string) State { return dirState(path) }
 
-// Status is the state of the agent loop after a step.
-type Status = manifest.Status
+// Kind says what a step's state is.
+type Kind uint8
 
-// Statuses.
+// State kinds. Their values are the stored ones (TestStoredValues).
 const (
-	Running       = manifest.Running
-	AwaitingInput = manifest.AwaitingInput
-	Done          = manifest.Done
+	KindJSON Kind = 1 // one JSON document
+	KindDir  Kind = 2 // a directory tree
 )
 
+// String returns "json" or "dir".
+func (k Kind) String() string { return manifest.StateKind(k).String() }
+
+// Status is the state of the agent loop after a step.
+type Status uint8
+
+// Statuses. Their values are the stored ones (TestStoredValues).
+const (
+	Running       Status = 0
+	AwaitingInput Status = 1
+	Done          Status = 2
+)
+
+// String returns "running", "awaiting_input" or "done".
+func (s Status) String() string { return manifest.Status(s).String() }
+
 // ParseStatus parses "running", "awaiting_input" or "done".
-func ParseStatus(s string) (Status, error) { return manifest.ParseStatus(s) }
+func ParseStatus(s string) (Status, error) {
+	st, err := manifest.ParseStatus(s)
+	if err != nil {
+		return 0, invalid(err)
+	}
+	return Status(st), nil
+}
+
+// stepState is the state of an existing step, committed again unchanged.
+type stepState struct{ st *Step }
+
+func (s stepState) build(tree.Sink) (manifest.StateKind, tree.Ref, error) {
+	return s.st.m.Kind, s.st.m.Root, nil
+}
+
+// StateOf returns step st's state, to commit it unchanged as the next
+// step of st's session: a step that only adds a record, such as a human's
+// reply to a question. It reads and writes no blobs. Commit refuses it
+// unless st is the head of the session it is committed to, because only
+// then does the new step's layout already hold every blob it uses.
+func StateOf(st *Step) State { return stepState{st} }
+
+// checkReuse refuses a StateOf state whose step is not the head.
+func checkReuse(state State, head *manifest.Step) error {
+	ss, ok := state.(stepState)
+	if !ok {
+		return nil
+	}
+	if head == nil || head.ID != ss.st.ID {
+		return fmt.Errorf("state of %s can only be committed as the next step after it", ss.st)
+	}
+	return nil
+}

@@ -16,15 +16,18 @@ import (
 // StepRef names a step by session, number and manifest hash.
 type StepRef struct {
 	Session string `json:"session"`
-	Step    uint64 `json:"step"`
+	Number  uint64 `json:"step"`
 	ID      string `json:"id"`
 }
+
+// String returns "session@number".
+func (r StepRef) String() string { return fmt.Sprintf("%s@%d", r.Session, r.Number) }
 
 func refOf(p *manifest.Pointer) *StepRef {
 	if p == nil {
 		return nil
 	}
-	return &StepRef{Session: p.Session, Step: p.Step, ID: p.ID.String()}
+	return &StepRef{Session: p.Session, Number: p.Number, ID: p.ID.String()}
 }
 
 // Step is one committed step. Its fields are what the manifest says;
@@ -39,14 +42,17 @@ type Step struct {
 	Status  Status
 	Writer  string
 	Record  json.RawMessage // nil if none
-	Kind    manifest.StateKind
+	Kind    Kind
 	// Truncated is true if older history was pruned away.
 	Truncated bool
 	// StoredBytes is the size of this step's object: its manifest plus
 	// the new blobs it carried.
 	StoredBytes int64
-	// NewBlobs is how many new blobs the step stored.
-	NewBlobs int
+	// NewBlobs is how many new blobs the step stored, NewBlobBytes their
+	// raw (uncompressed) size, and ManifestBytes the size of its manifest.
+	NewBlobs      int
+	NewBlobBytes  int64
+	ManifestBytes int64
 
 	ws *Workspace
 	m  *manifest.Step
@@ -54,10 +60,11 @@ type Step struct {
 
 func newStep(ws *Workspace, m *manifest.Step) *Step {
 	st := &Step{
-		Session: m.Session, Number: m.Manifest.Step, ID: m.ID,
+		Session: m.Session, Number: m.Number, ID: m.ID,
 		Parent: refOf(m.Parent), Origin: refOf(m.Origin),
-		Time: m.Time, Status: m.Status, Writer: m.Writer, Kind: m.Kind,
-		Truncated: m.Truncated, StoredBytes: m.Size, NewBlobs: m.Blobs,
+		Time: m.Time, Status: Status(m.Status), Writer: m.Writer, Kind: Kind(m.Kind),
+		Truncated: m.Truncated, StoredBytes: m.Size,
+		NewBlobs: m.Blobs, NewBlobBytes: m.RawBlobBytes, ManifestBytes: m.ManifestBytes,
 		ws: ws, m: m,
 	}
 	if len(m.Record) > 0 {
@@ -66,7 +73,7 @@ func newStep(ws *Workspace, m *manifest.Step) *Step {
 	return st
 }
 
-// String returns "session@step".
+// String returns "session@number".
 func (st *Step) String() string { return fmt.Sprintf("%s@%d", st.Session, st.Number) }
 
 // reader returns a tree reader whose index covers the step's layout,
@@ -80,8 +87,9 @@ func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
 }
 
 // JSON returns the step's state as compact JSON. It fails for a directory state.
-func (st *Step) JSON(ctx context.Context) ([]byte, error) {
-	if st.Kind != manifest.StateJSON {
+func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
+	defer classifyTo(&err)
+	if st.Kind != KindJSON {
 		return nil, fmt.Errorf("read %s: state is a directory, not JSON", st)
 	}
 	r, err := st.reader(ctx)
@@ -92,8 +100,9 @@ func (st *Step) JSON(ctx context.Context) ([]byte, error) {
 }
 
 // WriteJSON writes the step's JSON state to w.
-func (st *Step) WriteJSON(ctx context.Context, w io.Writer) error {
-	if st.Kind != manifest.StateJSON {
+func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
+	defer classifyTo(&err)
+	if st.Kind != KindJSON {
 		return fmt.Errorf("read %s: state is a directory, not JSON", st)
 	}
 	r, err := st.reader(ctx)
@@ -103,12 +112,41 @@ func (st *Step) WriteJSON(ctx context.Context, w io.Writer) error {
 	return r.WriteJSON(ctx, w, st.m.Root)
 }
 
+// FileMode is the type of an entry of a directory state.
+type FileMode uint8
+
+// File modes. Their values are the stored ones (TestStoredValues).
+const (
+	ModeFile    FileMode = 0 // a regular file
+	ModeExec    FileMode = 1 // an executable file
+	ModeSymlink FileMode = 2 // a symbolic link
+	ModeDir     FileMode = 3 // a directory
+)
+
+// String returns "file", "exec", "symlink" or "dir".
+func (m FileMode) String() string {
+	switch m {
+	case ModeExec:
+		return "exec"
+	case ModeSymlink:
+		return "symlink"
+	case ModeDir:
+		return "dir"
+	}
+	return "file"
+}
+
 // FileInfo describes one entry of a directory state.
-type FileInfo = tree.FileInfo
+type FileInfo struct {
+	Path string // slash-separated, relative to the state root
+	Mode FileMode
+	Size int64 // bytes of a file, target length of a symlink
+}
 
 // Files lists a directory state's entries in path order.
-func (st *Step) Files(ctx context.Context) ([]FileInfo, error) {
-	if st.Kind != manifest.StateDir {
+func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
+	defer classifyTo(&err)
+	if st.Kind != KindDir {
 		return nil, fmt.Errorf("list %s: state is JSON, not a directory", st)
 	}
 	r, err := st.reader(ctx)
@@ -116,14 +154,18 @@ func (st *Step) Files(ctx context.Context) ([]FileInfo, error) {
 		return nil, err
 	}
 	var out []FileInfo
-	err = r.WalkDir(ctx, st.m.Root, func(fi FileInfo) error { out = append(out, fi); return nil })
+	err = r.WalkDir(ctx, st.m.Root, func(fi tree.FileInfo) error {
+		out = append(out, FileInfo{Path: fi.Path, Mode: FileMode(fi.Mode), Size: fi.Size})
+		return nil
+	})
 	return out, err
 }
 
 // Checkout writes the step's state into dir, which must not exist or be
 // empty: a directory state as its files, a JSON state as dir/state.json.
 // Entries that would escape dir are refused.
-func (st *Step) Checkout(ctx context.Context, dir string) error {
+func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
+	defer classifyTo(&err)
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
 		return fmt.Errorf("checkout %s: directory %s is not empty", st, dir)
 	}
@@ -131,7 +173,7 @@ func (st *Step) Checkout(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if st.Kind == manifest.StateDir {
+	if st.Kind == KindDir {
 		return r.Checkout(ctx, st.m.Root, dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -155,7 +197,8 @@ func (st *Step) Checkout(ctx context.Context, dir string) error {
 }
 
 // ParentStep reads the step's parent (nil, nil for a first step).
-func (st *Step) ParentStep(ctx context.Context) (*Step, error) {
+func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
+	defer classifyTo(&err)
 	if st.m.Parent == nil {
 		return nil, nil
 	}
@@ -170,18 +213,16 @@ func (st *Step) ParentStep(ctx context.Context) (*Step, error) {
 // parent's manifest is checked against the hash its child recorded. The
 // walk ends at the base of st's session (see Workspace.Prune); the last
 // step it yields then has Truncated set.
-func (st *Step) Log(ctx context.Context, fn func(*Step) error) error {
-	floor, err := st.ws.base(ctx, st.Session)
+func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
+	defer classifyTo(&err)
+	floor, err := st.ws.repo.ReadBase(ctx, st.Session)
 	if err != nil {
 		return fmt.Errorf("log %s: %w", st, err)
 	}
 	for cur := st; cur != nil; {
-		if p := cur.m.Parent; p != nil && p.Step < floor {
+		if p := cur.m.Parent; p != nil && p.Number < floor {
 			cur.Truncated = true
-			if err := fn(cur); err != nil {
-				return err
-			}
-			return nil
+			return fn(cur)
 		}
 		if err := fn(cur); err != nil {
 			return err
@@ -195,12 +236,28 @@ func (st *Step) Log(ctx context.Context, fn func(*Step) error) error {
 	return nil
 }
 
-// Change is one difference between two states.
-type Change = tree.Change
+// ChangeKind says how an entry differs between two states.
+type ChangeKind string
+
+// Change kinds.
+const (
+	Added   ChangeKind = "added"
+	Removed ChangeKind = "removed"
+	Changed ChangeKind = "changed"
+)
+
+// Change is one difference between two states. Path is a JSON pointer
+// (RFC 6901: "" is the whole document, "/a/0" a member) for JSON states,
+// or a slash-separated file path for directory states.
+type Change struct {
+	Path string     `json:"path"`
+	Kind ChangeKind `json:"kind"`
+}
 
 // Diff lists the entries added, removed or changed from a to b. JSON
 // states are compared by JSON pointer, directory states by path.
-func (w *Workspace) Diff(ctx context.Context, a, b *Step) ([]Change, error) {
+func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
+	defer classifyTo(&err)
 	if a.Kind != b.Kind {
 		return nil, fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind)
 	}
@@ -213,17 +270,14 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) ([]Change, error) {
 	}
 	r := &tree.Reader{Src: ix, Limits: w.treeLimits()}
 	var out []Change
-	add := func(c Change) error { out = append(out, c); return nil }
-	var err error
-	if a.Kind == manifest.StateDir {
+	add := func(c tree.Change) error {
+		out = append(out, Change{Path: c.Path, Kind: ChangeKind(c.Kind)})
+		return nil
+	}
+	if a.Kind == KindDir {
 		err = r.DiffDir(ctx, a.m.Root, b.m.Root, add)
 	} else {
 		err = r.DiffJSON(ctx, a.m.Root, b.m.Root, add)
 	}
 	return out, err
 }
-
-// sinkFunc adapts a function to tree.Sink.
-type sinkFunc func(cas.ID, []byte) error
-
-func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }

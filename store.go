@@ -7,45 +7,37 @@ import (
 	"strings"
 
 	"github.com/cairnlog/cairn/cas"
-	"github.com/cairnlog/cairn/cas/fs"
-	"github.com/cairnlog/cairn/cas/mem"
-	"github.com/cairnlog/cairn/cas/minio"
-	"github.com/cairnlog/cairn/cas/retry"
-	"github.com/cairnlog/cairn/cas/s3"
+	_ "github.com/cairnlog/cairn/cas/fs"  // file:// and plain paths: the local default
+	_ "github.com/cairnlog/cairn/cas/mem" // mem://
 )
 
-// openStore opens the backend a store URL names.
-func openStore(ctx context.Context, url string) (cas.Store, func() error, error) {
+// openStore opens the backend a store URL names, and says whether it is
+// remote (see cas.Backend). A plain path is a local directory.
+func openStore(ctx context.Context, url string) (cas.Store, bool, error) {
 	scheme, rest, ok := strings.Cut(url, "://")
 	if !ok {
 		scheme, rest = "file", url
 	}
-	switch scheme {
-	case "file":
-		s, err := fs.Open(rest)
-		return s, nil, err
-	case "mem":
-		return mem.New(), nil, nil
-	case "s3", "minio":
-		u, err := neturl.Parse(url)
-		if err != nil {
-			return nil, nil, fmt.Errorf("open store %q: %w: %w", url, ErrInvalid, err)
+	b, ok := cas.Lookup(scheme)
+	if !ok {
+		var want []string
+		for _, s := range cas.Schemes() {
+			want = append(want, s+"://")
 		}
-		if scheme == "s3" {
-			s, err := s3.OpenURL(ctx, u)
-			return s, nil, err
+		return nil, false, invalid(fmt.Errorf("open store %q: unknown scheme %q (want a path, or one of %s; "+
+			"a program links the s3:// and minio:// backends by importing github.com/cairnlog/cairn/cas/s3 and cas/minio)",
+			url, scheme, strings.Join(want, ", ")))
+	}
+	u := &neturl.URL{Scheme: "file", Path: rest} // paths are not URL-escaped
+	if scheme != "file" {
+		var err error
+		if u, err = neturl.Parse(url); err != nil {
+			return nil, false, fmt.Errorf("open store %q: %w: %w", url, ErrInvalid, err)
 		}
-		s, err := minio.OpenURL(ctx, u)
-		return s, nil, err
 	}
-	return nil, nil, fmt.Errorf("open store %q: %w: unknown scheme %q (want a path, file://, mem://, s3:// or minio://)", url, ErrInvalid, scheme)
-}
-
-// withRetry stacks the retry wrapper over remote stores, above the
-// request counter so that every attempt is counted as the request it is.
-func withRetry(url string, s cas.Store) cas.Store {
-	if strings.HasPrefix(url, "s3://") || strings.HasPrefix(url, "minio://") {
-		return retry.New(s, retry.DefaultPolicy)
+	s, err := b.Open(ctx, u)
+	if err != nil {
+		return nil, false, err
 	}
-	return s
+	return s, b.Remote, nil
 }

@@ -25,21 +25,8 @@ import (
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/metered"
+	"github.com/cairnlog/cairn/cas/retry"
 	"github.com/cairnlog/cairn/manifest"
-)
-
-// Errors returned by the API; test with errors.Is.
-var (
-	// ErrConflict: another writer already wrote the step this commit
-	// wanted, or an expected head did not hold. Nothing was written.
-	ErrConflict = errors.New("conflict")
-	// ErrNotFound: the session or step does not exist.
-	ErrNotFound = errors.New("not found")
-	// ErrCorrupt: stored bytes failed verification.
-	ErrCorrupt = cas.ErrCorrupt
-	// ErrInvalid: a bad session name, step reference or store URL given
-	// by the caller.
-	ErrInvalid = errors.New("invalid argument")
 )
 
 // Workspace is one cairn store. It is safe for concurrent use.
@@ -47,7 +34,6 @@ type Workspace struct {
 	url   string
 	meter *metered.Store
 	repo  *manifest.Repo
-	close func() error
 	// fanout is the compaction fanout of commits (0: no compaction).
 	fanout int
 	limits Limits
@@ -56,41 +42,64 @@ type Workspace struct {
 	sessions map[string]*Session
 }
 
-// Requests is a count of object-store requests by kind.
-type Requests = metered.Counts
+// Requests is a count of object-store requests by kind, and of the
+// bytes they moved.
+type Requests struct {
+	Put          int64 `json:"put"`
+	Get          int64 `json:"get"`
+	List         int64 `json:"list"`
+	Head         int64 `json:"head"`
+	Delete       int64 `json:"delete"`
+	BytesWritten int64 `json:"-"`
+	BytesRead    int64 `json:"-"`
+}
+
+// Sub returns r - o, field by field.
+func (r Requests) Sub(o Requests) Requests {
+	return Requests(metered.Counts(r).Sub(metered.Counts(o)))
+}
 
 // Open opens the workspace at url. An empty url means $CAIRN_STORE, or
 // else DefaultStore(). A plain path or file:// URL is a local directory;
 // mem:// is an in-memory store (tests); s3:// and minio:// are object
-// stores (see the README for their forms).
-func Open(ctx context.Context, url string) (*Workspace, error) {
+// stores (see the README for their forms), opened by the backend
+// registered for the scheme (see cas.Register; a program links the
+// s3:// and minio:// backends by importing packages cas/s3 and cas/minio).
+func Open(ctx context.Context, url string) (_ *Workspace, err error) {
+	defer classifyTo(&err)
 	if url == "" {
 		url = os.Getenv("CAIRN_STORE")
 	}
 	if url == "" {
 		url = DefaultStore()
 	}
-	backend, closeFn, err := openStore(ctx, url)
+	backend, remote, err := openStore(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return newWorkspace(url, backend, closeFn), nil
+	return newWorkspace(url, backend, remote), nil
 }
 
 // OpenStore opens a workspace over an existing store, for embedding and
 // tests. Requests are counted from here on.
 func OpenStore(store cas.Store) *Workspace {
-	return newWorkspace("", store, nil)
+	return newWorkspace("", store, false)
 }
 
-func newWorkspace(url string, backend cas.Store, closeFn func() error) *Workspace {
+// newWorkspace stacks the wrappers over backend: the request counter,
+// and above it, for a remote store, the retry wrapper, so that every
+// attempt is counted as the request it is.
+func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 	meter := metered.New(backend)
+	var store cas.Store = meter
+	if remote {
+		store = retry.New(meter, retry.DefaultPolicy)
+	}
 	return &Workspace{
 		url:      url,
 		meter:    meter,
-		repo:     manifest.NewRepo(withRetry(url, meter), 0),
-		close:    closeFn,
-		fanout:   manifest.DefaultFanout,
+		repo:     manifest.NewRepo(store, 0),
+		fanout:   DefaultCompactionFanout,
 		limits:   DefaultLimits,
 		sessions: make(map[string]*Session),
 	}
@@ -108,9 +117,12 @@ func DefaultStore() string {
 	return ".cairn"
 }
 
+// DefaultCompactionFanout is the compaction fanout of a new workspace.
+const DefaultCompactionFanout = 32
+
 // SetCompactionFanout sets how many objects of one compaction level a
 // step's layout may name before a commit merges them into one pack of
-// the next level (default manifest.DefaultFanout; 0 or 1 turns
+// the next level (default DefaultCompactionFanout; 0 or 1 turns
 // compaction off). Larger fanouts write fewer, larger packs but leave
 // more objects for a resume to read. Set it before committing.
 func (w *Workspace) SetCompactionFanout(n int) { w.fanout = n }
@@ -119,20 +131,16 @@ func (w *Workspace) SetCompactionFanout(n int) { w.fanout = n }
 func (w *Workspace) URL() string { return w.url }
 
 // Close releases the workspace's resources.
-func (w *Workspace) Close() error {
-	if w.close != nil {
-		return w.close()
-	}
-	return nil
-}
+func (w *Workspace) Close() error { return nil }
 
 // Requests returns the object-store requests made so far.
-func (w *Workspace) Requests() Requests { return w.meter.Counts() }
+func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
 
 // Session returns the session named name (which need not exist yet).
 // Names are 1-128 of [A-Za-z0-9._-]. The same *Session is returned for
 // the same name, so it keeps its head cached across commits.
-func (w *Workspace) Session(name string) (*Session, error) {
+func (w *Workspace) Session(name string) (_ *Session, err error) {
+	defer classifyTo(&err)
 	if err := manifest.ValidSession(name); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -147,15 +155,16 @@ func (w *Workspace) Session(name string) (*Session, error) {
 }
 
 // SessionNames returns the names of all sessions, in name order.
-func (w *Workspace) SessionNames(ctx context.Context) ([]string, error) {
-	var names []string
-	err := w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil })
+func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error) {
+	defer classifyTo(&err)
+	err = w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil })
 	return names, err
 }
 
 // Resolve returns the step named by ref: "S" (the head of session S) or
 // "S@N" (step N of S).
-func (w *Workspace) Resolve(ctx context.Context, ref string) (*Step, error) {
+func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error) {
+	defer classifyTo(&err)
 	name, num, hasNum := strings.Cut(ref, "@")
 	s, err := w.Session(name)
 	if err != nil {
@@ -170,3 +179,82 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (*Step, error) {
 	}
 	return s.Step(ctx, n)
 }
+
+// ValidSession reports whether name is a valid session name: 1-128 of
+// [A-Za-z0-9._-], not starting with '.'. The error matches ErrInvalid.
+func ValidSession(name string) error {
+	if err := manifest.ValidSession(name); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
+// EachSession calls fn with the name of every session, in name order,
+// without collecting them: for walks over stores with many sessions.
+func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error) (err error) {
+	defer classifyTo(&err)
+	return w.repo.Sessions(ctx, fn)
+}
+
+// ReadHead returns the newest step of session like Session.Head, but
+// keeps nothing in the workspace afterwards, so a walk over every session
+// holds only what its caller holds. A session with no steps is ErrNotFound.
+func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
+	defer classifyTo(&err)
+	if err := manifest.ValidSession(session); err != nil {
+		return nil, err
+	}
+	n, err := w.repo.FindHead(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("head of %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
+	}
+	st, err := w.repo.ReadStep(ctx, session, n)
+	if err != nil {
+		return nil, fmt.Errorf("head of %s: %w", session, err)
+	}
+	return newStep(w, st), nil
+}
+
+// ForkOrigin returns the step session was forked from (the Origin of its
+// oldest stored step), or nil if it was not forked. It costs one LIST
+// and one GET.
+func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
+	defer classifyTo(&err)
+	if err := manifest.ValidSession(session); err != nil {
+		return nil, err
+	}
+	n, err := w.repo.FirstStep(ctx, session)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	st, err := w.repo.ReadStep(ctx, session, n)
+	if err != nil {
+		return nil, fmt.Errorf("fork origin of %s: %w", session, err)
+	}
+	return refOf(st.Origin), nil
+}
+
+// ReadStep returns step n of session without registering the session in
+// the workspace. A missing step is ErrNotFound.
+func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
+	defer classifyTo(&err)
+	if err := manifest.ValidSession(session); err != nil {
+		return nil, err
+	}
+	st, err := w.repo.ReadStep(ctx, session, n)
+	if errors.Is(err, cas.ErrNotFound) {
+		return nil, fmt.Errorf("step %s@%d: %w", session, n, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newStep(w, st), nil
+}
+
+// SetCacheLimit bounds the workspace's cache of recently read step
+// objects to max bytes (0: the default 256 MiB). Call it right after
+// Open, before the workspace is used.
+func (w *Workspace) SetCacheLimit(max int64) { w.repo.SetCacheLimit(max) }

@@ -52,3 +52,13 @@ func (c *objectCache) put(key string, obj *pack.Object) {
 		c.size -= e.obj.Size()
 	}
 }
+
+func (c *objectCache) remove(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.order.Remove(el)
+		delete(c.items, key)
+		c.size -= el.Value.(*cacheEntry).obj.Size()
+	}
+}

@@ -40,19 +40,19 @@ import (
 // 1,000 steps) but copies most blobs twice by then.
 const DefaultFanout = 32
 
-// Compaction is a merge of the newest objects of a layout into one pack.
-type Compaction struct {
-	// Merged are the keys of the objects the pack replaces.
-	Merged []string
-	// Pack names the new pack; Key is its key. Both are zero when none of
+// compaction is a merge of the newest objects of a layout into one pack.
+type compaction struct {
+	// merged are the keys of the objects the pack replaces.
+	merged []string
+	// ref names the new pack; key is its key. Both are zero when none of
 	// the merged objects' blobs is still live: the layout just drops them.
-	Pack PackRef
-	Key  string
-	// Data is the pack object to PUT before the manifest; Entries its index.
-	Data    []byte
-	Entries []pack.Entry
-	// Layout is the parent's layout with the merged objects replaced.
-	Layout Layout
+	ref PackRef
+	key string
+	// data is the pack object to PUT before the manifest; entries its index.
+	data    []byte
+	entries []pack.Entry
+	// layout is the parent's layout with the merged objects replaced.
+	layout Layout
 }
 
 // plan decides what a compaction of l merges: every step object and the
@@ -91,31 +91,31 @@ func plan(l Layout, fanout int) (mergePacks int, level uint8, ok bool) {
 	return len(l.Packs) - first, level, true
 }
 
-// BlobSource returns the raw bytes of blobs not yet in any object (the
+// blobSource returns the raw bytes of blobs not yet in any object (the
 // new blobs of the step being committed); ok is false for others.
-type BlobSource interface {
+type blobSource interface {
 	Blob(id cas.ID) (raw []byte, ok bool, err error)
 }
 
-// Compact returns the compaction due on layout l, the parent layout of a
+// compact returns the compaction due on layout l, the parent layout of a
 // step whose state has root root, or nil if none is due. ix must index l
 // (it is the committer's dedup index); fresh holds the step's new blobs.
-// Only blobs root reaches go into the pack. Compact writes nothing.
-func (r *Repo) Compact(ctx context.Context, session string, step uint64, l Layout, root tree.Ref, ix *Index, fresh BlobSource, fanout int) (*Compaction, error) {
+// Only blobs root reaches go into the pack. compact writes nothing.
+func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layout, root tree.Ref, ix *Index, fresh blobSource, fanout int) (*compaction, error) {
 	nPacks, level, ok := plan(l, fanout)
 	if !ok {
 		return nil, nil
 	}
-	c := &Compaction{Layout: Layout{Packs: append([]PackRef(nil), l.Packs[:len(l.Packs)-nPacks]...)}}
+	c := &compaction{layout: Layout{Packs: append([]PackRef(nil), l.Packs[:len(l.Packs)-nPacks]...)}}
 	merged := map[string]bool{}
 	for _, k := range LayoutKeys(Layout{Packs: l.Packs[len(l.Packs)-nPacks:], Steps: l.Steps}) {
 		merged[k] = true
-		c.Merged = append(c.Merged, k)
+		c.merged = append(c.merged, k)
 	}
 	var b pack.Builder
 	w := &liveWalk{repo: r, ix: ix, fresh: fresh, merged: merged, b: &b, seen: map[cas.ID]bool{}}
 	if err := w.visit(ctx, root, 0); err != nil {
-		return nil, fmt.Errorf("compact %d objects: %w", len(c.Merged), err)
+		return nil, fmt.Errorf("compact %d objects: %w", len(c.merged), err)
 	}
 	if b.Len() == 0 {
 		return c, nil
@@ -123,31 +123,31 @@ func (r *Repo) Compact(ctx context.Context, session string, step uint64, l Layou
 	if b.Len() > pack.MaxBlobs {
 		return nil, nil // too many to merge into one object: leave the layout as it is
 	}
-	c.Data, c.Entries = b.Build(pack.KindPack, nil)
-	c.Pack = PackRef{Session: session, Step: step, Level: level}
-	c.Key = PackKey(session, step)
-	c.Layout.Packs = append(c.Layout.Packs, c.Pack)
+	c.data, c.entries = b.Build(pack.KindPack, nil)
+	c.ref = PackRef{Session: session, Number: step, Level: level}
+	c.key = PackKey(session, step)
+	c.layout.Packs = append(c.layout.Packs, c.ref)
 	return c, nil
 }
 
-// ErrPackExists reports that the pack key of a compaction is taken: by
+// errPackExists reports that the pack key of a compaction is taken: by
 // a commit of the same step that crashed or lost its race. The caller
 // leaves compaction to its next step.
-var ErrPackExists = errors.New("pack already written for this step")
+var errPackExists = errors.New("pack already written for this step")
 
-// WritePack stores c's pack, created only if its key is free, so a pack
+// writePack stores c's pack, created only if its key is free, so a pack
 // that an acknowledged manifest names is never overwritten.
-func (r *Repo) WritePack(ctx context.Context, c *Compaction) error {
-	if c.Data == nil {
+func (r *Repo) writePack(ctx context.Context, c *compaction) error {
+	if c.data == nil {
 		return nil
 	}
-	if err := r.Store.Put(ctx, c.Key, c.Data, cas.PutOptions{IfAbsent: true}); err != nil {
+	if err := r.store.Put(ctx, c.key, c.data, cas.PutOptions{IfAbsent: true}); err != nil {
 		if errors.Is(err, cas.ErrExists) {
-			return fmt.Errorf("write %s: %w", c.Key, ErrPackExists)
+			return fmt.Errorf("write %s: %w", c.key, errPackExists)
 		}
-		return fmt.Errorf("write %s: %w", c.Key, err)
+		return fmt.Errorf("write %s: %w", c.key, err)
 	}
-	r.Remember(c.Key, c.Data)
+	r.remember(c.key, c.data)
 	return nil
 }
 
@@ -161,7 +161,7 @@ func (r *Repo) WritePack(ctx context.Context, c *Compaction) error {
 type liveWalk struct {
 	repo   *Repo
 	ix     *Index
-	fresh  BlobSource
+	fresh  blobSource
 	merged map[string]bool
 	b      *pack.Builder
 	seen   map[cas.ID]bool
@@ -214,19 +214,19 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 	return nil
 }
 
-// Compacted updates a writer's index once the step whose layout applies
+// compacted updates a writer's index once the step whose layout applies
 // c is acknowledged: blobs of the merged objects are now in the pack, or
 // gone from the chain's view if they were dead.
-func (ix *Index) Compacted(c *Compaction) {
+func (ix *Index) compacted(c *compaction) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	merged := make(map[string]bool, len(c.Merged))
-	for _, k := range c.Merged {
+	merged := make(map[string]bool, len(c.merged))
+	for _, k := range c.merged {
 		merged[k] = true
 		delete(ix.keys, k)
 	}
-	inPack := make(map[cas.ID]pack.Entry, len(c.Entries))
-	for _, e := range c.Entries {
+	inPack := make(map[cas.ID]pack.Entry, len(c.entries))
+	for _, e := range c.entries {
 		inPack[e.ID] = e
 	}
 	for id, loc := range ix.locs {
@@ -234,12 +234,12 @@ func (ix *Index) Compacted(c *Compaction) {
 			continue
 		}
 		if e, ok := inPack[id]; ok {
-			ix.locs[id] = Location{Key: c.Key, Entry: e}
+			ix.locs[id] = Location{Key: c.key, Entry: e}
 		} else {
 			delete(ix.locs, id)
 		}
 	}
-	if c.Key != "" {
-		ix.keys[c.Key] = true
+	if c.key != "" {
+		ix.keys[c.key] = true
 	}
 }

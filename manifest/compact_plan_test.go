@@ -15,7 +15,7 @@ func TestPlanBoundsLayout(t *testing.T) {
 		for n := uint64(1); n <= uint64(steps); n++ {
 			if nPacks, level, ok := plan(l, fanout); ok {
 				merges++
-				l.Packs = append(l.Packs[:len(l.Packs)-nPacks], PackRef{Session: "s", Step: n, Level: level})
+				l.Packs = append(l.Packs[:len(l.Packs)-nPacks], PackRef{Session: "s", Number: n, Level: level})
 				l.Steps = nil
 			}
 			l.Steps = append(l.Steps, Range{Session: "s", First: n, Last: n})

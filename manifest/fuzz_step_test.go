@@ -29,7 +29,7 @@ func seedStepObjects(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &manifest.Manifest{Session: "s", Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON, Root: root,
+	m := &manifest.Manifest{Session: "s", Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON, Root: root,
 		Layout: manifest.Layout{Steps: []manifest.Range{{Session: "s", First: 1, Last: 1}}}}
 	data, _ := b.Build(pack.KindStep, m.Encode())
 	out = append(out, data)
@@ -42,7 +42,7 @@ func seedStepObjects(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = &manifest.Manifest{Session: "s", Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateDir, Root: root,
+	m = &manifest.Manifest{Session: "s", Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateDir, Root: root,
 		Layout: manifest.Layout{Steps: []manifest.Range{{Session: "s", First: 1, Last: 1}}}}
 	data, _ = b2.Build(pack.KindStep, m.Encode())
 	return append(out, data)

@@ -38,8 +38,8 @@ func FuzzManifestDecode(f *testing.F) {
 		if err := manifest.ValidSession(m.Session); err != nil {
 			t.Fatalf("decoded an invalid session: %v", err)
 		}
-		if m.Step == 0 || len(m.Record) > manifest.MaxRecordSize {
-			t.Fatalf("decoded step %d with %d record bytes", m.Step, len(m.Record))
+		if m.Number == 0 || len(m.Record) > manifest.MaxRecordSize {
+			t.Fatalf("decoded step %d with %d record bytes", m.Number, len(m.Record))
 		}
 		enc := m.Encode()
 		m2, err := manifest.Decode(enc, "re-encoded")
@@ -58,8 +58,8 @@ func FuzzManifestDecode(f *testing.F) {
 func seedManifests() []*manifest.Manifest {
 	return []*manifest.Manifest{
 		full(),
-		{Session: "s", Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON},
-		{Session: "s", Step: 2, Parent: &manifest.Pointer{Session: "s", Step: 1}, Time: time.Unix(-1, 0).UTC(), Kind: manifest.StateJSON,
+		{Session: "s", Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON},
+		{Session: "s", Number: 2, Parent: &manifest.Pointer{Session: "s", Number: 1}, Time: time.Unix(-1, 0).UTC(), Kind: manifest.StateJSON,
 			Root: tree.Ref{Kind: tree.Inline, Data: []byte(`[1,2]`)}},
 	}
 }

@@ -2,17 +2,14 @@ package manifest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
 )
-
-// GCStateKey holds the sweep candidates of the last gc run, under gc/, a
-// prefix no step, pack or marker uses.
-const GCStateKey = "gc/state"
 
 // Limits on the gc state object.
 const (
@@ -68,7 +65,7 @@ func DecodeGCState(b []byte, what string) (*GCState, error) {
 		return nil, bad("time %v out of range", st.Time)
 	}
 	for k, t := range st.Candidates {
-		if err := cas.ValidateKey(k); err != nil || !(strings.HasPrefix(k, stepsPrefix) || strings.HasPrefix(k, packsPrefix)) {
+		if err := cas.ValidateKey(k); err != nil || !isDataKey(k) {
 			return nil, bad("candidate %q is not a step or pack key", k)
 		}
 		if st.Candidates[k], ok = validTime(t); !ok {
@@ -89,4 +86,28 @@ func (st *GCState) Encode() ([]byte, error) {
 		return nil, fmt.Errorf("encode gc state: %w", err)
 	}
 	return b, nil
+}
+
+// readGCState returns the last gc run's state, or an empty one.
+func (r *Repo) readGCState(ctx context.Context) (*GCState, error) {
+	b, err := r.store.Get(ctx, GCStateKey, 0, MaxGCStateSize+1)
+	if errors.Is(err, cas.ErrNotFound) {
+		return NewGCState(time.Time{}), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", GCStateKey, err)
+	}
+	return DecodeGCState(b, GCStateKey)
+}
+
+// writeGCState stores st for the next gc run.
+func (r *Repo) writeGCState(ctx context.Context, st *GCState) error {
+	enc, err := st.Encode()
+	if err != nil {
+		return err
+	}
+	if err := r.store.Put(ctx, GCStateKey, enc, cas.PutOptions{}); err != nil {
+		return fmt.Errorf("write %s: %w", GCStateKey, err)
+	}
+	return nil
 }

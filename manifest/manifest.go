@@ -1,15 +1,24 @@
-// Package manifest is cairn's step log: immutable step manifests chained
-// by parent hash, one per slot steps/<session>/<n>, each created with a
-// conditional put so that the slot itself is the fence between writers.
+// Package manifest is cairn's protocol over a store: the one package that
+// knows the store's key layout (keys.go) and reads or writes its objects.
 //
-// A step object (package pack) carries the manifest and the new blobs of
-// the step, so committing a step is one PUT. The manifest's Layout names
-// every object that holds blobs its state may use, so reading a step
-// never scans the store.
+// A session is a chain of immutable step manifests linked by parent hash,
+// one per slot steps/<session>/<n>, each created with a conditional put so
+// that the slot itself is the fence between writers. A step object
+// (package pack) carries the manifest and the new blobs of the step, so
+// committing a step is one PUT. The manifest's Layout names every object
+// that holds blobs its state may use, so reading a step never scans the
+// store.
+//
+// Repo is the entry point: Commit, Fork and GC's tombstones are the write
+// path (commit.go); ReadStep, FindHead and Index the read path, bounded by
+// Repo.MaxObjectBytes (repo.go, index.go); compaction (compact.go), and gc,
+// usage and verify (gc.go, live.go, usage.go, verify.go) go through the
+// same typed calls. See docs/architecture.md.
 package manifest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -77,12 +86,12 @@ func (k StateKind) String() string {
 // Pointer names one step and pins its content by hash.
 type Pointer struct {
 	Session string
-	Step    uint64
+	Number  uint64
 	ID      cas.ID
 }
 
 // String formats p as session@step.
-func (p Pointer) String() string { return fmt.Sprintf("%s@%d", p.Session, p.Step) }
+func (p Pointer) String() string { return fmt.Sprintf("%s@%d", p.Session, p.Number) }
 
 // Range is a run of step objects First..Last of one session.
 type Range struct {
@@ -98,7 +107,7 @@ type Range struct {
 // created itself with a conditional put.
 type PackRef struct {
 	Session string
-	Step    uint64
+	Number  uint64
 	Level   uint8
 }
 
@@ -117,7 +126,7 @@ type Layout struct {
 // Manifest is one step of a session.
 type Manifest struct {
 	Session string
-	Step    uint64
+	Number  uint64
 	// Parent is the previous step of the chain (nil for the first step of
 	// a new session). A fork's first step has the forked step's parent.
 	Parent *Pointer
@@ -139,13 +148,25 @@ type Manifest struct {
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
-// ValidSession reports whether name is a valid session name.
+// ErrInvalidName reports a session name ValidSession refuses.
+var ErrInvalidName = errors.New("invalid session name")
+
+// ValidSession reports whether name is a valid session name: the error
+// matches ErrInvalidName.
 func ValidSession(name string) error {
 	if !sessionName.MatchString(name) || name[0] == '.' {
-		return fmt.Errorf("invalid session name %q: want 1-128 of [A-Za-z0-9._-], not starting with '.'", name)
+		return nameError(name)
 	}
 	return nil
 }
+
+type nameError string
+
+func (e nameError) Error() string {
+	return fmt.Sprintf("invalid session name %q: want 1-128 of [A-Za-z0-9._-], not starting with '.'", string(e))
+}
+
+func (e nameError) Is(target error) bool { return target == ErrInvalidName }
 
 // Limits on decoded manifests.
 const (
@@ -159,7 +180,7 @@ func (m *Manifest) Encode() []byte {
 	out := []byte("CRNM")
 	out = append(out, FormatVersion)
 	out = appendString(out, m.Session)
-	out = binary.AppendUvarint(out, m.Step)
+	out = binary.AppendUvarint(out, m.Number)
 	out = appendPointer(out, m.Parent)
 	out = appendPointer(out, m.Origin)
 	out = binary.AppendVarint(out, m.Time.UnixNano())
@@ -182,7 +203,7 @@ func (m *Manifest) Encode() []byte {
 			out = append(out, 1)
 			out = appendString(out, p.Session)
 		}
-		out = binary.AppendUvarint(out, p.Step)
+		out = binary.AppendUvarint(out, p.Number)
 	}
 	out = binary.AppendUvarint(out, uint64(len(m.Layout.Steps)))
 	for _, r := range m.Layout.Steps {
@@ -204,7 +225,7 @@ func appendPointer(out []byte, p *Pointer) []byte {
 	}
 	out = append(out, 1)
 	out = appendString(out, p.Session)
-	out = binary.AppendUvarint(out, p.Step)
+	out = binary.AppendUvarint(out, p.Number)
 	return append(out, p.ID[:]...)
 }
 
@@ -268,7 +289,7 @@ func (d *decoder) pointer() *Pointer {
 	case 0:
 		return nil
 	case 1:
-		p := &Pointer{Session: d.session(), Step: d.uvarint(1 << 62)}
+		p := &Pointer{Session: d.session(), Number: d.uvarint(1 << 62)}
 		copy(p.ID[:], d.take(cas.IDSize))
 		return p
 	}
@@ -289,7 +310,7 @@ func Decode(b []byte, what string) (*Manifest, error) {
 	}
 	m := &Manifest{}
 	m.Session = d.session()
-	m.Step = d.uvarint(1 << 62)
+	m.Number = d.uvarint(1 << 62)
 	m.Parent = d.pointer()
 	m.Origin = d.pointer()
 	if d.err == nil {
@@ -309,7 +330,7 @@ func Decode(b []byte, what string) (*Manifest, error) {
 	m.Record = d.take(d.uvarint(MaxRecordSize))
 	if d.err == nil {
 		switch {
-		case m.Step == 0:
+		case m.Number == 0:
 			d.fail("step 0")
 		case m.Status > Done:
 			d.fail("unknown status %d", m.Status)
@@ -317,8 +338,8 @@ func Decode(b []byte, what string) (*Manifest, error) {
 			d.fail("unknown state kind %d", m.Kind)
 		case flags > 1:
 			d.fail("unknown flags %#x", flags)
-		case m.Parent != nil && m.Parent.Step >= m.Step:
-			d.fail("parent step %d is not before step %d", m.Parent.Step, m.Step)
+		case m.Parent != nil && m.Parent.Number >= m.Number:
+			d.fail("parent step %d is not before step %d", m.Parent.Number, m.Number)
 		}
 	}
 	if d.err == nil {
@@ -341,9 +362,9 @@ func Decode(b []byte, what string) (*Manifest, error) {
 		default:
 			d.fail("bad pack session flag")
 		}
-		p.Step = d.uvarint(1 << 62)
-		if d.err == nil && (p.Level == 0 || p.Level > MaxLevel || p.Step == 0) {
-			d.fail("bad pack %s@%d level %d", p.Session, p.Step, p.Level)
+		p.Number = d.uvarint(1 << 62)
+		if d.err == nil && (p.Level == 0 || p.Level > MaxLevel || p.Number == 0) {
+			d.fail("bad pack %s@%d level %d", p.Session, p.Number, p.Level)
 		}
 		m.Layout.Packs = append(m.Layout.Packs, p)
 	}

@@ -18,17 +18,17 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/manifest.golden and the fuzz seed corpus")
+var update = flag.Bool("update", false, "rewrite testdata/manifest.golden and the fuzz seed corpus")
 
-var goldenDir = filepath.Join("..", "testdata", "golden")
+var goldenDir = "testdata"
 
 // full returns a manifest with every field set, at a fixed time.
 func full() *manifest.Manifest {
 	return &manifest.Manifest{
 		Session: "chat-1.fork_A",
-		Step:    1234,
-		Parent:  &manifest.Pointer{Session: "chat-1.fork_A", Step: 1233, ID: cas.Sum([]byte("parent"))},
-		Origin:  &manifest.Pointer{Session: "chat-1", Step: 77, ID: cas.Sum([]byte("origin"))},
+		Number:  1234,
+		Parent:  &manifest.Pointer{Session: "chat-1.fork_A", Number: 1233, ID: cas.Sum([]byte("parent"))},
+		Origin:  &manifest.Pointer{Session: "chat-1", Number: 77, ID: cas.Sum([]byte("origin"))},
 		Time:    time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.UTC),
 		Status:  manifest.AwaitingInput,
 		Writer:  "host-7/pid-4242",
@@ -36,7 +36,7 @@ func full() *manifest.Manifest {
 		Kind:    manifest.StateDir,
 		Root:    tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("root")), Size: 3},
 		Layout: manifest.Layout{
-			Packs: []manifest.PackRef{{Session: "chat-1", Step: 65, Level: 2}, {Session: "chat-1.fork_A", Step: 1201, Level: 1}},
+			Packs: []manifest.PackRef{{Session: "chat-1", Number: 65, Level: 2}, {Session: "chat-1.fork_A", Number: 1201, Level: 1}},
 			Steps: []manifest.Range{{Session: "chat-1", First: 1, Last: 77}, {Session: "chat-1.fork_A", First: 1200, Last: 1233}},
 		},
 		Truncated: true,
@@ -108,10 +108,10 @@ func TestGolden(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	minimal := &manifest.Manifest{Session: "s", Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON, Record: []byte{}, Root: tree.Ref{Data: []byte{}}}
-	inline := &manifest.Manifest{Session: "s", Step: 2, Parent: &manifest.Pointer{Session: "s", Step: 1}, Time: time.Unix(1, 2).UTC(),
+	minimal := &manifest.Manifest{Session: "s", Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON, Record: []byte{}, Root: tree.Ref{Data: []byte{}}}
+	inline := &manifest.Manifest{Session: "s", Number: 2, Parent: &manifest.Pointer{Session: "s", Number: 1}, Time: time.Unix(1, 2).UTC(),
 		Status: manifest.Done, Kind: manifest.StateJSON, Record: []byte(`{}`), Root: tree.Ref{Kind: tree.Inline, Data: []byte(`{"a":1}`)}}
-	blob := &manifest.Manifest{Session: "S", Step: 1 << 62, Time: time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC), Kind: manifest.StateJSON, Record: []byte("null"),
+	blob := &manifest.Manifest{Session: "S", Number: 1 << 62, Time: time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC), Kind: manifest.StateJSON, Record: []byte("null"),
 		Root: tree.Ref{Kind: tree.Blob, ID: cas.Sum([]byte("b")), Size: 1 << 40}}
 	for i, m := range []*manifest.Manifest{full(), minimal, inline, blob} {
 		enc := m.Encode()
@@ -146,10 +146,10 @@ func TestDecodeErrors(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"bad magic":        append([]byte("CRNX"), good[4:]...),
 		"version 3":        append([]byte("CRNM\x03"), good[5:]...),
-		"step 0":           bad(func(m *manifest.Manifest) { m.Step = 0; m.Parent = nil }),
+		"step 0":           bad(func(m *manifest.Manifest) { m.Number = 0; m.Parent = nil }),
 		"unknown status":   bad(func(m *manifest.Manifest) { m.Status = 3 }),
 		"unknown kind":     bad(func(m *manifest.Manifest) { m.Kind = 0 }),
-		"parent not older": bad(func(m *manifest.Manifest) { m.Parent.Step = m.Step }),
+		"parent not older": bad(func(m *manifest.Manifest) { m.Parent.Number = m.Number }),
 		"bad session":      bad(func(m *manifest.Manifest) { m.Session = "../x" }),
 		"empty session":    bad(func(m *manifest.Manifest) { m.Session = "" }),
 		"bad parent name":  bad(func(m *manifest.Manifest) { m.Parent.Session = ".hidden" }),

@@ -13,76 +13,26 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-// Key layout under a workspace's store:
-//
-//	steps/<session>/<step, 20 digits>   step object: manifest + new blobs (pack format)
-//	steps/<session>/head                head hint: a step number, rewritten every HintEvery steps
-//	sessions/<session>                  marker written before a session's first step
-//	packs/<session>/<step, 20 digits>   pack of blobs compacted by that step's commit (pack format, no manifest)
-const (
-	stepsPrefix    = "steps/"
-	sessionsPrefix = "sessions/"
-	packsPrefix    = "packs/"
-	hintName       = "head"
-	// HintEvery is how often (in steps) a writer refreshes the head hint.
-	// Head discovery lists at most this many keys past the hint.
-	HintEvery = 32
-)
-
-// StepKey returns the key of step n of session.
-func StepKey(session string, n uint64) string {
-	return fmt.Sprintf("%s%s/%020d", stepsPrefix, session, n)
-}
-
-// HintKey returns the key of a session's head hint.
-func HintKey(session string) string { return stepsPrefix + session + "/" + hintName }
-
-// SessionKey returns the key of a session's marker.
-func SessionKey(session string) string { return sessionsPrefix + session }
-
-// PackKey returns the key of the compacted pack written by the commit of
-// step n of session.
-func PackKey(session string, n uint64) string {
-	return fmt.Sprintf("%s%s/%020d", packsPrefix, session, n)
-}
-
-// ParsePackKey returns the session and step of a pack key.
-func ParsePackKey(key string) (string, uint64, bool) {
-	rest, ok := strings.CutPrefix(key, packsPrefix)
-	if !ok {
-		return "", 0, false
-	}
-	return ParseStepKey(stepsPrefix + rest)
-}
-
-// ParseStepKey returns the session and step of a step key.
-func ParseStepKey(key string) (string, uint64, bool) {
-	rest, ok := strings.CutPrefix(key, stepsPrefix)
-	if !ok {
-		return "", 0, false
-	}
-	session, num, ok := strings.Cut(rest, "/")
-	if !ok || len(num) != 20 {
-		return "", 0, false
-	}
-	n, err := strconv.ParseUint(num, 10, 64)
-	if err != nil || n == 0 {
-		return "", 0, false
-	}
-	return session, n, true
-}
-
 // ErrNoSession reports a session with no steps.
 var ErrNoSession = errors.New("session has no steps")
 
 // DefaultMaxObjectBytes is the default bound on the size of one object read.
 const DefaultMaxObjectBytes = 4 << 30
 
-// Repo reads and writes step objects in a store.
+// defaultCacheBytes is the default size of a Repo's object cache.
+const defaultCacheBytes = 256 << 20
+
+// Repo is a workspace's store seen through its layout: every read and
+// write of step objects, packs, hints, markers, tombstones, base markers
+// and gc state goes through it, and every object it reads is bounded by
+// MaxObjectBytes (I6). A Repo sees one workspace: its store is confined
+// to the workspace's directory or prefix, and nothing it reads or dedups
+// against comes from outside it (I7). It is safe for concurrent use.
 type Repo struct {
-	Store cas.Store
+	store cas.Store
 	// MaxObjectBytes bounds the size of one object read from the store
-	// (0: DefaultMaxObjectBytes); a larger one is an error, not an OOM.
+	// (0: DefaultMaxObjectBytes); a larger one is an error wrapping
+	// tree.ErrLimit, not an allocation. Set it before use.
 	MaxObjectBytes int64
 	cache          *objectCache
 }
@@ -91,24 +41,43 @@ type Repo struct {
 // whole objects in memory (0: 256 MiB).
 func NewRepo(store cas.Store, cacheBytes int64) *Repo {
 	if cacheBytes <= 0 {
-		cacheBytes = 256 << 20
+		cacheBytes = defaultCacheBytes
 	}
-	return &Repo{Store: store, cache: newObjectCache(cacheBytes)}
+	return &Repo{store: store, cache: newObjectCache(cacheBytes)}
 }
 
-// Step is a step read from or written to the store.
+// SetCacheLimit replaces the object cache with an empty one holding up to
+// max bytes (0: the default 256 MiB). Call it before the Repo is used:
+// long walks that seldom revisit an object (exports) keep memory small
+// with a small cache.
+func (r *Repo) SetCacheLimit(max int64) {
+	if max <= 0 {
+		max = defaultCacheBytes
+	}
+	r.cache = newObjectCache(max)
+}
+
+// Step is a step as stored: its manifest and what the step object that
+// holds it says about itself.
 type Step struct {
 	*Manifest
 	ID  cas.ID // BLAKE3 of the manifest bytes
 	Key string
 	// Blobs is the number of blobs the step object carries.
 	Blobs int
-	// Size is the step object's size in bytes.
+	// RawBlobBytes is their raw (uncompressed) size.
+	RawBlobBytes int64
+	// ManifestBytes is the size of the encoded manifest.
+	ManifestBytes int64
+	// Size is the step object's size in bytes (0 when only its header
+	// was read).
 	Size int64
 }
 
 // Pointer returns the pointer that names s.
-func (s *Step) Pointer() Pointer { return Pointer{Session: s.Session, Step: s.Manifest.Step, ID: s.ID} }
+func (s *Step) Pointer() Pointer {
+	return Pointer{Session: s.Session, Number: s.Number, ID: s.ID}
+}
 
 // ReadStep reads step n of session. A missing step is cas.ErrNotFound.
 func (r *Repo) ReadStep(ctx context.Context, session string, n uint64) (*Step, error) {
@@ -117,9 +86,16 @@ func (r *Repo) ReadStep(ctx context.Context, session string, n uint64) (*Step, e
 	if err != nil {
 		return nil, err
 	}
-	return stepFromObject(key, obj, session, n)
+	st, err := stepFromObject(key, obj, session, n)
+	if err != nil {
+		return nil, err
+	}
+	st.Size = obj.Size()
+	return st, nil
 }
 
+// stepFromObject decodes the manifest of a parsed step object (whole or
+// header only) and checks that it is the one its key names.
 func stepFromObject(key string, obj *pack.Object, session string, n uint64) (*Step, error) {
 	if obj.Kind != pack.KindStep {
 		return nil, fmt.Errorf("%w: %s: not a step object", cas.ErrCorrupt, key)
@@ -128,15 +104,19 @@ func stepFromObject(key string, obj *pack.Object, session string, n uint64) (*St
 	if err != nil {
 		return nil, err
 	}
-	if m.Session != session || m.Step != n {
-		return nil, fmt.Errorf("%w: %s: manifest says %s@%d", cas.ErrCorrupt, key, m.Session, m.Step)
+	if m.Session != session || m.Number != n {
+		return nil, fmt.Errorf("%w: %s: manifest says %s@%d", cas.ErrCorrupt, key, m.Session, m.Number)
 	}
-	return &Step{Manifest: m, ID: cas.Sum(obj.Manifest), Key: key, Blobs: len(obj.Entries), Size: obj.Size()}, nil
+	st := &Step{Manifest: m, ID: cas.Sum(obj.Manifest), Key: key, Blobs: len(obj.Entries), ManifestBytes: int64(len(obj.Manifest))}
+	for _, e := range obj.Entries {
+		st.RawBlobBytes += e.RawLen
+	}
+	return st, nil
 }
 
 // ReadPointer reads the step p names and checks its hash.
 func (r *Repo) ReadPointer(ctx context.Context, p Pointer) (*Step, error) {
-	s, err := r.ReadStep(ctx, p.Session, p.Step)
+	s, err := r.ReadStep(ctx, p.Session, p.Number)
 	if err != nil {
 		return nil, err
 	}
@@ -150,118 +130,144 @@ func (r *Repo) ReadPointer(ctx context.Context, p Pointer) (*Step, error) {
 // session has none. It reads the head hint and makes one LIST from it:
 // two requests, whatever the session's length.
 func (r *Repo) FindHead(ctx context.Context, session string) (uint64, error) {
-	var hint uint64
-	if b, err := r.Store.Get(ctx, HintKey(session), 0, 32); err == nil {
-		hint, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	} else if !errors.Is(err, cas.ErrNotFound) {
-		return 0, fmt.Errorf("find head of %s: %w", session, err)
-	}
-	head, err := r.listHead(ctx, session, hint)
-	if err != nil {
-		return 0, err
-	}
-	if head == 0 && hint > 0 {
-		// The hinted step is gone (pruned or removed): list from the start.
-		return r.listHead(ctx, session, 0)
-	}
-	return head, nil
+	head, _, err := r.findHead(ctx, session)
+	return head, err
 }
 
-func (r *Repo) listHead(ctx context.Context, session string, from uint64) (uint64, error) {
-	prefix := stepsPrefix + session + "/"
+// FindHeadBase is FindHead that also returns the session's base (see
+// ReadBase), in the same requests when the session was never pruned: the
+// base marker's key sorts after every step key, so the head LIST sees
+// whether it exists, and only then is it read (one more GET).
+func (r *Repo) FindHeadBase(ctx context.Context, session string) (head, base uint64, err error) {
+	head, marked, err := r.findHead(ctx, session)
+	if err != nil {
+		return 0, 0, err
+	}
+	base = 1
+	if marked {
+		if base, err = r.ReadBase(ctx, session); err != nil {
+			return 0, 0, err
+		}
+	}
+	return head, base, nil
+}
+
+func (r *Repo) findHead(ctx context.Context, session string) (head uint64, marked bool, err error) {
+	var hint uint64
+	if b, err := r.store.Get(ctx, HintKey(session), 0, 32); err == nil {
+		hint, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	} else if !errors.Is(err, cas.ErrNotFound) {
+		return 0, false, fmt.Errorf("find head of %s: %w", session, err)
+	}
+	head, marked, err = r.listHead(ctx, session, hint)
+	if err == nil && head == 0 && hint > 0 {
+		// The hinted step is gone (pruned or removed): list from the start.
+		head, marked, err = r.listHead(ctx, session, 0)
+	}
+	return head, marked, err
+}
+
+// listHead lists session's keys from step from on: the newest step, and
+// whether the base marker exists.
+func (r *Repo) listHead(ctx context.Context, session string, from uint64) (head uint64, marked bool, err error) {
 	after := ""
 	if from > 0 {
 		after = StepKey(session, from-1)
 	}
-	var head uint64
-	err := r.Store.List(ctx, prefix, after, func(i cas.Info) error {
+	baseKey := BaseKey(session)
+	err = r.store.List(ctx, sessionStepsPrefix(session), after, func(i cas.Info) error {
 		if s, n, ok := ParseStepKey(i.Key); ok && s == session && n > head {
 			head = n
+		}
+		if i.Key == baseKey {
+			marked = true
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("find head of %s: %w", session, err)
+		return 0, false, fmt.Errorf("find head of %s: %w", session, err)
 	}
-	return head, nil
+	return head, marked, nil
 }
 
-// ErrSlotTaken reports that another writer already wrote the step slot.
-var ErrSlotTaken = errors.New("step slot already written")
+var errStop = errors.New("stop listing")
 
-// WriteStep writes m with the new blobs in b as one step object, created
-// only if the slot is free (invariants I2, I3). It returns ErrSlotTaken
-// (wrapping cas.ErrExists) if another writer holds the slot; nothing of
-// this attempt is then visible.
-func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*Step, []pack.Entry, error) {
-	if b == nil {
-		b = &pack.Builder{}
-	}
-	mb := m.Encode()
-	data, entries := b.Build(pack.KindStep, mb)
-	key := StepKey(m.Session, m.Step)
-	if err := r.Store.Put(ctx, key, data, cas.PutOptions{IfAbsent: true}); err != nil {
-		if errors.Is(err, cas.ErrExists) {
-			return nil, nil, fmt.Errorf("write %s: %w: %w", key, ErrSlotTaken, cas.ErrExists)
+// FirstStep returns the number of the oldest step stored for session, or
+// 0 if it has none. It costs one LIST that stops at the first key.
+func (r *Repo) FirstStep(ctx context.Context, session string) (uint64, error) {
+	var first uint64
+	err := r.store.List(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
+		if s, n, ok := ParseStepKey(i.Key); ok && s == session {
+			first = n
+			return errStop
 		}
-		return nil, nil, fmt.Errorf("write %s: %w", key, err)
-	}
-	// The writer's next compaction merges this object: keep it at hand.
-	r.Remember(key, data)
-	return &Step{Manifest: m, ID: cas.Sum(mb), Key: key, Blobs: len(entries), Size: int64(len(data))}, entries, nil
-}
-
-// WriteHint records n as a recent head of session. It is only a hint.
-func (r *Repo) WriteHint(ctx context.Context, session string, n uint64) error {
-	return r.Store.Put(ctx, HintKey(session), []byte(strconv.FormatUint(n, 10)), cas.PutOptions{})
-}
-
-// MarkSession records that session exists, for listing sessions without
-// listing every step. It is idempotent.
-func (r *Repo) MarkSession(ctx context.Context, session string) error {
-	if err := r.Store.Put(ctx, SessionKey(session), []byte(session), cas.PutOptions{}); err != nil {
-		return fmt.Errorf("mark session %s: %w", session, err)
-	}
-	return nil
-}
-
-// CheckHint reads a session's head hint, if any, and reports an error if
-// it is not a step number or names a step beyond head. A missing hint is
-// fine: sessions shorter than HintEvery have none.
-func (r *Repo) CheckHint(ctx context.Context, session string, head uint64) error {
-	key := HintKey(session)
-	b, err := r.Store.Get(ctx, key, 0, 64)
-	if errors.Is(err, cas.ErrNotFound) {
 		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return 0, fmt.Errorf("find first step of %s: %w", session, err)
+	}
+	return first, nil
+}
+
+// maxBaseLen bounds the stored base marker: a decimal uint64.
+const maxBaseLen = 20
+
+// ParseBase decodes a base marker: a decimal step number, 1..2^62, with
+// no sign, spaces or leading zeros. what names the marker in errors.
+func ParseBase(b []byte, what string) (uint64, error) {
+	if len(b) == 0 || len(b) > maxBaseLen || b[0] == '0' {
+		return 0, fmt.Errorf("%w: %s: not a step number", cas.ErrCorrupt, what)
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%w: %s: not a step number", cas.ErrCorrupt, what)
+		}
+	}
+	n, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil || n > 1<<62 {
+		return 0, fmt.Errorf("%w: %s: step number out of range", cas.ErrCorrupt, what)
+	}
+	return n, nil
+}
+
+// ReadBase returns the base of session: the lowest step of its history
+// still kept (1 if the session was never pruned). The base marker records
+// a session's retention floor: its history is its chain from the head
+// down to the step numbered base, no further. Pruning raises it; removing
+// a session sets it above the head. Like git's shallow file it lives
+// beside the immutable manifests, whose hashes children and forks pin,
+// instead of rewriting one of them.
+func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
+	key := BaseKey(session)
+	b, err := r.store.Get(ctx, key, 0, maxBaseLen+1)
+	if errors.Is(err, cas.ErrNotFound) {
+		return 1, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
+		return 0, fmt.Errorf("read %s: %w", key, err)
 	}
-	n, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	switch {
-	case perr != nil || n == 0:
-		return fmt.Errorf("%w: %s: head hint %q is not a step number", cas.ErrCorrupt, key, b)
-	case n > head:
-		return fmt.Errorf("%w: %s: head hint names step %d, but the newest step is %d (a step object is missing)", cas.ErrCorrupt, key, n, head)
+	return ParseBase(b, key)
+}
+
+// WriteBase sets the base of session to n (see ReadBase).
+func (r *Repo) WriteBase(ctx context.Context, session string, n uint64) error {
+	key := BaseKey(session)
+	if err := r.store.Put(ctx, key, []byte(strconv.FormatUint(n, 10)), cas.PutOptions{}); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
 	}
 	return nil
 }
 
-// CheckMarker reports an error if session's marker is missing or does not
-// hold the session's name.
-func (r *Repo) CheckMarker(ctx context.Context, session string) error {
-	key := SessionKey(session)
-	b, err := r.Store.Get(ctx, key, 0, 1024)
-	if errors.Is(err, cas.ErrNotFound) {
-		return fmt.Errorf("%s: the session has steps but no marker: %w", key, cas.ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
-	}
-	if string(b) != session {
-		return fmt.Errorf("%w: %s: marker holds %q, not the session's name", cas.ErrCorrupt, key, b)
-	}
-	return nil
+// Sessions calls fn with the name of every session that has a marker, in
+// name order.
+func (r *Repo) Sessions(ctx context.Context, fn func(name string) error) error {
+	return r.store.List(ctx, sessionsPrefix, "", func(i cas.Info) error {
+		name := strings.TrimPrefix(i.Key, sessionsPrefix)
+		if ValidSession(name) != nil {
+			return nil
+		}
+		return fn(name)
+	})
 }
 
 // StepSessions calls fn with the name of every session that has step
@@ -269,7 +275,7 @@ func (r *Repo) CheckMarker(ctx context.Context, session string) error {
 // It lists every key under steps/: for verify, not for routine use.
 func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) error {
 	last := ""
-	return r.Store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+	return r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
 		name, _, ok := strings.Cut(strings.TrimPrefix(i.Key, stepsPrefix), "/")
 		if !ok || name == last || ValidSession(name) != nil {
 			return nil
@@ -279,27 +285,23 @@ func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) err
 	})
 }
 
-// Sessions calls fn with the name of every session, in name order.
-func (r *Repo) Sessions(ctx context.Context, fn func(name string) error) error {
-	return r.Store.List(ctx, sessionsPrefix, "", func(i cas.Info) error {
-		name := strings.TrimPrefix(i.Key, sessionsPrefix)
-		if ValidSession(name) != nil {
-			return nil
-		}
-		return fn(name)
-	})
+// maxObject returns the bound on one object read.
+func (r *Repo) maxObject() int64 {
+	if r.MaxObjectBytes > 0 {
+		return r.MaxObjectBytes
+	}
+	return DefaultMaxObjectBytes
 }
 
-// object returns the parsed whole object at key, from the cache or the store.
-func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
-	if o := r.cache.get(key); o != nil {
-		return o, nil
+// read returns the bytes of the object at key, straight from the store:
+// off..off+n (n < 0: to the end), refusing more than MaxObjectBytes.
+// Every read of a step object or pack goes through here (I6).
+func (r *Repo) read(ctx context.Context, key string, n int64) ([]byte, error) {
+	max := r.maxObject()
+	if n < 0 || n > max {
+		n = max + 1
 	}
-	max := r.MaxObjectBytes
-	if max <= 0 {
-		max = DefaultMaxObjectBytes
-	}
-	data, err := r.Store.Get(ctx, key, 0, max+1)
+	data, err := r.store.Get(ctx, key, 0, n)
 	if err != nil {
 		if errors.Is(err, cas.ErrNotFound) {
 			return nil, fmt.Errorf("read %s: %w", key, cas.ErrNotFound)
@@ -309,6 +311,18 @@ func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("read %s: object larger than the limit of %d bytes: %w", key, max, tree.ErrLimit)
 	}
+	return data, nil
+}
+
+// object returns the parsed whole object at key, from the cache or the store.
+func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
+	if o := r.cache.get(key); o != nil {
+		return o, nil
+	}
+	data, err := r.read(ctx, key, -1)
+	if err != nil {
+		return nil, err
+	}
 	obj, err := pack.Parse(data, key)
 	if err != nil {
 		return nil, err
@@ -317,43 +331,18 @@ func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
 	return obj, nil
 }
 
-// Remember caches an object this process just wrote, so reading it back
+// remember caches an object this process just wrote, so reading it back
 // costs no request.
-func (r *Repo) Remember(key string, data []byte) {
+func (r *Repo) remember(key string, data []byte) {
 	if obj, err := pack.Parse(data, key); err == nil {
 		r.cache.put(key, obj)
 	}
 }
 
-// CheckObject reads the object at key and decodes and re-hashes every
-// blob it holds, calling bad for each that fails. Its error is for the
-// object as a whole (missing, or failing its checksum).
-func (r *Repo) CheckObject(ctx context.Context, key string, bad func(error)) (blobs int, err error) {
-	obj, err := r.object(ctx, key)
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range obj.Entries {
-		if _, err := obj.Blob(e); err != nil {
-			bad(err)
-		}
-	}
-	return len(obj.Entries), nil
-}
-
-// LayoutKeys returns the keys of every object a layout names.
-func LayoutKeys(l Layout) []string {
-	var keys []string
-	for _, p := range l.Packs {
-		keys = append(keys, PackKey(p.Session, p.Step))
-	}
-	for _, rg := range l.Steps {
-		for n := rg.First; n <= rg.Last; n++ {
-			keys = append(keys, StepKey(rg.Session, n))
-		}
-	}
-	return keys
-}
+// forget drops key from the object cache. GC calls it for every object
+// it deletes or replaces, so that this process never reads them from
+// memory again.
+func (r *Repo) forget(key string) { r.cache.remove(key) }
 
 // fetchAll reads the objects at keys with bounded parallelism.
 func (r *Repo) fetchAll(ctx context.Context, keys []string, fn func(key string, obj *pack.Object)) error {

@@ -108,7 +108,7 @@ func TestWriteReadStep(t *testing.T) {
 	backend := mem.New()
 	repo := manifest.NewRepo(backend, 0)
 	m := full()
-	m.Session, m.Step, m.Parent = "s", 1, nil
+	m.Session, m.Number, m.Parent = "s", 1, nil
 	var b pack.Builder
 	b.Add(cas.Sum([]byte("blob")), []byte("blob"))
 	st, entries, err := repo.WriteStep(ctx, m, &b)
@@ -165,7 +165,7 @@ func TestIndexBlob(t *testing.T) {
 	for _, r := range raws {
 		b.Add(cas.Sum(r), r)
 	}
-	m := &manifest.Manifest{Session: "s", Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON}
+	m := &manifest.Manifest{Session: "s", Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON}
 	if _, _, err := repo.WriteStep(ctx, m, &b); err != nil {
 		t.Fatal(err)
 	}

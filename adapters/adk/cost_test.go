@@ -130,12 +130,12 @@ func TestStorageCost(t *testing.T) {
 	var raw, manifests int64
 	name := svc.SessionName("cost", "u1", "s1")
 	for n := uint64(2); n <= costEvents+1; n++ {
-		r, m, err := cairn.StepObjectSizes(context.Background(), store, name, n)
+		st, err := cairn.OpenStore(store).ReadStep(context.Background(), name, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw += r
-		manifests += m
+		raw += st.NewBlobBytes
+		manifests += st.ManifestBytes
 	}
 	t.Logf("cairn: %d B stored for %d events = %.0f B/event (last 100: %.0f B/event), %.2fx the event JSON; before compression %.0f B/event of blobs + %.0f B/event of manifest; %d PUTs; %.1f ms/event CPU-bound",
 		total, costEvents, float64(total)/costEvents, float64(last100)/100, float64(total)/float64(eventBytes),

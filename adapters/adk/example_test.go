@@ -16,7 +16,7 @@ import (
 // reads the session back.
 func Example() {
 	ctx := context.Background()
-	ws, err := cairn.Open(ctx, "mem://") // or a directory, or "s3://bucket/prefix"
+	ws, err := cairn.Open(ctx, "mem://") // or a directory, or "s3://bucket/prefix" (importing cas/s3)
 	if err != nil {
 		log.Fatal(err)
 	}

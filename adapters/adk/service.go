@@ -13,7 +13,7 @@
 // sessions, one per app and one per app and user, and are merged into every
 // session they apply to, as ADK requires; "temp:" keys are never stored.
 //
-//	ws, _ := cairn.Open(ctx, "s3://bucket/agents")
+//	ws, _ := cairn.Open(ctx, "s3://bucket/agents") // with import _ "github.com/cairnlog/cairn/cas/s3"
 //	svc := adk.New(ws)
 //	r, _ := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: svc})
 //

@@ -15,7 +15,7 @@ import (
 // machine with the same store) with the answer.
 func Example() {
 	ctx := context.Background()
-	ws, err := cairn.Open(ctx, "mem://") // or a directory, or "s3://bucket/prefix"
+	ws, err := cairn.Open(ctx, "mem://") // or a directory, or "s3://bucket/prefix" (importing cas/s3)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -236,7 +236,7 @@ func TestResumeInFreshProcess(t *testing.T) {
 			origin = st.Origin
 		}
 	}
-	if origin == nil || origin.Session != store.SessionName("run-1") || origin.Step != pending.Number || origin.ID != pending.ID.String() {
+	if origin == nil || origin.Session != store.SessionName("run-1") || origin.Number != pending.Number || origin.ID != pending.ID.String() {
 		t.Fatalf("fork's origin = %+v, want %s (%s)", origin, pending, pending.ID)
 	}
 	if len(alt) <= int(pending.Number) {

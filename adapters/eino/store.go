@@ -7,7 +7,7 @@
 // differently. Get reads the session's head, from the store, so a fresh
 // process on another machine resumes where the last one stopped.
 //
-//	ws, _ := cairn.Open(ctx, "s3://bucket/agents")
+//	ws, _ := cairn.Open(ctx, "s3://bucket/agents") // with import _ "github.com/cairnlog/cairn/cas/s3"
 //	store := eino.New(ws)
 //	graph, _ := g.Compile(ctx, compose.WithCheckPointStore(store))
 //	_, err := graph.Invoke(ctx, in, compose.WithCheckPointID("run-42"))

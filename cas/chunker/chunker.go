@@ -8,7 +8,7 @@
 //
 // The boundaries are part of the on-disk format: for given Params and data
 // they never change. The gear table, the masks and the cut rule below are
-// fixed forever; testdata/chunker/boundaries.golden pins them.
+// fixed forever; testdata/boundaries.golden pins them.
 package chunker
 
 import (

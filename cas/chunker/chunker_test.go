@@ -19,7 +19,7 @@ import (
 	"github.com/cairnlog/cairn/cas/chunker"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/chunker/boundaries.golden")
+var update = flag.Bool("update", false, "rewrite testdata/boundaries.golden")
 
 // small is a second parameter set, pinned in the golden file next to Default.
 var small = chunker.Params{Min: 256, Avg: 1024, Max: 4096}
@@ -168,7 +168,7 @@ func TestGolden(t *testing.T) {
 			}
 		}
 	}
-	path := filepath.Join("..", "..", "testdata", "chunker", "boundaries.golden")
+	path := filepath.Join("testdata", "boundaries.golden")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

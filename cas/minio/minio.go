@@ -43,6 +43,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/s3compat"
 )
 
 var _ cas.Store = (*Store)(nil)
@@ -85,7 +86,7 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if opts.Endpoint == "" {
 		return nil, errors.New("open minio store: no endpoint")
 	}
-	p, err := cleanPrefix(prefix)
+	p, err := s3compat.CleanPrefix(prefix)
 	if err != nil {
 		return nil, fmt.Errorf("open minio store: %w", err)
 	}
@@ -119,17 +120,6 @@ func envCredentials() (access, secret, token string) {
 	return os.Getenv("MINIO_ROOT_USER"), os.Getenv("MINIO_ROOT_PASSWORD"), ""
 }
 
-func cleanPrefix(prefix string) (string, error) {
-	p := strings.Trim(prefix, "/")
-	if p == "" {
-		return "", nil
-	}
-	if err := cas.ValidateKey(p); err != nil {
-		return "", fmt.Errorf("prefix: %w", err)
-	}
-	return p + "/", nil
-}
-
 // ParseURL parses minio://HOST:PORT/BUCKET/PREFIX?secure=BOOL&region=R.
 // secure defaults to true. Credentials never come from the URL.
 func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
@@ -151,7 +141,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		return fail("no bucket")
 	}
 	prefix = strings.Trim(prefix, "/")
-	if _, err := cleanPrefix(prefix); err != nil {
+	if _, err := s3compat.CleanPrefix(prefix); err != nil {
 		return fail("%v", err)
 	}
 	opts = Options{Endpoint: u.Host, Secure: true}
@@ -204,11 +194,8 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	}
 	_, err := s.core.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)), "", sha, po)
 	if err != nil {
-		if opts.IfAbsent {
-			r := minio.ToErrorResponse(err)
-			if r.Code == "PreconditionFailed" || r.StatusCode == http.StatusPreconditionFailed || r.Code == "ConditionalRequestConflict" {
-				return fmt.Errorf("put %s: %w", key, cas.ErrExists)
-			}
+		if opts.IfAbsent && reply(err).Exists() {
+			return fmt.Errorf("put %s: %w", key, cas.ErrExists)
 		}
 		return mapErr("put", key, err)
 	}
@@ -240,8 +227,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 	}
 	body, info, _, err := s.core.GetObject(ctx, s.bucket, s.prefix+key, gopts)
 	if err != nil {
-		r := minio.ToErrorResponse(err)
-		if r.Code == "InvalidRange" || r.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+		if reply(err).PastEnd() {
 			return []byte{}, nil // the object exists and off is at or past its end
 		}
 		return nil, mapErr("get", key, err)
@@ -315,7 +301,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	if err := s.core.RemoveObject(ctx, s.bucket, s.prefix+key, minio.RemoveObjectOptions{}); err != nil {
-		if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" {
+		if reply(err).NotFound() {
 			return nil
 		}
 		return mapErr("delete", key, err)
@@ -323,32 +309,13 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// mapErr translates a minio-go error: missing objects to cas.ErrNotFound,
-// errors worth retrying marked cas.Transient, the rest wrapped as is.
-func mapErr(verb, key string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s %s: %w", verb, key, err)
-	}
+// reply returns the S3 error code and HTTP status of a minio-go error.
+func reply(err error) s3compat.Reply {
 	r := minio.ToErrorResponse(err)
-	switch {
-	case r.Code == "NoSuchKey" || r.Code == "NotFound":
-		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
-	case transientCode(r.Code, r.StatusCode):
-		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
-	}
-	return fmt.Errorf("%s %s: %w", verb, key, err)
+	return s3compat.Reply{Code: r.Code, Status: r.StatusCode}
 }
 
-// transientCode reports whether an S3 error reply is worth retrying.
-func transientCode(code string, status int) bool {
-	switch code {
-	case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
-		"Throttling", "ThrottlingException", "RequestThrottled", "RequestLimitExceeded",
-		"TooManyRequestsException", "XMinioServerNotInitialized":
-		return true
-	case "NotImplemented":
-		return false
-	}
-	return status >= 500 && status != http.StatusNotImplemented ||
-		status == http.StatusTooManyRequests || status == http.StatusRequestTimeout
+// mapErr translates a minio-go error (see s3compat.MapError).
+func mapErr(verb, key string, err error) error {
+	return s3compat.MapError(verb, key, err, reply(err))
 }

@@ -130,6 +130,7 @@ func DecodeBlob(stored []byte, id cas.ID, rawLen int, what string) ([]byte, erro
 	if len(raw) != rawLen {
 		return nil, fmt.Errorf("%w: %s: %d bytes, index says %d", cas.ErrCorrupt, what, len(raw), rawLen)
 	}
+	// Every blob is re-hashed on every read (I1).
 	if err := cas.Verify(id, raw, what); err != nil {
 		return nil, err
 	}

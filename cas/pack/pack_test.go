@@ -18,10 +18,10 @@ import (
 	"github.com/cairnlog/cairn/cas/pack"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/pack.golden")
+var update = flag.Bool("update", false, "rewrite testdata/pack.golden")
 
-// goldenDir is the repository's shared golden directory.
-var goldenDir = filepath.Join("..", "..", "testdata", "golden")
+// goldenDir holds the golden files that pin the pack format.
+var goldenDir = "testdata"
 
 // seeded returns n pseudo-random (incompressible) bytes from a PCG seeded
 // with seed. Its output is pinned by the golden file: do not change it.

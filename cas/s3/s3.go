@@ -37,6 +37,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/s3compat"
 )
 
 var _ cas.Store = (*Store)(nil)
@@ -81,7 +82,7 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if bucket == "" {
 		return nil, errors.New("open s3 store: no bucket")
 	}
-	p, err := cleanPrefix(prefix)
+	p, err := s3compat.CleanPrefix(prefix)
 	if err != nil {
 		return nil, fmt.Errorf("open s3 store: %w", err)
 	}
@@ -133,17 +134,6 @@ func envEndpoint() string {
 	return os.Getenv("AWS_ENDPOINT_URL")
 }
 
-func cleanPrefix(prefix string) (string, error) {
-	p := strings.Trim(prefix, "/")
-	if p == "" {
-		return "", nil
-	}
-	if err := cas.ValidateKey(p); err != nil {
-		return "", fmt.Errorf("prefix: %w", err)
-	}
-	return p + "/", nil
-}
-
 // ParseURL parses s3://BUCKET/PREFIX?endpoint=URL&region=R&path_style=BOOL.
 // path_style defaults to true when an endpoint is given (in the URL or in
 // AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL), false otherwise.
@@ -158,7 +148,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		return "", "", Options{}, fmt.Errorf("parse s3 url %q: credentials do not belong in the url; use the AWS environment or profile", u.Redacted())
 	}
 	bucket, prefix = u.Host, strings.Trim(u.Path, "/")
-	if _, err := cleanPrefix(prefix); err != nil {
+	if _, err := s3compat.CleanPrefix(prefix); err != nil {
 		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
 	}
 	pathStyle := ""
@@ -220,12 +210,8 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		in.IfNoneMatch = aws.String("*")
 	}
 	if _, err := s.client.PutObject(ctx, in); err != nil {
-		if opts.IfAbsent {
-			switch code, status := errorCode(err); {
-			case code == "PreconditionFailed" || status == http.StatusPreconditionFailed,
-				code == "ConditionalRequestConflict":
-				return fmt.Errorf("put %s: %w", key, cas.ErrExists)
-			}
+		if opts.IfAbsent && reply(err).Exists() {
+			return fmt.Errorf("put %s: %w", key, cas.ErrExists)
 		}
 		return mapErr("put", key, err)
 	}
@@ -257,7 +243,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 	}
 	out, err := s.client.GetObject(ctx, in)
 	if err != nil {
-		if code, status := errorCode(err); code == "InvalidRange" || status == http.StatusRequestedRangeNotSatisfiable {
+		if reply(err).PastEnd() {
 			return []byte{}, nil // the object exists and off is at or past its end
 		}
 		return nil, mapErr("get", key, err)
@@ -340,7 +326,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	}
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key)})
 	if err != nil {
-		if _, status := errorCode(err); status == http.StatusNotFound && !isNoSuchBucket(err) {
+		if reply(err).NotFound() {
 			return nil
 		}
 		return mapErr("delete", key, err)
@@ -348,51 +334,21 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// errorCode returns the S3 error code and HTTP status of err, if it has them.
-func errorCode(err error) (code string, status int) {
+// reply returns the S3 error code and HTTP status of err, if it has them.
+func reply(err error) s3compat.Reply {
+	var r s3compat.Reply
 	var ae smithy.APIError
 	if errors.As(err, &ae) {
-		code = ae.ErrorCode()
+		r.Code = ae.ErrorCode()
 	}
 	var he interface{ HTTPStatusCode() int }
 	if errors.As(err, &he) {
-		status = he.HTTPStatusCode()
+		r.Status = he.HTTPStatusCode()
 	}
-	return code, status
+	return r
 }
 
-func isNoSuchBucket(err error) bool {
-	code, _ := errorCode(err)
-	return code == "NoSuchBucket"
-}
-
-// mapErr translates an SDK error: missing objects to cas.ErrNotFound,
-// errors worth retrying marked cas.Transient, the rest wrapped as is.
+// mapErr translates an SDK error (see s3compat.MapError).
 func mapErr(verb, key string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s %s: %w", verb, key, err)
-	}
-	code, status := errorCode(err)
-	switch {
-	case code == "NoSuchKey" || code == "NotFound",
-		status == http.StatusNotFound && code != "NoSuchBucket":
-		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
-	case transientCode(code, status):
-		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
-	}
-	return fmt.Errorf("%s %s: %w", verb, key, err)
-}
-
-// transientCode reports whether an S3 error reply is worth retrying.
-func transientCode(code string, status int) bool {
-	switch code {
-	case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
-		"Throttling", "ThrottlingException", "RequestThrottled", "RequestLimitExceeded",
-		"TooManyRequestsException", "XMinioServerNotInitialized":
-		return true
-	case "NotImplemented":
-		return false
-	}
-	return status >= 500 && status != http.StatusNotImplemented ||
-		status == http.StatusTooManyRequests || status == http.StatusRequestTimeout
+	return s3compat.MapError(verb, key, err, reply(err))
 }

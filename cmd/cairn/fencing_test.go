@@ -138,7 +138,7 @@ func TestFencing16Processes(t *testing.T) {
 		switch {
 		case n == 1 && step.Parent != nil:
 			t.Fatalf("step 1 has parent %+v", step.Parent)
-		case n > 1 && (step.Parent == nil || *step.Parent != cairn.StepRef{Session: "fence", Step: prev.Number, ID: prev.ID.String()}):
+		case n > 1 && (step.Parent == nil || *step.Parent != cairn.StepRef{Session: "fence", Number: prev.Number, ID: prev.ID.String()}):
 			t.Fatalf("step %d has parent %+v, want fence@%d %s", n, step.Parent, prev.Number, prev.ID)
 		}
 		if step.Writer != winnerWriter[n] || string(step.Record) != winnerRec[n] {

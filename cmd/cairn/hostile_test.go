@@ -34,7 +34,7 @@ func plantDirState(t *testing.T, store, session string, entries ...tree.Entry) {
 	var b pack.Builder
 	b.Add(id, raw)
 	m := &manifest.Manifest{
-		Session: session, Step: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateDir,
+		Session: session, Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateDir,
 		Root:   tree.Ref{Kind: tree.Node, ID: id, Size: int64(len(entries))},
 		Layout: manifest.Layout{Steps: []manifest.Range{{Session: session, First: 1, Last: 1}}},
 	}

@@ -36,7 +36,7 @@ func refString(r *cairn.StepRef) *string {
 	if r == nil {
 		return nil
 	}
-	s := fmt.Sprintf("%s@%d", r.Session, r.Step)
+	s := fmt.Sprintf("%s@%d", r.Session, r.Number)
 	return &s
 }
 

@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/manifest"
-	"github.com/cairnlog/cairn/manifest/tree"
+	_ "github.com/cairnlog/cairn/cas/minio" // minio:// stores
+	_ "github.com/cairnlog/cairn/cas/s3"    // s3:// stores
 )
 
 // command is one subcommand: its flags are set up by flags, and run does the work.
@@ -81,7 +81,7 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 // closes the workspace.
 func (e *env) openNamed(ctx context.Context, names ...string) (*cairn.Workspace, error) {
 	for _, n := range names {
-		if err := manifest.ValidSession(n); err != nil {
+		if err := cairn.ValidSession(n); err != nil {
 			return nil, usageError{err.Error()}
 		}
 	}
@@ -167,7 +167,7 @@ func exitCode(stderr io.Writer, name string, err error) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "cairn %s: %v\n", name, err)
 		return 2
-	case errors.Is(err, tree.ErrSyntax), errors.Is(err, cairn.ErrInvalid):
+	case errors.Is(err, cairn.ErrInvalid):
 		fmt.Fprintf(stderr, "cairn %s: %v\n", name, err)
 		return 2
 	case errors.Is(err, cairn.ErrConflict):

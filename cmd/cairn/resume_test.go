@@ -105,7 +105,7 @@ func TestCrossMachineResume(t *testing.T) {
 	ws, _ := openMinIO(t, b, "team/ws1")
 	s, _ := ws.Session("agent")
 	st, err := s.Step(context.Background(), steps+1)
-	if err != nil || st.Parent == nil || st.Parent.ID != a.ID || st.Parent.Step != steps {
+	if err != nil || st.Parent == nil || st.Parent.ID != a.ID || st.Parent.Number != steps {
 		t.Fatalf("step %d: %v, parent %+v; want A's step %d %s", steps+1, err, st.Parent, steps, a.ID)
 	}
 	if out := cli("", "verify", "agent"); !strings.HasSuffix(out, ": 0 problems\n") {

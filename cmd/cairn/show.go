@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/manifest"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 const showUsage = "SESSION[@N] [--record] [--json]"
@@ -40,7 +38,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", rec)
 		return err
 	}
-	if st.Kind == manifest.StateJSON {
+	if st.Kind == cairn.KindJSON {
 		if err := st.WriteJSON(ctx, e.stdout); err != nil {
 			return err
 		}
@@ -69,13 +67,13 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func modeName(m byte) string {
+func modeName(m cairn.FileMode) string {
 	switch m {
-	case tree.ModeExec:
+	case cairn.ModeExec:
 		return "exec"
-	case tree.ModeSymlink:
+	case cairn.ModeSymlink:
 		return "symlink"
-	case tree.ModeDir:
+	case cairn.ModeDir:
 		return "dir"
 	}
 	return "file"

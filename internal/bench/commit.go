@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
-	"github.com/cairnlog/cairn/cas/fs"
 	"github.com/cairnlog/cairn/internal/workload"
 )
 
@@ -93,7 +91,6 @@ type PerStep struct {
 type committer struct {
 	ws      *cairn.Workspace
 	s       *cairn.Session
-	sizes   cas.Store // reads step objects back for their raw sizes; not counted
 	res     CommitResult
 	latency []time.Duration
 	total   cairn.Requests
@@ -102,12 +99,12 @@ type committer struct {
 	afterCommit func(stepObjectBytes int64) error
 }
 
-func newCommitter(ws *cairn.Workspace, sizes cas.Store, store, wl, session, url string) (*committer, error) {
+func newCommitter(ws *cairn.Workspace, store, wl, session, url string) (*committer, error) {
 	s, err := ws.Session(session)
 	if err != nil {
 		return nil, err
 	}
-	return &committer{ws: ws, s: s, sizes: sizes, res: CommitResult{Store: store, Workload: wl, Session: session, URL: url}}, nil
+	return &committer{ws: ws, s: s, res: CommitResult{Store: store, Workload: wl, Session: session, URL: url}}, nil
 }
 
 func (c *committer) commit(ctx context.Context, state cairn.State, changed int64) error {
@@ -129,10 +126,7 @@ func (c *committer) commit(ctx context.Context, state cairn.State, changed int64
 	if c.res.Steps == 1 {
 		c.res.FirstStep = written
 	} else {
-		raw, man, err := cairn.StepObjectSizes(ctx, c.sizes, st.Session, st.Number)
-		if err != nil {
-			return err
-		}
+		raw, man := st.NewBlobBytes, st.ManifestBytes
 		c.latency = append(c.latency, took)
 		c.res.StepMS = append(c.res.StepMS, float64(took)/1e6)
 		c.total.Put += used.Put
@@ -161,29 +155,23 @@ func (c *committer) result() CommitResult {
 	return r
 }
 
-// openLocal opens a fresh cairn workspace in dir and a second, uncounted
-// handle on the same directory for reading step sizes.
-func openLocal(ctx context.Context, dir string) (*cairn.Workspace, cas.Store, error) {
+// openLocal opens a fresh cairn workspace in dir.
+func openLocal(ctx context.Context, dir string) (*cairn.Workspace, error) {
 	if err := os.RemoveAll(dir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ws, err := cairn.Open(ctx, dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	sizes, err := fs.Open(dir)
-	return ws, sizes, err
+	return cairn.Open(ctx, dir)
 }
 
 // phaseAppendLocal commits the append workload to a local store.
 func phaseAppendLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 	dir := filepath.Join(cfg.Dir, "cairn-append")
-	ws, sizes, err := openLocal(ctx, dir)
+	ws, err := openLocal(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	defer ws.Close()
-	c, err := newCommitter(ws, sizes, "local", "append", "append", dir)
+	c, err := newCommitter(ws, "local", "append", "append", dir)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +192,7 @@ func phaseAppendLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 func phaseFilesLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 	dir := filepath.Join(cfg.Dir, "cairn-files")
 	work := filepath.Join(cfg.Dir, "files-work")
-	ws, sizes, err := openLocal(ctx, dir)
+	ws, err := openLocal(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +200,7 @@ func phaseFilesLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 	if err := os.RemoveAll(work); err != nil {
 		return nil, err
 	}
-	c, err := newCommitter(ws, sizes, "local", "files", "files", dir)
+	c, err := newCommitter(ws, "local", "files", "files", dir)
 	if err != nil {
 		return nil, err
 	}

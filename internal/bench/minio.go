@@ -38,15 +38,11 @@ func phaseAppendMinIO(ctx context.Context, cfg Config, _ string) (any, error) {
 		return nil, err
 	}
 	defer ws.Close()
-	sizes, err := m.store(ctx, "cairn")
-	if err != nil {
-		return nil, err
-	}
 	raw, err := m.store(ctx, "raw")
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCommitter(ws, sizes, "minio", "append", "append", url)
+	c, err := newCommitter(ws, "minio", "append", "append", url)
 	if err != nil {
 		return nil, err
 	}

@@ -228,10 +228,10 @@ func (e *exporter) progress() {
 	}
 }
 
-func refKey(r cairn.StepRef) string { return fmt.Sprintf("%s@%d#%s", r.Session, r.Step, r.ID) }
+func refKey(r cairn.StepRef) string { return fmt.Sprintf("%s@%d#%s", r.Session, r.Number, r.ID) }
 
 func headRef(st *cairn.Step) cairn.StepRef {
-	return cairn.StepRef{Session: st.Session, Step: st.Number, ID: st.ID.String()}
+	return cairn.StepRef{Session: st.Session, Number: st.Number, ID: st.ID.String()}
 }
 
 // forks is what a scan of every session's fork origin found.
@@ -299,19 +299,19 @@ func (e *exporter) workers() int {
 // of a fork back to the step it copies.
 func (e *exporter) resolvePoint(ctx context.Context, p cairn.StepRef) (cairn.StepRef, error) {
 	for range 64 {
-		st, err := e.ws.ReadStep(ctx, p.Session, p.Step)
+		st, err := e.ws.ReadStep(ctx, p.Session, p.Number)
 		if err != nil {
-			return p, fmt.Errorf("read fork origin %s@%d: %w", p.Session, p.Step, err)
+			return p, fmt.Errorf("read fork origin %s@%d: %w", p.Session, p.Number, err)
 		}
 		if st.ID.String() != p.ID {
-			return p, fmt.Errorf("fork origin %s@%d: %w: hash %s, but the fork names %s", p.Session, p.Step, cairn.ErrCorrupt, st.ID.Short(), p.ID)
+			return p, fmt.Errorf("fork origin %s@%d: %w: hash %s, but the fork names %s", p.Session, p.Number, cairn.ErrCorrupt, st.ID.Short(), p.ID)
 		}
 		if st.Origin == nil {
 			return p, nil
 		}
 		p = *st.Origin
 	}
-	return p, fmt.Errorf("fork origin %s@%d: more than 64 forks of forks at one step", p.Session, p.Step)
+	return p, fmt.Errorf("fork origin %s@%d: more than 64 forks of forks at one step", p.Session, p.Number)
 }
 
 // nameSelected reports whether a session's name passes the glob selectors.
@@ -455,12 +455,12 @@ var ErrHeadMismatch = errors.New("step does not match the export manifest")
 // fromHeads re-exports exactly the trajectories ending at the given heads.
 func (e *exporter) fromHeads(ctx context.Context, w writer) error {
 	return ordered(ctx, e.workers(), e.opts.FromHeads, func(ctx context.Context, r cairn.StepRef) (*Trajectory, error) {
-		h, err := e.ws.ReadStep(ctx, r.Session, r.Step)
+		h, err := e.ws.ReadStep(ctx, r.Session, r.Number)
 		if err != nil {
 			return nil, err
 		}
 		if got := h.ID.String(); got != r.ID {
-			return nil, fmt.Errorf("%s@%d: %w: the store has %s, the manifest names %s", r.Session, r.Step, ErrHeadMismatch, got, r.ID)
+			return nil, fmt.Errorf("%s@%d: %w: the store has %s, the manifest names %s", r.Session, r.Number, ErrHeadMismatch, got, r.ID)
 		}
 		return e.load(ctx, h)
 	}, e.emitTo(w))

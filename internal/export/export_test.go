@@ -460,8 +460,8 @@ func TestManifestWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mw.Add(cairn.StepRef{Session: "a", Step: 3, ID: "ab"})
-	mw.Add(cairn.StepRef{Session: "b", Step: 1, ID: "cd"})
+	mw.Add(cairn.StepRef{Session: "a", Number: 3, ID: "ab"})
+	mw.Add(cairn.StepRef{Session: "b", Number: 1, ID: "cd"})
 	if err := mw.Close(export.Summary{Trajectories: 2}); err != nil {
 		t.Fatal(err)
 	}

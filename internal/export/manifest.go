@@ -106,7 +106,7 @@ func ReadManifestHeads(r io.Reader, fn func(cairn.StepRef) error) error {
 			if err := dec.Decode(&h); err != nil {
 				return fmt.Errorf("read export manifest: head: %w", err)
 			}
-			if h.Session == "" || h.Step == 0 || len(h.ID) != 64 {
+			if h.Session == "" || h.Number == 0 || len(h.ID) != 64 {
 				return fmt.Errorf("read export manifest: bad head %+v", h)
 			}
 			if err := fn(h); err != nil {

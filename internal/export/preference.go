@@ -12,7 +12,7 @@ import (
 	"github.com/cairnlog/cairn"
 )
 
-func refName(r cairn.StepRef) string { return fmt.Sprintf("%s@%d", r.Session, r.Step) }
+func refName(r cairn.StepRef) string { return fmt.Sprintf("%s@%d", r.Session, r.Number) }
 
 // preferencePair is one line of TRL's conversational preference format.
 type preferencePair struct {
@@ -81,7 +81,7 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 }
 
 func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error {
-	point, err := e.ws.ReadStep(ctx, g.point.Session, g.point.Step)
+	point, err := e.ws.ReadStep(ctx, g.point.Session, g.point.Number)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		if err != nil {
 			return err
 		}
-		if h == nil || h.Number <= g.point.Step || !e.headSelected(h) {
+		if h == nil || h.Number <= g.point.Number || !e.headSelected(h) {
 			continue
 		}
 		t, err := e.load(ctx, h)
@@ -108,7 +108,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			continue
 		}
 		// The path must pass through the point (or a fork's copy of it).
-		i := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number == g.point.Step })
+		i := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number == g.point.Number })
 		if i < 0 {
 			continue
 		}

@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/manifest"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 // apiError is an error with an HTTP status and a code.
@@ -65,14 +63,14 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 		writeJSON(w, http.StatusConflict, errorBody{Code: "conflict", Error: err.Error(), Head: &head})
 	case errors.Is(err, cairn.ErrConflict):
 		writeError(w, http.StatusConflict, "conflict", err.Error())
-	case errors.Is(err, cairn.ErrNotFound), errors.Is(err, manifest.ErrNoSession):
+	case errors.Is(err, cairn.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", err.Error())
-	case errors.Is(err, tree.ErrLimit):
+	case errors.Is(err, cairn.ErrLimit):
 		l := s.ws.Limits()
 		writeError(w, http.StatusUnprocessableEntity, "limit", fmt.Sprintf(
 			"%s; the server reads at most %d bytes per value (%s), %d bytes per object (%s) and %d levels of nesting (%s): raise them where the server runs to read this",
 			oneLine(err), l.MaxValueBytes, cairn.EnvMaxValueBytes, l.MaxObjectBytes, cairn.EnvMaxObjectBytes, l.MaxDepth, cairn.EnvMaxDepth))
-	case errors.Is(err, tree.ErrSyntax):
+	case errors.Is(err, cairn.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads the answer.

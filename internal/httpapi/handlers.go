@@ -15,7 +15,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 // session returns the table entry of the request's {session}; the caller
@@ -47,13 +46,13 @@ type FileEntry struct {
 	Size int64  `json:"size"`
 }
 
-func modeName(m byte) string {
+func modeName(m cairn.FileMode) string {
 	switch m {
-	case tree.ModeExec:
+	case cairn.ModeExec:
 		return "exec"
-	case tree.ModeSymlink:
+	case cairn.ModeSymlink:
 		return "symlink"
-	case tree.ModeDir:
+	case cairn.ModeDir:
 		return "dir"
 	}
 	return "file"
@@ -63,7 +62,7 @@ func refString(r *cairn.StepRef) *string {
 	if r == nil {
 		return nil
 	}
-	s := fmt.Sprintf("%s@%d", r.Session, r.Step)
+	s := fmt.Sprintf("%s@%d", r.Session, r.Number)
 	return &s
 }
 
@@ -81,7 +80,7 @@ func info(st *cairn.Step) StepInfo {
 }
 
 // isJSON reports whether st holds a JSON state (else a directory).
-func isJSON(st *cairn.Step) bool { return st.Kind.String() == "json" }
+func isJSON(st *cairn.Step) bool { return st.Kind == cairn.KindJSON }
 
 // encode writes v as one line of JSON without HTML escaping.
 func encode(w io.Writer, v any) error {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
-	"github.com/cairnlog/cairn/manifest"
 )
 
 // Tool names.
@@ -128,10 +127,10 @@ type StepInfo struct {
 func info(st *cairn.Step) StepInfo {
 	in := StepInfo{Session: st.Session, Step: st.Number, ID: st.ID.String(), Status: st.Status.String(), Time: st.Time.Format(time.RFC3339Nano)}
 	if st.Parent != nil {
-		in.Parent = fmt.Sprintf("%s@%d", st.Parent.Session, st.Parent.Step)
+		in.Parent = fmt.Sprintf("%s@%d", st.Parent.Session, st.Parent.Number)
 	}
 	if st.Origin != nil {
-		in.Origin = fmt.Sprintf("%s@%d", st.Origin.Session, st.Origin.Step)
+		in.Origin = fmt.Sprintf("%s@%d", st.Origin.Session, st.Origin.Number)
 	}
 	if len(st.Record) > 0 {
 		in.Record = json.RawMessage(st.Record) // as stored, keys in their order
@@ -335,7 +334,7 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 
 func withState(ctx context.Context, st *cairn.Step) (StepState, error) {
 	out := StepState{StepInfo: info(st), Kind: st.Kind.String()}
-	if st.Kind == manifest.StateJSON {
+	if st.Kind == cairn.KindJSON {
 		doc, err := st.JSON(ctx)
 		if err != nil {
 			return out, err
@@ -360,7 +359,7 @@ type ForkIn struct {
 }
 
 func (t *tools) fork(ctx context.Context, _ *mcp.CallToolRequest, in ForkIn) (*mcp.CallToolResult, StepInfo, error) {
-	if err := manifest.ValidSession(in.To); err != nil {
+	if err := cairn.ValidSession(in.To); err != nil {
 		return nil, StepInfo{}, err
 	}
 	from, err := t.resolve(ctx, in.From)
@@ -376,7 +375,7 @@ func (t *tools) fork(ctx context.Context, _ *mcp.CallToolRequest, in ForkIn) (*m
 
 func (t *tools) resolve(ctx context.Context, ref string) (*cairn.Step, error) {
 	name, _, _ := strings.Cut(ref, "@")
-	if err := manifest.ValidSession(name); err != nil {
+	if err := cairn.ValidSession(name); err != nil {
 		return nil, err
 	}
 	return t.ws.Resolve(ctx, ref)

@@ -18,9 +18,9 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/tree-*.golden and the fuzz seed corpora")
+var update = flag.Bool("update", false, "rewrite testdata/tree-*.golden and the fuzz seed corpora")
 
-var goldenDir = filepath.Join("..", "..", "testdata", "golden")
+var goldenDir = "testdata"
 
 // build stores doc in a fresh store and returns both.
 func build(t testing.TB, doc []byte) (*memStore, tree.Ref) {

@@ -1,4 +1,4 @@
-package cairn
+package manifest
 
 import (
 	"context"
@@ -8,13 +8,12 @@ import (
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
-	"github.com/cairnlog/cairn/manifest"
 )
 
 // Reachability, shared by GC and Usage.
 //
 // A session's live steps are its chain from its head down to its base
-// (see manifest.BaseKey), following parents across forks. A session whose
+// (see ReadBase), following parents across forks. A session whose
 // head is below its base was removed and has no live steps. An object is
 // live if it is a live step's own object or if a live step's layout names
 // it (the layout names every object holding blobs the state may use, and
@@ -32,11 +31,10 @@ type listing struct {
 // list takes the snapshot. Everything a later mark finds live was either
 // written before this listing (and is in it) or after (and is no
 // candidate for deletion in this run).
-func (w *Workspace) list(ctx context.Context) (*listing, error) {
+func (r *Repo) list(ctx context.Context) (*listing, error) {
 	l := &listing{objects: map[string]cas.Info{}, steps: map[string][]uint64{}}
-	st := w.repo.Store
-	err := st.List(ctx, "steps/", "", func(i cas.Info) error {
-		if s, n, ok := manifest.ParseStepKey(i.Key); ok && manifest.ValidSession(s) == nil {
+	err := r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+		if s, n, ok := ParseStepKey(i.Key); ok && ValidSession(s) == nil {
 			l.objects[i.Key] = i
 			l.steps[s] = append(l.steps[s], n)
 			l.bytes += i.Size
@@ -48,8 +46,8 @@ func (w *Workspace) list(ctx context.Context) (*listing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list steps: %w", err)
 	}
-	err = st.List(ctx, "packs/", "", func(i cas.Info) error {
-		if s, _, ok := manifest.ParsePackKey(i.Key); ok && manifest.ValidSession(s) == nil {
+	err = r.store.List(ctx, packsPrefix, "", func(i cas.Info) error {
+		if s, _, ok := ParsePackKey(i.Key); ok && ValidSession(s) == nil {
 			l.objects[i.Key] = i
 			l.packs = append(l.packs, i.Key)
 			l.bytes += i.Size
@@ -78,25 +76,25 @@ func (l *listing) sessionNames() []string {
 
 // liveSet is the result of a mark: live packs and live runs of step objects.
 type liveSet struct {
-	packs  map[string]uint8            // key -> level
-	ranges map[string][]manifest.Range // per session, merged after finish
-	steps  int                         // live steps read
+	packs  map[string]uint8   // key -> level
+	ranges map[string][]Range // per session, merged after finish
+	steps  int                // live steps read
 	// removed maps each removed session whose newest step is not yet a
 	// tombstone to that step's number.
 	removed map[string]uint64
 }
 
 func newLiveSet() *liveSet {
-	return &liveSet{packs: map[string]uint8{}, ranges: map[string][]manifest.Range{}, removed: map[string]uint64{}}
+	return &liveSet{packs: map[string]uint8{}, ranges: map[string][]Range{}, removed: map[string]uint64{}}
 }
 
 func (ls *liveSet) addStep(session string, n uint64) {
-	ls.ranges[session] = append(ls.ranges[session], manifest.Range{Session: session, First: n, Last: n})
+	ls.ranges[session] = append(ls.ranges[session], Range{Session: session, First: n, Last: n})
 }
 
-func (ls *liveSet) addLayout(l manifest.Layout) {
+func (ls *liveSet) addLayout(l Layout) {
 	for _, p := range l.Packs {
-		ls.packs[manifest.PackKey(p.Session, p.Step)] = p.Level
+		ls.packs[PackKey(p.Session, p.Number)] = p.Level
 	}
 	for _, r := range l.Steps {
 		ls.ranges[r.Session] = append(ls.ranges[r.Session], r)
@@ -122,11 +120,11 @@ func (ls *liveSet) finish() {
 }
 
 // layout returns the live objects as one layout (after finish).
-func (ls *liveSet) layout() manifest.Layout {
-	var l manifest.Layout
+func (ls *liveSet) layout() Layout {
+	var l Layout
 	for key, level := range ls.packs {
-		if s, n, ok := manifest.ParsePackKey(key); ok {
-			l.Packs = append(l.Packs, manifest.PackRef{Session: s, Step: n, Level: level})
+		if s, n, ok := ParsePackKey(key); ok {
+			l.Packs = append(l.Packs, PackRef{Session: s, Number: n, Level: level})
 		}
 	}
 	sessions := make([]string, 0, len(ls.ranges))
@@ -142,7 +140,7 @@ func (ls *liveSet) layout() manifest.Layout {
 
 // has reports whether the object at key is live.
 func (ls *liveSet) has(key string) bool {
-	if s, n, ok := manifest.ParseStepKey(key); ok {
+	if s, n, ok := ParseStepKey(key); ok {
 		rs := ls.ranges[s]
 		i := sort.Search(len(rs), func(i int) bool { return rs[i].Last >= n })
 		return i < len(rs) && rs[i].First <= n
@@ -154,20 +152,21 @@ func (ls *liveSet) has(key string) bool {
 // chainReader reads manifests for a mark, verifying each against the
 // hash its child recorded; heads are verified by their object trailer.
 type chainReader struct {
-	w     *Workspace
-	cache map[string]*manifest.Step
+	r     *Repo
+	cache map[string]*Step
 }
 
 // headerPrefix is how much of a step object a mark reads first; the
 // manifest and index of almost every step fit.
 const headerPrefix = 64 << 10
 
-func (cr *chainReader) read(ctx context.Context, session string, n uint64, want *cas.ID) (*manifest.Step, error) {
-	key := manifest.StepKey(session, n)
+func (cr *chainReader) read(ctx context.Context, session string, n uint64, want *cas.ID) (*Step, error) {
+	key := StepKey(session, n)
 	st := cr.cache[key]
 	if st == nil {
 		// Straight from the store, never from the repo's cache: a
 		// removed session's newest step may have become a tombstone.
+		// Every read is bounded by MaxObjectBytes (I6).
 		var (
 			obj *pack.Object
 			b   []byte
@@ -175,35 +174,22 @@ func (cr *chainReader) read(ctx context.Context, session string, n uint64, want 
 		)
 		if want == nil {
 			// Nothing pins a head's hash: verify the whole object.
-			if b, err = cr.w.repo.Store.Get(ctx, key, 0, -1); err == nil {
+			if b, err = cr.r.read(ctx, key, -1); err == nil {
 				obj, err = pack.Parse(b, key)
 			}
-		} else if b, err = cr.w.repo.Store.Get(ctx, key, 0, headerPrefix); err == nil {
+		} else if b, err = cr.r.read(ctx, key, headerPrefix); err == nil {
 			obj, err = pack.ParseHeader(b, key)
 			if errors.Is(err, pack.ErrShort) {
-				if b, err = cr.w.repo.Store.Get(ctx, key, 0, -1); err == nil {
+				if b, err = cr.r.read(ctx, key, -1); err == nil {
 					obj, err = pack.Parse(b, key)
 				}
 			}
 		}
 		if err != nil {
-			if errors.Is(err, cas.ErrCorrupt) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("read %s: %w", key, err)
+			return nil, err
 		}
-		{
-			if obj.Kind != pack.KindStep {
-				return nil, fmt.Errorf("%w: %s: not a step object", cas.ErrCorrupt, key)
-			}
-			m, err := manifest.Decode(obj.Manifest, "manifest "+key)
-			if err != nil {
-				return nil, err
-			}
-			if m.Session != session || m.Step != n {
-				return nil, fmt.Errorf("%w: %s: manifest says %s@%d", cas.ErrCorrupt, key, m.Session, m.Step)
-			}
-			st = &manifest.Step{Manifest: m, ID: cas.Sum(obj.Manifest), Key: key, Blobs: len(obj.Entries)}
+		if st, err = stepFromObject(key, obj, session, n); err != nil {
+			return nil, err
 		}
 		cr.cache[key] = st
 	}
@@ -216,10 +202,10 @@ func (cr *chainReader) read(ctx context.Context, session string, n uint64, want 
 // liveChain calls fn for each live step of session: from head down to
 // floor, across forks. It stops early where seen says a walk with a floor
 // at or below this one already went (seen may be nil).
-func (cr *chainReader) liveChain(ctx context.Context, session string, head, floor uint64, seen map[string]uint64, fn func(*manifest.Step) error) error {
+func (cr *chainReader) liveChain(ctx context.Context, session string, head, floor uint64, seen map[string]uint64, fn func(*Step) error) error {
 	n, want := head, (*cas.ID)(nil)
 	for n >= floor && n > 0 {
-		key := manifest.StepKey(session, n)
+		key := StepKey(session, n)
 		if seen != nil {
 			if f, ok := seen[key]; ok && f <= floor {
 				return nil
@@ -237,7 +223,7 @@ func (cr *chainReader) liveChain(ctx context.Context, session string, head, floo
 			return nil
 		}
 		id := st.Parent.ID
-		session, n, want = st.Parent.Session, st.Parent.Step, &id
+		session, n, want = st.Parent.Session, st.Parent.Number, &id
 	}
 	return nil
 }
@@ -245,15 +231,15 @@ func (cr *chainReader) liveChain(ctx context.Context, session string, head, floo
 // mark walks every live session of l and returns what is live, with each
 // session's base. Any step it cannot read aborts the mark: a sweep after
 // an incomplete mark could delete live data.
-func (w *Workspace) mark(ctx context.Context, l *listing, perStep func(root string, st *manifest.Step)) (*liveSet, map[string]uint64, error) {
+func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, st *Step)) (*liveSet, map[string]uint64, error) {
 	ls := newLiveSet()
 	bases := map[string]uint64{}
-	cr := &chainReader{w: w, cache: map[string]*manifest.Step{}}
+	cr := &chainReader{r: r, cache: map[string]*Step{}}
 	seen := map[string]uint64{}
 	for _, s := range l.sessionNames() {
 		ns := l.steps[s]
 		head := ns[len(ns)-1]
-		base, err := w.repo.ReadBase(ctx, s)
+		base, err := r.ReadBase(ctx, s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -266,7 +252,7 @@ func (w *Workspace) mark(ctx context.Context, l *listing, perStep func(root stri
 			if err != nil {
 				return nil, nil, fmt.Errorf("read the newest step of removed session %s: %w", s, err)
 			}
-			if isTombstone(st.Manifest) {
+			if IsTombstone(st.Manifest) {
 				ls.addStep(s, head)
 			} else {
 				ls.removed[s] = head
@@ -277,8 +263,8 @@ func (w *Workspace) mark(ctx context.Context, l *listing, perStep func(root stri
 		if perStep != nil {
 			walkSeen = nil // attribution needs every root's whole chain
 		}
-		err = cr.liveChain(ctx, s, head, base, walkSeen, func(st *manifest.Step) error {
-			ls.addStep(st.Session, st.Manifest.Step)
+		err = cr.liveChain(ctx, s, head, base, walkSeen, func(st *Step) error {
+			ls.addStep(st.Session, st.Number)
 			ls.addLayout(st.Layout)
 			ls.steps++
 			if perStep != nil {

@@ -1,0 +1,94 @@
+// Package s3compat is what the cas backends that speak the S3 protocol
+// (packages s3 and minio) share: the rule for a store's key prefix, and
+// the reading of an error reply (its code and HTTP status) as a cas
+// sentinel or a transient failure. Each backend only extracts the Reply
+// from its SDK's error type; the meaning of a reply is decided here,
+// once.
+package s3compat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// CleanPrefix returns the prefix under which a store keeps its keys:
+// empty, or a valid key followed by '/'. Slashes around prefix are
+// dropped.
+func CleanPrefix(prefix string) (string, error) {
+	p := strings.Trim(prefix, "/")
+	if p == "" {
+		return "", nil
+	}
+	if err := cas.ValidateKey(p); err != nil {
+		return "", fmt.Errorf("prefix: %w", err)
+	}
+	return p + "/", nil
+}
+
+// Reply is an S3 error reply: its error code (such as "NoSuchKey") and
+// HTTP status, either of which may be missing.
+type Reply struct {
+	Code   string
+	Status int
+}
+
+// NotFound reports a missing object (not a missing bucket).
+func (r Reply) NotFound() bool {
+	return r.Code == "NoSuchKey" || r.Code == "NotFound" ||
+		r.Status == http.StatusNotFound && r.Code != "NoSuchBucket"
+}
+
+// Exists reports a conditional create (If-None-Match: *) that lost:
+// 412 PreconditionFailed, or 409 ConditionalRequestConflict for a
+// concurrent conflicting write.
+func (r Reply) Exists() bool {
+	return r.Code == "PreconditionFailed" || r.Status == http.StatusPreconditionFailed ||
+		r.Code == "ConditionalRequestConflict"
+}
+
+// PastEnd reports a ranged read that starts at or past the object's end.
+func (r Reply) PastEnd() bool {
+	return r.Code == "InvalidRange" || r.Status == http.StatusRequestedRangeNotSatisfiable
+}
+
+// transientCodes are the error codes worth retrying, whatever the status.
+var transientCodes = map[string]bool{
+	"SlowDown": true, "InternalError": true, "ServiceUnavailable": true, "RequestTimeout": true,
+	"Throttling": true, "ThrottlingException": true, "RequestThrottled": true, "RequestLimitExceeded": true,
+	"TooManyRequestsException": true, "XMinioServerNotInitialized": true,
+}
+
+// Transient reports whether the reply is worth retrying: a throttling or
+// server-side code, a 5xx other than 501, 429 or 408.
+func (r Reply) Transient() bool {
+	switch {
+	case transientCodes[r.Code]:
+		return true
+	case r.Code == "NotImplemented":
+		return false
+	}
+	return r.Status >= 500 && r.Status != http.StatusNotImplemented ||
+		r.Status == http.StatusTooManyRequests || r.Status == http.StatusRequestTimeout
+}
+
+// MapError translates the error err of a verb ("get", "put", ...) on key,
+// whose reply was r: a missing object to cas.ErrNotFound, one worth
+// retrying marked cas.Transient, the rest wrapped as is. A cancelled or
+// expired context is never transient.
+func MapError(verb, key string, err error, r Reply) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s: %w", verb, key, err)
+	}
+	switch {
+	case r.NotFound():
+		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
+	case r.Transient():
+		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
+	}
+	return fmt.Errorf("%s %s: %w", verb, key, err)
+}

@@ -1,0 +1,55 @@
+package s3compat_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/s3compat"
+)
+
+func TestMapError(t *testing.T) {
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		r         s3compat.Reply
+		err       error
+		notFound  bool
+		transient bool
+	}{
+		{s3compat.Reply{Code: "NoSuchKey", Status: 404}, boom, true, false},
+		{s3compat.Reply{Status: 404}, boom, true, false}, // a HEAD has no body
+		{s3compat.Reply{Code: "NoSuchBucket", Status: 404}, boom, false, false},
+		{s3compat.Reply{Code: "SlowDown", Status: 503}, boom, false, true},
+		{s3compat.Reply{Code: "XMinioServerNotInitialized"}, boom, false, true},
+		{s3compat.Reply{Status: 500}, boom, false, true},
+		{s3compat.Reply{Status: 429}, boom, false, true},
+		{s3compat.Reply{Code: "NotImplemented", Status: 501}, boom, false, false},
+		{s3compat.Reply{Code: "AccessDenied", Status: 403}, boom, false, false},
+		{s3compat.Reply{Status: 503}, context.Canceled, false, false},
+	} {
+		err := s3compat.MapError("get", "k", c.err, c.r)
+		if got := errors.Is(err, cas.ErrNotFound); got != c.notFound {
+			t.Errorf("%+v: not found = %v, want %v", c.r, got, c.notFound)
+		}
+		if got := cas.IsTransient(err); got != c.transient {
+			t.Errorf("%+v: transient = %v, want %v", c.r, got, c.transient)
+		}
+	}
+	for _, r := range []s3compat.Reply{{Code: "PreconditionFailed"}, {Status: 412}, {Code: "ConditionalRequestConflict", Status: 409}} {
+		if !r.Exists() {
+			t.Errorf("%+v: not read as a lost conditional create", r)
+		}
+	}
+}
+
+func TestCleanPrefix(t *testing.T) {
+	for in, want := range map[string]string{"": "", "/": "", "a": "a/", "/a/b/": "a/b/"} {
+		if got, err := s3compat.CleanPrefix(in); err != nil || got != want {
+			t.Errorf("CleanPrefix(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := s3compat.CleanPrefix("a/../b"); err == nil {
+		t.Error("CleanPrefix accepted a dot-dot segment")
+	}
+}

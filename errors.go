@@ -1,0 +1,81 @@
+package cairn
+
+import (
+	"errors"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// Errors. Every error the API returns that has one of these causes
+// matches it with errors.Is; callers need no other package to tell them
+// apart. The set is closed: an error matching none of them is a failure
+// to reach or use the store (I/O, network, permissions) or the caller's
+// own (a callback's error, a cancelled context), passed through.
+var (
+	// ErrNotFound: the session or step does not exist, or was pruned or
+	// removed.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: another writer already wrote the step this commit or
+	// fork wanted, or an expected head did not hold. Nothing was written.
+	ErrConflict = errors.New("conflict")
+	// ErrCorrupt: stored bytes failed verification (hash, checksum or
+	// format), or an object the store's own records name is missing.
+	ErrCorrupt = errors.New("corrupt object")
+	// ErrInvalid: bad input from the caller: a session name, step
+	// reference, store URL, status, or a state that is not valid JSON.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrLimit: something read from the store or given by the caller
+	// exceeds a bound (see Limits and docs/limits.md).
+	ErrLimit = errors.New("limit exceeded")
+)
+
+// kinds are the API's errors, in the order classify tries the causes.
+var kinds = []error{ErrNotFound, ErrConflict, ErrCorrupt, ErrInvalid, ErrLimit}
+
+// kindError gives err one of the API's kinds without changing its text.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }
+
+// classify returns err marked with the API error its cause belongs to,
+// so that errors.Is works for callers without importing the packages
+// below this one. Its text is unchanged.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			return err
+		}
+	}
+	var kind error
+	switch {
+	case errors.Is(err, cas.ErrCorrupt):
+		kind = ErrCorrupt
+	case errors.Is(err, tree.ErrLimit):
+		kind = ErrLimit
+	case errors.Is(err, manifest.ErrNoSession):
+		kind = ErrNotFound
+	case errors.Is(err, manifest.ErrSlotTaken):
+		kind = ErrConflict
+	case errors.Is(err, tree.ErrSyntax), errors.Is(err, manifest.ErrInvalidName), errors.Is(err, cas.ErrInvalidKey):
+		kind = ErrInvalid
+	default:
+		return err
+	}
+	return &kindError{kind: kind, err: err}
+}
+
+// classifyTo classifies *err in place: deferred by every exported
+// method that returns an error.
+func classifyTo(err *error) { *err = classify(*err) }
+
+// invalid marks err as ErrInvalid without changing its text.
+func invalid(err error) error { return &kindError{kind: ErrInvalid, err: err} }

@@ -1,0 +1,255 @@
+package manifest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// The write path. Commit, Fork and WriteTombstone are the only ways a
+// step object comes to be; each ends in WriteStep's conditional put, so
+// a step is acknowledged only when that put returns (I2) and a slot is
+// written at most once (I3).
+
+// ErrSlotTaken reports that another writer already wrote the step slot.
+var ErrSlotTaken = errors.New("step slot already written")
+
+// processWriter names this process in the manifests it writes (host and
+// pid), so a fenced-out writer can be told who holds the session.
+var processWriter = func() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d", h, os.Getpid())
+}()
+
+// CommitInput is what a commit adds after its parent step.
+type CommitInput struct {
+	Session string
+	// Build builds the step's state into sink, which keeps the blobs the
+	// parent's layout does not already hold, and returns its kind and root.
+	Build func(sink tree.Sink) (StateKind, tree.Ref, error)
+	// Record is the step record as compact JSON (may be empty), at most
+	// MaxRecordSize bytes.
+	Record []byte
+	Status Status
+	// Fanout is the compaction fanout (see DefaultFanout; < 2: none).
+	Fanout int
+}
+
+// Commit writes the step after head (nil: the session's first step) and
+// returns it. The sequence is the commit protocol:
+//
+//  1. load ix (the writer's dedup index) with every object of head's layout;
+//  2. build the state, keeping only blobs ix does not hold;
+//  3. if compaction is due, write the merged pack (conditional create);
+//     for a first step, write the session marker instead;
+//  4. write the step object (manifest + new blobs) with one conditional
+//     put: the step is acknowledged when it returns (I2, I3);
+//  5. update ix, and every HintEvery steps rewrite the head hint.
+//
+// A crash at any point leaves the session at its last acknowledged step;
+// a pack written before the crash is an orphan for GC, never corruption
+// (I4). If another writer holds the slot the error wraps ErrSlotTaken and
+// nothing of this attempt is visible; ix then no longer matches the
+// store and the caller must drop it with its head.
+func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput) (*Step, error) {
+	if len(in.Record) > MaxRecordSize {
+		return nil, fmt.Errorf("step record of %d bytes exceeds %d: %w", len(in.Record), MaxRecordSize, tree.ErrLimit)
+	}
+	if ix == nil {
+		ix = r.NewIndex()
+	}
+	n := uint64(1)
+	if head != nil {
+		n = head.Number + 1
+		// Dedup against every blob the parent's state may use.
+		if err := ix.Load(ctx, head.Layout); err != nil {
+			return nil, fmt.Errorf("load parent index: %w", err)
+		}
+	}
+	var b pack.Builder
+	kind, root, err := in.Build(sinkFunc(func(id cas.ID, raw []byte) error {
+		if !ix.Has(id) {
+			b.Add(id, raw)
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{
+		Session: in.Session, Number: n, Time: time.Now().UTC(), Status: in.Status,
+		Writer: processWriter, Record: in.Record, Kind: kind, Root: root,
+	}
+	var done *compaction
+	if head != nil {
+		p := head.Pointer()
+		m.Parent = &p
+		m.Layout = head.Layout.clone()
+		if in.Fanout > 1 {
+			c, err := r.compact(ctx, in.Session, n, m.Layout, root, ix, &b, in.Fanout)
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
+				// The pack goes first, the manifest naming it last (I2).
+				// A taken pack key (a crashed or racing commit of this
+				// step) leaves the merge to the next step.
+				err := r.writePack(ctx, c)
+				switch {
+				case err == nil:
+					done, m.Layout = c, c.layout
+				case !errors.Is(err, errPackExists):
+					return nil, err
+				}
+			}
+		}
+	} else if err := r.MarkSession(ctx, in.Session); err != nil {
+		return nil, err
+	}
+	if b.Len() > 0 {
+		m.Layout.Steps = appendRange(m.Layout.Steps, in.Session, n)
+	}
+	st, entries, err := r.WriteStep(ctx, m, &b)
+	if err != nil {
+		return nil, err
+	}
+	if done != nil {
+		ix.compacted(done)
+	}
+	ix.Add(st.Key, entries)
+	if n%HintEvery == 0 {
+		// Only a hint: a failure costs the next resumer one longer LIST.
+		_ = r.writeHint(ctx, in.Session, n)
+	}
+	return st, nil
+}
+
+// Fork writes the first step of session to: a copy of step from with
+// from as its origin, sharing all of from's data (no blob is copied). It
+// fails with ErrSlotTaken if the slot is taken.
+func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
+	origin := from.Pointer()
+	m := &Manifest{
+		Session: to, Number: from.Number, Parent: from.Parent, Origin: &origin,
+		Time: time.Now().UTC(), Status: from.Status, Writer: processWriter, Record: from.Record,
+		Kind: from.Kind, Root: from.Root, Layout: from.Layout.clone(), Truncated: from.Truncated,
+	}
+	if err := r.MarkSession(ctx, to); err != nil {
+		return nil, err
+	}
+	st, _, err := r.WriteStep(ctx, m, nil)
+	return st, err
+}
+
+// WriteStep writes m with the new blobs in b as one step object, created
+// only if the slot is free (I2, I3). It returns ErrSlotTaken (wrapping
+// cas.ErrExists) if another writer holds the slot; nothing of this
+// attempt is then visible. It is the primitive under Commit and Fork,
+// exported for tools and tests that craft steps; it writes m as given.
+func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*Step, []pack.Entry, error) {
+	if b == nil {
+		b = &pack.Builder{}
+	}
+	mb := m.Encode()
+	data, entries := b.Build(pack.KindStep, mb)
+	key := StepKey(m.Session, m.Number)
+	if err := r.store.Put(ctx, key, data, cas.PutOptions{IfAbsent: true}); err != nil {
+		if errors.Is(err, cas.ErrExists) {
+			return nil, nil, fmt.Errorf("write %s: %w: %w", key, ErrSlotTaken, cas.ErrExists)
+		}
+		return nil, nil, fmt.Errorf("write %s: %w", key, err)
+	}
+	// The writer's next compaction merges this object: keep it at hand.
+	r.remember(key, data)
+	st := &Step{Manifest: m, ID: cas.Sum(mb), Key: key, Blobs: len(entries), ManifestBytes: int64(len(mb)), Size: int64(len(data))}
+	for _, e := range entries {
+		st.RawBlobBytes += e.RawLen
+	}
+	return st, entries, nil
+}
+
+// WriteHint records n as a recent head of session. It is only a hint;
+// Commit writes it every HintEvery steps.
+func (r *Repo) WriteHint(ctx context.Context, session string, n uint64) error {
+	return r.writeHint(ctx, session, n)
+}
+
+func (r *Repo) writeHint(ctx context.Context, session string, n uint64) error {
+	return r.store.Put(ctx, HintKey(session), []byte(strconv.FormatUint(n, 10)), cas.PutOptions{})
+}
+
+// MarkSession records that session exists, for listing sessions without
+// listing every step. It is idempotent. Commit and Fork call it before a
+// session's first step; it is exported for tools and tests that craft steps.
+func (r *Repo) MarkSession(ctx context.Context, session string) error {
+	if err := r.store.Put(ctx, SessionKey(session), []byte(session), cas.PutOptions{}); err != nil {
+		return fmt.Errorf("mark session %s: %w", session, err)
+	}
+	return nil
+}
+
+// tombstoneRecord is the step record of a tombstone.
+const tombstoneRecord = `{"cairn":"removed"}`
+
+// IsTombstone reports whether m is a tombstone: the step GC leaves in the
+// newest slot of a removed session once nothing needs the step that was
+// there. It has no parent, no blobs and an empty layout, so a later
+// commit to the same name builds on nothing and goes above the session's
+// base, and no key is ever reused with other content.
+func IsTombstone(m *Manifest) bool {
+	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 &&
+		string(m.Record) == tombstoneRecord
+}
+
+// writeTombstone replaces step n of session with a tombstone. It is the
+// one write that overwrites a slot: GC's, for a step no one can reach.
+func (r *Repo) writeTombstone(ctx context.Context, session string, n uint64) error {
+	key := StepKey(session, n)
+	root, err := tree.BuildJSON([]byte("null"), sinkFunc(func(cas.ID, []byte) error {
+		return errors.New("a null state has no blobs")
+	}))
+	if err != nil {
+		return fmt.Errorf("tombstone %s: %w", key, err)
+	}
+	m := &Manifest{
+		Session: session, Number: n, Time: time.Now().UTC(), Status: Done,
+		Writer: processWriter, Record: []byte(tombstoneRecord), Kind: StateJSON, Root: root,
+	}
+	var b pack.Builder
+	data, _ := b.Build(pack.KindStep, m.Encode())
+	if err := r.store.Put(ctx, key, data, cas.PutOptions{}); err != nil {
+		return fmt.Errorf("write tombstone %s: %w", key, err)
+	}
+	r.forget(key)
+	return nil
+}
+
+// sinkFunc adapts a function to tree.Sink.
+type sinkFunc func(cas.ID, []byte) error
+
+func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }
+
+// clone returns a copy of l that shares no slice with it.
+func (l Layout) clone() Layout {
+	return Layout{
+		Packs: append([]PackRef(nil), l.Packs...),
+		Steps: append([]Range(nil), l.Steps...),
+	}
+}
+
+// appendRange adds step n of session to rs, extending the last run if
+// n follows it.
+func appendRange(rs []Range, session string, n uint64) []Range {
+	if k := len(rs); k > 0 && rs[k-1].Session == session && rs[k-1].Last+1 == n {
+		rs[k-1].Last = n
+		return rs
+	}
+	return append(rs, Range{Session: session, First: n, Last: n})
+}

@@ -1,0 +1,100 @@
+package manifest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Key layout under a workspace's store. This file is the only place that
+// spells a key; every other package names objects through Repo's typed
+// calls (docs/architecture.md).
+//
+//	steps/<session>/<number, 20 digits>  step object: manifest + new blobs (pack format)
+//	steps/<session>/head                 head hint: a step number, rewritten every HintEvery steps
+//	steps/<session>/base                 base marker: the session's retention floor (see ReadBase)
+//	sessions/<session>                   marker written before a session's first step
+//	packs/<session>/<number, 20 digits>  pack compacted by that step's commit (pack format, no manifest)
+//	gc/state                             the last gc run's sweep candidates (GCState)
+const (
+	stepsPrefix    = "steps/"
+	sessionsPrefix = "sessions/"
+	packsPrefix    = "packs/"
+	hintName       = "head"
+	baseName       = "base"
+	// GCStateKey holds the sweep candidates of the last gc run, under gc/,
+	// a prefix no step, pack or marker uses.
+	GCStateKey = "gc/state"
+	// HintEvery is how often (in steps) a writer refreshes the head hint.
+	// Head discovery lists at most this many keys past the hint.
+	HintEvery = 32
+)
+
+// StepKey returns the key of step n of session.
+func StepKey(session string, n uint64) string {
+	return fmt.Sprintf("%s%s/%020d", stepsPrefix, session, n)
+}
+
+// HintKey returns the key of a session's head hint.
+func HintKey(session string) string { return stepsPrefix + session + "/" + hintName }
+
+// BaseKey returns the key of a session's base marker.
+func BaseKey(session string) string { return stepsPrefix + session + "/" + baseName }
+
+// SessionKey returns the key of a session's marker.
+func SessionKey(session string) string { return sessionsPrefix + session }
+
+// PackKey returns the key of the compacted pack written by the commit of
+// step n of session.
+func PackKey(session string, n uint64) string {
+	return fmt.Sprintf("%s%s/%020d", packsPrefix, session, n)
+}
+
+// ParsePackKey returns the session and step number of a pack key.
+func ParsePackKey(key string) (string, uint64, bool) {
+	rest, ok := strings.CutPrefix(key, packsPrefix)
+	if !ok {
+		return "", 0, false
+	}
+	return ParseStepKey(stepsPrefix + rest)
+}
+
+// ParseStepKey returns the session and step number of a step key.
+func ParseStepKey(key string) (string, uint64, bool) {
+	rest, ok := strings.CutPrefix(key, stepsPrefix)
+	if !ok {
+		return "", 0, false
+	}
+	session, num, ok := strings.Cut(rest, "/")
+	if !ok || len(num) != 20 {
+		return "", 0, false
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n == 0 {
+		return "", 0, false
+	}
+	return session, n, true
+}
+
+// sessionStepsPrefix is the prefix of every key of session under steps/.
+func sessionStepsPrefix(session string) string { return stepsPrefix + session + "/" }
+
+// LayoutKeys returns the keys of every object a layout names.
+func LayoutKeys(l Layout) []string {
+	var keys []string
+	for _, p := range l.Packs {
+		keys = append(keys, PackKey(p.Session, p.Number))
+	}
+	for _, rg := range l.Steps {
+		for n := rg.First; n <= rg.Last; n++ {
+			keys = append(keys, StepKey(rg.Session, n))
+		}
+	}
+	return keys
+}
+
+// isDataKey reports whether key is a step object's or a pack's: the
+// only objects gc deletes.
+func isDataKey(key string) bool {
+	return strings.HasPrefix(key, stepsPrefix) || strings.HasPrefix(key, packsPrefix)
+}

@@ -1,0 +1,201 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// SessionUsage is what one session costs.
+type SessionUsage struct {
+	Session string
+	// Steps is the number of live steps in its history (forks count the
+	// history they share with their origin).
+	Steps int
+	// Objects and StoredBytes: the data objects its live steps use.
+	Objects     int
+	StoredBytes int64
+	// UniqueBytes are in objects no other session uses; SharedBytes in
+	// objects that other sessions use too. Removing the session would
+	// free at most UniqueBytes.
+	UniqueBytes int64
+	SharedBytes int64
+	// LogicalBytes is what its live steps' states would take stored in
+	// full, one copy per step: the raw bytes of every blob and node each
+	// state reaches.
+	LogicalBytes int64
+	// DedupRatio is LogicalBytes / StoredBytes.
+	DedupRatio float64
+}
+
+// Usage is what a workspace costs.
+type Usage struct {
+	Sessions []SessionUsage
+	// Objects and Bytes count every data object (step objects and packs).
+	Objects int
+	Bytes   int64
+	// Live* count those some live step uses; Garbage* the rest, which GC
+	// will delete.
+	LiveObjects    int
+	LiveBytes      int64
+	GarbageObjects int
+	GarbageBytes   int64
+	// LogicalBytes sums the sessions' logical bytes; DedupRatio is it
+	// over LiveBytes.
+	LogicalBytes int64
+	DedupRatio   float64
+}
+
+// Usage measures stored bytes per session and for the workspace. With
+// names it reports only those sessions (the workspace totals still cover
+// everything). It reads every live step's manifest and, for the logical
+// sizes, the objects its state uses: a cost like Verify's.
+func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
+	for _, n := range names {
+		if err := ValidSession(n); err != nil {
+			return nil, fmt.Errorf("du: %w", err)
+		}
+	}
+	l, err := r.list(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("du: %w", err)
+	}
+	perRoot := map[string]*liveSet{}
+	stepsOf := map[string][]*Step{}
+	live, _, err := r.mark(ctx, l, func(root string, st *Step) {
+		ls := perRoot[root]
+		if ls == nil {
+			ls = newLiveSet()
+			perRoot[root] = ls
+		}
+		ls.addStep(st.Session, st.Number)
+		ls.addLayout(st.Layout)
+		ls.steps++
+		stepsOf[root] = append(stepsOf[root], st)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("du: %w", err)
+	}
+	u := &Usage{Objects: len(l.objects), Bytes: l.bytes}
+	users := map[string]int{} // object key -> number of sessions using it
+	for _, ls := range perRoot {
+		ls.finish()
+	}
+	for key, info := range l.objects {
+		if !live.has(key) {
+			u.GarbageObjects++
+			u.GarbageBytes += info.Size
+			continue
+		}
+		u.LiveObjects++
+		u.LiveBytes += info.Size
+		for _, ls := range perRoot {
+			if ls.has(key) {
+				users[key]++
+			}
+		}
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	memo := map[cas.ID]int64{}
+	roots := make([]string, 0, len(perRoot))
+	for r := range perRoot {
+		roots = append(roots, r)
+	}
+	sort.Strings(roots)
+	for _, root := range roots {
+		ls := perRoot[root]
+		su := SessionUsage{Session: root, Steps: ls.steps}
+		for key, info := range l.objects {
+			if !ls.has(key) {
+				continue
+			}
+			su.Objects++
+			su.StoredBytes += info.Size
+			if users[key] > 1 {
+				su.SharedBytes += info.Size
+			} else {
+				su.UniqueBytes += info.Size
+			}
+		}
+		if su.LogicalBytes, err = r.logicalBytes(ctx, ls.layout(), stepsOf[root], memo); err != nil {
+			return nil, fmt.Errorf("du %s: %w", root, err)
+		}
+		if su.StoredBytes > 0 {
+			su.DedupRatio = float64(su.LogicalBytes) / float64(su.StoredBytes)
+		}
+		u.LogicalBytes += su.LogicalBytes
+		if len(want) == 0 || want[root] {
+			su := su
+			u.Sessions = append(u.Sessions, su)
+		}
+	}
+	for n := range want {
+		if perRoot[n] == nil {
+			return nil, fmt.Errorf("du %s: %w", n, ErrNoSession)
+		}
+	}
+	if u.LiveBytes > 0 {
+		u.DedupRatio = float64(u.LogicalBytes) / float64(u.LiveBytes)
+	}
+	return u, nil
+}
+
+// logicalBytes sums the full size of each step's state; all reads go
+// through one index over the union of the steps' layouts. memo holds the
+// size of every node already measured, so a subtree that did not change
+// between steps is measured once.
+func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []*Step, memo map[cas.ID]int64) (int64, error) {
+	ix := r.NewIndex()
+	if err := ix.Load(ctx, union); err != nil {
+		return 0, err
+	}
+	tr := &tree.Reader{Src: ix}
+	var size func(ref tree.Ref) (int64, error)
+	size = func(ref tree.Ref) (int64, error) {
+		switch ref.Kind {
+		case tree.Inline:
+			return 0, nil // counted in its parent node's bytes
+		case tree.Blob:
+			return ref.Size, nil
+		}
+		if n, ok := memo[ref.ID]; ok {
+			return n, nil
+		}
+		loc, ok := ix.Locate(ref.ID)
+		if !ok {
+			return 0, fmt.Errorf("%w: node %s is not in any object of the step's layout", cas.ErrCorrupt, ref.ID.Short())
+		}
+		node, err := tr.Node(ctx, ref)
+		if err != nil {
+			return 0, err
+		}
+		total := loc.Entry.RawLen
+		for _, e := range node.Entries {
+			n, err := size(e.Ref)
+			if err != nil {
+				return 0, err
+			}
+			total += n
+		}
+		memo[ref.ID] = total
+		return total, nil
+	}
+	var sum int64
+	for _, st := range steps {
+		n, err := size(st.Root)
+		if err != nil {
+			return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Number, err)
+		}
+		if st.Root.Kind == tree.Inline {
+			n = int64(len(st.Root.Data))
+		}
+		sum += n
+	}
+	return sum, nil
+}

@@ -1,0 +1,279 @@
+package manifest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// Problem is one failure found by Verify.
+type Problem struct {
+	Object string // the key of the bad or missing object, if known
+	Step   string // session@step whose reading failed
+	Err    error
+}
+
+func (p Problem) String() string {
+	if p.Object != "" {
+		return fmt.Sprintf("%s: %s: %v", p.Object, p.Step, p.Err)
+	}
+	return fmt.Sprintf("%s: %v", p.Step, p.Err)
+}
+
+// VerifyReport is the result of Verify.
+type VerifyReport struct {
+	Sessions int
+	Steps    int
+	Objects  int // step objects and packs read and checked
+	Blobs    int // distinct blobs and nodes re-hashed
+	Problems []Problem
+}
+
+// Verify re-reads and re-hashes everything reachable from the named
+// sessions (all sessions if none are named): every step object's
+// checksum, every manifest against its child's parent hash, and every
+// blob and node of every step's state. It reports every bad object it
+// finds rather than stopping at the first; its error is only for
+// failures to run at all.
+func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, error) {
+	if len(sessions) == 0 {
+		// Every session with a marker, and every one with step objects:
+		// a session whose marker is gone is still checked (and reported).
+		seen := map[string]bool{}
+		add := func(n string) error {
+			if !seen[n] {
+				seen[n] = true
+				sessions = append(sessions, n)
+			}
+			return nil
+		}
+		if err := r.Sessions(ctx, add); err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		if err := r.StepSessions(ctx, add); err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		sort.Strings(sessions)
+	}
+	v := &verifier{r: r, rep: &VerifyReport{}, objects: map[string]bool{}, blobs: map[cas.ID]bool{}, steps: map[string]uint64{}}
+	for _, name := range sessions {
+		if err := ValidSession(name); err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		v.rep.Sessions++
+		v.session(ctx, name)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(v.rep.Problems, func(i, j int) bool { return v.rep.Problems[i].String() < v.rep.Problems[j].String() })
+	return v.rep, nil
+}
+
+type verifier struct {
+	r       *Repo
+	rep     *VerifyReport
+	objects map[string]bool
+	blobs   map[cas.ID]bool
+	steps   map[string]uint64 // step key -> the floor it was walked to
+}
+
+func (v *verifier) problem(object, step string, err error) {
+	v.rep.Problems = append(v.rep.Problems, Problem{Object: object, Step: step, Err: err})
+}
+
+func (v *verifier) session(ctx context.Context, name string) {
+	n, err := v.r.FindHead(ctx, name)
+	if err != nil {
+		v.problem(HintKey(name), name, err)
+		return
+	}
+	if n == 0 {
+		return // a marker without steps: a commit that never landed
+	}
+	floor, err := v.r.ReadBase(ctx, name)
+	if err != nil {
+		v.problem(BaseKey(name), name, err)
+		return
+	}
+	if err := v.r.CheckMarker(ctx, name); err != nil {
+		v.problem(SessionKey(name), name, err)
+	}
+	if err := v.r.CheckHint(ctx, name, n); err != nil {
+		v.problem(HintKey(name), name, err)
+	}
+	v.chain(ctx, name, n, floor, nil)
+}
+
+// chain walks a chain of steps down from session@n, across forks, checking
+// each manifest against the hash its child recorded. A step that cannot
+// be read does not stop the walk within its session: its number says
+// where its parent is.
+func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, want *cas.ID) {
+	missing := false // the step above was missing too: report a gap once
+	for n > 0 && n >= floor {
+		key := StepKey(session, n)
+		// Shared history already checked, down to the floor it was
+		// walked to: only a walk with a lower floor (a fork whose history
+		// goes below its origin's base) goes on, checking what is new.
+		done, seen := v.steps[key]
+		if seen && done <= floor {
+			return
+		}
+		v.steps[key] = floor
+		ref := fmt.Sprintf("%s@%d", session, n)
+		st, err := v.r.ReadStep(ctx, session, n)
+		if err != nil {
+			gone := errors.Is(err, cas.ErrNotFound)
+			if !seen && (!gone || !missing) {
+				v.problem(key, ref, err)
+			}
+			missing = gone
+			n, want = n-1, nil
+			continue
+		}
+		missing = false
+		if want != nil && st.ID != *want {
+			v.problem(key, ref, fmt.Errorf("%w: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, st.ID.Short(), want.Short()))
+		}
+		if !seen {
+			v.rep.Steps++
+			v.step(ctx, st, ref)
+		}
+		if st.Parent == nil {
+			return
+		}
+		id := st.Parent.ID
+		session, n, want = st.Parent.Session, st.Parent.Number, &id
+	}
+}
+
+// step checks every object of a step's layout and every blob its state
+// reaches.
+func (v *verifier) step(ctx context.Context, st *Step, ref string) {
+	repo := v.r
+	ix := repo.NewIndex()
+	for _, key := range LayoutKeys(st.Layout) {
+		one := Layout{}
+		if s, n, ok := ParseStepKey(key); ok {
+			one.Steps = []Range{{Session: s, First: n, Last: n}}
+		} else if s, n, ok := ParsePackKey(key); ok {
+			one.Packs = []PackRef{{Session: s, Number: n, Level: 1}}
+		}
+		if err := ix.Load(ctx, one); err != nil {
+			if !v.objects[key] {
+				v.problem(key, ref, err)
+			}
+			v.objects[key] = true
+			continue
+		}
+		if !v.objects[key] {
+			v.objects[key] = true
+			v.rep.Objects++
+			// Every copy of every blob, live or not: the walk below
+			// reads each id from one object only.
+			if _, err := repo.CheckObject(ctx, key, func(err error) { v.problem(key, ref, err) }); err != nil {
+				v.problem(key, ref, err)
+			}
+		}
+	}
+	v.walk(ctx, ix, st.Root, ref, 0)
+}
+
+// walk re-hashes every blob and node below root, reporting each bad one
+// and going on with its siblings.
+func (v *verifier) walk(ctx context.Context, ix *Index, root tree.Ref, ref string, depth int) {
+	if root.Kind == tree.Inline || v.blobs[root.ID] {
+		return
+	}
+	v.blobs[root.ID] = true
+	v.rep.Blobs++
+	raw, err := ix.Blob(ctx, root.ID)
+	if err != nil {
+		v.problem(locKey(ix, root.ID), ref, err)
+		return
+	}
+	if root.Kind != tree.Node {
+		return
+	}
+	if depth > tree.DefaultLimits.MaxDepth {
+		v.problem(locKey(ix, root.ID), ref, fmt.Errorf("%w: tree deeper than %d", tree.ErrLimit, tree.DefaultLimits.MaxDepth))
+		return
+	}
+	n, err := tree.DecodeNode(raw, "node "+root.ID.Short())
+	if err != nil {
+		v.problem(locKey(ix, root.ID), ref, err)
+		return
+	}
+	for _, e := range n.Entries {
+		v.walk(ctx, ix, e.Ref, ref, depth+1)
+	}
+}
+
+func locKey(ix *Index, id cas.ID) string {
+	if loc, ok := ix.Locate(id); ok {
+		return loc.Key
+	}
+	return ""
+}
+
+// CheckHint reads a session's head hint, if any, and reports an error if
+// it is not a step number or names a step beyond head. A missing hint is
+// fine: sessions shorter than HintEvery have none.
+func (r *Repo) CheckHint(ctx context.Context, session string, head uint64) error {
+	key := HintKey(session)
+	b, err := r.store.Get(ctx, key, 0, 64)
+	if errors.Is(err, cas.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", key, err)
+	}
+	n, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	switch {
+	case perr != nil || n == 0:
+		return fmt.Errorf("%w: %s: head hint %q is not a step number", cas.ErrCorrupt, key, b)
+	case n > head:
+		return fmt.Errorf("%w: %s: head hint names step %d, but the newest step is %d (a step object is missing)", cas.ErrCorrupt, key, n, head)
+	}
+	return nil
+}
+
+// CheckMarker reports an error if session's marker is missing or does not
+// hold the session's name.
+func (r *Repo) CheckMarker(ctx context.Context, session string) error {
+	key := SessionKey(session)
+	b, err := r.store.Get(ctx, key, 0, 1024)
+	if errors.Is(err, cas.ErrNotFound) {
+		return fmt.Errorf("%s: the session has steps but no marker: %w", key, cas.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", key, err)
+	}
+	if string(b) != session {
+		return fmt.Errorf("%w: %s: marker holds %q, not the session's name", cas.ErrCorrupt, key, b)
+	}
+	return nil
+}
+
+// CheckObject reads the object at key and decodes and re-hashes every
+// blob it holds, calling bad for each that fails. Its error is for the
+// object as a whole (missing, too large, or failing its checksum).
+func (r *Repo) CheckObject(ctx context.Context, key string, bad func(error)) (blobs int, err error) {
+	obj, err := r.object(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range obj.Entries {
+		if _, err := obj.Blob(e); err != nil {
+			bad(err)
+		}
+	}
+	return len(obj.Entries), nil
+}

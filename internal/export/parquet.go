@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/cairnlog/cairn/internal/version"
 )
 
 // StepRow is one row of the Parquet export: one step of one trajectory.
@@ -64,7 +66,7 @@ func newParquetWriter(out io.Writer) *parquetWriter {
 	return &parquetWriter{w: parquet.NewGenericWriter[StepRow](out,
 		parquet.Compression(&parquet.Snappy),
 		parquet.MaxRowsPerRowGroup(rowsPerGroup),
-		parquet.CreatedBy("cairn export", "", ""),
+		parquet.CreatedBy("cairn", version.String()+" ", version.Revision()), // the library writes "APP version V(build B)"
 	)}
 }
 

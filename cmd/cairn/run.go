@@ -26,10 +26,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	wait := fs.Bool("wait", false, "when the session awaits input, wait for a reply and go on (default: stop)")
 	i := slices.Index(args, "--")
 	if i < 0 {
-		return usagef("want run %s (the command goes after --)", runUsage)
+		i = len(args)
 	}
 	if _, err := parse(fs, args[:i], 0, 0); err != nil {
-		return err
+		return err // also --help: usage and flags, exit 0
+	}
+	if i == len(args) {
+		return usagef("want run %s (the command goes after --)", runUsage)
 	}
 	command := args[i+1:]
 	switch {
@@ -39,6 +42,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("--session is required")
 	case *restarts < 0:
 		return usagef("--restart must be 0 or more")
+	}
+	if *dir != "" {
+		if err := checkOutputDir("--dir", *dir); err != nil {
+			return err
+		}
 	}
 	ws, err := e.open(ctx)
 	if err != nil {

@@ -22,11 +22,21 @@ echo "== resuming: the loop continues from its last step, no step is redone"
 
 echo "== forking $session@4 into $session-alt (one small manifest, no data copied)"
 "$cairn" fork "$session@4" "$session-alt"
-"$cairn" commit "$session-alt" - --record '{"note":"an alternative step 5"}' <<< '{"messages":[{"role":"user","content":"try another way"}],"scratchpad":"alt"}' > /dev/null
+# The alternative step 5 goes on from the shared past: step 4's state
+# with one message added and the scratchpad rewritten.
+"$cairn" show "$session-alt" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+s["messages"].append({"role": "user", "content": "try another way"})
+s["scratchpad"] = "alt: trying another way"
+json.dump(s, sys.stdout)' |
+  "$cairn" commit "$session-alt" - --expect 4 --record '{"messages_added":1,"note":"an alternative step 5"}' > /dev/null
 
 echo "== log of the fork: its own step, then the shared past"
 "$cairn" log "$session-alt"
-echo "== diff $session@4 $session"
+echo "== diff $session@4 $session-alt: only the fork's own step"
+"$cairn" diff "$session@4" "$session-alt"
+echo "== diff $session@4 $session: the original went on its own way"
 "$cairn" diff "$session@4" "$session"
 echo "== verify"
 "$cairn" verify "$session" "$session-alt"

@@ -9,11 +9,21 @@ session=demo-$(date +%Y%m%d-%H%M%S)-$$
 
 echo "== store: ${CAIRN_STORE:-$("$cairn" help | sed -n 's/.*else \(\/.*\)$/\1/p')}"
 echo "== running the agent loop (12 steps); it will be killed mid-run"
+# Job control puts the loop in a process group of its own, so that the
+# kill below takes its running cairn commit down with it, as a crash of
+# the machine would (no commit lands after the kill).
+set -m
 "$here/agent.sh" "$cairn" "$session" 12 &
 pid=$!
-sleep 1.6
-kill -9 "$pid" 2>/dev/null || true
-wait "$pid" 2>/dev/null || true
+set +m
+# Kill it mid-run, once it has committed step 4, however slow the machine.
+head_step() { { "$cairn" log "$session" --json 2>/dev/null || true; } | head -n 1 | sed -nE 's/.*"step":([0-9]+).*/\1/p'; }
+while kill -0 "$pid" 2>/dev/null; do
+  n=$(head_step)
+  [ "${n:-0}" -ge 4 ] && break
+  sleep 0.1
+done
+{ kill -9 -- "-$pid"; wait "$pid"; } 2>/dev/null || true
 echo "== killed with SIGKILL; head is now:"
 "$cairn" log "$session" | head -n 1
 

@@ -44,7 +44,7 @@ import (
 // skipped: commands shown in the docs that this test does not run, and why.
 var skipped = map[string]string{
 	"make test   # the whole test suite (builds the pinned MinIO and versitygw servers it starts; ~6 min with a warm Go build cache, about 6 more to compile MinIO cold)": "it is the suite this test is part of",
-	"make bench        # Go microbenchmarks, then the full cairn-bench run (about 20 minutes on the 2-core VM)":                                                          "20 minutes of benchmarks; run by hand (CAIRN_DOCTEST_ALL=1 runs it here)",
+	"make bench        # Go microbenchmarks, then the full cairn-bench run (about 20 minutes on the 2-core VM)":                                                           "20 minutes of benchmarks; run by hand (CAIRN_DOCTEST_ALL=1 runs it here)",
 	"make bench-quick  # every phase on small sizes, well under 2 minutes; part of `make test`":                                                                           "make test runs it itself (CAIRN_DOCTEST_ALL=1 runs it here too)",
 	"make bench-go     # only the Go microbenchmarks (go test -bench)":                                                                                                    "minutes of microbenchmarks (CAIRN_DOCTEST_ALL=1 runs it here)",
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,7 @@ import (
 )
 
 // waitPidFile waits for a child to write its pid to path.
-func waitPidFile(t *testing.T, path string, run *exec.Cmd, stderr *bytes.Buffer) int {
+func waitPidFile(t *testing.T, path string, run *exec.Cmd, stderr *os.File) int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -27,7 +26,8 @@ func waitPidFile(t *testing.T, path string, run *exec.Cmd, stderr *bytes.Buffer)
 		time.Sleep(10 * time.Millisecond)
 	}
 	run.Process.Kill()
-	t.Fatalf("the command under cairn run never started\n%s", stderr)
+	b, _ := os.ReadFile(stderr.Name())
+	t.Fatalf("the command under cairn run never started\n%s", b)
 	return 0
 }
 
@@ -73,12 +73,14 @@ func TestRunChildDiesWithSIGKILLedParent(t *testing.T) {
 	pidFile := filepath.Join(dir, "pid")
 	run := exec.Command(bin, "--store", filepath.Join(dir, "store"), "run", "--session", "p", "--", exe)
 	run.Env = append(os.Environ(), "CAIRN_TEST_CHILD=sleep", "CHILD_PIDFILE="+pidFile)
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
+	// A file, not a pipe: a command that outlives cairn run would hold
+	// a pipe open and hang Wait.
+	stderr := stderrFile(t)
+	run.Stdout, run.Stderr = stderr, stderr
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	child := waitPidFile(t, pidFile, run, &stderr)
+	child := waitPidFile(t, pidFile, run, stderr)
 	if err := run.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +98,14 @@ func TestRunTermStopsProcessGroup(t *testing.T) {
 	// the shell is cairn run's direct child.
 	run := exec.Command(bin, "--store", filepath.Join(dir, "store"), "run", "--session", "g", "--",
 		"sh", "-c", `sleep 600 & echo $! > "$0"; wait`, pidFile)
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
+	// A file, not a pipe: a command that outlives cairn run would hold
+	// a pipe open and hang Wait.
+	stderr := stderrFile(t)
+	run.Stdout, run.Stderr = stderr, stderr
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	grandchild := waitPidFile(t, pidFile, run, &stderr)
+	grandchild := waitPidFile(t, pidFile, run, stderr)
 	if err := run.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +137,14 @@ func testExecutable(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return exe
+}
+
+func stderrFile(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

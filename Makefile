@@ -7,7 +7,13 @@ SHELL := /bin/bash
 GO ?= go
 CACHE := $(CURDIR)/.cache
 BIN := $(CACHE)/bin
+# Where `make install` puts cairn: $(PREFIX)/bin if PREFIX is given, else
+# the caller's $GOBIN, else $(go env GOPATH)/bin, as `go install` would.
+INSTALL_GOBIN := $(GOBIN)
 export GOBIN := $(BIN)
+# The version cairn reports (cairn version, MCP, Parquet created_by).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X github.com/cairnlog/cairn/internal/version.override=$(VERSION)
 
 STATICCHECK_VERSION := v0.8.2
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
@@ -23,17 +29,29 @@ HYPARQUET_VERSION := 1.31.5
 DUCKDB_NODE_VERSION := 1.5.6-r.1
 PARQUETJS_VERSION := 1.8.7
 NODE_DIR := $(CACHE)/node
+# node-gyp builds native modules (better-sqlite3) against the headers of
+# the machine's Node.js, never a download (only the registries are reachable).
+ifneq ($(wildcard /usr/include/node/common.gypi),)
+export npm_config_nodedir := /usr
+endif
 
 # Framework adapters: nested modules, so the main module does not depend on the frameworks.
 ADAPTERS := adapters/eino adapters/adk
 
-.PHONY: help build test test-clients clients-deps test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
+.PHONY: help build install test test-clients clients-deps test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
 
 build: ## build the cairn binary into .cache/bin
-	$(GO) build -o $(BIN)/cairn ./cmd/cairn
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/cairn ./cmd/cairn
+
+install: ## put cairn on PATH: into $(PREFIX)/bin if PREFIX is set, else $GOBIN, else $(go env GOPATH)/bin
+	@dir='$(if $(PREFIX),$(PREFIX)/bin,$(INSTALL_GOBIN))'; \
+	if [ -z "$$dir" ]; then dir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; fi; \
+	mkdir -p "$$dir" && $(GO) build -ldflags '$(LDFLAGS)' -o "$$dir/cairn" ./cmd/cairn && \
+	echo "installed $$dir/cairn ($$("$$dir/cairn" version))" && \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "note: $$dir is not on PATH; add it, e.g. export PATH=\"$$dir:\$$PATH\"";; esac
 
 test: build servers python parquet-readers test-clients ## the whole suite (README's test command): unit, conformance on every store and server, crash, fuzz smoke
 	$(GO) vet ./...

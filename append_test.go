@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -73,6 +74,12 @@ func TestAppendWorkload(t *testing.T) {
 		steps, appended, stored, ratio, perStep, putsPerStep, gets, lists, written, float64(written)/float64(appended))
 	if ratio > maxAppendRatio {
 		t.Errorf("stored/appended = %.3f, over the design target %.2f", ratio, maxAppendRatio)
+	}
+	// The README quotes these figures: they must be this run's.
+	if readme, err := os.ReadFile("README.md"); err != nil {
+		t.Error(err)
+	} else if quote := fmt.Sprintf("stores %.3f× the appended bytes before\ncompression, at %.3f PUTs per step", ratio, putsPerStep); !strings.Contains(string(readme), quote) {
+		t.Errorf("README.md does not quote this run's figures %q; update it (and the date of the run)", quote)
 	}
 	if gets != 0 || lists != 0 || putsPerStep > 1.1 {
 		t.Errorf("per-step requests: %.3f PUT, %d GET, %d LIST; want 1 PUT (plus a hint every 32), no GET or LIST", putsPerStep, gets, lists)

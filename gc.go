@@ -41,10 +41,12 @@ type GCReport struct {
 	DeletedBytes int64
 	DeletedKeys  []string
 	// Tombstones: removed sessions' newest steps replaced by a tombstone
-	// (counted in Deleted too).
-	Tombstones int
-	Duration   time.Duration
-	DryRun     bool
+	// (counted in Deleted too; in a dry run, those that would be).
+	// TombstoneKeys are their keys, a subset of DeletedKeys.
+	Tombstones    int
+	TombstoneKeys []string
+	Duration      time.Duration
+	DryRun        bool
 	// Note explains anything unusual (an unreadable gc state, say).
 	Note string
 }

@@ -195,6 +195,14 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 	}
 	st, err := s.ws.repo.ReadStep(ctx, s.name, n)
 	if errors.Is(err, cas.ErrNotFound) {
+		// Above the head the step was never written: say so in the
+		// user's words. At or below it, an object is missing: name it.
+		if head, herr := s.ws.repo.FindHead(ctx, s.name); herr == nil && n > head {
+			if head == 0 {
+				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
+			}
+			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
+		}
 		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
 	}
 	if err != nil {

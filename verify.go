@@ -33,7 +33,8 @@ type VerifyReport struct {
 // checksum, every manifest against its child's parent hash, and every
 // blob and node of every step's state. It reports every bad object it
 // finds rather than stopping at the first; its error is only for
-// failures to run at all.
+// failures to run at all, and ErrNotFound for a named session that has
+// no steps (a typo must not verify clean).
 func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyReport, err error) {
 	defer classifyTo(&err)
 	mr, err := w.repo.Verify(ctx, sessions...)

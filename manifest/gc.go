@@ -40,10 +40,12 @@ type GCReport struct {
 	DeletedBytes int64
 	DeletedKeys  []string
 	// Tombstones: removed sessions' newest steps replaced by a tombstone
-	// (counted in Deleted too).
-	Tombstones int
-	Duration   time.Duration
-	DryRun     bool
+	// (counted in Deleted too; in a dry run, those that would be).
+	// TombstoneKeys are their keys, a subset of DeletedKeys.
+	Tombstones    int
+	TombstoneKeys []string
+	Duration      time.Duration
+	DryRun        bool
 	// Note explains anything unusual (an unreadable gc state, say).
 	Note string
 }
@@ -123,7 +125,13 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	// sweep leaves each session's newest objects.
 	sort.Strings(doomed)
 	rep.DeletedKeys = doomed
+	for _, key := range doomed {
+		if removedTop[key] {
+			rep.TombstoneKeys = append(rep.TombstoneKeys, key)
+		}
+	}
 	if opts.DryRun {
+		rep.Tombstones = len(rep.TombstoneKeys)
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
@@ -137,7 +145,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			}
 			if head != top {
 				rep.Note = fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, head)
-				rep.Deleted, rep.DeletedBytes, rep.DeletedKeys = 0, 0, nil
+				rep.Deleted, rep.DeletedBytes, rep.DeletedKeys, rep.TombstoneKeys = 0, 0, nil, nil
 				doomed = nil
 				break
 			}

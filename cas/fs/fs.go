@@ -38,15 +38,17 @@ type Store struct {
 	root string
 }
 
-// Open returns a store rooted at dir, creating it if needed. It removes
-// temporary files older than TempMaxAge, left by crashed puts.
+// Open returns a store rooted at dir. It creates nothing: a directory
+// that does not exist yet reads as an empty store and is created by the
+// first Put, so a read of a mistyped path leaves no directory behind.
+// It removes temporary files older than TempMaxAge, left by crashed puts.
 func Open(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open fs store %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o755); err != nil {
-		return nil, fmt.Errorf("open fs store %s: %w", dir, err)
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("open fs store %s: not a directory", dir)
 	}
 	s := &Store{root: abs}
 	// Best effort: a read-only store still opens.
@@ -102,7 +104,15 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 }
 
 func (s *Store) writeTemp(data []byte) (string, error) {
-	f, err := os.CreateTemp(filepath.Join(s.root, tmpDir), "put-*")
+	tmp := filepath.Join(s.root, tmpDir)
+	f, err := os.CreateTemp(tmp, "put-*")
+	if errors.Is(err, iofs.ErrNotExist) {
+		// The first write to a new store: make it now.
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			return "", err
+		}
+		f, err = os.CreateTemp(tmp, "put-*")
+	}
 	if err != nil {
 		return "", err
 	}
@@ -269,6 +279,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // removed.
 func (s *Store) CleanTemp(age time.Duration) (int, error) {
 	entries, err := os.ReadDir(filepath.Join(s.root, tmpDir))
+	if errors.Is(err, iofs.ErrNotExist) {
+		return 0, nil // nothing was ever written
+	}
 	if err != nil {
 		return 0, fmt.Errorf("clean temp files: %w", err)
 	}

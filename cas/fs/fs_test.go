@@ -103,7 +103,11 @@ func TestTempFilesIgnoredAndCleaned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A crashed put leaves a temp file behind.
+	// A crashed put leaves a temp file behind (in the directory that
+	// the store's first put made).
+	if err := os.MkdirAll(dir+"/.tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(dir+"/.tmp/put-crashed", []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -117,5 +121,42 @@ func TestTempFilesIgnoredAndCleaned(t *testing.T) {
 	removed, err := s.CleanTemp(0)
 	if err != nil || removed != 1 {
 		t.Fatalf("CleanTemp = %d, %v; want 1 removed", removed, err)
+	}
+}
+
+// TestOpenCreatesNothingUntilPut: opening and reading a store at a path
+// that does not exist (a mistyped --store) leaves no directory behind;
+// the first put makes it. Issue 15 item 7.
+func TestOpenCreatesNothingUntilPut(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir() + "/not/yet"
+	s, err := fs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "a/b", 0, -1); !errors.Is(err, cas.ErrNotFound) {
+		t.Fatalf("get from a new store: %v, want not found", err)
+	}
+	if _, err := s.Stat(ctx, "a/b"); !errors.Is(err, cas.ErrNotFound) {
+		t.Fatalf("stat in a new store: %v, want not found", err)
+	}
+	n := 0
+	if err := s.List(ctx, "", "", func(cas.Info) error { n++; return nil }); err != nil || n != 0 {
+		t.Fatalf("list of a new store: %d keys, %v", n, err)
+	}
+	if err := s.Delete(ctx, "a/b"); err != nil {
+		t.Fatalf("delete in a new store: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("reading a new store created %s (stat: %v)", dir, err)
+	}
+	if err := s.Put(ctx, "a/b", []byte("x"), cas.PutOptions{IfAbsent: true}); err != nil {
+		t.Fatalf("first put: %v", err)
+	}
+	if got, err := s.Get(ctx, "a/b", 0, -1); err != nil || string(got) != "x" {
+		t.Fatalf("get after the first put: %q, %v", got, err)
+	}
+	if _, err := fs.Open(dir + "/a/b"); err == nil {
+		t.Fatal("opening a file as a store succeeded")
 	}
 }

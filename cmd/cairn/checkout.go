@@ -8,9 +8,10 @@ import (
 const checkoutUsage = "SESSION[@N] --dir DIR"
 
 var checkoutCmd = command{
-	summary: "write a step's state into a directory (JSON as DIR/state.json)",
-	usage:   checkoutUsage,
-	run:     runCheckout,
+	summary:   "write a step's state into a directory (JSON as DIR/state.json)",
+	usage:     checkoutUsage,
+	run:       runCheckout,
+	needStore: true,
 }
 
 func runCheckout(ctx context.Context, e *env, args []string) error {
@@ -22,6 +23,9 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	}
 	if *dir == "" {
 		return usagef("--dir is required")
+	}
+	if err := checkOutputDir("--dir", *dir); err != nil {
+		return err
 	}
 	ws, steps, err := e.openSteps(ctx, pos[0])
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/cairnlog/cairn"
 )
@@ -68,9 +67,12 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	var state cairn.State
 	switch {
 	case *dir != "":
+		if err := checkInputDir("--dir", *dir); err != nil {
+			return err
+		}
 		state = cairn.Dir(*dir)
 	case *jsonFile != "":
-		doc, err := os.ReadFile(*jsonFile)
+		doc, err := readInputFile("--json-file", *jsonFile)
 		if err != nil {
 			return err
 		}

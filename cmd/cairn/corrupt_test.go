@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,7 +123,7 @@ func TestCorruptEveryObject(t *testing.T) {
 			// session's newest step, once deleted, looks as if it was
 			// never written, since nothing refers to a head (docs/limits.md).
 			undetectable := (kind == "hint" && d.name != "flip") || (d.name == "delete" && heads[key])
-			failed := checkReads(t, store, states, key, kind+" "+d.name)
+			failed := checkReads(t, store, states, key, kind+" "+d.name, d.name == "delete" && heads[key])
 			if failed == 0 && (kind == "step" || kind == "pack") {
 				t.Errorf("%s %s: no read failed", d.name, key)
 			}
@@ -172,7 +173,7 @@ func TestCorruptEveryObject(t *testing.T) {
 			copy(bad[len(body):], sum[:])
 			writeFile(t, path, bad)
 			name := fmt.Sprintf("%s %s in %s", what, e.ID.Short(), key)
-			if failed := checkReads(t, store, states, e.ID.Short(), name); failed == 0 {
+			if failed := checkReads(t, store, states, e.ID.Short(), name, false); failed == 0 {
 				t.Errorf("%s damaged under a valid trailer: no read failed", name)
 			}
 			out, _, code := cli(t, store, "", "verify")
@@ -206,8 +207,12 @@ func objectKind(key string) string {
 
 // checkReads reads every step's state through a fresh workspace. A read
 // must give back exactly what was committed, or fail naming what (the
-// damaged object's key or blob id). It returns how many reads failed.
-func checkReads(t *testing.T, store string, states map[string]string, what, label string) int {
+// damaged object's key or blob id). If newestGone, what is a session's
+// newest step object, deleted: nothing refers to it, so reading that
+// step is "not found" past the session's head, as for a step never
+// written (said in steps, not keys: issue 15 item 6). It returns how
+// many reads failed.
+func checkReads(t *testing.T, store string, states map[string]string, what, label string, newestGone bool) int {
 	t.Helper()
 	ctx := context.Background()
 	ws, err := cairn.Open(ctx, store)
@@ -223,6 +228,9 @@ func checkReads(t *testing.T, store string, states map[string]string, what, labe
 		}
 		if err != nil {
 			failed++
+			if newestGone && errors.Is(err, cairn.ErrNotFound) && strings.Contains(err.Error(), "the session's head is step") {
+				continue
+			}
 			if !strings.Contains(err.Error(), what) {
 				t.Errorf("%s: reading %s failed with %q, which does not name %s", label, ref, err, what)
 			}

@@ -11,9 +11,10 @@ import (
 const diffUsage = "A B [--json]"
 
 var diffCmd = command{
-	summary: "list entries added, removed or changed between two steps",
-	usage:   diffUsage,
-	run:     runDiff,
+	summary:   "list entries added, removed or changed between two steps",
+	usage:     diffUsage,
+	run:       runDiff,
+	needStore: true,
 }
 
 func runDiff(ctx context.Context, e *env, args []string) error {

@@ -9,9 +9,10 @@ import (
 const duUsage = "[SESSION...] [--json]"
 
 var duCmd = command{
-	summary: "stored bytes per session: unique, shared, logical, dedup ratio",
-	usage:   duUsage,
-	run:     runDu,
+	summary:   "stored bytes per session: unique, shared, logical, dedup ratio",
+	usage:     duUsage,
+	run:       runDu,
+	needStore: true,
 }
 
 func runDu(ctx context.Context, e *env, args []string) error {
@@ -35,11 +36,22 @@ func runDu(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%-30s %6s %7s %10s %10s %10s %10s %7s\n", "SESSION", "STEPS", "OBJECTS", "STORED", "UNIQUE", "SHARED", "LOGICAL", "DEDUP")
 	for _, s := range u.Sessions {
-		fmt.Fprintf(e.stdout, "%-30s %6d %7d %10s %10s %10s %10s %6.1fx\n", s.Session, s.Steps, s.Objects,
-			humanBytes(s.StoredBytes), humanBytes(s.UniqueBytes), humanBytes(s.SharedBytes), humanBytes(s.LogicalBytes), s.DedupRatio)
+		fmt.Fprintf(e.stdout, "%-30s %6d %7d %10s %10s %10s %10s %7s\n", s.Session, s.Steps, s.Objects,
+			humanBytes(s.StoredBytes), humanBytes(s.UniqueBytes), humanBytes(s.SharedBytes), humanBytes(s.LogicalBytes), dedup(s.DedupRatio))
 	}
-	fmt.Fprintf(e.stdout, "total: %d objects, %s; live %d objects, %s; garbage %d objects, %s (cairn gc frees it); logical %s, dedup %.1fx\n",
-		u.Objects, humanBytes(u.Bytes), u.LiveObjects, humanBytes(u.LiveBytes), u.GarbageObjects, humanBytes(u.GarbageBytes),
-		humanBytes(u.LogicalBytes), u.DedupRatio)
+	fmt.Fprintf(e.stdout, "total: %s, %s; live %s, %s; garbage %s, %s (cairn gc frees it); logical %s, dedup %s\n",
+		plural(u.Objects, "object"), humanBytes(u.Bytes), plural(u.LiveObjects, "object"), humanBytes(u.LiveBytes),
+		plural(u.GarbageObjects, "object"), humanBytes(u.GarbageBytes), humanBytes(u.LogicalBytes), dedup(u.DedupRatio))
 	return nil
+}
+
+// dedup formats a dedup ratio (logical bytes / stored bytes). Below 1 the
+// store holds more than the states' raw bytes: a few small steps, whose
+// object framing outweighs their data. There is no dedup to speak of,
+// and "-" says so rather than a misleading 0.1x.
+func dedup(r float64) string {
+	if r < 1 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fx", r)
 }

@@ -17,9 +17,10 @@ import (
 const exportUsage = "--format openai-jsonl|atif|sharegpt|parquet|preference [--out PATH] [--manifest PATH] [--session GLOB]... [--label K=V]... [--outcome O] [--min-reward X] [--max-reward X] [--status S] [--since T] [--until T] [--branches leaves|all] [--heads MANIFEST] [--metadata=false]"
 
 var exportCmd = command{
-	summary: "export trajectories as training data (chat JSONL, ATIF, ShareGPT, Parquet, preference pairs)",
-	usage:   exportUsage,
-	run:     runExport,
+	summary:   "export trajectories as training data (chat JSONL, ATIF, ShareGPT, Parquet, preference pairs)",
+	usage:     exportUsage,
+	run:       runExport,
+	needStore: true,
 }
 
 // exportCacheBytes bounds the step objects an export keeps cached.

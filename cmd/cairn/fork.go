@@ -8,9 +8,10 @@ import (
 const forkUsage = "SESSION[@N] NEW"
 
 var forkCmd = command{
-	summary: "start session NEW from step SESSION@N (no data is copied)",
-	usage:   forkUsage,
-	run:     runFork,
+	summary:   "start session NEW from step SESSION@N (no data is copied)",
+	usage:     forkUsage,
+	run:       runFork,
+	needStore: true,
 }
 
 func runFork(ctx context.Context, e *env, args []string) error {

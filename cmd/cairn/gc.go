@@ -12,9 +12,10 @@ import (
 const gcUsage = "[--grace DURATION] [--dry-run] [--json] [--verbose]"
 
 var gcCmd = command{
-	summary: "delete data no live step uses (two runs, after a grace period)",
-	usage:   gcUsage,
-	run:     runGC,
+	summary:   "delete data no live step uses (two runs, after a grace period)",
+	usage:     gcUsage,
+	run:       runGC,
+	needStore: true,
 }
 
 func runGC(ctx context.Context, e *env, args []string) error {
@@ -44,26 +45,56 @@ func runGC(ctx context.Context, e *env, args []string) error {
 			"live_objects": rep.LiveObjects, "live_bytes": rep.LiveBytes,
 			"candidates": rep.Candidates, "candidate_bytes": rep.CandidateBytes,
 			"deleted": rep.Deleted, "deleted_bytes": rep.DeletedBytes, "deleted_keys": rep.DeletedKeys,
-			"tombstones": rep.Tombstones, "dry_run": rep.DryRun, "seconds": rep.Duration.Seconds(), "note": rep.Note,
+			"tombstone_keys": rep.TombstoneKeys,
+			"tombstones":     rep.Tombstones, "dry_run": rep.DryRun, "seconds": rep.Duration.Seconds(), "note": rep.Note,
 		})
 	}
 	if rep.Note != "" {
 		fmt.Fprintln(e.stderr, "cairn gc: note:", rep.Note)
 	}
 	if *verbose {
+		// A removed session's newest step stays as a small tombstone
+		// (docs/maintenance.md): it is replaced, not deleted.
+		tomb := map[string]bool{}
+		for _, k := range rep.TombstoneKeys {
+			tomb[k] = true
+		}
+		deleted, replaced := "deleted", "replaced by a tombstone"
+		if rep.DryRun {
+			deleted, replaced = "would delete", "would replace by a tombstone"
+		}
 		for _, k := range rep.DeletedKeys {
-			fmt.Fprintln(e.stdout, "delete", k)
+			if tomb[k] {
+				fmt.Fprintf(e.stdout, "%s %s\n", replaced, k)
+			} else {
+				fmt.Fprintf(e.stdout, "%s %s\n", deleted, k)
+			}
 		}
 	}
 	verb := "deleted"
 	if rep.DryRun {
 		verb = "would delete"
 	}
-	fmt.Fprintf(e.stdout, "%d objects (%s), %d live steps; live %d objects (%s); %s %d objects (%s); %d candidates (%s) wait for a later run; %s\n",
-		rep.Objects, humanBytes(rep.Bytes), rep.LiveSteps, rep.LiveObjects, humanBytes(rep.LiveBytes),
-		verb, rep.Deleted, humanBytes(rep.DeletedBytes), rep.Candidates, humanBytes(rep.CandidateBytes),
+	tombs := ""
+	if rep.Tombstones > 0 {
+		tombs = fmt.Sprintf(", %d of them replaced by a tombstone", rep.Tombstones)
+	}
+	fmt.Fprintf(e.stdout, "%s (%s), %s; live %s (%s); %s %s (%s)%s; %s (%s) wait for a later run; %s\n",
+		plural(rep.Objects, "object"), humanBytes(rep.Bytes), plural(rep.LiveSteps, "live step"),
+		plural(rep.LiveObjects, "object"), humanBytes(rep.LiveBytes),
+		verb, plural(rep.Deleted, "object"), humanBytes(rep.DeletedBytes), tombs,
+		plural(rep.Candidates, "candidate"), humanBytes(rep.CandidateBytes),
 		rep.Duration.Round(time.Millisecond))
 	return nil
+}
+
+// plural says "1 step", "2 steps": n and the noun, whose last word
+// takes an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // humanBytes formats n bytes with a binary unit.

@@ -115,7 +115,7 @@ func TestCommitRefusesSpecialFiles(t *testing.T) {
 			if code == 0 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "special") {
 				t.Errorf("commit of a dir with a %s: exit %d, stderr %q; want an error naming it", kind, code, errs)
 			}
-			if out, _, _ := cli(t, store, "", "sessions"); strings.TrimSpace(out) != "" {
+			if out, _, _ := cli(t, store, "", "sessions"); out != "no sessions\n" {
 				t.Errorf("sessions after a refused commit: %q", out)
 			}
 		})

@@ -11,9 +11,10 @@ import (
 const inboxUsage = "[--json]"
 
 var inboxCmd = command{
-	summary: "list the sessions waiting for a human (head status awaiting_input)",
-	usage:   inboxUsage,
-	run:     runInbox,
+	summary:   "list the sessions waiting for a human (head status awaiting_input)",
+	usage:     inboxUsage,
+	run:       runInbox,
+	needStore: true,
 }
 
 func runInbox(ctx context.Context, e *env, args []string) error {
@@ -45,7 +46,12 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		if json.Unmarshal(p.Question, &s) == nil {
 			q = s
 		}
-		fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", p.Session, p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), truncate(q, 100))
+		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", p.Session, p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), truncate(q, 100)); err != nil {
+			return err
+		}
+	}
+	if len(pending) == 0 && !*asJSON {
+		fmt.Fprintln(e.stdout, "no session awaits input")
 	}
 	return nil
 }

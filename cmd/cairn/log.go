@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -12,9 +13,10 @@ import (
 const logUsage = "SESSION[@N] [--json]"
 
 var logCmd = command{
-	summary: "list a session's steps, newest first, across forks",
-	usage:   logUsage,
-	run:     runLog,
+	summary:   "list a session's steps, newest first, across forks",
+	usage:     logUsage,
+	run:       runLog,
+	needStore: true,
 }
 
 type logLine struct {
@@ -54,6 +56,9 @@ func runLog(ctx context.Context, e *env, args []string) error {
 	defer ws.Close()
 	st := steps[0]
 	enc := json.NewEncoder(e.stdout)
+	// Fixed-width columns first; the step column is as wide as the
+	// newest step's, so a session's lines align whatever their status.
+	refWidth := len(st.String())
 	return st.Log(ctx, func(s *cairn.Step) error {
 		if *asJSON {
 			return enc.Encode(logLine{
@@ -62,14 +67,14 @@ func runLog(ctx context.Context, e *env, args []string) error {
 				Kind: s.Kind.String(), Bytes: s.StoredBytes, Record: s.Record, Truncated: s.Truncated,
 			})
 		}
-		note := ""
+		line := fmt.Sprintf("%s  %s  %-14s  %-*s  %s", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"), s.Status, refWidth, s, truncate(string(s.Record), 60))
 		if s.Origin != nil {
-			note = "  (fork of " + *refString(s.Origin) + ")"
+			line += "  (fork of " + *refString(s.Origin) + ")"
 		}
 		if s.Truncated {
-			note += "  (older history pruned)"
+			line += "  (older history pruned)"
 		}
-		_, err := fmt.Fprintf(e.stdout, "%s  %s  %s  %-14s %s%s\n", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"), s, s.Status, truncate(string(s.Record), 60), note)
+		_, err := fmt.Fprintln(e.stdout, strings.TrimRight(line, " "))
 		return err
 	})
 }

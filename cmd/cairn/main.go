@@ -2,7 +2,9 @@
 // durable, content-addressed log of agent steps.
 //
 // Exit codes: 0 ok, 1 error, 2 usage or bad input, 3 conflict (another
-// writer already wrote that step, or --expect did not hold).
+// writer already wrote that step, or --expect did not hold). A command
+// whose reader went away (cairn log S | head -n 1) stops and exits 0
+// without a message, as Unix tools do.
 package main
 
 import (
@@ -15,6 +17,8 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/cairnlog/cairn"
 	_ "github.com/cairnlog/cairn/cas/minio" // minio:// stores
@@ -26,6 +30,11 @@ type command struct {
 	summary string
 	usage   string
 	run     func(ctx context.Context, env *env, args []string) error
+	// needStore: the command only reads or changes what a store holds,
+	// so a local store directory that does not exist is an error ("no
+	// store at PATH") rather than created. Commands that commit (commit,
+	// run, serve, mcp) create it with their first write.
+	needStore bool
 }
 
 var commands map[string]command
@@ -50,15 +59,17 @@ func init() {
 		"prune":    pruneCmd,
 		"gc":       gcCmd,
 		"du":       duCmd,
+		"version":  versionCmd,
 	}
 }
 
 // env is what every command gets: the store URL and the output streams.
 type env struct {
-	store  string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+	store     string
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	needStore bool // see command.needStore
 }
 
 // open opens the workspace with the read limits of the environment
@@ -68,12 +79,38 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
+	if err := e.checkStore(); err != nil {
+		return nil, err
+	}
 	ws, err := cairn.Open(ctx, e.store)
 	if err != nil {
 		return nil, err
 	}
 	ws.SetLimits(limits)
 	return ws, nil
+}
+
+// checkStore refuses a named local store directory that does not exist
+// for a command that needs one, so that a mistyped --store is an error,
+// not an empty store. The default store is not refused: before the
+// first commit it is simply empty. Opening a store creates nothing; the
+// first write does.
+func (e *env) checkStore() error {
+	url := e.store
+	if url == "" {
+		url = os.Getenv("CAIRN_STORE")
+	}
+	if !e.needStore || url == "" {
+		return nil
+	}
+	path, local := strings.CutPrefix(url, "file://")
+	if !local && strings.Contains(url, "://") {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)
+	}
+	return nil
 }
 
 // openNamed opens the workspace after checking that each of names is a
@@ -115,12 +152,28 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// Without a handler, the Go runtime kills a program whose write to
+	// stdout finds the pipe closed (status 141 in a shell). With one, the
+	// write returns EPIPE, which run turns into a quiet exit 0. A handler,
+	// unlike ignoring the signal, is not inherited by the commands that
+	// cairn run starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run executes one cairn invocation and returns its exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	out := &stdoutWriter{w: stdout}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr}
+	code := runArgs(ctx, e, args)
+	if out.readerGone() {
+		return 0 // the reader went away: stop quietly, as Unix tools do
+	}
+	return code
+}
+
+func runArgs(ctx context.Context, e *env, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	// A --store before the command applies to it.
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		a := args[0]
@@ -136,6 +189,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case a == "-h" || a == "--help" || a == "-help":
 			printHelp(stdout)
 			return 0
+		case a == "--version" || a == "-version":
+			printVersion(stdout)
+			return 0
 		default:
 			fmt.Fprintf(stderr, "cairn: unknown flag %s before the command\n", a)
 			return 2
@@ -146,20 +202,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if args[0] == "help" {
-		printHelp(stdout)
-		return 0
+		switch len(args) {
+		case 1:
+			printHelp(stdout)
+			return 0
+		case 2:
+			if _, ok := commands[args[1]]; ok {
+				// A command's help is its --help: usage and flags.
+				return runArgs(ctx, e, []string{args[1], "--help"})
+			}
+			fmt.Fprintf(stderr, "cairn help: unknown command %q (see cairn help)\n", args[1])
+			return 2
+		}
+		fmt.Fprintln(stderr, "cairn help: want help [COMMAND]")
+		return 2
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "cairn: unknown command %q (see cairn help)\n", args[0])
 		return 2
 	}
+	e.needStore = cmd.needStore
 	err := cmd.run(ctx, e, args[1:])
 	return exitCode(stderr, args[0], err)
 }
 
 func exitCode(stderr io.Writer, name string, err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	if err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, errReaderGone) {
 		return 0
 	}
 	var ue usageError
@@ -195,6 +264,7 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 error, 2 usage or bad input, 3 conflict")
+	fmt.Fprintln(w, "cairn help COMMAND (or cairn COMMAND --help) prints a command's flags.")
 }
 
 // flagSet is a command's flags and the help it prints for -h.
@@ -213,9 +283,20 @@ func newFlags(e *env, name, usage string) *flagSet {
 	fs.StringVar(&e.store, "store", e.store, "store `URL` (default $CAIRN_STORE or the local default directory)")
 	help := func() {
 		fmt.Fprintf(e.stdout, "usage: cairn %s %s\n", name, usage)
-		fs.SetOutput(e.stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		if c, ok := commands[name]; ok {
+			fmt.Fprintf(e.stdout, "\n%s\n\n", c.summary)
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			arg, text := flag.UnquoteUsage(f)
+			if arg != "" {
+				arg = " " + arg
+			}
+			def := ""
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.HasPrefix(f.DefValue, "-") && f.Name != "store" {
+				def = fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+			fmt.Fprintf(e.stdout, "  --%s%s\n        %s%s\n", f.Name, arg, text, def)
+		})
 	}
 	return &flagSet{FlagSet: fs, help: help}
 }
@@ -230,7 +311,7 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{flagProblem(fs.FlagSet, err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -254,4 +335,40 @@ func usageOf(fs *flagSet) string {
 		return c.usage
 	}
 	return ""
+}
+
+// flagProblem rewrites the flag package's parse errors ("invalid value
+// "1.5" for flag -expect: parse error") in the words of cairn's help.
+func flagProblem(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown flag --%s (see cairn help %s)", name, fs.Name())
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("--%s needs a value", name)
+	}
+	var value, name string
+	if _, serr := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); serr == nil {
+		return fmt.Sprintf("--%s=%q: want true or false", strings.TrimSuffix(name, ":"), value)
+	}
+	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
+		name = strings.TrimSuffix(name, ":")
+		want := "a valid value"
+		if f := fs.Lookup(name); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				switch g.Get().(type) {
+				case int, int64:
+					want = "a whole number"
+				case uint, uint64:
+					want = "a whole number, 0 or more"
+				case time.Duration:
+					want = "a duration such as 90s, 15m or 1h"
+				case bool:
+					want = "true or false"
+				}
+			}
+		}
+		return fmt.Sprintf("--%s %q: want %s", name, value, want)
+	}
+	return msg
 }

@@ -34,7 +34,16 @@ func TestMain(m *testing.M) {
 // "commit-steps": commit agentDoc(1..$CHILD_STEPS) to session $CHILD_SESSION
 // of $CAIRN_STORE through one cairn.Session, as one agent process would,
 // and print the last step's number, id and the SHA-256 of its state as JSON.
+//
+// "sleep": write this process's pid to $CHILD_PIDFILE and sleep until
+// killed (a command under cairn run that never ends by itself).
 func runChild(mode string) error {
+	if mode == "sleep" {
+		if err := os.WriteFile(os.Getenv("CHILD_PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			return err
+		}
+		select {}
+	}
 	if mode != "commit-steps" {
 		return fmt.Errorf("unknown child mode %q", mode)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairnlog/cairn/internal/mcpserver"
+	"github.com/cairnlog/cairn/internal/version"
 )
 
 const mcpUsage = ""
@@ -17,9 +19,6 @@ var mcpCmd = command{
 	usage:   mcpUsage,
 	run:     runMCP,
 }
-
-// version is the version cairn reports to MCP clients.
-var version = "dev"
 
 func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "mcp", mcpUsage)
@@ -31,8 +30,8 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	err = mcpserver.New(ws, version).Run(ctx, &mcp.StdioTransport{})
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+	err = mcpserver.New(ws, version.String()).Run(ctx, &mcp.StdioTransport{})
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) {
 		return nil // the client hung up
 	}
 	return err

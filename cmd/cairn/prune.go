@@ -8,9 +8,10 @@ import (
 const pruneUsage = "SESSION --keep-last N"
 
 var pruneCmd = command{
-	summary: "drop all but the newest N steps of a session's history",
-	usage:   pruneUsage,
-	run:     runPrune,
+	summary:   "drop all but the newest N steps of a session's history",
+	usage:     pruneUsage,
+	run:       runPrune,
+	needStore: true,
 }
 
 func runPrune(ctx context.Context, e *env, args []string) error {

@@ -12,9 +12,10 @@ import (
 const replyUsage = "SESSION --input JSON"
 
 var replyCmd = command{
-	summary: "answer a session that awaits input: the answer becomes its next step",
-	usage:   replyUsage,
-	run:     runReply,
+	summary:   "answer a session that awaits input: the answer becomes its next step",
+	usage:     replyUsage,
+	run:       runReply,
+	needStore: true,
 }
 
 func runReply(ctx context.Context, e *env, args []string) error {
@@ -33,10 +34,12 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(in) == 0:
 		return usagef("--input is required")
+	case len(in) > hitl.MaxInput:
+		// Before the JSON check: a cut-off read is not valid JSON,
+		// and the limit is what the user needs to hear.
+		return usagef("--input is over the limit of %d bytes (512 KiB) for a reply", hitl.MaxInput)
 	case !json.Valid(in):
 		return usagef("--input is not valid JSON")
-	case len(in) > hitl.MaxInput:
-		return usagef("--input exceeds %d bytes", hitl.MaxInput)
 	}
 	ws, err := e.open(ctx)
 	if err != nil {

@@ -8,9 +8,10 @@ import (
 const rmUsage = "SESSION"
 
 var rmCmd = command{
-	summary: "remove a session (gc frees what no fork still uses)",
-	usage:   rmUsage,
-	run:     runRm,
+	summary:   "remove a session (gc frees what no fork still uses)",
+	usage:     rmUsage,
+	run:       runRm,
+	needStore: true,
 }
 
 func runRm(ctx context.Context, e *env, args []string) error {

@@ -21,15 +21,18 @@ var runCmd = command{
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "run", runUsage)
 	session := fs.String("session", "", "the session `S` to resume and extend")
-	restarts := fs.Int("restart", 0, "restart a failed command up to `N` times, each from the session's last step")
+	restarts := fs.Int("restart", 0, "restart a failed command up to `N` times in a row, each from the session's last step, after a pause that doubles each time (0.5 s up to 30 s); a new step resets both")
 	dir := fs.String("dir", "", "work directory `D` for the head state (must be empty; emptied again at the end; default a temporary one)")
 	wait := fs.Bool("wait", false, "when the session awaits input, wait for a reply and go on (default: stop)")
 	i := slices.Index(args, "--")
 	if i < 0 {
-		return usagef("want run %s (the command goes after --)", runUsage)
+		i = len(args)
 	}
 	if _, err := parse(fs, args[:i], 0, 0); err != nil {
-		return err
+		return err // also --help: usage and flags, exit 0
+	}
+	if i == len(args) {
+		return usagef("want run %s (the command goes after --)", runUsage)
 	}
 	command := args[i+1:]
 	switch {
@@ -40,6 +43,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	case *restarts < 0:
 		return usagef("--restart must be 0 or more")
 	}
+	if *dir != "" {
+		if err := checkOutputDir("--dir", *dir); err != nil {
+			return err
+		}
+	}
 	ws, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -48,19 +56,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if _, err := ws.Session(*session); err != nil {
 		return usageError{err.Error()}
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	// Ending cairn run ends the command too (and its process group).
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	stdin := e.stdin
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	res, err := runner.Run(ctx, ws, runner.Config{
+	_, err = runner.Run(ctx, ws, runner.Config{
 		Session: *session, Command: command, Restarts: *restarts, Dir: *dir, Wait: *wait,
-		Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr, Log: e.stderr,
+		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr,
 	})
-	if err != nil {
-		return err
-	}
-	_ = res
-	return nil
+	return err
 }

@@ -207,12 +207,12 @@ func TestRunKilledTwice(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("cairn run did not finish\n%s", stderr.String())
 	}
-	for _, want := range []string{"restart 1 of 3 from k@", "restart 2 of 3 from k@"} {
+	for _, want := range []string{"; restart 1 in ", "; restart 2 in "} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Fatalf("cairn run's log lacks %q:\n%s", want, stderr.String())
 		}
 	}
-	if strings.Contains(stderr.String(), "restart 3 of 3") {
+	if strings.Contains(stderr.String(), "; restart 3 in ") {
 		t.Fatalf("three restarts for two kills:\n%s", stderr.String())
 	}
 	again := checkOnce(t, store, "k", callsFile, turns)
@@ -322,7 +322,11 @@ func TestHumanReplyCLI(t *testing.T) {
 	if _, errs, code := cli(t, store, "", "reply", "h1", "--input", reply); code != 3 {
 		t.Fatalf("second reply: exit %d, want 3 (%s)", code, errs)
 	}
-	if out, _, _ := cli(t, store, "", "inbox"); out != "" {
+	// An empty inbox says so (issue 15 item 9); --json prints nothing.
+	if out, _, _ := cli(t, store, "", "inbox"); out != "no session awaits input\n" {
+		t.Fatalf("inbox after the reply: %q", out)
+	}
+	if out, _, _ := cli(t, store, "", "inbox", "--json"); out != "" {
 		t.Fatalf("inbox after the reply: %q", out)
 	}
 	if out, err := exec.Command(bin, agent("h1", calls)...).CombinedOutput(); err != nil || !strings.Contains(string(out), "resumed h1 at step 4") {

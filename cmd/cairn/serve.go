@@ -39,7 +39,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err := httpapi.CheckListen(*listen, token); err != nil {
-		return usageError{err.Error()}
+		// Said in this command's flags (httpapi's own message is
+		// for every caller of the package).
+		return usagef("--listen %s is not a loopback address, so it needs a token: --token-file F or $CAIRN_TOKEN", *listen)
 	}
 	ws, err := e.open(ctx)
 	if err != nil {

@@ -13,9 +13,10 @@ import (
 const sessionsUsage = "[--json]"
 
 var sessionsCmd = command{
-	summary: "list the sessions with their heads",
-	usage:   sessionsUsage,
-	run:     runSessions,
+	summary:   "list the sessions with their heads",
+	usage:     sessionsUsage,
+	run:       runSessions,
+	needStore: true,
 }
 
 func runSessions(ctx context.Context, e *env, args []string) error {
@@ -34,6 +35,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	enc := json.NewEncoder(e.stdout)
+	listed := 0
 	for _, name := range names {
 		s, err := ws.Session(name)
 		if err != nil {
@@ -46,16 +48,32 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		listed++
 		if *asJSON {
-			if err := enc.Encode(map[string]any{
-				"session": name, "head": head.Number, "id": head.ID.String(),
-				"status": head.Status.String(), "time": head.Time.Format(time.RFC3339Nano),
+			// "step" is the head's number, as in log and inbox.
+			if err := enc.Encode(sessionLine{
+				Session: name, Step: head.Number, ID: head.ID.String(),
+				Status: head.Status.String(), Time: head.Time.Format(time.RFC3339Nano),
 			}); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%-30s %6d  %-14s %s\n", name, head.Number, head.Status, head.Time.Local().Format("2006-01-02 15:04:05"))
+		if _, err := fmt.Fprintf(e.stdout, "%-30s %6d  %-14s  %s\n", name, head.Number, head.Status, head.Time.Local().Format("2006-01-02 15:04:05")); err != nil {
+			return err
+		}
+	}
+	if listed == 0 && !*asJSON {
+		fmt.Fprintln(e.stdout, "no sessions")
 	}
 	return nil
+}
+
+// sessionLine is one line of sessions --json: a session and its head step.
+type sessionLine struct {
+	Session string `json:"session"`
+	Step    uint64 `json:"step"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Time    string `json:"time"`
 }

@@ -11,9 +11,10 @@ import (
 const showUsage = "SESSION[@N] [--record] [--json]"
 
 var showCmd = command{
-	summary: "print a step's state (or --record: its record)",
-	usage:   showUsage,
-	run:     runShow,
+	summary:   "print a step's state (or --record: its record)",
+	usage:     showUsage,
+	run:       runShow,
+	needStore: true,
 }
 
 func runShow(ctx context.Context, e *env, args []string) error {

@@ -9,9 +9,10 @@ import (
 const verifyUsage = "[SESSION...]"
 
 var verifyCmd = command{
-	summary: "re-hash everything reachable; exit 1 naming each bad object",
-	usage:   verifyUsage,
-	run:     runVerify,
+	summary:   "re-hash everything reachable; exit 1 naming each bad object",
+	usage:     verifyUsage,
+	run:       runVerify,
+	needStore: true,
 }
 
 // errProblems makes verify exit 1 after it printed its findings.
@@ -40,8 +41,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	for _, p := range rep.Problems {
 		fmt.Fprintf(e.stdout, "BAD %s\n", p)
 	}
-	fmt.Fprintf(e.stdout, "verified %d sessions, %d steps, %d objects, %d blobs: %d problems\n",
-		rep.Sessions, rep.Steps, rep.Objects, rep.Blobs, len(rep.Problems))
+	fmt.Fprintf(e.stdout, "verified %s, %s, %s, %s: %s\n",
+		plural(rep.Sessions, "session"), plural(rep.Steps, "step"), plural(rep.Objects, "object"),
+		plural(rep.Blobs, "blob"), plural(len(rep.Problems), "problem"))
 	if len(rep.Problems) > 0 {
 		return errProblems
 	}

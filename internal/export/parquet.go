@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/cairnlog/cairn/internal/version"
 )
 
 // StepRow is one row of the Parquet export: one step of one trajectory.
@@ -75,7 +77,7 @@ func newParquetWriter(out io.Writer) *parquetWriter {
 		parquet.DataPageVersion(1),
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.MaxRowsPerRowGroup(rowsPerGroup),
-		parquet.CreatedBy("cairn export", "", ""),
+		parquet.CreatedBy("cairn", version.String()+" ", version.Revision()), // the library writes "APP version V(build B)"
 	)}
 }
 

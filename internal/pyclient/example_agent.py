@@ -72,7 +72,8 @@ def main():
         with open(a.calls, "a") as f:  # the expensive model call
             f.write(f"{os.getpid()} {a.session} {turn} {call}\n")
             f.flush()
-            os.fsync(f.fileno())
+            if os.path.isfile(a.calls):  # /dev/null (the default) cannot be fsynced
+                os.fsync(f.fileno())
         time.sleep(a.delay)
         state["messages"].append({"role": "assistant", "content": f"turn {turn}: " + "thinking " * 20})
         state["turns"] = turn + 1

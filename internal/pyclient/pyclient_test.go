@@ -80,3 +80,20 @@ func TestExampleLoop(t *testing.T) {
 		t.Fatalf("%d model calls for 4 turns", n)
 	}
 }
+
+// TestExampleLoopDefaults runs the example loop as docs/agents.md shows
+// it, without --calls: the call log defaults to /dev/null, which cannot
+// be fsynced (issue 15 item 2: every turn died with EINVAL).
+func TestExampleLoopDefaults(t *testing.T) {
+	py := Python3(t)
+	url, ws := serve(t, httpapi.Options{})
+	cmd := exec.Command(py, "example_agent.py", "--session", "dflt", "--turns", "3", "--delay", "0")
+	cmd.Env = append(os.Environ(), "CAIRN_URL="+url)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("example_agent.py without --calls: %v\n%s", err, out)
+	}
+	s, _ := ws.Session("dflt")
+	if head, err := s.Head(t.Context()); err != nil || head.Number != 3 || head.Status != cairn.Done {
+		t.Fatalf("head after the loop: %v %v", head, err)
+	}
+}

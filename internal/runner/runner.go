@@ -1,7 +1,11 @@
 // Package runner wraps an agent loop in a process supervisor: it resumes
 // a session, hands the command its state and an HTTP endpoint of the
 // workspace, and restarts the command from the session's last step when
-// it crashes.
+// it crashes: after a pause that doubles with each failure in a row (up
+// to a cap), giving up after Config.Restarts failures in a row without a
+// new step. A step that lands resets both. The command does not outlive
+// the run: it is stopped when the run's context ends, and on Linux it is
+// killed if the supervising process dies.
 package runner
 
 import (
@@ -25,9 +29,15 @@ import (
 
 // Config describes one run.
 type Config struct {
-	Session  string
-	Command  []string // the program and its arguments
-	Restarts int      // restart a failed command up to this many times
+	Session string
+	Command []string // the program and its arguments
+	// Restarts is how many times in a row a failed command is restarted
+	// without a new step landing in between; a new step resets the count.
+	Restarts int
+	// Backoff is the pause before the first restart after a failure
+	// (default 500 ms); each further failure in a row doubles it, up to
+	// MaxBackoff (default 30 s). A new step resets it.
+	Backoff, MaxBackoff time.Duration
 	// Dir is the work directory the head state is written to before each
 	// start. It must be empty or absent; the run owns it, empties it
 	// between starts and at the end (every step is in the store). Empty: a
@@ -43,14 +53,23 @@ type Config struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer // the command's output
 	Log            io.Writer // the run's own messages (one line each)
+
+	// sleep waits d or until ctx ends; tests replace it to see the pauses.
+	sleep func(ctx context.Context, d time.Duration) error
 }
+
+// Defaults of Config.Backoff and Config.MaxBackoff.
+const (
+	DefaultBackoff    = 500 * time.Millisecond
+	DefaultMaxBackoff = 30 * time.Second
+)
 
 // Result says how a run ended.
 type Result struct {
 	Head     uint64       // the session's head at the end (0: no steps)
 	Status   cairn.Status // its status
 	Starts   int          // how many times the command was started
-	Restarts int          // how many of those starts followed a failure
+	Restarts int          // how many of those starts followed a failure (in all)
 }
 
 // Environment variables the command gets.
@@ -66,14 +85,25 @@ const (
 
 // Run supervises cfg.Command over session cfg.Session of ws until it
 // exits 0, pauses the session for a human (unless cfg.Wait), or fails
-// more than cfg.Restarts times. A session whose head is done is not run.
+// more than cfg.Restarts times in a row without a new step. A session
+// whose head is done is not run. Errors are not prefixed with "run":
+// the caller says what ran.
 func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	var res Result
 	if len(cfg.Command) == 0 {
-		return res, errors.New("run: no command")
+		return res, errors.New("no command")
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 250 * time.Millisecond
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = DefaultBackoff
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.sleep == nil {
+		cfg.sleep = sleep
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -85,18 +115,18 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	dir := cfg.Dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "cairn-run-"); err != nil {
-			return res, fmt.Errorf("run: %w", err)
+			return res, fmt.Errorf("make work directory: %w", err)
 		}
 		defer os.RemoveAll(dir)
 	} else if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
-		return res, fmt.Errorf("run: work directory %s is not empty", dir)
+		return res, fmt.Errorf("work directory %s is not empty", dir)
 	} else {
 		// The state is in the store; the directory is scratch, left empty for the next run.
 		defer emptyDir(dir)
 	}
 	dir, err = filepath.Abs(dir)
 	if err != nil {
-		return res, fmt.Errorf("run: %w", err)
+		return res, fmt.Errorf("work directory: %w", err)
 	}
 
 	// The HTTP API for the command, on a loopback port of its own, with a
@@ -104,7 +134,7 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	token := rand.Text()
 	ln, err := httpapi.Listen("127.0.0.1:0", token)
 	if err != nil {
-		return res, fmt.Errorf("run: %w", err)
+		return res, fmt.Errorf("serve the HTTP API: %w", err)
 	}
 	srvCtx, stopSrv := context.WithCancel(context.Background())
 	srvDone := make(chan error, 1)
@@ -112,10 +142,11 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	defer func() { stopSrv(); <-srvDone }()
 	url := "http://" + ln.Addr().String()
 
+	failures := 0 // failed starts in a row without a new step
 	for {
 		head, err := headOf(ctx, sess)
 		if err != nil {
-			return res, fmt.Errorf("run: %w", err)
+			return res, err
 		}
 		res.Head, res.Status = number(head), statusOf(head)
 		if head != nil && head.Status == cairn.Done {
@@ -129,13 +160,13 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			}
 			fmt.Fprintf(cfg.Log, "cairn run: %s awaits input: %s; waiting for a reply\n", head, question(head))
 			if head, err = waitPast(ctx, sess, head.Number, cfg.PollInterval); err != nil {
-				return res, fmt.Errorf("run: %w", err)
+				return res, fmt.Errorf("wait for a reply: %w", err)
 			}
 			res.Head, res.Status = number(head), statusOf(head)
 			continue
 		}
 		if err := materialise(ctx, head, dir); err != nil {
-			return res, fmt.Errorf("run: %w", err)
+			return res, fmt.Errorf("write the head state to %s: %w", dir, err)
 		}
 		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
@@ -155,7 +186,7 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		}
 		after, err := headOf(ctx, sess)
 		if err != nil {
-			return res, fmt.Errorf("run: %w", err)
+			return res, err
 		}
 		res.Head, res.Status = number(after), statusOf(after)
 		if runErr == nil {
@@ -167,35 +198,92 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			}
 			return res, nil
 		}
-		if res.Restarts >= cfg.Restarts {
-			return res, fmt.Errorf("run: %s %v at %s@%d after %d restarts", cfg.Command[0], runErr, cfg.Session, number(after), res.Restarts)
+		if number(after) > number(head) {
+			failures = 0 // it made progress: a fresh budget and backoff
 		}
+		failures++
+		if failures > cfg.Restarts {
+			return res, fmt.Errorf("%s %v at %s@%d: gave up after %d failed %s in a row without a new step",
+				cfg.Command[0], runErr, cfg.Session, number(after), failures, plural(failures, "start"))
+		}
+		pause := backoff(cfg.Backoff, cfg.MaxBackoff, failures)
 		res.Restarts++
-		fmt.Fprintf(cfg.Log, "cairn run: %s %v; restart %d of %d from %s@%d\n", cfg.Command[0], runErr, res.Restarts, cfg.Restarts, cfg.Session, number(after))
+		fmt.Fprintf(cfg.Log, "cairn run: %s %v at %s@%d; restart %d in %v (%d of %d without a new step)\n",
+			cfg.Command[0], runErr, cfg.Session, number(after), res.Restarts, pause, failures, cfg.Restarts)
+		if err := cfg.sleep(ctx, pause); err != nil {
+			return res, err
+		}
 	}
 }
 
-// runCommand runs cmd; when ctx ends it passes SIGTERM on and, after 10
-// seconds, kills it.
+// backoff is the pause before a restart after failures failed starts in
+// a row: initial, doubled for each further failure, at most max.
+func backoff(initial, max time.Duration, failures int) time.Duration {
+	d := initial
+	for i := 1; i < failures && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+// runCommand runs cmd; when ctx ends it passes SIGTERM on to the
+// command's process group and, after 10 seconds, kills the group. The
+// command gets a process group of its own (when stdin is not a
+// terminal; see stayInGroup), so that helpers it started go too, and on
+// Linux it is killed if this process dies first.
 func runCommand(ctx context.Context, cmd *exec.Cmd) error {
+	cmd.SysProcAttr = procAttr(!stayInGroup(cmd.Stdin))
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	signal := func(sig syscall.Signal) {
+		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
+			syscall.Kill(-cmd.Process.Pid, sig) // the whole group
+		} else {
+			cmd.Process.Signal(sig)
+		}
+	}
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		cmd.Process.Signal(syscall.SIGTERM)
+		signal(syscall.SIGTERM)
 		select {
 		case err := <-done:
 			return err
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
+			signal(syscall.SIGKILL)
 			return <-done
 		}
 	}
+}
+
+// stayInGroup: a command reading a terminal stays in the terminal's
+// foreground process group, or its first read would stop it (SIGTTIN);
+// Ctrl-C then reaches it directly, as in a shell.
+func stayInGroup(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	return ok && isTerminal(f)
 }
 
 func headOf(ctx context.Context, s *cairn.Session) (*cairn.Step, error) {

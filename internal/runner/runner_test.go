@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +69,13 @@ func child(mode string) int {
 		commit(`{"n":`+strconv.FormatUint(step+1, 10)+`}`, "done")
 		return 0
 	case "crash":
-		commit(`{"n":`+strconv.FormatUint(step+1, 10)+`}`, "running")
+		// Commit a step and fail, until the head reaches $RUNNER_STEPS
+		// (default: always commit); then fail without committing.
+		if max, err := strconv.ParseUint(os.Getenv("RUNNER_STEPS"), 10, 64); err != nil || step < max {
+			commit(`{"n":`+strconv.FormatUint(step+1, 10)+`}`, "running")
+		}
+		return 3
+	case "fail":
 		return 3
 	case "pause":
 		_, head := do("GET", "/v1/sessions/"+os.Getenv(EnvSession)+"/head", "", token)
@@ -137,19 +144,62 @@ func TestRunGivesStateAndAPI(t *testing.T) {
 	}
 }
 
+// pauses records the pauses a run makes before its restarts.
+type pauses []time.Duration
+
+func (p *pauses) sleep(ctx context.Context, d time.Duration) error {
+	*p = append(*p, d)
+	return ctx.Err()
+}
+
+// TestRunRestartsThenGivesUp: a command that commits a step before each
+// crash makes progress, so the restart budget starts afresh each time
+// (issue 15 item 10: it never did); once it crashes without a new step,
+// the budget runs out and the pauses double.
 func TestRunRestartsThenGivesUp(t *testing.T) {
 	ws, exe := setup(t, "crash")
+	t.Setenv("RUNNER_STEPS", "3")
 	var log bytes.Buffer
-	res, err := Run(t.Context(), ws, Config{Session: "c", Command: []string{exe}, Restarts: 2, Log: &log})
-	if err == nil || !strings.Contains(err.Error(), "exit status 3") {
+	var slept pauses
+	res, err := Run(t.Context(), ws, Config{Session: "c", Command: []string{exe}, Restarts: 2, Log: &log,
+		Backoff: time.Second, MaxBackoff: time.Minute, sleep: slept.sleep})
+	if err == nil || !strings.Contains(err.Error(), "exit status 3 at c@3: gave up after 3 failed starts in a row without a new step") {
 		t.Fatalf("run of a command that always fails: %v", err)
 	}
+	if strings.HasPrefix(err.Error(), "run") {
+		t.Fatalf("error %q repeats the caller's prefix", err)
+	}
 	// Each start went on from the step the one before it committed.
-	if res.Starts != 3 || res.Restarts != 2 || res.Head != 3 {
+	if res.Starts != 5 || res.Restarts != 4 || res.Head != 3 {
 		t.Fatalf("result = %+v\n%s", res, log.String())
 	}
-	if !strings.Contains(log.String(), "restart 2 of 2 from c@2") {
-		t.Fatalf("log:\n%s", log.String())
+	want := pauses{time.Second, time.Second, time.Second, 2 * time.Second}
+	if !slices.Equal(slept, want) {
+		t.Fatalf("pauses %v, want %v\n%s", slept, want, log.String())
+	}
+	for _, line := range []string{"at c@1; restart 1 in 1s (1 of 2 without a new step)", "at c@3; restart 4 in 2s (2 of 2 without a new step)"} {
+		if !strings.Contains(log.String(), line) {
+			t.Fatalf("log lacks %q:\n%s", line, log.String())
+		}
+	}
+}
+
+// TestRunBacksOff: failures without progress wait twice as long each
+// time, up to the cap (issue 15 item 10: restarts came at once).
+func TestRunBacksOff(t *testing.T) {
+	ws, exe := setup(t, "fail")
+	var slept pauses
+	res, err := Run(t.Context(), ws, Config{Session: "f", Command: []string{exe}, Restarts: 5,
+		Backoff: time.Second, MaxBackoff: 4 * time.Second, sleep: slept.sleep})
+	if err == nil || res.Starts != 6 {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	want := pauses{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}
+	if !slices.Equal(slept, want) {
+		t.Fatalf("pauses %v, want %v", slept, want)
+	}
+	if got := backoff(DefaultBackoff, DefaultMaxBackoff, 1000); got != DefaultMaxBackoff {
+		t.Fatalf("backoff after 1000 failures = %v", got)
 	}
 }
 

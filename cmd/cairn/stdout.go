@@ -1,0 +1,42 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+)
+
+// errReaderGone is what writes to stdout return once its reader went
+// away (EPIPE): the command stops, and cairn exits 0 without a message.
+var errReaderGone = errors.New("stdout reader went away")
+
+// stdoutWriter is cairn's stdout. It remembers a closed pipe, so that
+// later writes fail at once and run can exit quietly.
+type stdoutWriter struct {
+	w    io.Writer
+	gone bool
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	if s.gone {
+		return 0, errReaderGone
+	}
+	n, err := s.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		s.gone = true
+		return n, fmt.Errorf("write stdout: %w", errReaderGone)
+	}
+	return n, err
+}
+
+func (s *stdoutWriter) readerGone() bool { return s.gone }
+
+// underlying returns the writer stdout wraps, to hand to a child process
+// (an *os.File is passed on directly, without a copying pipe).
+func underlying(w io.Writer) io.Writer {
+	if s, ok := w.(*stdoutWriter); ok {
+		return s.w
+	}
+	return w
+}

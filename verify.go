@@ -3,6 +3,8 @@ package cairn
 import (
 	"context"
 	"fmt"
+
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // Problem is one failure found by Verify.
@@ -37,6 +39,14 @@ type VerifyReport struct {
 // no steps (a typo must not verify clean).
 func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyReport, err error) {
 	defer classifyTo(&err)
+	for _, name := range sessions {
+		if manifest.ValidSession(name) != nil {
+			continue // refused by the verifier
+		}
+		if n, err := w.repo.FindHead(ctx, name); err == nil && n == 0 {
+			return nil, fmt.Errorf("verify %s: %w: %w", name, ErrNotFound, manifest.ErrNoSession)
+		}
+	}
 	mr, err := w.repo.Verify(ctx, sessions...)
 	if err != nil {
 		return nil, err

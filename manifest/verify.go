@@ -40,17 +40,8 @@ type VerifyReport struct {
 // checksum, every manifest against its child's parent hash, and every
 // blob and node of every step's state. It reports every bad object it
 // finds rather than stopping at the first; its error is only for
-// failures to run at all, and ErrNoSession for a named session that has
-// no steps (a typo must not verify clean).
+// failures to run at all.
 func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, error) {
-	for _, name := range sessions {
-		if ValidSession(name) != nil {
-			continue // refused below
-		}
-		if n, err := r.FindHead(ctx, name); err == nil && n == 0 {
-			return nil, fmt.Errorf("verify %s: %w", name, ErrNoSession)
-		}
-	}
 	if len(sessions) == 0 {
 		// Every session with a marker, and every one with step objects:
 		// a session whose marker is gone is still checked (and reported).

@@ -73,16 +73,16 @@ test-adapters: minio ## only the framework adapters' modules (Eino, ADK), incl. 
 test-short: ## unit tests only, no servers
 	$(GO) test -short ./...
 
-bench: bench-go minio restic ## the full benchmark (docs/bench.md): microbenchmarks, then cairn-bench against limits and peers (about 20 min on the 2-core VM)
+bench: build bench-go minio restic ## the full benchmark (docs/bench.md): microbenchmarks, then cairn-bench against limits and peers (about 20 min on the 2-core VM)
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
-	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -out bench-results -restic $(RESTIC)
+	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -out bench-results -restic $(RESTIC) -cairn $(BIN)/cairn
 
 bench-go: ## Go microbenchmarks: chunker, hashing, compression, packing, manifests, JSON trees
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-bench-quick: minio restic ## a reduced cairn-bench run (< 2 min) that checks the harness works; no timing is judged
+bench-quick: build minio restic ## a reduced cairn-bench run (< 2 min) that checks the harness works; no timing is judged
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
-	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -quick -out bench-results/quick -restic $(RESTIC)
+	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -quick -out bench-results/quick -restic $(RESTIC) -cairn $(BIN)/cairn
 
 FUZZTIME ?= 10s
 # Each fuzz target is found by its `func FuzzX` line (no test binary is

@@ -121,10 +121,22 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 			return nil, fmt.Errorf("commit %s: step record: %w", s.name, err)
 		}
 	}
+	build, finish := state.build, func(bool) {}
+	if cd, ok := state.(cachedDirState); ok {
+		build = func(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+			kind, root, done, err := cd.buildCached(sink, known, s.ws.url, s.name)
+			if done != nil {
+				finish = done
+			}
+			return kind, root, err
+		}
+	}
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
-		Session: s.name, Build: state.build, Record: record,
+		Session: s.name, Build: build, Record: record,
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
 	})
+	// The stat cache is saved only for an acknowledged step.
+	finish(err == nil)
 	if errors.Is(err, manifest.ErrSlotTaken) {
 		return nil, s.conflict(ctx, s.headNum()+1)
 	}

@@ -3,6 +3,7 @@ package cairn
 import (
 	"fmt"
 
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -10,12 +11,14 @@ import (
 // State is an agent state to commit: a JSON document (JSON), a directory
 // (Dir), or an existing step's state (StateOf).
 type State interface {
-	build(sink tree.Sink) (manifest.StateKind, tree.Ref, error)
+	// build stores the state through sink; known reports which blobs the
+	// session's parent step already holds (see manifest.CommitInput.Build).
+	build(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error)
 }
 
 type jsonState []byte
 
-func (j jsonState) build(sink tree.Sink) (manifest.StateKind, tree.Ref, error) {
+func (j jsonState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
 	ref, err := tree.BuildJSON(j, sink)
 	return manifest.StateJSON, ref, err
 }
@@ -28,7 +31,7 @@ func JSON(doc []byte) State { return jsonState(doc) }
 
 type dirState string
 
-func (d dirState) build(sink tree.Sink) (manifest.StateKind, tree.Ref, error) {
+func (d dirState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
 	ref, err := tree.BuildDir(string(d), sink)
 	return manifest.StateDir, ref, err
 }
@@ -74,7 +77,7 @@ func ParseStatus(s string) (Status, error) {
 // stepState is the state of an existing step, committed again unchanged.
 type stepState struct{ st *Step }
 
-func (s stepState) build(tree.Sink) (manifest.StateKind, tree.Ref, error) {
+func (s stepState) build(tree.Sink, func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
 	return s.st.m.Kind, s.st.m.Root, nil
 }
 

@@ -33,7 +33,11 @@ type CommitInput struct {
 	Session string
 	// Build builds the step's state into sink, which keeps the blobs the
 	// parent's layout does not already hold, and returns its kind and root.
-	Build func(sink tree.Sink) (StateKind, tree.Ref, error)
+	// known reports whether the writer's index (the parent's layout, loaded)
+	// holds a blob or node: a build that reuses refs it did not hash this
+	// time, such as a stat cache's (tree.DirOptions.Known), may reuse only
+	// those, so a stale cache never names a blob the step cannot reach.
+	Build func(sink tree.Sink, known func(cas.ID) bool) (StateKind, tree.Ref, error)
 	// Record is the step record as compact JSON (may be empty), at most
 	// MaxRecordSize bytes.
 	Record []byte
@@ -79,7 +83,7 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 			b.Add(id, raw)
 		}
 		return nil
-	}))
+	}), ix.Has)
 	if err != nil {
 		return nil, err
 	}

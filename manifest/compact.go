@@ -40,6 +40,38 @@ import (
 // 1,000 steps) but copies most blobs twice by then.
 const DefaultFanout = 32
 
+// KeepObjectBytes: step objects at the front of a layout's steps whose
+// blobs take at least this many stored bytes are left out of merges and
+// stay where they are. Such an object is already one large read for a
+// resume, so merging it buys little locality, and copying it cost a
+// commit its whole size: the first step of a directory state holds the
+// whole initial tree (7.7 MB on the 2,000-file workload, copied at step
+// 33, was most of what that workload's first 100 steps wrote). Only a
+// prefix of the steps is kept, so everything merged is newer than
+// everything kept, the order the merge's walk relies on (liveWalk).
+const KeepObjectBytes = 4 << 20
+
+// keptPrefix splits steps into the leading step objects that the index
+// knows to be at least KeepObjectBytes, and the rest.
+func keptPrefix(steps []Range, ix *Index) (kept, rest []Range) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for i, rg := range steps {
+		for n := rg.First; n <= rg.Last; n++ {
+			if b, ok := ix.bytes[StepKey(rg.Session, n)]; ok && b >= KeepObjectBytes {
+				continue
+			}
+			kept = append(append([]Range(nil), steps[:i]...), Range{Session: rg.Session, First: rg.First, Last: n - 1})
+			if n == rg.First {
+				kept = kept[:i]
+			}
+			rest = append([]Range{{Session: rg.Session, First: n, Last: rg.Last}}, steps[i+1:]...)
+			return kept, rest
+		}
+	}
+	return append([]Range(nil), steps...), nil
+}
+
 // compaction is a merge of the newest objects of a layout into one pack.
 type compaction struct {
 	// merged are the keys of the objects the pack replaces.
@@ -102,13 +134,14 @@ type blobSource interface {
 // (it is the committer's dedup index); fresh holds the step's new blobs.
 // Only blobs root reaches go into the pack. compact writes nothing.
 func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layout, root tree.Ref, ix *Index, fresh blobSource, fanout int) (*compaction, error) {
-	nPacks, level, ok := plan(l, fanout)
+	kept, rest := keptPrefix(l.Steps, ix)
+	nPacks, level, ok := plan(Layout{Packs: l.Packs, Steps: rest}, fanout)
 	if !ok {
 		return nil, nil
 	}
-	c := &compaction{layout: Layout{Packs: append([]PackRef(nil), l.Packs[:len(l.Packs)-nPacks]...)}}
+	c := &compaction{layout: Layout{Packs: append([]PackRef(nil), l.Packs[:len(l.Packs)-nPacks]...), Steps: kept}}
 	merged := map[string]bool{}
-	for _, k := range LayoutKeys(Layout{Packs: l.Packs[len(l.Packs)-nPacks:], Steps: l.Steps}) {
+	for _, k := range LayoutKeys(Layout{Packs: l.Packs[len(l.Packs)-nPacks:], Steps: rest}) {
 		merged[k] = true
 		c.merged = append(c.merged, k)
 	}
@@ -224,6 +257,7 @@ func (ix *Index) compacted(c *compaction) {
 	for _, k := range c.merged {
 		merged[k] = true
 		delete(ix.keys, k)
+		delete(ix.bytes, k)
 	}
 	inPack := make(map[cas.ID]pack.Entry, len(c.entries))
 	for _, e := range c.entries {
@@ -241,5 +275,9 @@ func (ix *Index) compacted(c *compaction) {
 	}
 	if c.key != "" {
 		ix.keys[c.key] = true
+		ix.bytes[c.key] = 0
+		for _, e := range c.entries {
+			ix.bytes[c.key] += e.StoredLen
+		}
 	}
 }

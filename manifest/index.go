@@ -22,11 +22,13 @@ type Index struct {
 	mu   sync.RWMutex
 	locs map[cas.ID]Location
 	keys map[string]bool
+	// bytes is the stored size of each indexed object's blobs.
+	bytes map[string]int64
 }
 
 // NewIndex returns an empty index over repo.
 func (r *Repo) NewIndex() *Index {
-	return &Index{repo: r, locs: make(map[cas.ID]Location), keys: make(map[string]bool)}
+	return &Index{repo: r, locs: make(map[cas.ID]Location), keys: make(map[string]bool), bytes: make(map[string]int64)}
 }
 
 // Load reads every object of layout that the index does not cover yet
@@ -50,7 +52,9 @@ func (ix *Index) Add(key string, entries []pack.Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.keys[key] = true
+	ix.bytes[key] = 0
 	for _, e := range entries {
+		ix.bytes[key] += e.StoredLen
 		if _, ok := ix.locs[e.ID]; !ok {
 			ix.locs[e.ID] = Location{Key: key, Entry: e}
 		}

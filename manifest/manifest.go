@@ -27,11 +27,15 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-// FormatVersion is the version of the manifest encoding. Version 2 names
-// packs by the step that wrote them, with a compaction level; version 1
-// manifests stay readable if they name no pack (no version 1 writer
-// wrote packs).
-const FormatVersion = 2
+// FormatVersion is the version of the manifest encoding and of the trees
+// it names. Version 2 names packs by the step that wrote them, with a
+// compaction level; version 1 manifests stay readable if they name no
+// pack (no version 1 writer wrote packs). Version 3 encodes manifests as
+// version 2 does, but a directory in its state may be a list of
+// directory leaves (tree.TypeList over tree.TypeDir nodes) rather than
+// one directory node, so that a reader of version 2 refuses it clearly
+// instead of calling it corrupt; version 2 steps read as before.
+const FormatVersion = 3
 
 // Status is the state of the agent loop after a step.
 type Status uint8
@@ -305,7 +309,7 @@ func Decode(b []byte, what string) (*Manifest, error) {
 		return nil, d.err
 	}
 	v := d.byte()
-	if v != 1 && v != FormatVersion && d.err == nil {
+	if (v < 1 || v > FormatVersion) && d.err == nil {
 		d.fail("unsupported manifest version %d", v)
 	}
 	m := &Manifest{}

@@ -70,6 +70,42 @@ func TestGoldenV1(t *testing.T) {
 	}
 }
 
+// TestGoldenV2 checks that manifests of format version 2, pinned before
+// version 3 let directories be lists, stay readable and mean the same.
+func TestGoldenV2(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(goldenDir, "manifest-v2.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+	enc, err := hex.DecodeString(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc[4] != 2 {
+		t.Fatalf("manifest-v2.golden has version %d", enc[4])
+	}
+	got, err := manifest.Decode(enc, "golden v2")
+	if err != nil || !reflect.DeepEqual(got, full()) {
+		t.Errorf("v2 manifest decodes to %+v, %v", got, err)
+	}
+	// Only the version byte differs from version 3.
+	enc[4] = manifest.FormatVersion
+	if want := full().Encode(); !bytes.Equal(enc, want) {
+		t.Errorf("v2 and v3 encodings differ beyond the version byte")
+	}
+}
+
+// TestNewerVersionRefused checks that a manifest from a newer cairn is
+// refused by name, not misread.
+func TestNewerVersionRefused(t *testing.T) {
+	enc := full().Encode()
+	enc[4] = manifest.FormatVersion + 1
+	if _, err := manifest.Decode(enc, "newer"); err == nil || !strings.Contains(err.Error(), "unsupported manifest version") {
+		t.Errorf("newer manifest: %v", err)
+	}
+}
+
 // TestGolden pins the manifest encoding: its bytes are hashed into step
 // ids and parent pointers, so they must never change silently.
 func TestGolden(t *testing.T) {
@@ -145,7 +181,8 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for name, b := range map[string][]byte{
 		"bad magic":        append([]byte("CRNX"), good[4:]...),
-		"version 3":        append([]byte("CRNM\x03"), good[5:]...),
+		"version 4":        append([]byte("CRNM\x04"), good[5:]...),
+		"version 0":        append([]byte("CRNM\x00"), good[5:]...),
 		"step 0":           bad(func(m *manifest.Manifest) { m.Number = 0; m.Parent = nil }),
 		"unknown status":   bad(func(m *manifest.Manifest) { m.Status = 3 }),
 		"unknown kind":     bad(func(m *manifest.Manifest) { m.Kind = 0 }),

@@ -27,6 +27,7 @@ func main() {
 	dir := flag.String("dir", "", "scratch directory on the disk to measure (default: OUT/tmp)")
 	restic := flag.String("restic", ".cache/restic/usr/bin/restic", "restic binary (`make restic` fetches Debian's)")
 	git := flag.String("git", "git", "git binary")
+	cairnBin := flag.String("cairn", ".cache/bin/cairn", "cairn CLI binary, for the files workload through the CLI (`make build` builds it)")
 	resumeDir := flag.String("resume-dir", "", "where the long resume sessions are written (default: a tmpfs, /dev/shm, if there is one)")
 	render := flag.String("render", "", "only render an earlier run's results.json again (to -out)")
 	resumeSteps := flag.String("resume-steps", "", "comma-separated lengths of the long sessions to resume (default: the run's, 10000,100000)")
@@ -101,6 +102,12 @@ func main() {
 	cfg.ResumeDir = *resumeDir
 	if cfg.Git, err = exec.LookPath(*git); err != nil {
 		fail(fmt.Errorf("git peer: %w", err))
+	}
+	if cfg.Cairn, err = exec.LookPath(*cairnBin); err != nil {
+		fail(fmt.Errorf("cairn CLI: %w (run `make build`)", err))
+	}
+	if cfg.Cairn, err = filepath.Abs(cfg.Cairn); err != nil {
+		fail(err)
 	}
 	if cfg.Restic, err = exec.LookPath(*restic); err != nil {
 		fail(fmt.Errorf("restic peer: %w (run `make restic`)", err))

@@ -70,7 +70,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err := checkInputDir("--dir", *dir); err != nil {
 			return err
 		}
-		state = cairn.Dir(*dir)
+		state = cairn.DirWithCache(*dir, cairn.DefaultCacheDir())
 	case *jsonFile != "":
 		doc, err := readInputFile("--json-file", *jsonFile)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,6 +27,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// commit --dir keeps a stat cache under $XDG_CACHE_HOME: not the
+	// user's while testing. One fixed directory (s3test.Main exits, so
+	// nothing here could remove a fresh one), bounded by the cache's own
+	// pruning.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "cairn-cli-test-cache"))
 	s3test.Main(m)
 }
 

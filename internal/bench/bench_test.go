@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,6 +77,17 @@ func TestPhasesAndReport(t *testing.T) {
 	r.Files = run[CommitResult](t, cfg, "files-local", "")
 	checkCommits(t, r.Files, cfg.FilesSteps)
 
+	cfg.Cairn = cairnBin(t)
+	var err error
+	if cfg.Git, err = exec.LookPath("git"); err != nil {
+		t.Fatalf("the files-cli phase needs git: %v", err)
+	}
+	r.FilesCLI = run[FilesCLIResult](t, cfg, "files-cli", "")
+	if fc := r.FilesCLI; fc.Steps != cfg.FilesSteps || fc.Cairn.N != cfg.FilesSteps-1 || fc.Git.N != cfg.FilesSteps-1 ||
+		fc.Changed <= 0 || fc.Written <= 0 || fc.FirstWritten <= fc.Written || fc.GitSize <= 0 || fc.Cairn.P50 <= 0 || fc.Git.P50 <= 0 {
+		t.Fatalf("files-cli: implausible figures %+v", fc)
+	}
+
 	res := run[ResumeResult](t, cfg, "resume", mustJSON(t, ResumeTarget{Label: "local, append workload", URL: r.Append.URL, Session: "append", Steps: cfg.AppendSteps}))
 	if res.Steps != cfg.AppendSteps || res.StateBytes == 0 || res.Find.Get+res.Find.List == 0 || res.Load.Get == 0 {
 		t.Fatalf("resume: %+v", res)
@@ -129,6 +141,7 @@ func TestPhasesAndReport(t *testing.T) {
 		"resume 6 steps (local, append workload): requests to find the head",
 		"resume 6 steps (local, append workload): objects read in all",
 		"large state (compressible", "against json-file", "| files | local | 3 |", "| fsync | 20.0 MiB |  | 0s |",
+		"files workload through the CLI (fresh process each step): commit p50", "`git commit -a` on the same tree",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -150,6 +163,18 @@ func TestPhasesAndReport(t *testing.T) {
 	if got := Markdown(again); got != md {
 		t.Errorf("re-rendered results differ")
 	}
+}
+
+// cairnBin returns $CAIRN_BIN, or builds the CLI.
+func cairnBin(t *testing.T) string {
+	if bin := os.Getenv("CAIRN_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(t.TempDir(), "cairn")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cairn").CombinedOutput(); err != nil {
+		t.Fatalf("build cairn: %v: %s", err, out)
+	}
+	return bin
 }
 
 func mustJSON(t *testing.T, v any) string {

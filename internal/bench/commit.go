@@ -192,6 +192,10 @@ func phaseAppendLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 func phaseFilesLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 	dir := filepath.Join(cfg.Dir, "cairn-files")
 	work := filepath.Join(cfg.Dir, "files-work")
+	cache := filepath.Join(cfg.Dir, "files-cache")
+	if err := os.RemoveAll(cache); err != nil {
+		return nil, err
+	}
 	ws, err := openLocal(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -210,7 +214,7 @@ func phaseFilesLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 		if err := workload.Apply(work, ch); err != nil {
 			return nil, err
 		}
-		if err := c.commit(ctx, cairn.Dir(work), ch.Changed); err != nil {
+		if err := c.commit(ctx, cairn.DirWithCache(work, cache), ch.Changed); err != nil {
 			return nil, err
 		}
 	}

@@ -36,6 +36,7 @@ type Config struct {
 	LargeSize int64  `json:"large_size"` // bytes of the large fresh state
 
 	Git    string `json:"git"`    // git binary ("" skips the git peer)
+	Cairn  string `json:"cairn"`  // cairn CLI binary, for the files-cli phase
 	Restic string `json:"restic"` // restic binary ("" skips the restic peer)
 
 	// Set by the parent for the MinIO phase.

@@ -17,6 +17,8 @@ const (
 	targetResumeReads = 64   // objects read to resume a 1,000-step append session
 	targetLargeStage  = 0.70 // × the slowest stage
 	targetLargeRestic = 2.0  // × restic
+	targetFilesVsGit  = 1.0  // × git commit -a, files workload through the CLI
+	targetFilesBytes  = 2.0  // written ÷ changed, files workload through the CLI
 )
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
@@ -141,6 +143,14 @@ func Markdown(r *Results) string {
 		w("| large state (%s) against restic | %.0f MB/s | restic backup: %.0f MB/s | %.2f× | ≥ %.0f× | %s |\n",
 			l.Variant, l.Cairn.MBps(), l.Restic.MBps(), q, targetLargeRestic, yes(q >= targetLargeRestic))
 	}
+	if fc := r.FilesCLI; fc.Steps > 0 {
+		q := ratio(fc.Cairn.P50, fc.Git.P50)
+		w("| directory state, files workload through the CLI (fresh process each step): commit p50 | %s | `git commit -a` on the same tree: %s | %.2f× | ≤ %.0f× | %s |\n",
+			ms(fc.Cairn.P50), ms(fc.Git.P50), q, targetFilesVsGit, yes(q <= targetFilesVsGit))
+		q = fc.WrittenRatio()
+		w("| the same: bytes written ÷ bytes changed (compaction included) | %s / %s a step | | %.3f | ≤ %.0f | %s |\n",
+			size(fc.Written/int64(max(1, fc.Steps-1))), size(fc.Changed/int64(max(1, fc.Steps-1))), q, targetFilesBytes, yes(q <= targetFilesBytes))
+	}
 	for _, p := range r.Peers {
 		n := len(p.Series)
 		if n == 0 || n > len(a.Series) {
@@ -167,6 +177,13 @@ func Markdown(r *Results) string {
 		w("; one plain PUT of each step object's size to the same MinIO, p50 %s, p99 %s", ms(m.RawPut.P50), ms(m.RawPut.P99))
 	}
 	w(". Figures cover steps 2..N; the first step stores the initial state.\n\n")
+	if fc := r.FilesCLI; fc.Steps > 0 {
+		w("Files workload through the CLI, %d steps, each step one `cairn commit --dir` process (stat cache under XDG_CACHE_HOME) and, on the same tree, "+
+			"`git add -A` (untimed) then `git commit -q -a` (timed): cairn p50 %s, p99 %s; git p50 %s, p99 %s; CPU (user + system) a step: cairn %s, git %s. "+
+			"cairn wrote %s a step for %s changed (%.3f×; step 1 wrote %s); git's .git holds %s of loose objects at the end.\n\n",
+			fc.Steps, ms(fc.Cairn.P50), ms(fc.Cairn.P99), ms(fc.Git.P50), ms(fc.Git.P99), ms(fc.CairnCPU), ms(fc.GitCPU),
+			size(fc.Written/int64(max(1, fc.Steps-1))), size(fc.Changed/int64(max(1, fc.Steps-1))), fc.WrittenRatio(), size(fc.FirstWritten), size(fc.GitSize))
+	}
 
 	// Resume.
 	w("### Resume (a fresh process, empty cache)\n\n")

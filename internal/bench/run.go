@@ -26,17 +26,19 @@ type Results struct {
 	// machine may be shared, and every timing is only as good as its share.
 	Load [2]string `json:"loadavg"`
 
-	Fsync   FsyncResult    `json:"fsync"`
-	Append  CommitResult   `json:"append_local"`
-	Files   CommitResult   `json:"files_local"`
-	MinIO   CommitResult   `json:"append_minio"`
-	Resume  []ResumeResult `json:"resume"`
-	Setups  []SetupResult  `json:"resume_setups"`
-	Peers   []PeerResult   `json:"peers"`
-	Large   []LargeResult  `json:"large"`
-	Usage   []Usage        `json:"usage"`
-	Restic  string         `json:"restic_version"`
-	GitVers string         `json:"git_version"`
+	Fsync  FsyncResult  `json:"fsync"`
+	Append CommitResult `json:"append_local"`
+	Files  CommitResult `json:"files_local"`
+	// FilesCLI is the files workload through the CLI beside git.
+	FilesCLI FilesCLIResult `json:"files_cli"`
+	MinIO    CommitResult   `json:"append_minio"`
+	Resume   []ResumeResult `json:"resume"`
+	Setups   []SetupResult  `json:"resume_setups"`
+	Peers    []PeerResult   `json:"peers"`
+	Large    []LargeResult  `json:"large"`
+	Usage    []Usage        `json:"usage"`
+	Restic   string         `json:"restic_version"`
+	GitVers  string         `json:"git_version"`
 }
 
 // LargeResult is one large-state variant's figures.
@@ -91,6 +93,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Results, error) {
 		r.Peers = append(r.Peers, p)
 	}
 	if err := step("files-local", "", &r.Files); err != nil {
+		return nil, err
+	}
+	if err := step("files-cli", "", &r.FilesCLI); err != nil {
 		return nil, err
 	}
 

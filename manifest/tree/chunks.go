@@ -10,7 +10,20 @@ import (
 // putChunks stores data split at content-defined boundaries as a chunk
 // list, so an edit inside a large value only changes nearby chunks.
 func putChunks(sink Sink, data []byte) (Ref, error) {
-	chunks := chunker.Default.Split(data)
+	return putChunkList(sink, chunker.Default.Split(data))
+}
+
+// putChunksWith stores data split with params p: a plain leaf if it is
+// one chunk (or none), else a chunk list.
+func putChunksWith(sink Sink, p chunker.Params, data []byte) (Ref, error) {
+	chunks := p.Split(data)
+	if len(chunks) <= 1 {
+		return leafRef(sink, data)
+	}
+	return putChunkList(sink, chunks)
+}
+
+func putChunkList(sink Sink, chunks [][]byte) (Ref, error) {
 	refs := make([]Ref, len(chunks))
 	sizes := make([]int64, len(chunks))
 	for i, c := range chunks {

@@ -232,20 +232,20 @@ func (r *Reader) diffDir(ctx context.Context, p string, a, b Ref, depth int, fn 
 	if depth > r.limits().MaxDepth {
 		return fmt.Errorf("%w: diff deeper than %d", ErrLimit, r.limits().MaxDepth)
 	}
-	na, err := r.Node(ctx, a)
+	ea, err := r.dirEntries(ctx, a, depth)
 	if err != nil {
 		return err
 	}
-	nb, err := r.Node(ctx, b)
+	eb, err := r.dirEntries(ctx, b, depth)
 	if err != nil {
 		return err
 	}
-	bm := make(map[string]Entry, len(nb.Entries))
-	for _, e := range nb.Entries {
+	bm := make(map[string]Entry, len(eb))
+	for _, e := range eb {
 		bm[e.Name] = e
 	}
-	seen := make(map[string]bool, len(na.Entries))
-	for _, ea := range na.Entries {
+	seen := make(map[string]bool, len(ea))
+	for _, ea := range ea {
 		seen[ea.Name] = true
 		ep := path.Join(p, ea.Name)
 		eb, ok := bm[ea.Name]
@@ -261,7 +261,7 @@ func (r *Reader) diffDir(ctx context.Context, p string, a, b Ref, depth int, fn 
 			return err
 		}
 	}
-	for _, eb := range nb.Entries {
+	for _, eb := range eb {
 		if !seen[eb.Name] {
 			if err := fn(Change{Path: path.Join(p, eb.Name), Kind: Added}); err != nil {
 				return err

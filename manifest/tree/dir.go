@@ -2,17 +2,100 @@ package tree
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/chunker"
 )
+
+// Files up to SmallFile bytes are split with SmallFileChunks, larger ones
+// with chunker.Default. Source files and notes are mostly small and are
+// edited a few lines at a time: with 16 KiB chunks such an edit rewrote
+// the whole file, with 2 KiB chunks it rewrites about one chunk and the
+// file's chunk list (smaller chunks saved no more: their list nodes and
+// index entries grew as fast as the chunks shrank). A file that grows past SmallFile is re-chunked once.
+// Both are part of the stored format (they decide which blobs dedup).
+const SmallFile = 64 << 10
+
+// SmallFileChunks are the chunking parameters of small files.
+var SmallFileChunks = chunker.Params{Min: 512, Avg: 2 << 10, Max: 8 << 10}
+
+// FileStat is the stat data of a file or symlink that a StatCache keys
+// its ref on, as git's index does: if none of it changed, neither did
+// the content (see StatCache for the racy case).
+type FileStat struct {
+	Size  int64
+	Mtime int64 // ns since the epoch
+	Ctime int64 // ns since the epoch (inode change time)
+	Inode uint64
+	Dev   uint64
+	Mode  uint32 // fs.FileMode bits: type and permissions
+}
+
+// entryMode returns the directory-entry mode a file of stat mode m gets.
+func entryMode(m fs.FileMode) byte {
+	switch {
+	case m.IsDir():
+		return ModeDir
+	case m&fs.ModeSymlink != 0:
+		return ModeSymlink
+	case m&0o111 != 0:
+		return ModeExec
+	}
+	return ModeFile
+}
+
+// StatCache remembers, from one build of a directory state to the next,
+// each file's stat data and ref and each directory's ref, so that a build
+// reads only the files that changed. Paths are slash-separated and
+// relative to the state's root ("" is the root itself).
+//
+// The builder trusts a recorded file ref only if the file's stat data now
+// equals the recorded one exactly and the ref is known to the store
+// (DirOptions.Known); otherwise it reads the file. A cache must not
+// record stat data that could be racy: a file modified during the build,
+// in the same timestamp tick as its stat, keeps its stat data while its
+// content changes, so an implementation drops records whose mtime or
+// ctime is not strictly older than the start of the build at the
+// filesystem's timestamp granularity (git's is_racy_timestamp).
+type StatCache interface {
+	// File returns what was recorded for the file or symlink at path.
+	File(path string) (st FileStat, ref Ref, ok bool)
+	// Dir returns what was recorded for the directory at path: its ref
+	// and number of entries.
+	Dir(path string) (ref Ref, entries int, ok bool)
+	// SetFile and SetDir record the outcome of this build for the next.
+	SetFile(path string, st FileStat, ref Ref)
+	SetDir(path string, entries int, ref Ref)
+}
+
+// DirOptions tune BuildDirWith.
+type DirOptions struct {
+	// Cache, if set, lets the build skip files whose stat data did not
+	// change, and receives this build's records.
+	Cache StatCache
+	// Known reports whether the store already holds a blob or node. A ref
+	// from Cache is used only if Known says so, so a stale or foreign
+	// cache can cost reads, never a missing blob. Without Known the cache
+	// is only written, never trusted.
+	Known func(cas.ID) bool
+}
 
 // BuildDir stores the directory tree at root through sink and returns the
 // root ref. Regular files, executables, directories and symlinks are
 // kept (a symlink as its target text); any other file type is an error.
 func BuildDir(root string, sink Sink) (Ref, error) {
+	return BuildDirWith(root, sink, DirOptions{})
+}
+
+// BuildDirWith is BuildDir with options: see DirOptions.
+func BuildDirWith(root string, sink Sink, opts DirOptions) (Ref, error) {
 	fi, err := os.Stat(root)
 	if err != nil {
 		return Ref{}, fmt.Errorf("read state directory: %w", err)
@@ -20,57 +103,134 @@ func BuildDir(root string, sink Sink) (Ref, error) {
 	if !fi.IsDir() {
 		return Ref{}, fmt.Errorf("read state directory %s: not a directory", root)
 	}
-	return buildDir(root, sink)
+	b := &dirBuilder{sink: sink, cache: opts.Cache, known: opts.Known}
+	ref, _, err := b.dir(root, "")
+	return ref, err
 }
 
-func buildDir(dir string, sink Sink) (Ref, error) {
-	des, err := os.ReadDir(dir)
+type dirBuilder struct {
+	sink  Sink
+	cache StatCache
+	known func(cas.ID) bool
+}
+
+// usable reports whether a ref recorded in the cache may stand for
+// content without reading it. Inline refs are not: their files are tiny
+// and cheaper to read than to argue about.
+func (b *dirBuilder) usable(ref Ref) bool {
+	return b.known != nil && ref.Kind != Inline && b.known(ref.ID)
+}
+
+// dir builds the directory at p (rel from the root). same reports that
+// the directory's entries are exactly those the cache recorded, so its
+// recorded ref stands for it.
+func (b *dirBuilder) dir(p, rel string) (ref Ref, same bool, err error) {
+	des, err := os.ReadDir(p)
 	if err != nil {
-		return Ref{}, fmt.Errorf("read state directory: %w", err)
+		return Ref{}, false, fmt.Errorf("read state directory: %w", err)
 	}
 	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
-	node := &NodeData{Type: TypeDir, Entries: make([]Entry, 0, len(des))}
+	entries := make([]Entry, 0, len(des))
+	same = b.cache != nil
 	for _, de := range des {
 		name := de.Name()
-		p := filepath.Join(dir, name)
-		var e Entry
-		e.Name = name
-		switch t := de.Type(); {
-		case t.IsDir():
+		e := Entry{Name: name}
+		var match bool
+		if de.IsDir() {
 			e.Mode = ModeDir
-			e.Ref, err = buildDir(p, sink)
-		case t&fs.ModeSymlink != 0:
-			e.Mode = ModeSymlink
-			var target string
-			if target, err = os.Readlink(p); err == nil {
-				e.Ref, err = leafRef(sink, []byte(target))
-			}
-		case t.IsRegular():
-			info, ierr := de.Info()
-			if ierr != nil {
-				return Ref{}, fmt.Errorf("read state file %s: %w", p, ierr)
-			}
-			if info.Mode()&0o111 != 0 {
-				e.Mode = ModeExec
-			}
-			e.Ref, err = buildFile(p, sink)
-		default:
-			return Ref{}, fmt.Errorf("read state directory: %s: unsupported file type %v", p, t)
+			e.Ref, match, err = b.dir(filepath.Join(p, name), path.Join(rel, name))
+		} else {
+			e.Mode, e.Ref, match, err = b.file(filepath.Join(p, name), path.Join(rel, name), de)
 		}
 		if err != nil {
-			return Ref{}, err
+			return Ref{}, false, err
 		}
-		node.Entries = append(node.Entries, e)
+		same = same && match
+		entries = append(entries, e)
 	}
-	return putNode(sink, node, int64(len(node.Entries)))
+	if b.cache != nil {
+		if old, n, ok := b.cache.Dir(rel); ok && same && n == len(entries) && b.usable(old) {
+			b.cache.SetDir(rel, n, old)
+			return old, true, nil
+		}
+	}
+	ref, err = putDir(b.sink, entries)
+	if err != nil {
+		return Ref{}, false, err
+	}
+	if b.cache != nil {
+		b.cache.SetDir(rel, len(entries), ref)
+	}
+	return ref, false, nil
 }
 
-func buildFile(path string, sink Sink) (Ref, error) {
+// file stores the file or symlink at p. match reports that its mode and
+// ref are those the cache recorded.
+func (b *dirBuilder) file(p, rel string, de fs.DirEntry) (mode byte, ref Ref, match bool, err error) {
+	t := de.Type()
+	if !t.IsRegular() && t&fs.ModeSymlink == 0 {
+		return 0, Ref{}, false, fmt.Errorf("read state directory: %s: unsupported file type %v", p, t)
+	}
+	info, err := de.Info() // lstat, before the content is read
+	if err != nil {
+		return 0, Ref{}, false, fmt.Errorf("read state file %s: %w", p, err)
+	}
+	mode = entryMode(info.Mode())
+	if mode == ModeDir || (mode == ModeSymlink) != (t&fs.ModeSymlink != 0) {
+		// Replaced between the directory read and the lstat.
+		return 0, Ref{}, false, fmt.Errorf("read state file %s: changed type while being read", p)
+	}
+	var st FileStat
+	var old FileStat
+	var oldRef Ref
+	var found bool
+	if b.cache != nil {
+		st = statOf(info)
+		old, oldRef, found = b.cache.File(rel)
+		if found && old == st && b.usable(oldRef) {
+			b.cache.SetFile(rel, st, oldRef)
+			return mode, oldRef, true, nil
+		}
+	}
+	if mode == ModeSymlink {
+		var target string
+		if target, err = os.Readlink(p); err == nil {
+			ref, err = leafRef(b.sink, []byte(target))
+		}
+	} else {
+		ref, err = buildFile(p, info.Size(), b.sink)
+	}
+	if err != nil {
+		return 0, Ref{}, false, err
+	}
+	if b.cache != nil {
+		b.cache.SetFile(rel, st, ref)
+		match = found && entryMode(fs.FileMode(old.Mode)) == mode && oldRef.Equal(ref)
+	}
+	return mode, ref, match, nil
+}
+
+// buildFile stores the file at path, whose lstat said it has size bytes.
+func buildFile(path string, size int64, sink Sink) (Ref, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Ref{}, fmt.Errorf("read state file: %w", err)
 	}
 	defer f.Close()
+	if size <= SmallFile {
+		// Read one byte more than a small file may hold: a file that
+		// grew since the lstat is chunked as the large file it is now.
+		data, err := io.ReadAll(io.LimitReader(f, SmallFile+1))
+		if err != nil {
+			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
+		}
+		if len(data) <= SmallFile {
+			return putChunksWith(sink, SmallFileChunks, data)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
+		}
+	}
 	ref, _, err := putStream(sink, f)
 	if err != nil {
 		return Ref{}, fmt.Errorf("read state file %s: %w", path, err)

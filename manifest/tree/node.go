@@ -50,18 +50,23 @@ func (n *NodeData) Encode() []byte {
 	out := []byte{n.Type}
 	out = binary.AppendUvarint(out, uint64(len(n.Entries)))
 	for _, e := range n.Entries {
-		switch n.Type {
-		case TypeObject:
-			out = binary.AppendUvarint(out, uint64(len(e.Name)))
-			out = append(out, e.Name...)
-		case TypeDir:
-			out = binary.AppendUvarint(out, uint64(len(e.Name)))
-			out = append(out, e.Name...)
-			out = append(out, e.Mode)
-		}
-		out = AppendRef(out, e.Ref)
+		out = appendEntry(out, n.Type, e)
 	}
 	return out
+}
+
+// appendEntry appends the encoding of e, an entry of a node of type typ.
+func appendEntry(out []byte, typ byte, e Entry) []byte {
+	switch typ {
+	case TypeObject:
+		out = binary.AppendUvarint(out, uint64(len(e.Name)))
+		out = append(out, e.Name...)
+	case TypeDir:
+		out = binary.AppendUvarint(out, uint64(len(e.Name)))
+		out = append(out, e.Name...)
+		out = append(out, e.Mode)
+	}
+	return AppendRef(out, e.Ref)
 }
 
 // DecodeNode decodes node bytes. what names the node in errors.
@@ -193,10 +198,35 @@ func boundary(enc []byte, count int) bool {
 // one leaf, else leaves joined by list nodes, level by level. size is the
 // element (or byte) count the list stands for.
 func putList(sink Sink, leafType byte, refs []Ref, sizes []int64) (Ref, error) {
+	entries := make([]Entry, len(refs))
+	for i, r := range refs {
+		entries[i].Ref = r
+	}
+	return putEntries(sink, leafType, entries, sizes)
+}
+
+// putDir stores the entries of a directory, sorted by name, as a list of
+// directory leaves: one TypeDir node if they fit in one leaf (the only
+// form before manifest version 3), else TypeDir leaves joined by list
+// nodes, so that changing one entry of a large directory rewrites one
+// leaf and the path above it instead of the whole listing. A directory
+// ref's Size is its number of entries.
+func putDir(sink Sink, entries []Entry) (Ref, error) {
+	sizes := make([]int64, len(entries))
+	for i := range sizes {
+		sizes[i] = 1
+	}
+	return putEntries(sink, TypeDir, entries, sizes)
+}
+
+// putEntries stores entries as a list: leaves of leafType split at
+// content-defined boundaries (an entry's boundary hash covers its whole
+// encoding, name and mode included), joined by list nodes level by level.
+func putEntries(sink Sink, leafType byte, entries []Entry, sizes []int64) (Ref, error) {
 	typ := leafType
-	level := refs
+	level := entries
 	for {
-		var next []Ref
+		var next []Entry
 		var nextSizes []int64
 		start := 0
 		var enc []byte
@@ -204,20 +234,20 @@ func putList(sink Sink, leafType byte, refs []Ref, sizes []int64) (Ref, error) {
 			node := &NodeData{Type: typ, Entries: make([]Entry, 0, end-start)}
 			var total int64
 			for i := start; i < end; i++ {
-				node.Entries = append(node.Entries, Entry{Ref: level[i]})
+				node.Entries = append(node.Entries, level[i])
 				total += sizes[i]
 			}
 			ref, err := putNode(sink, node, total)
 			if err != nil {
 				return err
 			}
-			next = append(next, ref)
+			next = append(next, Entry{Ref: ref})
 			nextSizes = append(nextSizes, total)
 			start = end
 			return nil
 		}
 		for i := range level {
-			enc = AppendRef(enc[:0], level[i])
+			enc = appendEntry(enc[:0], typ, level[i])
 			if i+1-start >= listMax || boundary(enc, i+1-start) {
 				if i+1 == len(level) && start == 0 {
 					break // the whole level fits in one node
@@ -233,7 +263,7 @@ func putList(sink Sink, leafType byte, refs []Ref, sizes []int64) (Ref, error) {
 			}
 		}
 		if len(next) == 1 {
-			return next[0], nil
+			return next[0].Ref, nil
 		}
 		level, sizes, typ = next, nextSizes, TypeList
 	}

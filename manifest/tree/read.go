@@ -267,17 +267,11 @@ func (r *Reader) walkDir(ctx context.Context, ref Ref, prefix string, depth int,
 	if depth > r.limits().MaxDepth {
 		return fmt.Errorf("%w: directories nested deeper than %d", ErrLimit, r.limits().MaxDepth)
 	}
-	n, err := r.Node(ctx, ref)
+	entries, err := r.dirEntries(ctx, ref, depth)
 	if err != nil {
 		return err
 	}
-	if n.Type != TypeDir {
-		return fmt.Errorf("%w: node %s: type %q where a directory was expected", cas.ErrCorrupt, ref.ID.Short(), n.Type)
-	}
-	for _, e := range n.Entries {
-		if err := ValidName(e.Name); err != nil {
-			return fmt.Errorf("%w: directory %s: %v", cas.ErrCorrupt, ref.ID.Short(), err)
-		}
+	for _, e := range entries {
 		p := path.Join(prefix, e.Name)
 		size := e.Ref.Size
 		if e.Ref.Kind == Inline {
@@ -293,6 +287,30 @@ func (r *Reader) walkDir(ctx context.Context, ref Ref, prefix string, depth int,
 		}
 	}
 	return nil
+}
+
+// dirEntries returns the entries of the directory at ref: one directory
+// node, or (manifest version 3 on) a list of directory leaves. Names must
+// be safe and strictly increasing.
+func (r *Reader) dirEntries(ctx context.Context, ref Ref, depth int) ([]Entry, error) {
+	if ref.Kind != Node {
+		return nil, fmt.Errorf("%w: directory is not a node", cas.ErrCorrupt)
+	}
+	var out []Entry
+	err := r.listWalk(ctx, ref, TypeDir, depth, func(e Entry) error {
+		if err := ValidName(e.Name); err != nil {
+			return fmt.Errorf("%w: directory %s: %v", cas.ErrCorrupt, ref.ID.Short(), err)
+		}
+		if k := len(out); k > 0 && out[k-1].Name >= e.Name {
+			return fmt.Errorf("%w: directory %s: entries out of order at %q", cas.ErrCorrupt, ref.ID.Short(), e.Name)
+		}
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Checkout writes the directory state at ref into dir, which must be

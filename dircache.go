@@ -1,0 +1,79 @@
+package cairn
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/dircache"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// cachedDirState is a directory state with a stat cache: see DirWithCache.
+type cachedDirState struct{ path, cacheDir string }
+
+// DirWithCache returns the directory state at path, like Dir, with a stat
+// cache kept under cacheDir: one file per store, session and directory,
+// mapping each file's stat data (size, mtime, ctime, inode, mode) to its
+// stored content. A commit then reads only the files whose stat data
+// changed, as `git commit -a` does with git's index. Files modified in
+// the same timestamp tick as a commit started are read again by the next
+// one (git's racy-timestamp rule).
+//
+// The cache never decides what is stored: a recorded ref is used only if
+// the session's parent step already holds it, and an unreadable, foreign
+// or damaged cache file is ignored and rewritten, so a bad cache costs
+// time, never content. Writing the cache is best effort; a commit does
+// not fail because its cache could not be saved.
+func DirWithCache(path, cacheDir string) State { return cachedDirState{path, cacheDir} }
+
+// DefaultCacheDir returns where the CLI keeps local caches:
+// $XDG_CACHE_HOME/cairn, or ~/.cache/cairn.
+func DefaultCacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "cairn")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".cache", "cairn")
+	}
+	return filepath.Join(os.TempDir(), "cairn-cache")
+}
+
+// build builds the state without a cache: Session.Commit builds a
+// cachedDirState through buildCached, which needs the session.
+func (d cachedDirState) build(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+	return dirState(d.path).build(sink, known)
+}
+
+// buildCached builds the state through a stat cache for the session's
+// store and name; known says which blobs the parent's layout holds. The
+// returned done saves the cache if the commit was acknowledged and drops
+// this build's records otherwise.
+func (d cachedDirState) buildCached(sink tree.Sink, known func(cas.ID) bool, storeURL, session string) (manifest.StateKind, tree.Ref, func(ok bool), error) {
+	abs, err := filepath.Abs(d.path)
+	if err != nil {
+		abs = d.path
+	}
+	if !strings.Contains(storeURL, "://") && storeURL != "" {
+		if a, err := filepath.Abs(storeURL); err == nil {
+			storeURL = a
+		}
+	}
+	key := storeURL + "\x00" + session + "\x00" + abs
+	c := dircache.Open(filepath.Join(d.cacheDir, "dirs", dircache.FileName(key)), key)
+	ref, err := tree.BuildDirWith(d.path, sink, tree.DirOptions{Cache: c, Known: known})
+	if err != nil {
+		c.Discard()
+		return 0, tree.Ref{}, nil, err
+	}
+	done := func(ok bool) {
+		if ok {
+			_ = c.Save() // best effort: a missing cache costs the next commit reads
+		} else {
+			c.Discard()
+		}
+	}
+	return manifest.StateDir, ref, done, nil
+}

@@ -1,0 +1,433 @@
+// Package dircache keeps a directory state's stat cache in a local file:
+// for each file its stat data and ref, for each directory its ref, so
+// that the next commit of the same directory reads only the files that
+// changed (git's index plays this part for `git commit -a`).
+//
+// The cache is a hint, never an authority. A file that cannot be read,
+// is truncated, has the wrong version, checksum or key, or breaks any
+// bound is ignored and rebuilt. It only maps stat data to refs: the
+// builder (tree.BuildDirWith) takes names from the directory itself and
+// uses a recorded ref only if the store is known to hold it, so a stale,
+// foreign or hostile cache can cost reads, never a wrong or missing blob
+// (short of one that forges the exact stat data of a file).
+//
+// Racy timestamps are handled as git's read-cache.c does with its index
+// file's mtime: the cache takes the start of each build from the
+// filesystem (the mtime of its new temporary file, created before the
+// build stats anything) and does not record a file whose mtime or ctime
+// is not strictly older than that, at the timestamp granularity of the
+// file's filesystem. Such a file could change again within the same tick
+// without changing its stat data; it is read again next time instead.
+package dircache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+// Format and bounds of a cache file.
+const (
+	magic   = "CRDC"
+	version = 1
+	// MaxSize bounds a cache file; a larger cache is not written, and a
+	// larger file is not read.
+	MaxSize = 64 << 20
+	// MaxEntries bounds the records of one cache.
+	MaxEntries = 1 << 20
+	// MaxDirBytes bounds the cache files of one directory together: when
+	// a new cache file pushes them past it, the least recently written
+	// ones are removed.
+	MaxDirBytes = 256 << 20
+	maxKey      = 1 << 13
+	maxPath     = 1 << 16
+	suffix      = ".dircache"
+)
+
+type record struct {
+	dir     bool
+	st      tree.FileStat // files
+	entries int           // directories
+	ref     tree.Ref
+}
+
+// Cache is a tree.StatCache read from one file and written back to it by
+// Save. Its zero value is not usable; call Open. Not safe for concurrent
+// use.
+type Cache struct {
+	path string
+	key  string
+	old  map[string]record
+	next map[string]record
+	// start is the build's start as the filesystem stamped it (ns);
+	// tmp is the new cache file being prepared. Both are unset when the
+	// cache cannot be written: then nothing is recorded.
+	start int64
+	tmp   *os.File
+	// fresh: there was no cache file; saving adds one to the directory.
+	fresh bool
+	// Ignored says why the file's records were not used ("" if they
+	// were, or if there was no file).
+	Ignored string
+}
+
+var _ tree.StatCache = (*Cache)(nil)
+
+// FileName returns the name of the cache file for key: a hash of it, so
+// that keys (store URLs, paths) never become file names.
+func FileName(key string) string {
+	sum := cas.Sum([]byte(key))
+	return sum.String()[:32] + suffix
+}
+
+// Open reads the cache at path if it exists and was written for key, and
+// prepares its successor; call it before the build stats any file. It
+// never fails: an unreadable or invalid file gives an empty cache, and
+// a cache that cannot be written records nothing.
+func Open(path, key string) *Cache {
+	c := &Cache{path: path, key: key, old: map[string]record{}, next: map[string]record{}}
+	f, err := os.Open(path)
+	c.fresh = errors.Is(err, os.ErrNotExist)
+	if err == nil {
+		data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+		f.Close()
+		switch {
+		case err != nil:
+			c.Ignored = err.Error()
+		case len(data) > MaxSize:
+			c.Ignored = "too large"
+		default:
+			k, recs, err := decode(data)
+			switch {
+			case err != nil:
+				c.Ignored = err.Error()
+			case k != key:
+				c.Ignored = "written for another store, session or directory"
+			default:
+				c.old = recs
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return c
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return c
+	}
+	fi, err := tmp.Stat()
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return c
+	}
+	c.tmp, c.start = tmp, fi.ModTime().UnixNano()
+	return c
+}
+
+// File implements tree.StatCache.
+func (c *Cache) File(path string) (tree.FileStat, tree.Ref, bool) {
+	r, ok := c.old[path]
+	if !ok || r.dir {
+		return tree.FileStat{}, tree.Ref{}, false
+	}
+	return r.st, r.ref, true
+}
+
+// Dir implements tree.StatCache.
+func (c *Cache) Dir(path string) (tree.Ref, int, bool) {
+	r, ok := c.old[path]
+	if !ok || !r.dir {
+		return tree.Ref{}, 0, false
+	}
+	return r.ref, r.entries, true
+}
+
+// SetFile implements tree.StatCache. Racy stat data is not recorded.
+func (c *Cache) SetFile(path string, st tree.FileStat, ref tree.Ref) {
+	if c.tmp == nil || Racy(st, c.start) || len(c.next) >= MaxEntries {
+		return
+	}
+	c.next[path] = record{st: st, ref: ref}
+}
+
+// SetDir implements tree.StatCache.
+func (c *Cache) SetDir(path string, entries int, ref tree.Ref) {
+	if c.tmp == nil || len(c.next) >= MaxEntries {
+		return
+	}
+	c.next[path] = record{dir: true, entries: entries, ref: ref}
+}
+
+// Racy reports whether stat data st cannot vouch for content read after
+// start (ns, as the filesystem stamps times): its mtime or ctime is not
+// strictly older than start. A file whose times are whole seconds lives
+// on a filesystem that keeps no finer times (or one as coarse as FAT's 2
+// s), so it is compared with start rounded down to the second, less 2 s.
+func Racy(st tree.FileStat, start int64) bool {
+	t := max(st.Mtime, st.Ctime)
+	if st.Mtime%1e9 == 0 && st.Ctime%1e9 == 0 {
+		return t >= (start/1e9-2)*1e9
+	}
+	return t >= start
+}
+
+// Save writes the records of this build to the cache file, atomically
+// (the prepared temporary file, renamed over the old one). A cache that
+// would exceed MaxSize is not written, and the old file is removed.
+func (c *Cache) Save() error {
+	if c.tmp == nil {
+		return nil
+	}
+	tmp := c.tmp
+	c.tmp = nil
+	data := encode(c.key, c.next)
+	if len(data) > MaxSize {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		if err := os.Remove(c.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove stat cache: %w", err)
+		}
+		return nil
+	}
+	_, err := tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write stat cache: %w", err)
+	}
+	if c.fresh {
+		prune(filepath.Dir(c.path), MaxDirBytes)
+	}
+	return nil
+}
+
+// prune removes the least recently written cache files of dir until they
+// take at most max bytes, and temporary files left for an hour (by
+// processes that died before saving). Best effort: another process may
+// be pruning too.
+func prune(dir string, max int64) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		size int64
+		mod  time.Time
+	}
+	var files []file
+	var total int64
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(e.Name(), suffix):
+			files = append(files, file{e.Name(), fi.Size(), fi.ModTime()})
+			total += fi.Size()
+		case strings.Contains(e.Name(), suffix+".tmp") && time.Since(fi.ModTime()) > time.Hour:
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	for _, f := range files {
+		if total <= max {
+			break
+		}
+		if os.Remove(filepath.Join(dir, f.name)) == nil {
+			total -= f.size
+		}
+	}
+}
+
+// Discard drops this build's records (the commit did not happen).
+func (c *Cache) Discard() {
+	if c.tmp != nil {
+		c.tmp.Close()
+		os.Remove(c.tmp.Name())
+		c.tmp = nil
+	}
+}
+
+// encode returns the file form of recs: magic, version, key, records in
+// path order, then the BLAKE3 hash of all that.
+func encode(key string, recs map[string]record) []byte {
+	paths := make([]string, 0, len(recs))
+	for p := range recs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := append([]byte(magic), version)
+	out = appendBytes(out, key)
+	out = binary.AppendUvarint(out, uint64(len(paths)))
+	for _, p := range paths {
+		r := recs[p]
+		out = appendBytes(out, p)
+		if r.dir {
+			out = append(out, 'd')
+			out = binary.AppendUvarint(out, uint64(r.entries))
+		} else {
+			out = append(out, 'f')
+			out = binary.AppendVarint(out, r.st.Size)
+			out = binary.AppendVarint(out, r.st.Mtime)
+			out = binary.AppendVarint(out, r.st.Ctime)
+			out = binary.AppendUvarint(out, r.st.Inode)
+			out = binary.AppendUvarint(out, r.st.Dev)
+			out = binary.AppendUvarint(out, uint64(r.st.Mode))
+		}
+		out = tree.AppendRef(out, r.ref)
+	}
+	sum := cas.Sum(out)
+	return append(out, sum[:]...)
+}
+
+func appendBytes(out []byte, s string) []byte {
+	out = binary.AppendUvarint(out, uint64(len(s)))
+	return append(out, s...)
+}
+
+// errBad is the error of every malformed cache file.
+var errBad = errors.New("malformed stat cache")
+
+// decode parses a cache file, checking everything encode guarantees.
+func decode(data []byte) (key string, recs map[string]record, err error) {
+	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic {
+		return "", nil, fmt.Errorf("%w: bad magic", errBad)
+	}
+	if data[len(magic)] != version {
+		return "", nil, fmt.Errorf("%w: version %d", errBad, data[len(magic)])
+	}
+	body := data[:len(data)-cas.IDSize]
+	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
+		return "", nil, fmt.Errorf("%w: checksum mismatch", errBad)
+	}
+	return decodeBody(body[len(magic)+1:])
+}
+
+// decodeBody parses what follows the version byte, up to the checksum.
+func decodeBody(body []byte) (key string, recs map[string]record, err error) {
+	d := &decoder{p: body}
+	key = string(d.bytes(maxKey))
+	n := d.uvarint(MaxEntries)
+	recs = make(map[string]record, min(n, 4096))
+	prev := ""
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		p := string(d.bytes(maxPath))
+		if i > 0 && p <= prev {
+			d.fail("paths out of order")
+		}
+		prev = p
+		var r record
+		switch d.byte() {
+		case 'd':
+			r.dir = true
+			r.entries = int(d.uvarint(1<<31 - 1))
+		case 'f':
+			r.st.Size = d.varint()
+			r.st.Mtime = d.varint()
+			r.st.Ctime = d.varint()
+			r.st.Inode = d.uvarint(1<<64 - 1)
+			r.st.Dev = d.uvarint(1<<64 - 1)
+			r.st.Mode = uint32(d.uvarint(1<<32 - 1))
+			if r.st.Size < 0 {
+				d.fail("negative size")
+			}
+		default:
+			d.fail("bad record kind")
+		}
+		if d.err == nil {
+			var rest []byte
+			r.ref, rest, d.err = tree.ReadRef(d.p, "stat cache")
+			d.p = rest
+		}
+		recs[p] = r
+	}
+	if d.err == nil && len(d.p) != 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		return "", nil, d.err
+	}
+	return key, recs, nil
+}
+
+type decoder struct {
+	p   []byte
+	err error
+}
+
+func (d *decoder) fail(msg string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", errBad, msg)
+	}
+}
+
+func (d *decoder) uvarint(max uint64) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.p)
+	if n <= 0 || v > max {
+		d.fail("bad number")
+		return 0
+	}
+	d.p = d.p[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.p)
+	if n <= 0 {
+		d.fail("bad number")
+		return 0
+	}
+	d.p = d.p[n:]
+	return v
+}
+
+func (d *decoder) bytes(max uint64) []byte {
+	n := d.uvarint(max)
+	if d.err != nil {
+		return nil
+	}
+	if uint64(len(d.p)) < n {
+		d.fail("truncated")
+		return nil
+	}
+	b := d.p[:n]
+	d.p = d.p[n:]
+	return b
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.p) == 0 {
+		d.fail("truncated")
+		return 0
+	}
+	b := d.p[0]
+	d.p = d.p[1:]
+	return b
+}

@@ -1,0 +1,245 @@
+package dircache
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+func blobRef(s string) tree.Ref {
+	return tree.Ref{Kind: tree.Blob, ID: cas.Sum([]byte(s)), Size: int64(len(s))}
+}
+
+// stat returns stat data older than any cache start in these tests.
+func stat(size int64) tree.FileStat {
+	return tree.FileStat{Size: size, Mtime: 1_600_000_000_123_456_789, Ctime: 1_600_000_000_223_456_789, Inode: 42, Dev: 7, Mode: 0o644}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c", "x.dircache")
+	c := Open(path, "store\x00s\x00/dir")
+	if c.Ignored != "" {
+		t.Fatalf("no file, yet ignored: %s", c.Ignored)
+	}
+	c.SetFile("a/b.txt", stat(3), blobRef("abc"))
+	c.SetDir("a", 1, tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("a")), Size: 1})
+	c.SetFile("tiny", stat(2), tree.Ref{Kind: tree.Inline, Data: []byte("hi")})
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	d := Open(path, "store\x00s\x00/dir")
+	defer d.Discard()
+	if d.Ignored != "" {
+		t.Fatalf("ignored: %s", d.Ignored)
+	}
+	if st, ref, ok := d.File("a/b.txt"); !ok || st != stat(3) || !ref.Equal(blobRef("abc")) {
+		t.Errorf("File = %v %v %v", st, ref, ok)
+	}
+	if _, n, ok := d.Dir("a"); !ok || n != 1 {
+		t.Errorf("Dir = %d %v", n, ok)
+	}
+	if _, _, ok := d.File("a"); ok {
+		t.Error("a directory's record answered as a file's")
+	}
+	if _, _, ok := d.Dir("a/b.txt"); ok {
+		t.Error("a file's record answered as a directory's")
+	}
+	if _, ref, ok := d.File("tiny"); !ok || string(ref.Data) != "hi" {
+		t.Errorf("inline ref: %v %v", ref, ok)
+	}
+	// Nothing else is left in the directory: the temporary file became
+	// the cache, and d's is removed by Discard.
+	d.Discard()
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("cache directory holds %d files, want 1", len(ents))
+	}
+}
+
+// TestRacyNotRecorded checks git's rule: stat data whose mtime or ctime
+// is not strictly older than the build's start is not recorded, so the
+// file is read again next time.
+func TestRacyNotRecorded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.dircache")
+	c := Open(path, "k")
+	if c.start == 0 {
+		t.Fatal("no start time")
+	}
+	old := stat(1)
+	sameTick := old
+	sameTick.Mtime = c.start
+	newCtime := old
+	newCtime.Ctime = c.start + 1
+	c.SetFile("old", old, blobRef("1"))
+	c.SetFile("same-tick", sameTick, blobRef("2"))
+	c.SetFile("new-ctime", newCtime, blobRef("3"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	d := Open(path, "k")
+	defer d.Discard()
+	if _, _, ok := d.File("old"); !ok {
+		t.Error("an old file was not recorded")
+	}
+	for _, p := range []string{"same-tick", "new-ctime"} {
+		if _, _, ok := d.File(p); ok {
+			t.Errorf("%s: racy stat data was recorded", p)
+		}
+	}
+}
+
+func TestRacyGranularity(t *testing.T) {
+	start := int64(1_700_000_010_500_000_000)
+	for _, tc := range []struct {
+		name         string
+		mtime, ctime int64
+		racy         bool
+	}{
+		{"ns, older", start - 1, start - 1, false},
+		{"ns, equal", start, start - 5, true},
+		{"ns, ctime newer", start - 5, start + 5, true},
+		// Whole seconds: a filesystem that may round to 2 s.
+		{"s, 3 s older", 1_700_000_007e9, 1_700_000_007e9, false},
+		{"s, same second", 1_700_000_010e9, 1_700_000_010e9, true},
+		{"s, 2 s older", 1_700_000_008e9, 1_700_000_008e9, true},
+	} {
+		st := tree.FileStat{Mtime: tc.mtime, Ctime: tc.ctime}
+		if got := Racy(st, start); got != tc.racy {
+			t.Errorf("%s: Racy = %v, want %v", tc.name, got, tc.racy)
+		}
+	}
+}
+
+// TestBadFilesIgnored checks that a cache file is used only if it is
+// whole and was written for the same key; anything else is ignored,
+// never an error, and rebuilt by the next Save.
+func TestBadFilesIgnored(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.dircache")
+	c := Open(path, "store-a\x00s\x00/d")
+	c.SetFile("f", stat(1), blobRef("1"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)/2] ^= 1
+	newer := bytes.Clone(good)
+	newer[len(magic)] = version + 1
+	for name, data := range map[string][]byte{
+		"truncated": good[:len(good)-5],
+		"garbage":   []byte("this is not a cache file at all, not even close to one"),
+		"empty":     {},
+		"flipped":   flipped,
+		"newer":     newer,
+		"too large": append(bytes.Clone(good), make([]byte, MaxSize)...),
+	} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d := Open(path, "store-a\x00s\x00/d")
+		if _, _, ok := d.File("f"); ok || d.Ignored == "" {
+			t.Errorf("%s: cache used (ignored: %q)", name, d.Ignored)
+		}
+		d.SetFile("f", stat(1), blobRef("1"))
+		if err := d.Save(); err != nil {
+			t.Fatalf("%s: rebuild: %v", name, err)
+		}
+		if e := Open(path, "store-a\x00s\x00/d"); e.Ignored != "" {
+			t.Errorf("%s: rebuilt cache ignored: %s", name, e.Ignored)
+		} else {
+			e.Discard()
+		}
+	}
+	for _, key := range []string{"store-b\x00s\x00/d", "store-a\x00t\x00/d", "store-a\x00s\x00/e"} {
+		d := Open(path, key)
+		if _, _, ok := d.File("f"); ok {
+			t.Errorf("cache for another key %q used", key)
+		}
+		d.Discard()
+	}
+}
+
+// TestUnwritable checks that a cache that cannot be written records
+// nothing and does not fail.
+func TestUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := Open(filepath.Join(blocker, "x.dircache"), "k")
+	c.SetFile("f", stat(1), blobRef("1"))
+	if err := c.Save(); err != nil {
+		t.Errorf("Save of an unwritable cache: %v", err)
+	}
+}
+
+// FuzzDecode feeds the cache file decoder arbitrary bytes, both as a
+// whole file and as the part after the checksum guards it: it must not
+// panic, and whatever it accepts must survive encoding unchanged.
+func FuzzDecode(f *testing.F) {
+	recs := map[string]record{
+		"a":     {dir: true, entries: 2, ref: tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("a")), Size: 2}},
+		"a/b":   {st: stat(3), ref: blobRef("abc")},
+		"a/c":   {st: stat(2), ref: tree.Ref{Kind: tree.Inline, Data: []byte("hi")}},
+		"zzzzz": {st: stat(0), ref: tree.Ref{Kind: tree.Inline}},
+	}
+	whole := encode("store\x00session\x00/dir", recs)
+	f.Add(whole)
+	f.Add(whole[len(magic)+1 : len(whole)-cas.IDSize])
+	f.Add(encode("", nil))
+	f.Add([]byte("CRDC\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check := func(key string, recs map[string]record, err error) {
+			if err != nil {
+				if !errors.Is(err, errBad) && !errors.Is(err, cas.ErrCorrupt) {
+					t.Fatalf("error %v is not a malformed-cache error", err)
+				}
+				return
+			}
+			k2, r2, err := decode(encode(key, recs))
+			if err != nil || k2 != key || !reflect.DeepEqual(r2, recs) {
+				t.Fatalf("accepted cache does not survive encoding: %v", err)
+			}
+		}
+		check(decode(data))
+		check(decodeBody(data))
+	})
+}
+
+// TestPrune checks the bound on a cache directory: a new cache file that
+// takes the directory past it removes the least recently written ones.
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	for i, name := range []string{"a", "b", "c"} {
+		p := filepath.Join(dir, FileName(name))
+		if err := os.WriteFile(p, make([]byte, 1000), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mod := old.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, mod, mod)
+	}
+	stale := filepath.Join(dir, FileName("d")+".tmp123")
+	os.WriteFile(stale, nil, 0o600)
+	os.Chtimes(stale, old, old)
+	prune(dir, 2000)
+	for name, want := range map[string]bool{"a": false, "b": true, "c": true} {
+		if _, err := os.Stat(filepath.Join(dir, FileName(name))); (err == nil) != want {
+			t.Errorf("%s: kept %v, want %v", name, err == nil, want)
+		}
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("stale temporary file kept")
+	}
+}

@@ -38,7 +38,7 @@ endif
 # Framework adapters: nested modules, so the main module does not depend on the frameworks.
 ADAPTERS := adapters/eino adapters/adk
 
-.PHONY: help build install test test-clients clients-deps test-adapters test-short bench bench-go bench-quick bench-export lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
+.PHONY: help build install test test-clients clients-deps test-adapters test-short bench bench-go bench-quick bench-export soak lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
@@ -99,6 +99,14 @@ fuzz: ## run every fuzz target for FUZZTIME each (corpora in each package's test
 	    echo "$$out" | grep -E '^fuzz: elapsed' | tail -1; \
 	  done; \
 	done
+
+SOAK_TIME ?= 60s
+SOAK_STORE ?= local
+SOAK_SEED ?= 0
+# `make test` runs a one-minute soak on each store (internal/soak's tests).
+soak: build minio ## chaos soak (docs/reliability.md): SOAK_TIME=60s, SOAK_STORE=local|minio, SOAK_SEED=N (0: random, printed)
+	$(GO) build -o $(BIN)/cairn-soak ./cmd/cairn-soak
+	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-soak -bin $(BIN)/cairn -store $(SOAK_STORE) -time $(SOAK_TIME) -seed $(SOAK_SEED)
 
 demo: build ## the demo loop on the local default store
 	./internal/demo/demo.sh $(BIN)/cairn

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/manifest"
@@ -30,6 +31,25 @@ var (
 	// exceeds a bound (see Limits and docs/limits.md).
 	ErrLimit = errors.New("limit exceeded")
 )
+
+// Refinements of the kinds above, for callers that act on them.
+var (
+	// ErrAwaitingInput (an ErrConflict): a commit on a head that awaits
+	// input, neither replying nor withdrawing the question (see
+	// CommitOptions.Reply and Withdraw).
+	ErrAwaitingInput = fmt.Errorf("%w: the head awaits input", ErrConflict)
+	// ErrMaybeWritten: a commit's or fork's step put failed after it may
+	// have reached the store (a lost response, a timeout), so the step
+	// may or may not exist. The session re-reads its head at its next
+	// commit, which builds on whatever is there.
+	ErrMaybeWritten = errors.New("the step may have been written (its put failed after it may have reached the store); the session's next commit reads its head again")
+)
+
+// mayHaveLanded reports whether a failed put may still have taken
+// effect: anything but a refusal the store gave before acting.
+func mayHaveLanded(err error) bool {
+	return !errors.Is(err, cas.ErrExists) && !errors.Is(err, cas.ErrNotFound)
+}
 
 // kinds are the API's errors, in the order classify tries the causes.
 var kinds = []error{ErrNotFound, ErrConflict, ErrCorrupt, ErrInvalid, ErrLimit}
@@ -61,11 +81,12 @@ func classify(err error) error {
 		kind = ErrCorrupt
 	case errors.Is(err, tree.ErrLimit):
 		kind = ErrLimit
-	case errors.Is(err, manifest.ErrNoSession):
+	case errors.Is(err, manifest.ErrNoSession), errors.Is(err, manifest.ErrPruned):
 		kind = ErrNotFound
 	case errors.Is(err, manifest.ErrSlotTaken):
 		kind = ErrConflict
-	case errors.Is(err, tree.ErrSyntax), errors.Is(err, manifest.ErrInvalidName), errors.Is(err, cas.ErrInvalidKey):
+	case errors.Is(err, tree.ErrSyntax), errors.Is(err, manifest.ErrInvalidName), errors.Is(err, cas.ErrInvalidKey),
+		errors.Is(err, cas.ErrInvalidURL):
 		kind = ErrInvalid
 	default:
 		return err

@@ -11,13 +11,20 @@ import (
 // old it must be, before GC deletes it, unless GCOptions says otherwise.
 const DefaultGrace = time.Hour
 
+// ForkPinGrace is the least time gc keeps honouring the pin of a fork
+// that has not landed, whatever GCOptions.Grace says; after it gc fences
+// the fork's slot, and a forker that resumes later fails with
+// ErrConflict (see docs/reliability.md). Safety never depends on it.
+const ForkPinGrace = manifest.ForkPinGrace
+
 // GCOptions tune a GC run.
 type GCOptions struct {
 	// Grace: an object is deleted only if a previous run already found it
 	// unreachable at least Grace ago and it was written at least Grace
-	// ago. It must exceed the longest time a writer may take between
-	// writing an object and committing the step that names it.
-	// Negative means DefaultGrace; zero is allowed (tests).
+	// ago. No writer or forker depends on it: what they may still name is
+	// kept or fenced whatever the grace (docs/reliability.md); it is a
+	// margin for readers and for recovering from mistakes.
+	// Negative means DefaultGrace; zero is allowed.
 	Grace time.Duration
 	// DryRun reports what the run would do and changes nothing.
 	DryRun bool
@@ -40,9 +47,10 @@ type GCReport struct {
 	Deleted      int
 	DeletedBytes int64
 	DeletedKeys  []string
-	// Tombstones: removed sessions' newest steps replaced by a tombstone
-	// (counted in Deleted too; in a dry run, those that would be).
-	// TombstoneKeys are their keys, a subset of DeletedKeys.
+	// Tombstones written (in a dry run, that would be): the fences that
+	// take the slot above a removed session's last step, and the slots
+	// of forks whose pin expired. TombstoneKeys are their keys; they are
+	// new objects, not among DeletedKeys.
 	Tombstones    int
 	TombstoneKeys []string
 	Duration      time.Duration

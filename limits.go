@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -18,6 +19,10 @@ type Limits struct {
 	// MaxValueBytes bounds the bytes of one materialised value: a JSON
 	// state, a file written by checkout. Default 64 GiB.
 	MaxValueBytes int64
+	// MaxTotalBytes bounds the bytes one read writes in all: a whole
+	// checkout or show of a state, every file of it together, however
+	// many files name the same stored content. Default 64 GiB.
+	MaxTotalBytes int64
 	// MaxDepth bounds the nesting of tree nodes. Default 528.
 	MaxDepth int
 }
@@ -26,6 +31,7 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxObjectBytes: 4 << 30,
 	MaxValueBytes:  64 << 30,
+	MaxTotalBytes:  64 << 30,
 	MaxDepth:       528,
 }
 
@@ -33,11 +39,13 @@ var DefaultLimits = Limits{
 const (
 	EnvMaxObjectBytes = "CAIRN_MAX_OBJECT_BYTES"
 	EnvMaxValueBytes  = "CAIRN_MAX_VALUE_BYTES"
+	EnvMaxTotalBytes  = "CAIRN_MAX_TOTAL_BYTES"
 	EnvMaxDepth       = "CAIRN_MAX_DEPTH"
 )
 
 // LimitsFromEnv returns DefaultLimits overridden by $CAIRN_MAX_OBJECT_BYTES,
-// $CAIRN_MAX_VALUE_BYTES and $CAIRN_MAX_DEPTH (positive integers).
+// $CAIRN_MAX_VALUE_BYTES, $CAIRN_MAX_TOTAL_BYTES and $CAIRN_MAX_DEPTH
+// (positive integers).
 func LimitsFromEnv() (Limits, error) {
 	l := DefaultLimits
 	for _, v := range []struct {
@@ -46,6 +54,7 @@ func LimitsFromEnv() (Limits, error) {
 	}{
 		{EnvMaxObjectBytes, func(n int64) { l.MaxObjectBytes = n }},
 		{EnvMaxValueBytes, func(n int64) { l.MaxValueBytes = n }},
+		{EnvMaxTotalBytes, func(n int64) { l.MaxTotalBytes = n }},
 		{EnvMaxDepth, func(n int64) { l.MaxDepth = int(min(n, 1<<20)) }},
 	} {
 		s := os.Getenv(v.name)
@@ -68,6 +77,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxValueBytes <= 0 {
 		l.MaxValueBytes = DefaultLimits.MaxValueBytes
 	}
+	if l.MaxTotalBytes <= 0 {
+		l.MaxTotalBytes = DefaultLimits.MaxTotalBytes
+	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultLimits.MaxDepth
 	}
@@ -78,11 +90,36 @@ func (l Limits) withDefaults() Limits {
 func (w *Workspace) SetLimits(l Limits) {
 	w.limits = l.withDefaults()
 	w.repo.MaxObjectBytes = w.limits.MaxObjectBytes
+	w.repo.MaxDepth = w.limits.MaxDepth
 }
 
 // Limits returns the workspace's read limits.
 func (w *Workspace) Limits() Limits { return w.limits }
 
 func (w *Workspace) treeLimits() tree.Limits {
-	return tree.Limits{MaxDepth: w.limits.MaxDepth, MaxBytes: w.limits.MaxValueBytes}
+	return tree.Limits{MaxDepth: w.limits.MaxDepth, MaxBytes: w.limits.MaxValueBytes, MaxTotal: w.limits.MaxTotalBytes}
+}
+
+// LimitHint says how to raise the limit err ran into ("the limit is N
+// bytes: raise Limits.MaxTotalBytes or $CAIRN_MAX_TOTAL_BYTES ..."), or
+// "" if err is no limit error.
+func LimitHint(err error) string {
+	var le *tree.LimitError
+	if !errors.As(err, &le) {
+		return ""
+	}
+	names, ok := map[string][2]string{
+		"MaxBytes":       {"MaxValueBytes", EnvMaxValueBytes},
+		"MaxTotal":       {"MaxTotalBytes", EnvMaxTotalBytes},
+		"MaxObjectBytes": {"MaxObjectBytes", EnvMaxObjectBytes},
+		"MaxDepth":       {"MaxDepth", EnvMaxDepth},
+	}[le.Limit]
+	if !ok {
+		return ""
+	}
+	unit := le.Unit
+	if unit == "" {
+		unit = "bytes"
+	}
+	return fmt.Sprintf("the limit is %d %s: raise Limits.%s or $%s if the store is trusted", le.Max, unit, names[0], names[1])
 }

@@ -208,18 +208,17 @@ func testRemoveAndGC(t *testing.T, ws *cairn.Workspace) {
 		t.Fatalf("removing twice: %v", err)
 	}
 	r1 := mustGC(t, ws, cairn.GCOptions{Grace: 0})
-	if r1.Deleted != 0 || r1.Candidates != 7 {
-		// a@6..12 are garbage: c uses a@1..5.
-		t.Fatalf("first run = %+v, want 7 candidates and nothing deleted", r1)
+	if r1.Deleted != 0 || r1.Candidates != 7 || r1.Tombstones != 1 {
+		// a@6..12 are garbage: c uses a@1..5. The fence goes into a@13.
+		t.Fatalf("first run = %+v, want 7 candidates, nothing deleted and a fence", r1)
 	}
 	dry := mustGC(t, ws, cairn.GCOptions{Grace: 0, DryRun: true})
 	if dry.Deleted != 7 {
 		t.Fatalf("dry run = %+v, want 7 that would go", dry)
 	}
 	r2 := mustGC(t, ws, cairn.GCOptions{Grace: 0})
-	if r2.Deleted != 7 || r2.Tombstones != 1 || r2.DeletedBytes != r1.CandidateBytes {
-		// a@12, the newest, becomes a tombstone.
-		t.Fatalf("second run = %+v, want the 7 candidates (%d bytes) gone, one as a tombstone", r2, r1.CandidateBytes)
+	if r2.Deleted != 7 || r2.Tombstones != 0 || r2.DeletedBytes != r1.CandidateBytes {
+		t.Fatalf("second run = %+v, want the 7 candidates (%d bytes) gone", r2, r1.CandidateBytes)
 	}
 	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 0 || r.Candidates != 0 {
 		t.Fatalf("third run = %+v, want nothing left to do", r)
@@ -252,7 +251,7 @@ func testRemoveAndGC(t *testing.T, ws *cairn.Workspace) {
 	}
 	// The name starts afresh, above its tombstone.
 	st := commitN(t, ws, "a", "new-a", 1, 2)
-	if got := logOf(t, ws, "a"); st.Number != 14 || strings.Join(got, " ") != "a@14 a@13(truncated)" {
+	if got := logOf(t, ws, "a"); st.Number != 15 || strings.Join(got, " ") != "a@15 a@14(truncated)" {
 		t.Fatalf("reused name: step %d, log %v", st.Number, got)
 	}
 	mustGC(t, ws, cairn.GCOptions{Grace: 0})
@@ -273,7 +272,7 @@ func TestGCGrace(t *testing.T) {
 	}
 	t0 := time.Now()
 	g := cairn.GCOptions{Grace: time.Hour, Now: t0}
-	if r := mustGC(t, ws, g); r.Candidates != 3 || r.Deleted != 0 { // x@3 will be a tombstone
+	if r := mustGC(t, ws, g); r.Candidates != 3 || r.Deleted != 0 || r.Tombstones != 1 { // fenced at x@4
 		t.Fatalf("run 1 = %+v", r)
 	}
 	g.Now = t0.Add(30 * time.Minute)
@@ -370,30 +369,29 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestGCCandidateRevived: an object that one run found unreachable and a
-// commit then made reachable again is not deleted by the next run.
-func TestGCCandidateRevived(t *testing.T) {
+// TestGCCommitAfterFence: the first gc run after a removal fences the
+// slot above the removed head; a commit to the name then goes above the
+// fence, builds on nothing, and the old steps are swept beneath it.
+func TestGCCommitAfterFence(t *testing.T) {
 	ctx := context.Background()
 	ws := cairn.OpenStore(mem.New())
 	commitN(t, ws, "r", "r", 1, 5)
 	if _, err := ws.Remove(ctx, "r"); err != nil {
 		t.Fatal(err)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 5 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 5 || r.Tombstones != 1 {
 		t.Fatalf("run 1 = %+v", r)
 	}
-	// A commit to the name builds on the old head (not yet a tombstone),
-	// so its layout names every old object again.
 	st := commitN(t, ws, "r", "r", 6, 7)
-	if st.Number != 7 {
-		t.Fatalf("commit after rm got step %d, want 7", st.Number)
+	if st.Number != 8 {
+		t.Fatalf("commit after rm and gc got step %d, want 8 (above the fence at 6)", st.Number)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 0 || r.Candidates != 0 {
-		t.Fatalf("run 2 = %+v, want nothing deleted", r)
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 5 {
+		t.Fatalf("run 2 = %+v, want the 5 old steps deleted", r)
 	}
 	mustVerify(t, ws)
 	checkState(t, ws, "r", gcState("r", 7))
-	if got := logOf(t, ws, "r"); strings.Join(got, " ") != "r@7 r@6(truncated)" {
+	if got := logOf(t, ws, "r"); strings.Join(got, " ") != "r@8 r@7(truncated)" {
 		t.Fatalf("log = %v", got)
 	}
 }
@@ -438,23 +436,30 @@ func (a *afterList) List(ctx context.Context, prefix, after string, fn func(cas.
 }
 
 // TestGCStopsForRevivedSession: a commit to a removed session that lands
-// while a gc run is under way makes that run delete nothing, since the
-// commit builds on the old head and needs its objects.
+// between a gc run's listing and its fence builds on the old head and
+// needs its objects: the fence loses, and the run deletes nothing.
 func TestGCStopsForRevivedSession(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New()
 	ws := cairn.OpenStore(store)
 	commitN(t, ws, "r", "r", 1, 4)
+	commitN(t, ws, "g", "g", 1, 3)
+	if _, err := ws.Remove(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+	// g@1..3 become candidates, due for deletion at the next run.
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 3 {
+		t.Fatalf("run 1 = %+v", r)
+	}
 	if _, err := ws.Remove(ctx, "r"); err != nil {
 		t.Fatal(err)
 	}
-	mustGC(t, ws, cairn.GCOptions{Grace: 0}) // r@1..4 become candidates
 	other := cairn.OpenStore(store)
 	hooked := &afterList{Store: store, prefix: "steps/", fn: func() {
 		commitN(t, other, "r", "r", 5, 5)
 	}}
 	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0})
-	if rep.Deleted != 0 || !strings.Contains(rep.Note, "removed session r got step 5") {
+	if rep.Deleted != 0 || rep.Tombstones != 0 || !strings.Contains(rep.Note, "removed session r got step 5") {
 		t.Fatalf("gc beside a revived session = %+v", rep)
 	}
 	mustVerify(t, ws)

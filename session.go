@@ -40,6 +40,14 @@ type CommitOptions struct {
 	// Expect, if set, makes the commit fail with ErrConflict unless the
 	// session's head is step *Expect (0: the session must not exist).
 	Expect *uint64
+	// Reply says the step answers the question of a head that awaits
+	// input (hitl.Reply sets it); it fails with ErrConflict if the head
+	// does not await input. Withdraw says the step withdraws that
+	// question unanswered. A commit on a head that awaits input with
+	// neither is refused with ErrConflict (ErrAwaitingInput): the
+	// question would vanish from the inbox and its reply would fail; so
+	// is asking twice.
+	Reply, Withdraw bool
 }
 
 // ExpectHead returns a pointer to n, for CommitOptions.Expect.
@@ -53,6 +61,7 @@ type ConflictError struct {
 	Head    uint64 // the session's head as the loser saw it
 	Holder  string // the writer holding step Number, if known
 	Reason  string
+	pause   bool // refused because the head awaits input
 }
 
 func (e *ConflictError) Error() string {
@@ -63,8 +72,51 @@ func (e *ConflictError) Error() string {
 	return msg
 }
 
-// Unwrap makes errors.Is(err, ErrConflict) true.
-func (e *ConflictError) Unwrap() error { return ErrConflict }
+// Unwrap makes errors.Is(err, ErrConflict) true, and errors.Is(err,
+// ErrAwaitingInput) for a commit refused on a head that awaits input.
+func (e *ConflictError) Unwrap() error {
+	if e.pause {
+		return ErrAwaitingInput
+	}
+	return ErrConflict
+}
+
+// checkPause refuses a commit that would bury an unanswered question, or
+// a reply with no question to answer. A refusal re-reads the head first:
+// this process's view may be stale.
+func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
+	bad := func() bool {
+		awaiting := s.head != nil && s.head.Status == manifest.AwaitingInput
+		return awaiting && !opts.Reply && !opts.Withdraw || !awaiting && opts.Reply
+	}
+	if !bad() {
+		return nil
+	}
+	if err := s.load(ctx, true); err != nil {
+		return fmt.Errorf("commit %s: %w", s.name, err)
+	}
+	if !bad() {
+		return nil
+	}
+	e := &ConflictError{Session: s.name, Number: s.headNum() + 1, Head: s.headNum(), pause: !opts.Reply}
+	if opts.Reply {
+		e.Reason = fmt.Sprintf("%s@%d does not await input: nothing to reply to", s.name, s.headNum())
+	} else {
+		e.Reason = fmt.Sprintf("%s@%d awaits input: answer it (cairn reply %s --input JSON) or withdraw the question (commit --withdraw)", s.name, s.headNum(), s.name)
+	}
+	return e
+}
+
+// unsure builds the error of a step put that failed after it may have
+// reached the store, and forgets the head, so that the next commit finds
+// out whether the step landed and builds on whatever is there.
+func (s *Session) unsure(n uint64, err error) error {
+	if errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrInvalidKey) || errors.Is(err, tree.ErrLimit) || !mayHaveLanded(err) {
+		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
+	}
+	s.head, s.index = nil, nil
+	return fmt.Errorf("commit %s@%d: %w: %w", s.name, n, ErrMaybeWritten, err)
+}
 
 // load makes sure s.head reflects the store, reading it if unknown.
 func (s *Session) load(ctx context.Context, refresh bool) error {
@@ -112,6 +164,9 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 				Reason: fmt.Sprintf("expected head %d, but the head is %d", *opts.Expect, s.headNum())}
 		}
 	}
+	if err := s.checkPause(ctx, opts); err != nil {
+		return nil, err
+	}
 	if err := checkReuse(state, s.head); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
 	}
@@ -141,7 +196,7 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		return nil, s.conflict(ctx, s.headNum()+1)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.headNum()+1, err)
+		return nil, s.unsure(s.headNum()+1, err)
 	}
 	s.head = st
 	return newStep(s.ws, st), nil
@@ -189,7 +244,7 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	// name claims the step above its last one (never reusing a key), and
 	// loses if another writer took it since, as for any resumed session.
 	s.head = st
-	if head < base {
+	if head < base || manifest.IsTombstone(st.Manifest) {
 		return nil, fmt.Errorf("head of %s: %w: the session was removed", s.name, ErrNotFound)
 	}
 	return newStep(s.ws, s.head), nil
@@ -236,7 +291,11 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // Fork creates session to whose head is a copy of step from: one small
 // manifest pointing at from's parent and sharing all of from's data. The
 // next commit to the new session is step from.Number+1. It fails with
-// ErrConflict if session to already has steps.
+// ErrConflict if session to already has steps, and with ErrNotFound if
+// from has been pruned since it was read. The new session's history
+// ends where from's session's history ends (its base), and a fork
+// paused for any time beside gc either lands whole or fails with
+// ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
 	defer classifyTo(&err)
 	t, err := w.Session(to)
@@ -255,8 +314,11 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	if errors.Is(err, manifest.ErrSlotTaken) {
 		return nil, t.conflict(ctx, from.Number)
 	}
+	if errors.Is(err, manifest.ErrPruned) {
+		return nil, fmt.Errorf("fork %s to %s: %w: %w", from, to, ErrNotFound, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("fork to %s: %w", to, err)
+		return nil, fmt.Errorf("fork to %s: %w", to, t.unsure(from.Number, err))
 	}
 	t.head = st
 	return newStep(w, st), nil

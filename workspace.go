@@ -93,7 +93,13 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 	meter := metered.New(backend)
 	var store cas.Store = meter
 	if remote {
-		store = retry.New(meter, retry.DefaultPolicy)
+		// A backend configured with its own number of attempts
+		// (?attempts=N, $CAIRN_S3_ATTEMPTS) says so.
+		p := retry.DefaultPolicy
+		if a, ok := backend.(interface{ Attempts() int }); ok && a.Attempts() > 0 {
+			p.Attempts = a.Attempts()
+		}
+		store = retry.New(meter, p)
 	}
 	return &Workspace{
 		url:      url,

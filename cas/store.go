@@ -36,6 +36,9 @@ var (
 	ErrCorrupt = errors.New("corrupt object")
 	// ErrInvalidKey: the key is not a valid object key (see ValidateKey).
 	ErrInvalidKey = errors.New("invalid key")
+	// ErrInvalidURL: a store URL a backend cannot parse (its caller's
+	// input, never a failure of the store).
+	ErrInvalidURL = errors.New("invalid store url")
 )
 
 // PutOptions modify a Put.

@@ -13,10 +13,10 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-// The write path. Commit, Fork and WriteTombstone are the only ways a
+// The write path. Commit, Fork and writeTombstone are the only ways a
 // step object comes to be; each ends in WriteStep's conditional put, so
 // a step is acknowledged only when that put returns (I2) and a slot is
-// written at most once (I3).
+// written at most once (I3), tombstones included.
 
 // ErrSlotTaken reports that another writer already wrote the step slot.
 var ErrSlotTaken = errors.New("step slot already written")
@@ -135,10 +135,53 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 	return st, nil
 }
 
+// ErrPruned reports a step below its session's base: no longer part of
+// its history.
+var ErrPruned = errors.New("pruned")
+
 // Fork writes the first step of session to: a copy of step from with
 // from as its origin, sharing all of from's data (no blob is copied). It
-// fails with ErrSlotTaken if the slot is taken.
+// fails with ErrSlotTaken if the slot is taken, and with ErrPruned if
+// from is below its session's base.
+//
+// The new session's history ends where from's session's history ends:
+// its base marker is set to the source's base before its first step, so
+// log, verify and gc never walk into steps the source pruned. Before it
+// reads that base the fork writes a pin (see Pin), which gc honours until
+// the fork's slot is taken, so a forker paused for any time either names
+// only data that still exists or loses its slot to gc's fence.
 func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
+	floor, err := r.ReadBase(ctx, from.Session)
+	if err != nil {
+		return nil, err
+	}
+	if from.Number < floor {
+		return nil, fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
+	}
+	pin, err := r.WritePin(ctx, &Pin{Target: to, Step: from.Number, Source: from.Session,
+		ID: from.ID.String(), Floor: floor, Time: time.Now().UTC()})
+	if err != nil {
+		return nil, err
+	}
+	// Whatever happens next the pin is done with; one left behind by a
+	// crash is expired by gc.
+	defer r.DeletePin(context.WithoutCancel(ctx), pin)
+	// Under the pin: if the source is still in its session's history
+	// now, gc keeps its chain down to the pin's floor until our slot is
+	// taken.
+	if floor, err = r.ReadBase(ctx, from.Session); err != nil {
+		return nil, err
+	}
+	if from.Number < floor {
+		return nil, fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
+	}
+	if own, err := r.ReadBase(ctx, to); err != nil {
+		return nil, err
+	} else if own != floor {
+		if err := r.WriteBase(ctx, to, floor); err != nil {
+			return nil, err
+		}
+	}
 	origin := from.Pointer()
 	m := &Manifest{
 		Session: to, Number: from.Number, Parent: from.Parent, Origin: &origin,
@@ -161,9 +204,13 @@ func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*St
 	if b == nil {
 		b = &pack.Builder{}
 	}
+	key := StepKey(m.Session, m.Number)
+	// Never acknowledge a step its readers would refuse.
+	if err := m.Layout.Check(m.Number); err != nil {
+		return nil, nil, fmt.Errorf("write %s: %w", key, err)
+	}
 	mb := m.Encode()
 	data, entries := b.Build(pack.KindStep, mb)
-	key := StepKey(m.Session, m.Number)
 	if err := r.store.Put(ctx, key, data, cas.PutOptions{IfAbsent: true}); err != nil {
 		if errors.Is(err, cas.ErrExists) {
 			return nil, nil, fmt.Errorf("write %s: %w: %w", key, ErrSlotTaken, cas.ErrExists)
@@ -202,18 +249,19 @@ func (r *Repo) MarkSession(ctx context.Context, session string) error {
 // tombstoneRecord is the step record of a tombstone.
 const tombstoneRecord = `{"cairn":"removed"}`
 
-// IsTombstone reports whether m is a tombstone: the step GC leaves in the
-// newest slot of a removed session once nothing needs the step that was
-// there. It has no parent, no blobs and an empty layout, so a later
-// commit to the same name builds on nothing and goes above the session's
-// base, and no key is ever reused with other content.
+// IsTombstone reports whether m is a tombstone: the step GC puts into
+// the slot above the last step of a removed session (or into the slot of
+// a fork whose pin expired), with the session's base above it. It has no
+// parent, no blobs and an empty layout, so a later commit to the same
+// name builds on nothing, and it fences the slot: a writer or forker
+// that still wanted it loses its conditional put.
 func IsTombstone(m *Manifest) bool {
 	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 &&
 		string(m.Record) == tombstoneRecord
 }
 
-// writeTombstone replaces step n of session with a tombstone. It is the
-// one write that overwrites a slot: GC's, for a step no one can reach.
+// writeTombstone creates a tombstone in slot n of session, only if the
+// slot is free (else an error wrapping ErrSlotTaken and cas.ErrExists).
 func (r *Repo) writeTombstone(ctx context.Context, session string, n uint64) error {
 	key := StepKey(session, n)
 	root, err := tree.BuildJSON([]byte("null"), sinkFunc(func(cas.ID, []byte) error {
@@ -226,10 +274,8 @@ func (r *Repo) writeTombstone(ctx context.Context, session string, n uint64) err
 		Session: session, Number: n, Time: time.Now().UTC(), Status: Done,
 		Writer: processWriter, Record: []byte(tombstoneRecord), Kind: StateJSON, Root: root,
 	}
-	var b pack.Builder
-	data, _ := b.Build(pack.KindStep, m.Encode())
-	if err := r.store.Put(ctx, key, data, cas.PutOptions{}); err != nil {
-		return fmt.Errorf("write tombstone %s: %w", key, err)
+	if _, _, err := r.WriteStep(ctx, m, nil); err != nil {
+		return fmt.Errorf("write tombstone: %w", err)
 	}
 	r.forget(key)
 	return nil

@@ -39,9 +39,10 @@ type GCReport struct {
 	Deleted      int
 	DeletedBytes int64
 	DeletedKeys  []string
-	// Tombstones: removed sessions' newest steps replaced by a tombstone
-	// (counted in Deleted too; in a dry run, those that would be).
-	// TombstoneKeys are their keys, a subset of DeletedKeys.
+	// Tombstones written (in a dry run, that would be): the fences that
+	// take the slot above a removed session's last step, and the slots
+	// of forks whose pin expired. TombstoneKeys are their keys; they are
+	// new objects, not among DeletedKeys.
 	Tombstones    int
 	TombstoneKeys []string
 	Duration      time.Duration
@@ -49,6 +50,15 @@ type GCReport struct {
 	// Note explains anything unusual (an unreadable gc state, say).
 	Note string
 }
+
+// ForkPinGrace is the least time for which gc keeps honouring a fork's
+// pin (see Pin) whose fork has not landed, whatever GCOptions.Grace
+// says: two runs at least this far apart must have seen it before gc
+// expires it by fencing the fork's slot. Safety never depends on it (a
+// forker that comes back after the fence loses its slot); it only spares
+// slow forks from failing beside a gc with no grace, at the cost of
+// keeping a crashed fork's source a while longer.
+const ForkPinGrace = 10 * time.Minute
 
 // GC deletes data objects that no live step needs (docs/maintenance.md;
 // invariant I5). It lists the data objects, then marks every
@@ -60,12 +70,26 @@ type GCReport struct {
 // the listing is simply not examined, and one committed before it is
 // reachable from its session's head. A failure to read any live step
 // aborts the run before anything is deleted.
+//
+// Time alone never protects an in-flight writer (Grace may be zero, and
+// a writer may be paused for any time). What a writer or forker may
+// still name is kept by rule, or fenced off before it is deleted (I4):
+//
+//   - a commit names only its parent's layout (live while the parent is
+//     its session's head, which pruning keeps) and the pack it wrote
+//     first; a pack packs/S/N is kept while S has no step N or above;
+//   - a removed session is fenced before anything is deleted: a
+//     tombstone goes into the slot above its last step with a
+//     conditional put, so a writer still building on that step loses
+//     its slot; if the put loses, a writer revived the session and
+//     nothing is deleted this run;
+//   - a fork writes a pin before it reads its source (Repo.Fork); gc
+//     reads the pins after its mark and keeps each pinned source's chain
+//     while the fork's slot is empty. A pin seen for max(Grace,
+//     ForkPinGrace) by two runs is expired by fencing its slot with a
+//     tombstone, so the forker, if it ever resumes, loses.
 func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	start := time.Now()
-	now := opts.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
 	grace := max(opts.Grace, 0)
 	rep := &GCReport{DryRun: opts.DryRun}
 	prev, err := r.readGCState(ctx)
@@ -81,35 +105,60 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
 	rep.Objects, rep.Bytes = len(l.objects), l.bytes
-	live, bases, err := r.mark(ctx, l, nil)
+	live, _, err := r.mark(ctx, l, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
 	}
 	rep.LiveSteps = live.steps
-
-	// A removed session's newest step object is replaced by a tombstone
-	// rather than deleted (see isTombstone).
-	removedTop := map[string]bool{}
-	for sess, ns := range l.steps {
-		if top := ns[len(ns)-1]; top < bases[sess] {
-			removedTop[StepKey(sess, top)] = true
-		}
+	// Pins are read after every base the mark used: a fork that read its
+	// source's base after that either saw it pruned (and refuses) or
+	// wrote its pin before this listing of pins.
+	pins, err := r.Pins(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
 	}
-
-	next := NewGCState(now)
-	var doomed []string
-	for key, info := range l.objects {
-		if live.has(key) {
-			rep.LiveObjects++
-			rep.LiveBytes += info.Size
-			continue
-		}
+	// The clock for candidates is read after the mark, so that an object
+	// is never first found unreachable before a prune that made it so.
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	seenSince := func(key string, modTime time.Time, grace time.Duration) (first time.Time, due bool) {
 		first, seen := prev.Candidates[key]
 		if !seen || first.After(now) {
 			first = now
 		}
-		old := info.ModTime.IsZero() || now.Sub(info.ModTime) >= grace
-		if seen && now.Sub(first) >= grace && old {
+		old := modTime.IsZero() || now.Sub(modTime) >= grace
+		return first, seen && now.Sub(first) >= grace && old
+	}
+	next := NewGCState(now)
+	var stalePins, expiredPins []PinInfo
+	for _, p := range pins {
+		if _, landed := l.objects[StepKey(p.Pin.Target, p.Pin.Step)]; landed {
+			stalePins = append(stalePins, p) // its slot is taken: it protects nothing
+			continue
+		}
+		if err := r.markPin(ctx, live, p.Pin); err != nil {
+			return nil, fmt.Errorf("gc: fork pin %s: %w; nothing deleted", p.Key, err)
+		}
+		first, due := seenSince(p.Key, p.Info.ModTime, max(grace, ForkPinGrace))
+		if due {
+			expiredPins = append(expiredPins, p)
+		} else if len(next.Candidates) < MaxGCCandidates {
+			next.Candidates[p.Key] = first
+		}
+	}
+	live.finish()
+
+	var doomed []string
+	for key, info := range l.objects {
+		if live.has(key) || l.packInFlight(key) {
+			rep.LiveObjects++
+			rep.LiveBytes += info.Size
+			continue
+		}
+		first, due := seenSince(key, info.ModTime, grace)
+		if due {
 			doomed = append(doomed, key)
 			rep.Deleted++
 			rep.DeletedBytes += info.Size
@@ -125,54 +174,131 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	// sweep leaves each session's newest objects.
 	sort.Strings(doomed)
 	rep.DeletedKeys = doomed
-	for _, key := range doomed {
-		if removedTop[key] {
-			rep.TombstoneKeys = append(rep.TombstoneKeys, key)
-		}
-	}
 	if opts.DryRun {
+		for sess, top := range live.removed {
+			rep.TombstoneKeys = append(rep.TombstoneKeys, StepKey(sess, top+1))
+		}
+		for _, p := range expiredPins {
+			rep.TombstoneKeys = append(rep.TombstoneKeys, StepKey(p.Pin.Target, p.Pin.Step))
+		}
+		sort.Strings(rep.TombstoneKeys)
 		rep.Tombstones = len(rep.TombstoneKeys)
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
-	// A commit to a removed session since the listing builds on its old
-	// head and names that head's layout again: sweep nothing this run.
-	if len(doomed) > 0 {
-		for sess, top := range live.removed {
-			head, err := r.FindHead(ctx, sess)
-			if err != nil {
-				return nil, fmt.Errorf("gc: %w; nothing deleted", err)
-			}
-			if head != top {
-				rep.Note = fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, head)
-				rep.Deleted, rep.DeletedBytes, rep.DeletedKeys, rep.TombstoneKeys = 0, 0, nil, nil
-				doomed = nil
-				break
-			}
-		}
+	// Fences first: once every removed session's next slot is taken, no
+	// writer that read one of their steps can acknowledge a step naming
+	// what the sweep deletes.
+	sessions := make([]string, 0, len(live.removed))
+	for sess := range live.removed {
+		sessions = append(sessions, sess)
 	}
-	// Tombstones first: an interrupted sweep then leaves only garbage.
-	for _, key := range doomed {
-		if removedTop[key] {
-			sess, n, _ := ParseStepKey(key)
-			if err := r.writeTombstone(ctx, sess, n); err != nil {
-				return nil, fmt.Errorf("gc: %w", err)
-			}
-			rep.Tombstones++
-		}
-	}
-	for _, key := range doomed {
-		if removedTop[key] {
+	sort.Strings(sessions)
+	for _, sess := range sessions {
+		top := live.removed[sess]
+		err := r.fence(ctx, sess, top+1)
+		if errors.Is(err, errRevived) {
+			rep.Note = fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, top+1)
+			rep.Deleted, rep.DeletedBytes, rep.DeletedKeys = 0, 0, nil
+			doomed = nil
 			continue
 		}
+		if err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
+		rep.Tombstones++
+		rep.TombstoneKeys = append(rep.TombstoneKeys, StepKey(sess, top+1))
+	}
+	for sess, top := range live.tombstoneHeads {
+		// A fence whose base was never raised (gc stopped between the
+		// two): the session is removed, not headed by its tombstone.
+		if err := r.WriteBase(ctx, sess, top+1); err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
+	}
+	for _, p := range expiredPins {
+		err := r.fence(ctx, p.Pin.Target, p.Pin.Step)
+		if err != nil && !errors.Is(err, errRevived) {
+			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)
+		}
+		if err == nil {
+			rep.Tombstones++
+			rep.TombstoneKeys = append(rep.TombstoneKeys, StepKey(p.Pin.Target, p.Pin.Step))
+		}
+		stalePins = append(stalePins, p)
+	}
+	for _, key := range doomed {
 		if err := r.store.Delete(ctx, key); err != nil {
 			return nil, fmt.Errorf("gc: delete %s: %w", key, err)
 		}
 		r.forget(key)
+	}
+	for _, p := range stalePins {
+		if err := r.DeletePin(ctx, p.Key); err != nil {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
 	}
 	if err := r.writeGCState(ctx, next); err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// markPin adds to live the chain a pinned fork will name: its source
+// step, that step's layout, and its ancestors down to the pin's floor.
+// A step of that chain that is gone ends the walk without error: gc
+// deleted it only after a mark that did not see this pin, that is, after
+// the source's base had risen above it, and the forker reads the base
+// after writing its pin, so its fork starts above the gone step or
+// refuses.
+func (r *Repo) markPin(ctx context.Context, live *liveSet, p *Pin) error {
+	ptr, err := p.SourcePointer()
+	if err != nil {
+		return err
+	}
+	cr := &chainReader{r: r, cache: map[string]*Step{}}
+	session, n, want := ptr.Session, ptr.Number, &ptr.ID
+	for n >= p.Floor && n > 0 {
+		st, err := cr.read(ctx, session, n, want)
+		if errors.Is(err, cas.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		live.addStep(st.Session, st.Number)
+		live.addLayout(st.Layout)
+		if st.Parent == nil {
+			return nil
+		}
+		id := st.Parent.ID
+		session, n, want = st.Parent.Session, st.Parent.Number, &id
+	}
+	return nil
+}
+
+// errRevived reports that a fence's slot was already taken by a step
+// that is no tombstone.
+var errRevived = errors.New("slot taken by a writer")
+
+// fence takes slot n of session for a tombstone, with a conditional put,
+// and then raises the session's base above it, so that the session reads
+// as removed and any writer or forker that still wants slot n loses it.
+// If the slot holds a step already it returns errRevived, unless that
+// step is a tombstone (another run fenced it).
+func (r *Repo) fence(ctx context.Context, session string, n uint64) error {
+	err := r.writeTombstone(ctx, session, n)
+	if errors.Is(err, ErrSlotTaken) {
+		st, rerr := r.ReadStep(ctx, session, n)
+		if rerr != nil {
+			return fmt.Errorf("fence %s@%d: %w", session, n, rerr)
+		}
+		if !IsTombstone(st.Manifest) {
+			return errRevived
+		}
+	} else if err != nil {
+		return err
+	}
+	return r.WriteBase(ctx, session, n+1)
 }

@@ -65,8 +65,8 @@ func DecodeGCState(b []byte, what string) (*GCState, error) {
 		return nil, bad("time %v out of range", st.Time)
 	}
 	for k, t := range st.Candidates {
-		if err := cas.ValidateKey(k); err != nil || !isDataKey(k) {
-			return nil, bad("candidate %q is not a step or pack key", k)
+		if err := cas.ValidateKey(k); err != nil || !(isDataKey(k) || IsPinKey(k)) {
+			return nil, bad("candidate %q is not a step, pack or pin key", k)
 		}
 		if st.Candidates[k], ok = validTime(t); !ok {
 			return nil, bad("candidate %q: time %v out of range", k, t)

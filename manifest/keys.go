@@ -16,10 +16,12 @@ import (
 //	sessions/<session>                   marker written before a session's first step
 //	packs/<session>/<number, 20 digits>  pack compacted by that step's commit (pack format, no manifest)
 //	gc/state                             the last gc run's sweep candidates (GCState)
+//	pins/<session>/<nonce, 16 hex>       a fork in flight: its source, kept by gc until the fork lands (Pin)
 const (
 	stepsPrefix    = "steps/"
 	sessionsPrefix = "sessions/"
 	packsPrefix    = "packs/"
+	pinsPrefix     = "pins/"
 	hintName       = "head"
 	baseName       = "base"
 	// GCStateKey holds the sweep candidates of the last gc run, under gc/,
@@ -97,4 +99,14 @@ func LayoutKeys(l Layout) []string {
 // only objects gc deletes.
 func isDataKey(key string) bool {
 	return strings.HasPrefix(key, stepsPrefix) || strings.HasPrefix(key, packsPrefix)
+}
+
+// PinKey returns the key of a pin with the given nonce.
+func PinKey(target, nonce string) string { return pinsPrefix + target + "/" + nonce }
+
+// IsPinKey reports whether key is the key of a pin.
+func IsPinKey(key string) bool {
+	target, nonce, ok := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/")
+	return strings.HasPrefix(key, pinsPrefix) && ok && ValidSession(target) == nil &&
+		len(nonce) == 2*pinNonceSize && strings.Trim(nonce, "0123456789abcdef") == ""
 }

@@ -64,6 +64,19 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 	return l, nil
 }
 
+// packInFlight reports whether key is a pack that a commit still in
+// flight may name: packs/S/N where S has no step N or above. A commit
+// writes its pack before its step object; once slot N (or any later
+// one) is filled, the pack is live only if a live layout names it.
+func (l *listing) packInFlight(key string) bool {
+	s, n, ok := ParsePackKey(key)
+	if !ok {
+		return false
+	}
+	ns := l.steps[s]
+	return len(ns) == 0 || ns[len(ns)-1] < n
+}
+
 // sessionNames returns the sessions with step objects, in name order.
 func (l *listing) sessionNames() []string {
 	names := make([]string, 0, len(l.steps))
@@ -82,10 +95,14 @@ type liveSet struct {
 	// removed maps each removed session whose newest step is not yet a
 	// tombstone to that step's number.
 	removed map[string]uint64
+	// tombstoneHeads maps each session whose newest step is a tombstone
+	// but whose base is not above it (a fence gc did not finish) to it.
+	tombstoneHeads map[string]uint64
 }
 
 func newLiveSet() *liveSet {
-	return &liveSet{packs: map[string]uint8{}, ranges: map[string][]Range{}, removed: map[string]uint64{}}
+	return &liveSet{packs: map[string]uint8{}, ranges: map[string][]Range{},
+		removed: map[string]uint64{}, tombstoneHeads: map[string]uint64{}}
 }
 
 func (ls *liveSet) addStep(session string, n uint64) {
@@ -245,9 +262,10 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 		}
 		bases[s] = base
 		if head < base {
-			// Removed. Its newest slot stays, as a tombstone, so that a
-			// next commit to the name goes above the base and no key is
-			// ever reused with other content.
+			// Removed. Its newest slot is a tombstone (gc's fence, see
+			// GC), or gets one above it before anything is deleted, so
+			// that no writer still building on its last step can
+			// acknowledge a step, and no key is reused.
 			st, err := cr.read(ctx, s, head, nil)
 			if err != nil {
 				return nil, nil, fmt.Errorf("read the newest step of removed session %s: %w", s, err)
@@ -257,6 +275,13 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 			} else {
 				ls.removed[s] = head
 			}
+			continue
+		}
+		if st, err := cr.read(ctx, s, head, nil); err != nil {
+			return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
+		} else if IsTombstone(st.Manifest) {
+			ls.addStep(s, head)
+			ls.tombstoneHeads[s] = head
 			continue
 		}
 		walkSeen := seen

@@ -177,7 +177,46 @@ const (
 	MaxRecordSize = 8 << 20
 	maxLayout     = 1 << 16
 	maxWriter     = 256
+	// MaxLayoutObjects bounds the number of objects one layout may name
+	// (its packs plus every step object of its ranges), and so what a
+	// reader of a step allocates for them. A compacting writer names
+	// O(fanout * log(steps)) objects; only a session of more than this
+	// many steps written with compaction off reaches it, and its next
+	// commit is refused rather than written unreadable.
+	MaxLayoutObjects = 1 << 20
 )
+
+// Check reports an error (wrapping cas.ErrCorrupt) if l cannot be the
+// layout of step n: an object numbered above n (a step's layout names
+// only objects written before or with it), an empty or inverted range,
+// or more than MaxLayoutObjects objects in all.
+func (l Layout) Check(n uint64) error {
+	if msg := l.problem(n); msg != "" {
+		return fmt.Errorf("%w: %s", cas.ErrCorrupt, msg)
+	}
+	return nil
+}
+
+func (l Layout) problem(n uint64) string {
+	total := uint64(len(l.Packs))
+	for _, p := range l.Packs {
+		if p.Number == 0 || p.Number > n {
+			return fmt.Sprintf("layout of step %d names pack %s@%d", n, p.Session, p.Number)
+		}
+	}
+	for _, r := range l.Steps {
+		if r.First == 0 || r.First > r.Last || r.Last > n {
+			return fmt.Sprintf("layout of step %d names step range %s@%d..%d", n, r.Session, r.First, r.Last)
+		}
+		if total += r.Last - r.First + 1; total > MaxLayoutObjects {
+			break
+		}
+	}
+	if total > MaxLayoutObjects {
+		return fmt.Sprintf("layout of step %d names more than %d objects", n, MaxLayoutObjects)
+	}
+	return ""
+}
 
 // Encode returns the canonical bytes of m; the step id is their hash.
 func (m *Manifest) Encode() []byte {
@@ -379,6 +418,11 @@ func Decode(b []byte, what string) (*Manifest, error) {
 			d.fail("bad step range %d..%d", r.First, r.Last)
 		}
 		m.Layout.Steps = append(m.Layout.Steps, r)
+	}
+	if d.err == nil {
+		if msg := m.Layout.problem(m.Number); msg != "" {
+			d.fail("%s", msg)
+		}
 	}
 	if d.err == nil && len(d.p) != 0 {
 		d.fail("%d trailing bytes", len(d.p))

@@ -34,7 +34,10 @@ type Repo struct {
 	// (0: DefaultMaxObjectBytes); a larger one is an error wrapping
 	// tree.ErrLimit, not an allocation. Set it before use.
 	MaxObjectBytes int64
-	cache          *objectCache
+	// MaxDepth bounds the nesting of trees that gc, usage and verify walk
+	// (0: tree.DefaultLimits.MaxDepth). Set it before use.
+	MaxDepth int
+	cache    *objectCache
 }
 
 // NewRepo returns a Repo over store that caches up to cacheBytes of
@@ -309,7 +312,8 @@ func (r *Repo) read(ctx context.Context, key string, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("read %s: object larger than the limit of %d bytes: %w", key, max, tree.ErrLimit)
+		return nil, fmt.Errorf("read %s: object larger than the limit: %w", key,
+			&tree.LimitError{Limit: "MaxObjectBytes", Max: max, What: "one object"})
 	}
 	return data, nil
 }

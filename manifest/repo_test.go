@@ -109,6 +109,7 @@ func TestWriteReadStep(t *testing.T) {
 	repo := manifest.NewRepo(backend, 0)
 	m := full()
 	m.Session, m.Number, m.Parent = "s", 1, nil
+	m.Layout = manifest.Layout{Steps: []manifest.Range{{Session: "s", First: 1, Last: 1}}}
 	var b pack.Builder
 	b.Add(cas.Sum([]byte("blob")), []byte("blob"))
 	st, entries, err := repo.WriteStep(ctx, m, &b)

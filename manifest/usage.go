@@ -155,9 +155,18 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []*Step, me
 	if err := ix.Load(ctx, union); err != nil {
 		return 0, err
 	}
-	tr := &tree.Reader{Src: ix}
-	var size func(ref tree.Ref) (int64, error)
-	size = func(ref tree.Ref) (int64, error) {
+	tr := &tree.Reader{Src: ix, Limits: tree.Limits{MaxDepth: r.MaxDepth}}
+	maxDepth := r.MaxDepth
+	if maxDepth <= 0 {
+		maxDepth = tree.DefaultLimits.MaxDepth
+	}
+	var size func(ref tree.Ref, depth int) (int64, error)
+	size = func(ref tree.Ref, depth int) (int64, error) {
+		if depth > maxDepth {
+			// As show and checkout refuse it: a deep tree must not make
+			// du recurse (and allocate) without bound.
+			return 0, &tree.LimitError{Limit: "MaxDepth", Max: int64(maxDepth), What: "tree nesting", Unit: "levels"}
+		}
 		switch ref.Kind {
 		case tree.Inline:
 			return 0, nil // counted in its parent node's bytes
@@ -177,7 +186,7 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []*Step, me
 		}
 		total := loc.Entry.RawLen
 		for _, e := range node.Entries {
-			n, err := size(e.Ref)
+			n, err := size(e.Ref, depth+1)
 			if err != nil {
 				return 0, err
 			}
@@ -188,7 +197,7 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []*Step, me
 	}
 	var sum int64
 	for _, st := range steps {
-		n, err := size(st.Root)
+		n, err := size(st.Root, 0)
 		if err != nil {
 			return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Number, err)
 		}

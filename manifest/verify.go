@@ -183,7 +183,17 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 			}
 		}
 	}
+	before := len(v.rep.Problems)
 	v.walk(ctx, ix, st.Root, ref, 0)
+	if st.Kind == StateDir && len(v.rep.Problems) == before {
+		// Names, nesting and symlinks, exactly as show and checkout
+		// check them (they refuse what this reports). A tree already
+		// found damaged above is not reported twice.
+		r := &tree.Reader{Src: ix}
+		if err := r.CheckDir(ctx, st.Root); err != nil {
+			v.problem(st.Key, ref, err)
+		}
+	}
 }
 
 // walk re-hashes every blob and node below root, reporting each bad one

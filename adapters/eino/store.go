@@ -261,7 +261,9 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 	if size >= 0 {
 		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
 	}
-	_, err = sess.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{Status: status, Record: rec})
+	// Each checkpoint replaces the one before, so a new one withdraws the
+	// pause the previous checkpoint (an interrupt) left pending.
+	_, err = sess.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{Status: status, Record: rec, Withdraw: true})
 	return err
 }
 

@@ -1,6 +1,7 @@
 package castest
 
 import (
+	"bytes"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -42,6 +43,16 @@ type LossyTransport struct {
 	rnd   *rand.Rand
 	rate  float64
 	drops atomic.Int64
+	cut   bool // lose responses by cutting the connection (EOF), not resetting it
+}
+
+// NewCuttingTransport is NewLossyTransport whose lost responses are cut
+// off as a server closing its connection does: before the headers (the
+// client sees io.EOF) or in the middle of the body (io.ErrUnexpectedEOF).
+func NewCuttingTransport(rate float64, seed uint64) *LossyTransport {
+	l := NewLossyTransport(rate, seed)
+	l.cut = true
+	return l
 }
 
 // NewLossyTransport loses a fraction rate of the responses of a fresh
@@ -63,11 +74,24 @@ func (l *LossyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || !drop {
 		return resp, err
 	}
+	l.drops.Add(1)
+	if l.cut {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if len(body) < 2 {
+			return nil, io.EOF
+		}
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body[:len(body)/2]), errReader{io.ErrUnexpectedEOF}))
+		return resp, nil
+	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	l.drops.Add(1)
 	return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
 }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // Drops returns how many responses were lost so far.
 func (l *LossyTransport) Drops() int64 { return l.drops.Load() }

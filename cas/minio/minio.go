@@ -38,12 +38,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/s3compat"
+	"github.com/cairnlog/cairn/cas/timeout"
 )
 
 var _ cas.Store = (*Store)(nil)
@@ -65,6 +67,11 @@ type Options struct {
 	AccessKey, SecretKey, SessionToken string
 	// Transport; nil: minio-go's default.
 	Transport http.RoundTripper
+	// Timeout aborts a request that makes no progress for this long, as
+	// a transient failure (0: never). Attempts is how many attempts the
+	// retry wrapper gives one call (0: its default); see Store.Attempts.
+	Timeout  time.Duration
+	Attempts int
 }
 
 // Store is a cas.Store in one prefix of a bucket.
@@ -73,6 +80,8 @@ type Store struct {
 	bucket string
 	prefix string // "" or ends in "/"
 	secure bool
+	// attempts is Options.Attempts, for the retry wrapper.
+	attempts int
 
 	pageSize int // keys per ListObjectsV2 request; 0: the server's default (1,000)
 }
@@ -99,19 +108,32 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if opts.Region == "" {
 		opts.Region = DefaultRegion
 	}
+	tr := opts.Transport
+	if opts.Timeout > 0 {
+		if tr == nil {
+			if tr, err = minio.DefaultTransport(opts.Secure); err != nil {
+				return nil, fmt.Errorf("open minio store: %w", err)
+			}
+		}
+		tr = timeout.Transport(tr, opts.Timeout)
+	}
 	client, err := minio.New(opts.Endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken),
 		Secure:       opts.Secure,
 		Region:       opts.Region,
 		BucketLookup: minio.BucketLookupPath,
-		Transport:    opts.Transport,
+		Transport:    tr,
 		MaxRetries:   1,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open minio store: %w", err)
 	}
-	return &Store{core: minio.Core{Client: client}, bucket: bucket, prefix: p, secure: opts.Secure}, nil
+	return &Store{core: minio.Core{Client: client}, bucket: bucket, prefix: p, secure: opts.Secure, attempts: opts.Attempts}, nil
 }
+
+// Attempts returns how many attempts the retry wrapper should give one
+// call (0: its default).
+func (s *Store) Attempts() int { return s.attempts }
 
 func envCredentials() (access, secret, token string) {
 	if a := os.Getenv("AWS_ACCESS_KEY_ID"); a != "" {
@@ -120,8 +142,11 @@ func envCredentials() (access, secret, token string) {
 	return os.Getenv("MINIO_ROOT_USER"), os.Getenv("MINIO_ROOT_PASSWORD"), ""
 }
 
-// ParseURL parses minio://HOST:PORT/BUCKET/PREFIX?secure=BOOL&region=R.
-// secure defaults to true. Credentials never come from the URL.
+// ParseURL parses
+// minio://HOST:PORT/BUCKET/PREFIX?secure=BOOL&region=R&timeout=D&attempts=N.
+// secure defaults to true; timeout and attempts default to
+// $CAIRN_S3_TIMEOUT and $CAIRN_S3_ATTEMPTS, else package timeout's
+// defaults. Credentials never come from the URL.
 func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	fail := func(format string, args ...any) (string, string, Options, error) {
 		return "", "", Options{}, fmt.Errorf("parse minio url %q: %s", u.Redacted(), fmt.Sprintf(format, args...))
@@ -144,9 +169,19 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if _, err := s3compat.CleanPrefix(prefix); err != nil {
 		return fail("%v", err)
 	}
+	tc, err := timeout.FromEnv()
+	if err != nil {
+		return fail("%v", err)
+	}
 	opts = Options{Endpoint: u.Host, Secure: true}
 	for k, vs := range u.Query() {
 		v := vs[len(vs)-1]
+		if ok, err := tc.Set(k, v); ok {
+			if err != nil {
+				return fail("%v", err)
+			}
+			continue
+		}
 		switch k {
 		case "secure":
 			b, err := strconv.ParseBool(v)
@@ -160,6 +195,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 			return fail("unknown parameter %q", k)
 		}
 	}
+	opts.Timeout, opts.Attempts = tc.Timeout, tc.Attempts
 	return bucket, prefix, opts, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnlog/cairn/cas/castest"
 	"github.com/cairnlog/cairn/cas/minio"
 	"github.com/cairnlog/cairn/cas/retry"
+	"github.com/cairnlog/cairn/cas/timeout"
 	"github.com/cairnlog/cairn/internal/s3test"
 )
 
@@ -140,10 +141,16 @@ func TestParseURL(t *testing.T) {
 		{in: "minio://h:1/b?secrue=false", bad: true},
 		{in: "minio://key:secret@h:1/b", bad: true},
 		{in: "s3://b/ws", bad: true},
+		{in: "minio://127.0.0.1:9000/b?timeout=10s&attempts=3", bucket: "b", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true, Timeout: 10 * time.Second, Attempts: 3}},
+		{in: "minio://127.0.0.1:9000/b?timeout=soon", bad: true},
+		{in: "minio://127.0.0.1:9000/b?attempts=x", bad: true},
 	} {
 		u, err := url.Parse(tc.in)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.opts.Timeout == 0 {
+			tc.opts.Timeout, tc.opts.Attempts = timeout.DefaultTimeout, timeout.DefaultAttempts
 		}
 		bucket, prefix, opts, err := minio.ParseURL(u)
 		if tc.bad {

@@ -2,6 +2,7 @@ package minio
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 
 	"github.com/cairnlog/cairn/cas"
@@ -10,6 +11,10 @@ import (
 // minio://HOST:PORT/BUCKET/PREFIX?... URLs (see ParseURL) open a Store.
 func init() {
 	cas.Register("minio", cas.Backend{Remote: true, Open: func(ctx context.Context, u *url.URL) (cas.Store, error) {
-		return OpenURL(ctx, u)
+		bucket, prefix, opts, err := ParseURL(u)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", cas.ErrInvalidURL, err)
+		}
+		return Open(ctx, bucket, prefix, opts)
 	}})
 }

@@ -2,6 +2,7 @@ package s3
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 
 	"github.com/cairnlog/cairn/cas"
@@ -10,6 +11,10 @@ import (
 // s3://BUCKET/PREFIX?... URLs (see ParseURL) open a Store.
 func init() {
 	cas.Register("s3", cas.Backend{Remote: true, Open: func(ctx context.Context, u *url.URL) (cas.Store, error) {
-		return OpenURL(ctx, u)
+		bucket, prefix, opts, err := ParseURL(u)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", cas.ErrInvalidURL, err)
+		}
+		return Open(ctx, bucket, prefix, opts)
 	}})
 }

@@ -30,6 +30,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/s3compat"
+	"github.com/cairnlog/cairn/cas/timeout"
 )
 
 var _ cas.Store = (*Store)(nil)
@@ -65,6 +67,11 @@ type Options struct {
 	// HTTPClient; nil: the SDK's default, which honours AWS_CA_BUNDLE. A
 	// client given here is used as is.
 	HTTPClient *http.Client
+	// Timeout aborts a request that makes no progress for this long, as
+	// a transient failure (0: never). Attempts is how many attempts the
+	// retry wrapper gives one call (0: its default); see Store.Attempts.
+	Timeout  time.Duration
+	Attempts int
 }
 
 // Store is a cas.Store in one prefix of an S3 bucket.
@@ -72,6 +79,8 @@ type Store struct {
 	client *s3.Client
 	bucket string
 	prefix string // "" or ends in "/"
+	// attempts is Options.Attempts, for the retry wrapper.
+	attempts int
 
 	pageSize int32 // keys per ListObjectsV2 request; 0: the server's default (1,000)
 }
@@ -118,12 +127,23 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 			// client type when AWS_CA_BUNDLE is set.
 			o.HTTPClient = opts.HTTPClient
 		}
+		if opts.Timeout > 0 {
+			var next timeout.Doer = o.HTTPClient
+			if next == nil {
+				next = &http.Client{}
+			}
+			o.HTTPClient = timeout.Client(next, opts.Timeout)
+		}
 		o.Retryer = aws.NopRetryer{}
 		o.RetryMaxAttempts = 0
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
-	return &Store{client: client, bucket: bucket, prefix: p}, nil
+	return &Store{client: client, bucket: bucket, prefix: p, attempts: opts.Attempts}, nil
 }
+
+// Attempts returns how many attempts the retry wrapper should give one
+// call (0: its default).
+func (s *Store) Attempts() int { return s.attempts }
 
 // envEndpoint returns the endpoint the SDK would take from the
 // environment, so that Open can default the region when it is set.
@@ -151,9 +171,19 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if _, err := s3compat.CleanPrefix(prefix); err != nil {
 		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
 	}
+	tc, err := timeout.FromEnv()
+	if err != nil {
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
+	}
 	pathStyle := ""
 	for k, vs := range u.Query() {
 		v := vs[len(vs)-1]
+		if ok, err := tc.Set(k, v); ok {
+			if err != nil {
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
+			}
+			continue
+		}
 		switch k {
 		case "endpoint":
 			e, err := url.Parse(v)
@@ -177,6 +207,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		}
 		opts.PathStyle = b
 	}
+	opts.Timeout, opts.Attempts = tc.Timeout, tc.Attempts
 	return bucket, prefix, opts, nil
 }
 

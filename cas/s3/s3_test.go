@@ -17,6 +17,7 @@ import (
 	"github.com/cairnlog/cairn/cas/castest"
 	"github.com/cairnlog/cairn/cas/retry"
 	"github.com/cairnlog/cairn/cas/s3"
+	"github.com/cairnlog/cairn/cas/timeout"
 	"github.com/cairnlog/cairn/internal/s3test"
 )
 
@@ -170,10 +171,16 @@ func TestParseURL(t *testing.T) {
 		{in: "s3://b/ws?endpiont=http://x", bad: true},
 		{in: "s3://key:secret@b/ws", bad: true},
 		{in: "minio://b/ws", bad: true},
+		{in: "s3://b?timeout=10s&attempts=3", bucket: "b", opts: s3.Options{Timeout: 10 * time.Second, Attempts: 3}},
+		{in: "s3://b?timeout=0s", bad: true},
+		{in: "s3://b?attempts=0", bad: true},
 	} {
 		u, err := url.Parse(tc.in)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.opts.Timeout == 0 {
+			tc.opts.Timeout, tc.opts.Attempts = timeout.DefaultTimeout, timeout.DefaultAttempts
 		}
 		bucket, prefix, opts, err := s3.ParseURL(u)
 		if tc.bad {

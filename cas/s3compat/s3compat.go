@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/cairnlog/cairn/cas"
@@ -89,6 +91,22 @@ func MapError(verb, key string, err error, r Reply) error {
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():
 		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
+	case CutOff(err):
+		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, err))
 	}
 	return fmt.Errorf("%s %s: %w", verb, key, err)
+}
+
+// CutOff reports a response cut off before its end: the connection
+// closed before the headers (io.EOF under a *url.Error) or in the middle
+// of the body (io.ErrUnexpectedEOF). minio-go replaces the first kind's
+// io.EOF with the text "Connection closed by foreign host ... Retry
+// again.", which is recognised by that text.
+func CutOff(err error) bool {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var ue *url.Error
+	return errors.As(err, &ue) && ue.Err != nil &&
+		(errors.Is(ue.Err, io.EOF) || strings.Contains(ue.Err.Error(), "Connection closed by foreign host"))
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/cairnlog/cairn"
 )
 
-const commitUsage = "SESSION (--json-file F | --dir D | -) [--record JSON] [--status S] [--expect N] [--json]"
+const commitUsage = "SESSION (--json-file F | --dir D | -) [--record JSON] [--status S] [--expect N] [--withdraw] [--json]"
 
 var commitCmd = command{
 	summary: "commit a step: a JSON document or a directory",
@@ -25,6 +25,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
 	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
 	expect := fs.Int64("expect", -1, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
+	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args, 1, 2)
 	if err != nil {
@@ -47,7 +48,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	opts := cairn.CommitOptions{Status: st}
+	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
 	if *record != "" {
 		if !json.Valid([]byte(*record)) {
 			return usagef("--record is not valid JSON")

@@ -53,22 +53,17 @@ func runGC(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "cairn gc: note:", rep.Note)
 	}
 	if *verbose {
-		// A removed session's newest step stays as a small tombstone
-		// (docs/maintenance.md): it is replaced, not deleted.
-		tomb := map[string]bool{}
-		for _, k := range rep.TombstoneKeys {
-			tomb[k] = true
-		}
-		deleted, replaced := "deleted", "replaced by a tombstone"
+		deleted, fenced := "deleted", "fenced with a tombstone"
 		if rep.DryRun {
-			deleted, replaced = "would delete", "would replace by a tombstone"
+			deleted, fenced = "would delete", "would fence with a tombstone"
 		}
 		for _, k := range rep.DeletedKeys {
-			if tomb[k] {
-				fmt.Fprintf(e.stdout, "%s %s\n", replaced, k)
-			} else {
-				fmt.Fprintf(e.stdout, "%s %s\n", deleted, k)
-			}
+			fmt.Fprintf(e.stdout, "%s %s\n", deleted, k)
+		}
+		// The slot above a removed session's last step (or an expired
+		// fork's slot) takes a small tombstone: docs/maintenance.md.
+		for _, k := range rep.TombstoneKeys {
+			fmt.Fprintf(e.stdout, "%s %s\n", fenced, k)
 		}
 	}
 	verb := "deleted"
@@ -77,7 +72,11 @@ func runGC(ctx context.Context, e *env, args []string) error {
 	}
 	tombs := ""
 	if rep.Tombstones > 0 {
-		tombs = fmt.Sprintf(", %d of them replaced by a tombstone", rep.Tombstones)
+		verb := "fenced"
+		if rep.DryRun {
+			verb = "would fence"
+		}
+		tombs = fmt.Sprintf("; %s %s with a tombstone", verb, plural(rep.Tombstones, "slot"))
 	}
 	fmt.Fprintf(e.stdout, "%s (%s), %s; live %s (%s); %s %s (%s)%s; %s (%s) wait for a later run; %s\n",
 		plural(rep.Objects, "object"), humanBytes(rep.Bytes), plural(rep.LiveSteps, "live step"),

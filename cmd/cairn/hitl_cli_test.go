@@ -48,3 +48,38 @@ func TestAgentCommandsExitCodes(t *testing.T) {
 		t.Fatalf("empty inbox: %q %q %d", out, errs, code)
 	}
 }
+
+// TestCommitOnPausedHeadExit3: a plain commit, or a second question, on
+// a session awaiting input exits 3 with one line saying how to answer
+// or withdraw, and the question stays in the inbox; reply answers it,
+// and --withdraw withdraws a question explicitly.
+func TestCommitOnPausedHeadExit3(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-", "--status", "awaiting_input", "--record", `{"question":"ship?"}`); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{
+		{"commit", "s", "-"},
+		{"commit", "s", "-", "--status", "awaiting_input", "--record", `{"question":"again?"}`},
+	} {
+		_, errs, code := cli(t, store, `{"a":2}`, args...)
+		if code != 3 || !strings.Contains(errs, "awaits input") || !strings.Contains(errs, "--withdraw") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 3 and one line naming the pending question", strings.Join(args, " "), code, errs)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "inbox"); !strings.Contains(out, "s@1") {
+		t.Fatalf("inbox after refused commits: %q", out)
+	}
+	if _, errs, code := cli(t, store, "", "reply", "s", "--input", `"yes"`); code != 0 {
+		t.Fatalf("reply: %s", errs)
+	}
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-", "--status", "awaiting_input", "--record", `{"question":"deploy?"}`); code != 0 {
+		t.Fatal(errs)
+	}
+	if out, errs, code := cli(t, store, `{"a":3}`, "commit", "s", "-", "--withdraw"); code != 0 || !strings.HasPrefix(out, "s@4 ") {
+		t.Fatalf("commit --withdraw: exit %d, %q %q", code, out, errs)
+	}
+	if out, _, _ := cli(t, store, "", "inbox"); strings.Contains(out, "s@") {
+		t.Fatalf("inbox after the withdrawal: %q", out)
+	}
+}

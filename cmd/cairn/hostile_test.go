@@ -23,6 +23,12 @@ import (
 // what a hostile or broken writer could store.
 func plantDirState(t *testing.T, store, session string, entries ...tree.Entry) {
 	t.Helper()
+	plantDirBlobs(t, store, session, nil, entries...)
+}
+
+// plantDirBlobs is plantDirState with blobs stored in the same object.
+func plantDirBlobs(t *testing.T, store, session string, blobs [][]byte, entries ...tree.Entry) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := fs.Open(store)
 	if err != nil {
@@ -33,6 +39,9 @@ func plantDirState(t *testing.T, store, session string, entries ...tree.Entry) {
 	id := cas.Sum(raw)
 	var b pack.Builder
 	b.Add(id, raw)
+	for _, blob := range blobs {
+		b.Add(cas.Sum(blob), blob)
+	}
 	m := &manifest.Manifest{
 		Session: session, Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateDir,
 		Root:   tree.Ref{Kind: tree.Node, ID: id, Size: int64(len(entries))},
@@ -151,5 +160,118 @@ func TestLimitsFromEnv(t *testing.T) {
 	t.Setenv("CAIRN_MAX_VALUE_BYTES", "100000")
 	if out, errs, code := cli(t, store, "", "show", "s"); code != 0 || out != doc+"\n" {
 		t.Errorf("show within the limits: exit %d %s", code, errs)
+	}
+}
+
+// hugeRangeObject returns a small step object (session X, step 1) whose
+// layout names the step range X@1..2^62: a hostile or corrupt object
+// that once made every reader allocate a key per step until it ran out
+// of memory.
+func hugeRangeObject() []byte {
+	m := &manifest.Manifest{
+		Session: "X", Number: 1, Time: time.Unix(0, 0).UTC(), Kind: manifest.StateJSON,
+		Root:   tree.Ref{Kind: tree.Inline, Data: []byte("1")},
+		Layout: manifest.Layout{Steps: []manifest.Range{{Session: "X", First: 1, Last: 1 << 62}}},
+	}
+	var b pack.Builder
+	data, _ := b.Build(pack.KindStep, m.Encode())
+	return data
+}
+
+// TestHugeLayoutRangeRefused: show, checkout, verify, du and commit on a
+// store holding hugeRangeObject fail with one line naming a corrupt
+// store, exit 1, instead of dying out of memory (exit 2).
+func TestHugeLayoutRangeRefused(t *testing.T) {
+	store := t.TempDir()
+	st, err := fs.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.Put(ctx, manifest.SessionKey("X"), []byte("X"), cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, manifest.StepKey("X", 1), hugeRangeObject(), cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"show", "X"},
+		{"show", "X@1"},
+		{"checkout", "X", "--dir", filepath.Join(t.TempDir(), "out")},
+		{"verify"},
+		{"du"},
+		{"commit", "X", "-"},
+		{"log", "X"},
+	} {
+		out, errs, code := cli(t, store, `{"a":1}`, args...)
+		if code != 1 || !strings.Contains(errs+out, "corrupt") {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 1 naming a corrupt object", strings.Join(args, " "), code, errs, out)
+		}
+	}
+}
+
+// TestVerifyRefusesWhatCheckoutRefuses: every hostile directory state
+// that checkout refuses (TestCheckoutRefusesHostileStore's cases, and a
+// name holding NUL) is a problem for verify too: exit 1, naming it.
+func TestVerifyRefusesWhatCheckoutRefuses(t *testing.T) {
+	file := tree.Ref{Kind: tree.Inline, Data: []byte("pwned")}
+	link := func(target string) tree.Ref { return tree.Ref{Kind: tree.Inline, Data: []byte(target)} }
+	cases := map[string][]tree.Entry{
+		"dotdot":        {{Name: "..", Mode: tree.ModeFile, Ref: file}},
+		"dot":           {{Name: ".", Mode: tree.ModeFile, Ref: file}},
+		"escape-name":   {{Name: "../../escaped", Mode: tree.ModeFile, Ref: file}},
+		"absolute-name": {{Name: "/tmp/escaped", Mode: tree.ModeFile, Ref: file}},
+		"nul-name":      {{Name: "a\x00b", Mode: tree.ModeFile, Ref: file}},
+		"abs-symlink":   {{Name: "l", Mode: tree.ModeSymlink, Ref: link("/etc/passwd")}},
+		"up-symlink":    {{Name: "l", Mode: tree.ModeSymlink, Ref: link("../../x")}},
+	}
+	for name, entries := range cases {
+		t.Run(name, func(t *testing.T) {
+			store := t.TempDir()
+			plantDirState(t, store, "s", entries...)
+			if _, errs, code := cli(t, store, "", "checkout", "s", "--dir", filepath.Join(t.TempDir(), "out")); code != 1 {
+				t.Fatalf("checkout: exit %d, %s; want 1 (the case is not hostile)", code, errs)
+			}
+			out, errs, code := cli(t, store, "", "verify")
+			if code != 1 || !strings.Contains(out, "BAD") || !strings.Contains(out, ": 1 problem") {
+				t.Errorf("verify: exit %d, stdout %q, stderr %q; want exit 1 and one problem", code, out, errs)
+			}
+		})
+	}
+}
+
+// TestCheckoutTotalBounded is issue 13 item 5: a small object whose 20
+// files all name one 1 MiB blob (a dedup bomb) must not check out more
+// than the per-operation total, although each file is within the
+// per-file limit; the error names the limit and how to raise it.
+func TestCheckoutTotalBounded(t *testing.T) {
+	store := t.TempDir()
+	blob := make([]byte, 1<<20)
+	ref := tree.Ref{Kind: tree.Blob, ID: cas.Sum(blob), Size: int64(len(blob))}
+	var entries []tree.Entry
+	for i := 0; i < 20; i++ {
+		entries = append(entries, tree.Entry{Name: fmt.Sprintf("f%02d", i), Mode: tree.ModeFile, Ref: ref})
+	}
+	plantDirBlobs(t, store, "bomb", [][]byte{blob}, entries...)
+	t.Setenv("CAIRN_MAX_VALUE_BYTES", "2097152")
+	t.Setenv("CAIRN_MAX_TOTAL_BYTES", "5242880")
+	dst := filepath.Join(t.TempDir(), "out")
+	_, errs, code := cli(t, store, "", "checkout", "bomb", "--dir", dst)
+	if code != 1 || !strings.Contains(errs, "MaxTotalBytes") || !strings.Contains(errs, "CAIRN_MAX_TOTAL_BYTES") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("checkout of a dedup bomb: exit %d, stderr %q; want exit 1 naming the total limit and its variable", code, errs)
+	}
+	var written int64
+	filepath.Walk(dst, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			written += fi.Size()
+		}
+		return nil
+	})
+	if written > 5<<20 {
+		t.Errorf("checkout wrote %d bytes, beyond the total limit of %d", written, 5<<20)
+	}
+	t.Setenv("CAIRN_MAX_TOTAL_BYTES", "")
+	if _, errs, code := cli(t, store, "", "checkout", "bomb", "--dir", filepath.Join(t.TempDir(), "ok")); code != 0 {
+		t.Errorf("checkout within the default limits: exit %d, %s", code, errs)
 	}
 }

@@ -245,6 +245,10 @@ func exitCode(stderr io.Writer, name string, err error) int {
 	case errors.Is(err, errProblems):
 		return 1 // already reported
 	}
+	if hint := cairn.LimitHint(err); hint != "" {
+		fmt.Fprintf(stderr, "cairn %s: %v (%s)\n", name, oneLine(err), hint)
+		return 1
+	}
 	fmt.Fprintf(stderr, "cairn %s: %v\n", name, oneLine(err))
 	return 1
 }

@@ -63,7 +63,8 @@ func ReplyInput(record json.RawMessage) (json.RawMessage, bool) {
 
 // Ask commits the head's state unchanged as the next step of s, with
 // status awaiting_input and the record {"question": question, "details":
-// details}. details may be nil.
+// details}. details may be nil. Asking while a question is pending fails
+// with cairn.ErrAwaitingInput (a cairn.ErrConflict).
 func Ask(ctx context.Context, s *cairn.Session, question string, details json.RawMessage) (*cairn.Step, error) {
 	head, err := s.Head(ctx)
 	if err != nil {
@@ -113,7 +114,7 @@ func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn
 		return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
 	}
 	return s.Commit(ctx, cairn.StateOf(head), cairn.CommitOptions{
-		Record: b, Status: cairn.Running, Expect: cairn.ExpectHead(head.Number),
+		Record: b, Status: cairn.Running, Expect: cairn.ExpectHead(head.Number), Reply: true,
 	})
 }
 

@@ -325,6 +325,13 @@ func (s *Server) exited() bool {
 	}
 }
 
+// Pause stops the server process (SIGSTOP): connections are still
+// accepted by the kernel, but nothing answers, as with a hung server.
+func (s *Server) Pause() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
 // Log returns what the server has written so far.
 func (s *Server) Log() string { return s.log.String() }
 

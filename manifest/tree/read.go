@@ -23,18 +23,46 @@ type Source interface {
 type Limits struct {
 	MaxDepth int   // nesting of nodes
 	MaxBytes int64 // total bytes of one materialised value or file
+	// MaxTotal bounds the bytes of every value and file one Reader
+	// writes, together: a whole checkout or show, however many files
+	// name the same content.
+	MaxTotal int64
 }
 
 // DefaultLimits are the limits used when none are given.
-var DefaultLimits = Limits{MaxDepth: MaxDepth + 16, MaxBytes: 64 << 30}
+var DefaultLimits = Limits{MaxDepth: MaxDepth + 16, MaxBytes: 64 << 30, MaxTotal: 64 << 30}
 
 // ErrLimit reports content beyond a reader limit.
 var ErrLimit = errors.New("limit exceeded")
 
-// Reader reads trees from a Source.
+// LimitError reports which limit content exceeded; it wraps ErrLimit.
+type LimitError struct {
+	// Limit names the limit: "MaxBytes" (one value or file),
+	// "MaxTotal" (one reader's output), "MaxObjectBytes" (one object),
+	// "MaxDepth" (nesting).
+	Limit string
+	Max   int64
+	What  string // what exceeded it
+	Unit  string // "" means bytes
+}
+
+func (e *LimitError) Error() string {
+	unit := e.Unit
+	if unit == "" {
+		unit = "bytes"
+	}
+	return fmt.Sprintf("%s: %v: more than %d %s (%s)", e.What, ErrLimit, e.Max, unit, e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrLimit) true.
+func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// Reader reads trees from a Source. One Reader is one operation: the
+// bytes it writes count against Limits.MaxTotal together.
 type Reader struct {
 	Src    Source
 	Limits Limits
+	total  int64 // bytes written so far, for MaxTotal
 }
 
 func (r *Reader) limits() Limits {
@@ -44,6 +72,9 @@ func (r *Reader) limits() Limits {
 	}
 	if l.MaxBytes == 0 {
 		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	if l.MaxTotal == 0 {
+		l.MaxTotal = DefaultLimits.MaxTotal
 	}
 	return l
 }
@@ -106,25 +137,36 @@ func (r *Reader) listWalk(ctx context.Context, ref Ref, leafType byte, depth int
 	return fmt.Errorf("%w: node %s: type %q inside a list of %q", cas.ErrCorrupt, ref.ID.Short(), n.Type, leafType)
 }
 
-// countingWriter enforces MaxBytes.
+// countingWriter enforces MaxBytes on one value and MaxTotal on
+// everything its reader writes.
 type countingWriter struct {
-	w   io.Writer
-	n   int64
-	max int64
+	w     io.Writer
+	n     int64
+	max   int64
+	total *int64
+	limit int64 // MaxTotal
+}
+
+func (r *Reader) counting(w io.Writer) *countingWriter {
+	l := r.limits()
+	return &countingWriter{w: w, max: l.MaxBytes, total: &r.total, limit: l.MaxTotal}
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.n+int64(len(p)) > c.max {
-		return 0, fmt.Errorf("%w: more than %d bytes", ErrLimit, c.max)
+		return 0, &LimitError{Limit: "MaxBytes", Max: c.max, What: "one value or file"}
+	}
+	if *c.total+int64(len(p)) > c.limit {
+		return 0, &LimitError{Limit: "MaxTotal", Max: c.limit, What: "all values and files of one read"}
 	}
 	c.n += int64(len(p))
+	*c.total += int64(len(p))
 	return c.w.Write(p)
 }
 
 // WriteJSON writes the compact JSON text of the value at ref to w.
 func (r *Reader) WriteJSON(ctx context.Context, w io.Writer, ref Ref) error {
-	cw := &countingWriter{w: w, max: r.limits().MaxBytes}
-	return r.writeJSON(ctx, cw, ref, 0)
+	return r.writeJSON(ctx, r.counting(w), ref, 0)
 }
 
 // JSON returns the compact JSON text of the value at ref.
@@ -226,7 +268,7 @@ func (r *Reader) leftmostLeaf(ctx context.Context, n *NodeData, depth int) (byte
 
 // WriteBytes writes the content of a file or chunked value to w.
 func (r *Reader) WriteBytes(ctx context.Context, w io.Writer, ref Ref) error {
-	cw := &countingWriter{w: w, max: r.limits().MaxBytes}
+	cw := r.counting(w)
 	if ref.Kind != Node {
 		b, err := r.leaf(ctx, ref)
 		if err != nil {
@@ -326,14 +368,11 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
 		case ModeDir:
 			return os.Mkdir(target, 0o755)
 		case ModeSymlink:
-			link, err := r.leaf(ctx, fi.Ref)
+			link, err := r.symlinkTarget(ctx, fi)
 			if err != nil {
-				return err
-			}
-			if err := SafeSymlink(fi.Path, string(link)); err != nil {
 				return fmt.Errorf("checkout %s: %w", fi.Path, err)
 			}
-			return os.Symlink(string(link), target)
+			return os.Symlink(link, target)
 		default:
 			perm := os.FileMode(0o644)
 			if fi.Mode == ModeExec {
@@ -350,6 +389,36 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
 			}
 			return cerr
 		}
+	})
+}
+
+// symlinkTarget reads the target of the symlink entry fi and checks
+// that it stays inside the checkout root (SafeSymlink).
+func (r *Reader) symlinkTarget(ctx context.Context, fi FileInfo) (string, error) {
+	link, err := r.leaf(ctx, fi.Ref)
+	if err != nil {
+		return "", err
+	}
+	if err := SafeSymlink(fi.Path, string(link)); err != nil {
+		return "", err
+	}
+	return string(link), nil
+}
+
+// CheckDir reports the first entry of the directory state at ref that
+// Checkout would refuse to write: an unsafe name, a directory nested
+// too deep, or a symlink escaping the root. It runs the very checks
+// Checkout runs (verify calls it, so it checks everything a reader
+// checks), without writing anything or reading file contents.
+func (r *Reader) CheckDir(ctx context.Context, ref Ref) error {
+	return r.WalkDir(ctx, ref, func(fi FileInfo) error {
+		if fi.Mode != ModeSymlink {
+			return nil
+		}
+		if _, err := r.symlinkTarget(ctx, fi); err != nil {
+			return fmt.Errorf("%w: %s: %w", cas.ErrCorrupt, fi.Path, err)
+		}
+		return nil
 	})
 }
 

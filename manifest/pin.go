@@ -1,0 +1,157 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+)
+
+// Limits on pin objects.
+const (
+	maxPinSize = 1024
+	// MaxPins bounds how many pins gc reads in one run.
+	MaxPins      = 1 << 16
+	pinVersion   = 1
+	pinNonceSize = 8
+)
+
+// A pin is a fork's intent, stored under pins/<target>/<nonce> before
+// the forker reads its source and deleted once the fork's step landed or
+// lost. While a pin's target slot is empty, gc keeps the source's chain
+// from the source step down to the pin's floor: a forker paused between
+// reading its source and writing its step never names data gc deleted
+// meanwhile. Gc expires a pin only by fencing its slot (see GC), so a
+// forker that comes back after that loses its conditional put.
+
+// Pin is the stored intent of one fork.
+type Pin struct {
+	Version int       `json:"version"`
+	Target  string    `json:"target"` // the new session
+	Step    uint64    `json:"step"`   // the slot the fork writes: Target@Step
+	Source  string    `json:"source"` // the forked step is Source@Step
+	ID      string    `json:"id"`     // its manifest hash, hex
+	Floor   uint64    `json:"floor"`  // the source's base when the pin was written
+	Time    time.Time `json:"time"`
+}
+
+// SourcePointer returns the pointer to the forked step.
+func (p *Pin) SourcePointer() (Pointer, error) {
+	id, err := cas.ParseID(p.ID)
+	if err != nil {
+		return Pointer{}, fmt.Errorf("%w: pin of %s@%d: bad source id", cas.ErrCorrupt, p.Target, p.Step)
+	}
+	return Pointer{Session: p.Source, Number: p.Step, ID: id}, nil
+}
+
+// DecodePin parses a pin object, refusing anything that is not one.
+// what names it in errors.
+func DecodePin(b []byte, what string) (*Pin, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, what, fmt.Sprintf(format, a...))
+	}
+	if len(b) > maxPinSize {
+		return nil, bad("%d bytes exceeds %d", len(b), maxPinSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p Pin
+	if err := dec.Decode(&p); err != nil {
+		return nil, bad("%v", err)
+	}
+	if dec.More() {
+		return nil, bad("trailing data")
+	}
+	switch {
+	case p.Version != pinVersion:
+		return nil, bad("unsupported version %d", p.Version)
+	case ValidSession(p.Target) != nil || ValidSession(p.Source) != nil:
+		return nil, bad("bad session name")
+	case p.Step == 0 || p.Step > 1<<62 || p.Floor == 0 || p.Floor > p.Step:
+		return nil, bad("bad step %d or floor %d", p.Step, p.Floor)
+	case p.Time.Year() < 1 || p.Time.Year() > 9999:
+		return nil, bad("time out of range")
+	}
+	if _, err := cas.ParseID(p.ID); err != nil {
+		return nil, bad("bad source id")
+	}
+	p.Time = p.Time.UTC()
+	return &p, nil
+}
+
+// WritePin stores p under a fresh key and returns the key.
+func (r *Repo) WritePin(ctx context.Context, p *Pin) (string, error) {
+	var nonce [pinNonceSize]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return "", fmt.Errorf("write pin: %w", err)
+	}
+	p.Version = pinVersion
+	key := PinKey(p.Target, hex.EncodeToString(nonce[:]))
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("write pin: %w", err)
+	}
+	if err := r.store.Put(ctx, key, b, cas.PutOptions{IfAbsent: true}); err != nil {
+		return "", fmt.Errorf("write %s: %w", key, err)
+	}
+	return key, nil
+}
+
+// DeletePin removes a pin. A missing pin is no error.
+func (r *Repo) DeletePin(ctx context.Context, key string) error {
+	if err := r.store.Delete(ctx, key); err != nil && !errors.Is(err, cas.ErrNotFound) {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// PinInfo is one pin as gc reads it.
+type PinInfo struct {
+	Key  string
+	Info cas.Info
+	Pin  *Pin
+}
+
+// Pins reads every pin in the store. More than MaxPins is an error.
+func (r *Repo) Pins(ctx context.Context) ([]PinInfo, error) {
+	var infos []cas.Info
+	err := r.store.List(ctx, pinsPrefix, "", func(i cas.Info) error {
+		if !IsPinKey(i.Key) {
+			return nil
+		}
+		if len(infos) == MaxPins {
+			return fmt.Errorf("more than %d fork pins under %s", MaxPins, pinsPrefix)
+		}
+		infos = append(infos, i)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pins: %w", err)
+	}
+	out := make([]PinInfo, 0, len(infos))
+	for _, i := range infos {
+		b, err := r.store.Get(ctx, i.Key, 0, maxPinSize+1)
+		if errors.Is(err, cas.ErrNotFound) {
+			continue // its fork finished since the listing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", i.Key, err)
+		}
+		p, err := DecodePin(b, i.Key)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(i.Key, pinsPrefix+p.Target+"/") {
+			return nil, fmt.Errorf("%w: %s: pin names target %s", cas.ErrCorrupt, i.Key, p.Target)
+		}
+		out = append(out, PinInfo{Key: i.Key, Info: i, Pin: p})
+	}
+	return out, nil
+}

@@ -235,12 +235,18 @@ func TestReplyLimitNamed(t *testing.T) {
 func TestOutputPolish(t *testing.T) {
 	store := t.TempDir()
 	for i, st := range []string{"running", "awaiting_input", "done"} {
-		if _, errs, code := cli(t, store, fmt.Sprintf(`{"n":%d}`, i), "commit", "s", "-", "--status", st); code != 0 {
+		args := []string{"commit", "s", "-", "--status", st}
+		if i == 2 {
+			args = append(args, "--withdraw") // step 2 asked a question
+		}
+		if _, errs, code := cli(t, store, fmt.Sprintf(`{"n":%d}`, i), args...); code != 0 {
 			t.Fatal(errs)
 		}
 	}
 	cli(t, store, "", "fork", "s@2", "a-longer-name")
-	cli(t, store, `{"n":9}`, "commit", "a-longer-name", "-")
+	if _, errs, code := cli(t, store, `{"n":9}`, "commit", "a-longer-name", "-", "--withdraw"); code != 0 {
+		t.Fatal(errs)
+	}
 	for _, sess := range []string{"s", "a-longer-name"} {
 		out, _, _ := cli(t, store, "", "log", sess)
 		lines := strings.Split(strings.TrimSpace(out), "\n")

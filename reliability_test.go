@@ -19,34 +19,45 @@ import (
 type pause struct {
 	cas.Store
 	put, del func(key string) bool
-	once     sync.Once
-	reached  chan string
-	release  chan struct{}
+	// die makes the held call fail once released, never reaching the
+	// store: the process was killed while it was stopped.
+	die     bool
+	once    sync.Once
+	reached chan string
+	release chan struct{}
 }
 
 func newPause(s cas.Store) *pause {
 	return &pause{Store: s, reached: make(chan string, 1), release: make(chan struct{})}
 }
 
-func (p *pause) hold(key string, match func(string) bool) {
+func (p *pause) hold(key string, match func(string) bool) error {
 	if match == nil || !match(key) {
-		return
+		return nil
 	}
 	first := false
 	p.once.Do(func() { first = true })
 	if first {
 		p.reached <- key
 		<-p.release
+		if p.die {
+			return errors.New("killed while stopped")
+		}
 	}
+	return nil
 }
 
 func (p *pause) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	p.hold(key, p.put)
+	if err := p.hold(key, p.put); err != nil {
+		return err
+	}
 	return p.Store.Put(ctx, key, data, opts)
 }
 
 func (p *pause) Delete(ctx context.Context, key string) error {
-	p.hold(key, p.del)
+	if err := p.hold(key, p.del); err != nil {
+		return err
+	}
 	return p.Store.Delete(ctx, key)
 }
 
@@ -204,11 +215,19 @@ func TestStalledCommitToRemovedSession(t *testing.T) {
 // It returns the fork's result.
 func stalledFork(t *testing.T, store cas.Store, gcRuns func()) error {
 	t.Helper()
+	return stalledForkAt(t, store, "steps/F/", false, gcRuns)
+}
+
+// stalledForkAt is stalledFork with the forker stopped at its first put
+// of a key with the given prefix, and killed there if die.
+func stalledForkAt(t *testing.T, store cas.Store, prefix string, die bool, gcRuns func()) error {
+	t.Helper()
 	ctx := context.Background()
 	ws := cairn.OpenStore(store)
 	commitN(t, ws, "W", "W", 1, 40)
 	p := newPause(store)
-	p.put = func(key string) bool { return strings.HasPrefix(key, "steps/F/") }
+	p.die = die
+	p.put = func(key string) bool { return strings.HasPrefix(key, prefix) }
 	forker := cairn.OpenStore(p)
 	from, err := forker.Resolve(ctx, "W@8")
 	if err != nil {
@@ -251,18 +270,25 @@ func TestStalledForkOfPrunedSession(t *testing.T) {
 
 // TestStalledForkFencedAfterPinExpiry: a fork stopped for longer than gc
 // honours its pin loses its slot to gc's fence: it fails with a
-// conflict, F reads as removed, and the store verifies clean.
+// conflict, F reads as removed, and the store verifies clean, whether
+// the forker stopped before its step's put or before it even marked its
+// new session (found by the soak: a fenced name without a marker).
 func TestStalledForkFencedAfterPinExpiry(t *testing.T) {
+	t.Run("resumed", func(t *testing.T) { testFenceAfterPinExpiry(t, "steps/F/", false) })
+	t.Run("killed-before-marker", func(t *testing.T) { testFenceAfterPinExpiry(t, "sessions/F", true) })
+}
+
+func testFenceAfterPinExpiry(t *testing.T, at string, die bool) {
 	ctx := context.Background()
 	store := mem.New()
 	later := time.Now().Add(time.Hour)
-	err := stalledFork(t, store, func() {
+	err := stalledForkAt(t, store, at, die, func() {
 		ws := cairn.OpenStore(store)
 		mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later})
 		mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later.Add(cairn.ForkPinGrace)})
 	})
-	if !errors.Is(err, cairn.ErrConflict) {
-		t.Fatalf("fork after its pin expired: %v, want a conflict", err)
+	if !die && !errors.Is(err, cairn.ErrConflict) || die && err == nil {
+		t.Fatalf("fork after its pin expired: %v, want it to fail", err)
 	}
 	fresh := cairn.OpenStore(store)
 	if _, err := fresh.Resolve(ctx, "F"); !errors.Is(err, cairn.ErrNotFound) {

@@ -217,6 +217,11 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		}
 	}
 	for _, p := range expiredPins {
+		// The forker may have died before it marked its new session:
+		// a session with a step (the fence) always has a marker.
+		if err := r.MarkSession(ctx, p.Pin.Target); err != nil {
+			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)
+		}
 		err := r.fence(ctx, p.Pin.Target, p.Pin.Step)
 		if err != nil && !errors.Is(err, errRevived) {
 			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)

@@ -287,7 +287,10 @@ func appendDocSmall(n int) []byte {
 // number) or break it.
 func TestDocBuildByteEdits(t *testing.T) {
 	base := appendDocSmall(120)
-	cases := []struct{ at, del int; ins string }{
+	cases := []struct {
+		at, del int
+		ins     string
+	}{
 		{at: 15, ins: `"`}, {at: 15, ins: `\`}, {at: 16, del: 1}, {at: 100, ins: `","x":"`},
 		{at: len(base) - 3, ins: "5"}, {at: len(base) - 4, ins: ".5"}, {at: len(base) - 2, del: 1},
 		{at: len(base) - 10, ins: `"],"z":["`}, {at: 13, ins: `1,`}, {at: 13, ins: ` `},

@@ -41,12 +41,16 @@ type jnode struct {
 	// value; offs holds each child's offset from the container's start.
 	kids []*jnode
 	offs []int
+	kc   int // the children's compact length
 	ref  Ref
 	// built says ref is set. list, for an array stored as a list, is the
 	// list as last built: from this node once built, else from the node
 	// it replaces, which Build updates instead of starting over.
 	built bool
 	list  *listState
+	// front and back count the children at each end that are those of
+	// list (the same nodes, built): only the others need building.
+	front, back int
 }
 
 // open reports whether a container is stored as a node, with children.
@@ -327,6 +331,7 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 	}
 	start := p.pos
 	nd := &jnode{kind: open}
+	c := &containerParse{p: p, nd: nd, old: old, start: start}
 	k := 0
 	if old != nil {
 		nd.list = old.list
@@ -335,16 +340,23 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 			k &^= 1 // whole members only
 		}
 	}
+	c.kept = k
 	if k > 0 {
-		nd.kids = append(make([]*jnode, 0, len(old.kids)+1), old.kids[:k]...)
-		nd.offs = append(make([]int, 0, len(old.kids)+1), old.offs[:k]...)
+		if k == len(old.kids) {
+			// Appending: share the previous version's arrays, writing
+			// only past their end, which that version does not see.
+			nd.kids, nd.offs = old.kids, old.offs
+		} else {
+			nd.kids = append(make([]*jnode, 0, len(old.kids)+1), old.kids[:k]...)
+			nd.offs = append(make([]int, 0, len(old.kids)+1), old.offs[:k]...)
+		}
 		p.pos = start + old.offs[k-1] + old.kids[k-1].n
 	} else {
 		p.pos++
 		p.ws()
 		if p.pos < len(p.in) && p.in[p.pos] == closer {
 			p.pos++
-			return p.finish(nd, start), nil
+			return c.finish(-1), nil
 		}
 	}
 	for {
@@ -353,12 +365,12 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 			if p.pos >= len(p.in) {
 				return nil, p.errorf("unexpected end of input")
 			}
-			c := p.in[p.pos]
-			if c == closer {
+			ch := p.in[p.pos]
+			if ch == closer {
 				p.pos++
-				return p.finish(nd, start), nil
+				return c.finish(-1), nil
 			}
-			if c != ',' {
+			if ch != ',' {
 				return nil, p.errorf("expected ',' or %q", closer)
 			}
 			p.pos++
@@ -372,19 +384,16 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 					nd.offs = append(nd.offs, old.offs[i]+p.delta)
 				}
 				p.pos = start + old.n + p.delta
-				return p.finish(nd, start), nil
+				return c.finish(j), nil
 			}
 		}
 		if open == '{' {
 			if p.pos >= len(p.in) || p.in[p.pos] != '"' {
 				return nil, p.errorf("expected a string key")
 			}
-			at := p.pos
-			key, err := p.value(p.parallel(old, len(nd.kids), start))
-			if err != nil {
+			if err := c.kid(); err != nil {
 				return nil, err
 			}
-			nd.kids, nd.offs = append(nd.kids, key), append(nd.offs, at-start)
 			p.ws()
 			if p.pos >= len(p.in) || p.in[p.pos] != ':' {
 				return nil, p.errorf("expected ':'")
@@ -392,27 +401,66 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 			p.pos++
 			p.ws()
 		}
-		at := p.pos
-		kid, err := p.value(p.parallel(old, len(nd.kids), start))
-		if err != nil {
+		if err := c.kid(); err != nil {
 			return nil, err
 		}
-		nd.kids, nd.offs = append(nd.kids, kid), append(nd.offs, at-start)
 	}
 }
 
-// finish sets a container's lengths and drops the children of one
-// stored as a single leaf.
-func (p *incParser) finish(nd *jnode, start int) *jnode {
-	nd.n = p.pos - start
-	nd.c = 2
-	for _, k := range nd.kids {
-		nd.c += k.c
+// containerParse is the state of one container being parsed.
+type containerParse struct {
+	p     *incParser
+	nd    *jnode
+	old   *jnode
+	start int
+	kept  int // children kept from old at the front
+	fresh int // compact length of the children parsed here
+}
+
+// kid parses the child at p.pos.
+func (c *containerParse) kid() error {
+	p := c.p
+	at := p.pos
+	kid, err := p.value(p.parallel(c.old, len(c.nd.kids), c.start))
+	if err != nil {
+		return err
 	}
+	c.nd.kids, c.nd.offs = append(c.nd.kids, kid), append(c.nd.offs, at-c.start)
+	c.fresh += kid.c
+	return nil
+}
+
+// finish sets the container's lengths, and what it shares with the list
+// it will update, once the parser stands past its end. resync is the
+// index of the first of old's children kept at the end, or -1. A small
+// container, stored as a single leaf, drops its children.
+func (c *containerParse) finish(resync int) *jnode {
+	nd, old := c.nd, c.old
+	nd.n = c.p.pos - c.start
+	nd.kc = c.fresh
+	if old != nil {
+		dropEnd := len(old.kids)
+		if resync >= 0 {
+			dropEnd = resync
+		}
+		nd.kc += old.kc
+		for _, k := range old.kids[c.kept:dropEnd] {
+			nd.kc -= k.c
+		}
+		oldFront, oldBack := old.front, old.back
+		if old.built {
+			oldFront, oldBack = len(old.kids), len(old.kids)
+		}
+		nd.front = min(c.kept, oldFront)
+		if resync >= 0 {
+			nd.back = min(len(old.kids)-resync, oldBack)
+		}
+	}
+	nd.c = 2 + nd.kc
 	if len(nd.kids) > 1 {
 		nd.c += len(nd.kids) - 1 // commas, and the colons of an object
 	}
-	if nd.c <= SmallContainer && !p.keepKids {
+	if nd.c <= SmallContainer && !c.p.keepKids {
 		nd.kids, nd.offs, nd.list = nil, nil, nil
 	} else if nd.kids == nil {
 		nd.kids, nd.offs = []*jnode{}, []int{}
@@ -523,12 +571,21 @@ func (b *docBuilder) build(nd *jnode, start int) (Ref, error) {
 		}
 		ref, err = putNode(b.sink, node, int64(len(node.Entries)))
 	default:
-		for i, k := range nd.kids {
-			if _, err := b.build(k, start+nd.offs[i]); err != nil {
+		n := len(nd.kids)
+		front, back := nd.front, nd.back
+		if nd.list == nil {
+			front, back = 0, 0
+		} else {
+			e := len(nd.list.elems)
+			front = min(front, n, e)
+			back = min(back, n-front, e-front)
+		}
+		for i := front; i < n-back; i++ {
+			if _, err := b.build(nd.kids[i], start+nd.offs[i]); err != nil {
 				return Ref{}, err
 			}
 		}
-		nd.list, ref, err = updateList(nd.list, nd.kids, b.sink)
+		nd.list, ref, err = updateList(nd.list, nd.kids, front, back, b.sink)
 	}
 	if err != nil {
 		return Ref{}, err

@@ -364,3 +364,46 @@ func FuzzDocBuild(f *testing.F) {
 		}
 	})
 }
+
+// sizedDoc is the append workload's document at about size bytes.
+func sizedDoc(size int) (doc []byte, msgs int) {
+	for msgs = 1; ; msgs *= 2 {
+		if doc = appendDocSmall(msgs); len(doc) >= size {
+			break
+		}
+	}
+	lo, hi := msgs/2, msgs
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if len(appendDocSmall(mid)) < size {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return appendDocSmall(lo), lo
+}
+
+// BenchmarkDocBuild: one more message handed over as the whole document,
+// at three document sizes; the time should not grow with the size.
+func BenchmarkDocBuild(b *testing.B) {
+	for _, size := range []int{10 << 10, 1 << 20, 10 << 20} {
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			_, n := sizedDoc(size)
+			docs := [2][]byte{appendDocSmall(n), appendDocSmall(n + 1)}
+			d := tree.NewDoc()
+			if _, err := d.Build(docs[0], discard{}); err != nil {
+				b.Fatal(err)
+			}
+			d.Commit()
+			i := 1
+			for b.Loop() {
+				if _, err := d.Build(docs[i%2], discard{}); err != nil {
+					b.Fatal(err)
+				}
+				d.Commit()
+				i++
+			}
+		})
+	}
+}

@@ -25,8 +25,9 @@ type listLevel struct {
 }
 
 // updateList stores the array of elems (built) as putList would,
-// updating old, and returns the new state and the root ref.
-func updateList(old *listState, elems []*jnode, sink Sink) (*listState, Ref, error) {
+// updating old, and returns the new state and the root ref. The first
+// front and last back of elems are known to be old's.
+func updateList(old *listState, elems []*jnode, front, back int, sink Sink) (*listState, Ref, error) {
 	st := &listState{elems: elems}
 	n := len(elems)
 	at := func(i int) Ref { return elems[i].ref }
@@ -36,9 +37,11 @@ func updateList(old *listState, elems []*jnode, sink Sink) (*listState, Ref, err
 		nOld := len(old.elems)
 		m := min(n, nOld)
 		same := func(x, y *jnode) bool { return x == y || x.ref.Equal(y.ref) }
+		a = front
 		for a < m && same(elems[a], old.elems[a]) {
 			a++
 		}
+		tail = min(back, m-a)
 		for tail < m-a && same(elems[n-1-tail], old.elems[nOld-1-tail]) {
 			tail++
 		}

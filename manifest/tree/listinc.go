@@ -11,17 +11,47 @@ import (
 // to the next boundary both versions share.
 type listState struct {
 	elems  []*jnode
-	levels []listLevel
+	levels []*listLevel
 }
 
-// listLevel is one level of a list: cuts[i] is the end (exclusive) of
-// node i among the level's entries. open says the last node ended with
-// the level rather than at a boundary.
+// listLevel is one level of a list: the nodes that end at a boundary
+// (cuts[i] is the end, exclusive, of node i among the level's entries),
+// then, if the level does not end at a boundary, the open node that ends
+// with it. An append rewrites only the open node, and later versions
+// share the arrays of closed nodes, appending past their ends.
 type listLevel struct {
 	cuts  []int
-	open  bool
 	refs  []Ref
 	sizes []int64
+	open  *listNode
+}
+
+type listNode struct {
+	cut  int
+	ref  Ref
+	size int64
+}
+
+// count returns the number of nodes of the level.
+func (lv *listLevel) count() int {
+	if lv.open != nil {
+		return len(lv.refs) + 1
+	}
+	return len(lv.refs)
+}
+
+func (lv *listLevel) ref(i int) Ref {
+	if i == len(lv.refs) {
+		return lv.open.ref
+	}
+	return lv.refs[i]
+}
+
+func (lv *listLevel) size(i int) int64 {
+	if i == len(lv.refs) {
+		return lv.open.size
+	}
+	return lv.sizes[i]
 }
 
 // updateList stores the array of elems (built) as putList would,
@@ -50,7 +80,7 @@ func updateList(old *listState, elems []*jnode, front, back int, sink Sink) (*li
 	for level := 0; ; level++ {
 		var olv *listLevel
 		if old != nil && level < len(old.levels) {
-			olv = &old.levels[level]
+			olv = old.levels[level]
 		} else {
 			a, tail = 0, 0
 		}
@@ -59,13 +89,11 @@ func updateList(old *listState, elems []*jnode, front, back int, sink Sink) (*li
 			return nil, Ref{}, err
 		}
 		st.levels = append(st.levels, lv)
-		if len(lv.refs) == 1 {
-			return st, lv.refs[0], nil
+		if lv.count() == 1 {
+			return st, lv.ref(0), nil
 		}
-		refs, sizes := lv.refs, lv.sizes
-		n, a, tail, typ = len(refs), na, nt, TypeList
-		at = func(i int) Ref { return refs[i] }
-		size = func(i int) int64 { return sizes[i] }
+		n, a, tail, typ = lv.count(), na, nt, TypeList
+		at, size = lv.ref, lv.size
 	}
 }
 
@@ -73,42 +101,42 @@ func updateList(old *listState, elems []*jnode, front, back int, sink Sink) (*li
 // level before, over entries of which the first a and the last tail are
 // unchanged (lv nil: none). It also returns how many of the new level's
 // nodes are unchanged at its front and at its end.
-func (lv *listLevel) update(typ byte, n int, at func(int) Ref, size func(int) int64, a, tail int, sink Sink) (out listLevel, front, back int, err error) {
+func (lv *listLevel) update(typ byte, n int, at func(int) Ref, size func(int) int64, a, tail int, sink Sink) (out *listLevel, front, back int, err error) {
 	var old listLevel
 	if lv != nil {
 		old = *lv
 	}
 	oldN := 0
-	if k := len(old.cuts); k > 0 {
+	if old.open != nil {
+		oldN = old.open.cut
+	} else if k := len(old.cuts); k > 0 {
 		oldN = old.cuts[k-1]
 	}
 	d := n - oldN
-	// Keep the nodes that end at a boundary within the unchanged front.
+	// Keep the closed nodes that end within the unchanged front.
 	j0 := sort.Search(len(old.cuts), func(j int) bool { return old.cuts[j] > a })
-	if j0 == len(old.cuts) && old.open && j0 > 0 {
-		j0--
-	}
 	start := 0
 	if j0 > 0 {
 		start = old.cuts[j0-1]
 	}
-	out.cuts = append(make([]int, 0, len(old.cuts)+2), old.cuts[:j0]...)
-	out.refs = append(make([]Ref, 0, len(old.refs)+2), old.refs[:j0]...)
-	out.sizes = append(make([]int64, 0, len(old.sizes)+2), old.sizes[:j0]...)
-	emit := func(end int) error {
-		node := &NodeData{Type: typ, Entries: make([]Entry, 0, end-start)}
+	out = &listLevel{}
+	if j0 == len(old.cuts) {
+		// Share the arrays, appending past their ends.
+		out.cuts, out.refs, out.sizes = old.cuts, old.refs, old.sizes
+	} else {
+		out.cuts = append(make([]int, 0, len(old.cuts)+2), old.cuts[:j0]...)
+		out.refs = append(make([]Ref, 0, len(old.refs)+2), old.refs[:j0]...)
+		out.sizes = append(make([]int64, 0, len(old.sizes)+2), old.sizes[:j0]...)
+	}
+	node := func(end int) (Ref, int64, error) {
+		nd := &NodeData{Type: typ, Entries: make([]Entry, 0, end-start)}
 		var total int64
 		for i := start; i < end; i++ {
-			node.Entries = append(node.Entries, Entry{Ref: at(i)})
+			nd.Entries = append(nd.Entries, Entry{Ref: at(i)})
 			total += size(i)
 		}
-		ref, err := putNode(sink, node, total)
-		if err != nil {
-			return err
-		}
-		out.cuts, out.refs, out.sizes = append(out.cuts, end), append(out.refs, ref), append(out.sizes, total)
-		start = end
-		return nil
+		ref, err := putNode(sink, nd, total)
+		return ref, total, err
 	}
 	var enc []byte
 	for i := start; i < n; i++ {
@@ -116,16 +144,19 @@ func (lv *listLevel) update(typ byte, n int, at func(int) Ref, size func(int) in
 		if i+1-start < listMax && !boundary(enc, i+1-start) {
 			continue
 		}
-		if err := emit(i + 1); err != nil {
-			return out, 0, 0, err
+		ref, total, err := node(i + 1)
+		if err != nil {
+			return nil, 0, 0, err
 		}
+		out.cuts, out.refs, out.sizes = append(out.cuts, i+1), append(out.refs, ref), append(out.sizes, total)
+		start = i + 1
 		if i+1 < n-tail {
 			continue
 		}
 		// A boundary within the unchanged end: if the old level has one at
 		// the same entry, every node after it is the same.
 		j, ok := slices.BinarySearch(old.cuts, i+1-d)
-		if !ok || old.open && j == len(old.cuts)-1 {
+		if !ok {
 			continue
 		}
 		for k := j + 1; k < len(old.cuts); k++ {
@@ -133,14 +164,19 @@ func (lv *listLevel) update(typ byte, n int, at func(int) Ref, size func(int) in
 		}
 		out.refs = append(out.refs, old.refs[j+1:]...)
 		out.sizes = append(out.sizes, old.sizes[j+1:]...)
-		out.open = old.open
-		return out, j0, len(old.cuts) - j - 1, nil
+		back = len(old.cuts) - j - 1
+		if old.open != nil {
+			out.open = &listNode{cut: old.open.cut + d, ref: old.open.ref, size: old.open.size}
+			back++
+		}
+		return out, j0, back, nil
 	}
 	if start < n || n == 0 {
-		if err := emit(n); err != nil {
-			return out, 0, 0, err
+		ref, total, err := node(n)
+		if err != nil {
+			return nil, 0, 0, err
 		}
-		out.open = true
+		out.open = &listNode{cut: n, ref: ref, size: total}
 	}
 	return out, j0, 0, nil
 }

@@ -50,12 +50,20 @@ type patchOp struct {
 // the change, not the document's size. A patch that fails in any
 // operation changes nothing and returns a *PatchError.
 func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
-	var list []patchOp
-	if err := json.Unmarshal(ops, &list); err != nil {
-		return Ref{}, fmt.Errorf("%w: not a JSON array of operations: %v", ErrPatch, err)
+	// Decoded in two steps so that an error names the operation and
+	// what it wants, never a Go type.
+	var raw []json.RawMessage
+	if err := json.Unmarshal(ops, &raw); err != nil {
+		return Ref{}, fmt.Errorf("%w: not a JSON array of operations", ErrPatch)
 	}
-	if len(list) > MaxPatchOps {
-		return Ref{}, fmt.Errorf("%w: %d operations, more than %d", ErrPatch, len(list), MaxPatchOps)
+	if len(raw) > MaxPatchOps {
+		return Ref{}, fmt.Errorf("%w: %d operations, more than %d", ErrPatch, len(raw), MaxPatchOps)
+	}
+	list := make([]patchOp, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &list[i]); err != nil {
+			return Ref{}, &PatchError{Op: i + 1, Msg: "want an object with string members op, path and (as the op needs) from, and a value"}
+		}
 	}
 	if d.root == nil {
 		return Ref{}, fmt.Errorf("%w: there is no document to patch", ErrPatch)

@@ -398,6 +398,8 @@ func TestPatchErrors(t *testing.T) {
 		{`[{"op":"remove","path":"messages"}]`, `patch op 1 (remove messages): path "messages" does not start with '/'`},
 		{`[{"op":"remove","path":""}]`, `patch op 1 (remove ""): cannot remove the whole document`},
 		{`{"op":"remove"}`, `invalid patch: not a JSON array of operations`},
+		{`[5]`, `patch op 1: want an object with string members op, path`},
+		{`[{"op":"add","path":"/x","value":1},{"op":5,"path":"/x"}]`, `patch op 2: want an object with string members op, path`},
 	}
 	for _, c := range cases {
 		d := tree.NewDoc()
@@ -408,6 +410,9 @@ func TestPatchErrors(t *testing.T) {
 		_, err := d.Patch([]byte(c.ops), discard{})
 		if err == nil || !errors.Is(err, tree.ErrPatch) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Patch %s = %v, want %q", c.ops, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "Go ") {
+			t.Errorf("Patch %s = %v: names a Go type", c.ops, err)
 		}
 		if !bytes.Equal(d.Text(), doc) {
 			t.Errorf("Patch %s changed the document to %s", c.ops, d.Text())

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn"
 )
@@ -154,4 +156,51 @@ func TestCommitCostFollowsChange(t *testing.T) {
 	if limit := uint64(len(doc) / 8); got > limit {
 		t.Fatalf("a patch of a %d-byte document allocated %d bytes, want at most %d", len(doc), got, limit)
 	}
+}
+
+// sizedState returns appendState(n) for the smallest n whose document
+// is at least size bytes.
+func sizedState(size int) (doc []byte, n int) {
+	for n = max(1, size/4600); ; n++ {
+		if doc = appendState(n); len(doc) >= size {
+			return doc, n
+		}
+	}
+}
+
+// BenchmarkCommitPatch (issue 14, target 2): one step of the append
+// workload as a JSON Patch through a live session on an in-memory store
+// (the fsync aside), at three state sizes. cpu-ns/op is the process's
+// CPU time per step, GC included; the target is under 0.5 ms at any size.
+func BenchmarkCommitPatch(b *testing.B) {
+	for _, size := range []int{10 << 10, 1 << 20, 10 << 20} {
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			ctx := context.Background()
+			ws, err := cairn.Open(ctx, "mem://")
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, _ := ws.Session("bench")
+			doc, n := sizedState(size)
+			if _, err := s.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			cpu0 := processCPU()
+			for b.Loop() {
+				n++
+				ops := fmt.Sprintf(`[{"op":"add","path":"/messages/-","value":{"role":"assistant","content":"step %d %s"}},{"op":"replace","path":"/scratchpad","value":"thinking about step %d"}]`,
+					n, strings.Repeat("tok ", 250), n)
+				if _, err := s.Commit(ctx, cairn.Patch([]byte(ops)), cairn.CommitOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -156,7 +157,7 @@ func phaseJSONDelta(ctx context.Context, cfg Config, arg string) (any, error) {
 		}
 	}
 	var wholeT, fsyncT, patchT []time.Duration
-	var cpu time.Duration
+	var patches [][]byte
 	for i := range steps {
 		doc, patch := d.next()
 		start := time.Now()
@@ -175,12 +176,18 @@ func phaseJSONDelta(ctx context.Context, cfg Config, arg string) (any, error) {
 			return nil, err
 		}
 		patchT = append(patchT, time.Since(start))
-		c0 := processCPU()
+		patches = append(patches, patch)
+	}
+	// The CPU of the patches alone, apart from the garbage the whole
+	// documents above leave for the collector.
+	runtime.GC()
+	c0 := processCPU()
+	for _, patch := range patches {
 		if _, err := cpuOnly.Commit(ctx, cairn.Patch(patch), cairn.CommitOptions{}); err != nil {
 			return nil, err
 		}
-		cpu += processCPU() - c0
 	}
+	cpu := processCPU() - c0
 	res.Whole, res.Fsync, res.Patch = summarize(wholeT), summarize(fsyncT), summarize(patchT)
 	res.PatchCPUms = float64(cpu) / 1e6 / float64(steps)
 	return res, nil

@@ -25,6 +25,10 @@ type Session struct {
 	// store.
 	head  *manifest.Step
 	index *manifest.Index
+	// doc is the head's JSON document as this writer last stored it, so
+	// that the next whole document or patch stores only what changed. It
+	// is used only while its root is the head's root.
+	doc *tree.Doc
 }
 
 // Name returns the session's name.
@@ -177,12 +181,22 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		}
 	}
 	build, finish := state.build, func(bool) {}
-	if cd, ok := state.(cachedDirState); ok {
+	// A JSON state is built through the held document, staged: it is
+	// committed only once the step is written, and rolled back otherwise.
+	var doc *tree.Doc
+	switch st := state.(type) {
+	case cachedDirState:
 		build = func(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
-			kind, root, done, err := cd.buildCached(sink, known, s.ws.url, s.name)
+			kind, root, done, err := st.buildCached(sink, known, s.ws.url, s.name)
 			if done != nil {
 				finish = done
 			}
+			return kind, root, err
+		}
+	case jsonState, patchState:
+		build = func(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+			kind, root, d, err := s.buildState(ctx, st, sink)
+			doc = d
 			return kind, root, err
 		}
 	}
@@ -192,6 +206,9 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 	})
 	// The stat cache is saved only for an acknowledged step.
 	finish(err == nil)
+	if err != nil && doc != nil {
+		doc.Rollback()
+	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
 		return nil, s.conflict(ctx, s.headNum()+1)
 	}
@@ -199,6 +216,13 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		return nil, s.unsure(s.headNum()+1, err)
 	}
 	s.head = st
+	switch {
+	case doc != nil:
+		doc.Commit()
+		s.doc = doc
+	case st.Kind != manifest.StateJSON:
+		s.doc = nil
+	}
 	return newStep(s.ws, st), nil
 }
 

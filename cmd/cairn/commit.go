@@ -10,10 +10,10 @@ import (
 	"github.com/cairnlog/cairn"
 )
 
-const commitUsage = "SESSION (--json-file F | --dir D | -) [--record JSON] [--status S] [--expect N] [--withdraw] [--json]"
+const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON] [--status S] [--expect N] [--withdraw] [--json]"
 
 var commitCmd = command{
-	summary: "commit a step: a JSON document or a directory",
+	summary: "commit a step: a JSON document, a JSON Patch of the head's document, or a directory",
 	usage:   commitUsage,
 	run:     runCommit,
 }
@@ -22,6 +22,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "commit", commitUsage)
 	jsonFile := fs.String("json-file", "", "commit the JSON document in `FILE`")
 	dir := fs.String("dir", "", "commit the directory tree `DIR`")
+	patch := fs.String("patch", "", "commit the head's JSON document changed by the RFC 6902 JSON Patch in `FILE` (- for stdin)")
 	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
 	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
 	expect := fs.Int64("expect", -1, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
@@ -36,13 +37,13 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", pos[1])
 	}
 	sources := 0
-	for _, b := range []bool{*jsonFile != "", *dir != "", stdin} {
+	for _, b := range []bool{*jsonFile != "", *dir != "", *patch != "", stdin} {
 		if b {
 			sources++
 		}
 	}
 	if sources != 1 {
-		return usagef("give exactly one of --json-file F, --dir D or - (JSON on stdin)")
+		return usagef("give exactly one of --json-file F, --dir D, --patch F or - (JSON on stdin)")
 	}
 	st, err := cairn.ParseStatus(*status)
 	if err != nil {
@@ -72,6 +73,16 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		state = cairn.DirWithCache(*dir, cairn.DefaultCacheDir())
+	case *patch != "":
+		var ops []byte
+		if *patch == "-" {
+			if ops, err = io.ReadAll(e.stdin); err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+		} else if ops, err = readInputFile("--patch", *patch); err != nil {
+			return err
+		}
+		state = cairn.Patch(ops)
 	case *jsonFile != "":
 		doc, err := readInputFile("--json-file", *jsonFile)
 		if err != nil {

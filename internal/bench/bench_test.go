@@ -76,6 +76,13 @@ func TestPhasesAndReport(t *testing.T) {
 	}
 	r.Files = run[CommitResult](t, cfg, "files-local", "")
 	checkCommits(t, r.Files, cfg.FilesSteps)
+	for _, size := range []string{"10240", "65536"} {
+		j := run[JSONDeltaResult](t, cfg, "json-delta", size)
+		if j.Steps != jsonDeltaSteps(cfg) || j.Whole.N != j.Steps || j.Fsync.N != j.Steps || j.Patch.N != j.Steps || j.PatchCPUms <= 0 || j.DocBytes < 10240 {
+			t.Fatalf("json-delta %s: %+v", size, j)
+		}
+		r.JSONDelta = append(r.JSONDelta, j)
+	}
 
 	cfg.Cairn = cairnBin(t)
 	var err error
@@ -140,7 +147,8 @@ func TestPhasesAndReport(t *testing.T) {
 		"requests per step, local, append", "bytes stored per step ÷ bytes changed",
 		"resume 6 steps (local, append workload): requests to find the head",
 		"resume 6 steps (local, append workload): objects read in all",
-		"large state (compressible", "against json-file", "| files | local | 3 |", "| fsync | 20.0 MiB |  | 0s |",
+		"large state (compressible", "against json-file",
+		"JSON commit p50, whole document of", "JSON commit p50 at 64.", "JSON Patch commit CPU per step, document of 12.", "| files | local | 3 |", "| fsync | 20.0 MiB |  | 0s |",
 		"files workload through the CLI (fresh process each step): commit p50", "`git commit -a` on the same tree",
 	} {
 		if !strings.Contains(md, want) {

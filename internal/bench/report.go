@@ -160,6 +160,7 @@ func Markdown(r *Results) string {
 		w("| stored bytes after %d append steps, against %s | %s | %s: %s | %.1f× less | far ahead | %s |\n",
 			n, p.Name, size(a.Series[n-1]), p.Name, size(p.Series[n-1]), q, yes(q >= 10))
 	}
+	b.WriteString(jsonDeltaMarkdown(r))
 	w("\n")
 
 	// Commits.

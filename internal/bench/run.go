@@ -28,7 +28,10 @@ type Results struct {
 
 	Fsync  FsyncResult  `json:"fsync"`
 	Append CommitResult `json:"append_local"`
-	Files  CommitResult `json:"files_local"`
+	// JSONDelta is the same delta at growing document sizes, as the
+	// whole document and as a JSON Patch.
+	JSONDelta []JSONDeltaResult `json:"json_delta"`
+	Files     CommitResult      `json:"files_local"`
 	// FilesCLI is the files workload through the CLI beside git.
 	FilesCLI FilesCLIResult `json:"files_cli"`
 	MinIO    CommitResult   `json:"append_minio"`
@@ -81,6 +84,13 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Results, error) {
 	}
 	if err := step("append-local", "", &r.Append); err != nil {
 		return nil, err
+	}
+	for _, n := range jsonDeltaSizes(cfg) {
+		var j JSONDeltaResult
+		if err := step("json-delta", strconv.Itoa(n), &j); err != nil {
+			return nil, err
+		}
+		r.JSONDelta = append(r.JSONDelta, j)
 	}
 	if err := resume(ctx, step, r, ResumeTarget{Label: "local, append workload", URL: r.Append.URL, Session: r.Append.Session, Steps: r.Append.Steps}); err != nil {
 		return nil, err

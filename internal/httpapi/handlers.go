@@ -180,6 +180,7 @@ func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Ste
 // commitRequest is the body of POST /v1/sessions/{session}/steps.
 type commitRequest struct {
 	State  json.RawMessage `json:"state"`
+	Patch  json.RawMessage `json:"patch,omitempty"`
 	Record json.RawMessage `json:"record,omitempty"`
 	Status string          `json:"status,omitempty"`
 	Expect *uint64         `json:"expect,omitempty"`
@@ -187,6 +188,7 @@ type commitRequest struct {
 
 var commitFields = []field{
 	{"state", "the whole state, any JSON value"},
+	{"patch", "a JSON Patch: an array of operations applied to the head's state"},
 	{"record", "any JSON value"},
 	{"status", "running, awaiting_input or done"},
 	{"expect", "a non-negative integer step number (the head the commit expects; 0: a new session)"},
@@ -202,8 +204,19 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req, commitFields...); err != nil {
 		return err
 	}
-	if len(req.State) == 0 || string(req.State) == "null" {
-		return badRequest("state is required: the whole state, any JSON value but null")
+	hasState := len(req.State) > 0 && string(req.State) != "null"
+	hasPatch := len(req.Patch) > 0 && string(req.Patch) != "null"
+	switch {
+	case hasState && hasPatch:
+		return badRequest("give state or patch, not both")
+	case !hasState && !hasPatch:
+		return badRequest("state is required: the whole state, any JSON value but null (or patch: a JSON Patch to apply to the head's state)")
+	case hasPatch && req.Patch[0] != '[':
+		return badRequest("patch: want a JSON array of operations")
+	}
+	state := cairn.JSON(req.State)
+	if hasPatch {
+		state = cairn.Patch(req.Patch)
 	}
 	opts := cairn.CommitOptions{Expect: req.Expect}
 	if req.Status != "" {
@@ -214,7 +227,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Record) > 0 && string(req.Record) != "null" {
 		opts.Record = req.Record
 	}
-	st, err := e.sess.Commit(r.Context(), cairn.JSON(req.State), opts)
+	st, err := e.sess.Commit(r.Context(), state, opts)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func TestBadInputInAPIWords(t *testing.T) {
 		{"/v1/sessions/s/steps", `{"state":{},"expect":"1"}`, []string{"expect: want", "a string"}},
 		{"/v1/sessions/s/steps", `{"state":{},"status":7}`, []string{"status: want running, awaiting_input or done"}},
 		{"/v1/sessions/s/steps", `{"state":{},"status":"paused"}`, []string{`status "paused": want running, awaiting_input or done`}},
-		{"/v1/sessions/s/steps", `{"state":{},"colour":1}`, []string{`unknown field "colour"`, "state, record, status, expect"}},
+		{"/v1/sessions/s/steps", `{"state":{},"colour":1}`, []string{`unknown field "colour"`, "state, patch, record, status, expect"}},
 		{"/v1/sessions/s/steps", `[1]`, []string{"want a JSON object with state"}},
 		{"/v1/sessions/s/steps", ``, []string{"request body is empty"}},
 		{"/v1/sessions/s/steps", `{"state":`, []string{"not valid JSON"}},

@@ -44,7 +44,7 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 	t := &tools{ws: ws}
 	// checkpoint reads its arguments itself: the SDK would decode the
 	// record into a map and re-sort its keys.
-	s.AddTool(&mcp.Tool{Name: ToolCheckpoint, Description: "Commit the agent's whole state as the next step of a session, with a record of what happened this step. " +
+	s.AddTool(&mcp.Tool{Name: ToolCheckpoint, Description: "Commit the agent's whole state (state_json), or a JSON Patch of the last checkpoint's state (patch), as the next step of a session, with a record of what happened this step. " +
 		"The result warns when the record does not follow the step-record convention (docs/records.md).",
 		InputSchema: checkpointSchema(), OutputSchema: schemaFor[CheckpointOut](), Annotations: &mcp.ToolAnnotations{}}, t.checkpoint)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolResume, Description: "Read a session's newest step (or step N): its state, record and status, to continue from it. Tells whether it awaits a human and carries a human's reply. " +
@@ -72,8 +72,13 @@ func checkpointSchema() *jsonschema.Schema {
 	sch.Properties["status"].Enum = []any{"running", "awaiting_input", "done"}
 	sch.Properties["expect"].Minimum = new(float64)
 	sch.Properties["record"] = &jsonschema.Schema{Type: "object", Description: recordDoc}
+	sch.Properties["patch"] = &jsonschema.Schema{Types: []string{"array", "string"}, Description: patchDoc}
 	return sch
 }
+
+const patchDoc = "instead of state_json: an RFC 6902 JSON Patch applied to the last checkpoint's state, " +
+	"e.g. [{\"op\":\"add\",\"path\":\"/messages/-\",\"value\":{...}}], or a string holding one; " +
+	"cheaper than the whole state. A patch that fails commits nothing and its error names the operation (numbered from 1)."
 
 const recordDoc = "what happened this step, a JSON object following the step-record convention (docs/records.md), " +
 	"e.g. {\"messages\": [...], \"model\": \"...\"}; its keys are stored in the order given. " +
@@ -141,7 +146,8 @@ func info(st *cairn.Step) StepInfo {
 // CheckpointIn is the input of checkpoint.
 type CheckpointIn struct {
 	Session   string          `json:"session" jsonschema:"session name: 1-128 of [A-Za-z0-9._-], not starting with '.'"`
-	StateJSON string          `json:"state_json" jsonschema:"the whole agent state as JSON text; only what changed since the last step costs storage"`
+	StateJSON string          `json:"state_json,omitempty" jsonschema:"the whole agent state as JSON text; only what changed since the last step costs storage. Give this or patch"`
+	Patch     json.RawMessage `json:"patch,omitempty"`
 	Record    json.RawMessage `json:"record,omitempty"`
 	Status    string          `json:"status,omitempty" jsonschema:"running (default), awaiting_input or done"`
 	Expect    *int64          `json:"expect,omitempty" jsonschema:"fail unless the session's head is this step (0: the session must be new); guards against a second writer"`
@@ -187,11 +193,22 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	if err != nil {
 		return nil, fmt.Errorf("session %q: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", in.Session)
 	}
-	if in.StateJSON == "" {
-		return nil, errors.New("state_json is required: the whole state as JSON text")
+	patch, err := patchArg(in.Patch)
+	if err != nil {
+		return nil, err
 	}
-	if !json.Valid([]byte(in.StateJSON)) {
+	var state cairn.State
+	switch {
+	case in.StateJSON != "" && patch != nil:
+		return nil, errors.New("give state_json or patch, not both")
+	case patch != nil:
+		state = cairn.Patch(patch)
+	case in.StateJSON == "":
+		return nil, errors.New("state_json is required: the whole state as JSON text (or patch: a JSON Patch to apply to the last checkpoint's state)")
+	case !json.Valid([]byte(in.StateJSON)):
 		return nil, errors.New("state_json is not valid JSON text")
+	default:
+		state = cairn.JSON([]byte(in.StateJSON))
 	}
 	opts := cairn.CommitOptions{}
 	if in.Status != "" {
@@ -210,7 +227,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 		}
 		opts.Expect = cairn.ExpectHead(uint64(*in.Expect))
 	}
-	st, err := s.Commit(ctx, cairn.JSON([]byte(in.StateJSON)), opts)
+	st, err := s.Commit(ctx, state, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +264,26 @@ func recordArg(raw json.RawMessage) (json.RawMessage, error) {
 	return raw, nil
 }
 
+// patchArg returns checkpoint's patch: a JSON array as sent, or the
+// array held by a JSON string. Absent or null is no patch.
+func patchArg(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, errors.New("patch: want a JSON array of operations")
+		}
+		raw = bytes.TrimSpace([]byte(text))
+	}
+	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
+		return nil, errors.New("patch: want a JSON array of operations, or a string holding one")
+	}
+	return raw, nil
+}
+
 // argumentError turns an error decoding checkpoint's arguments into one
 // that names the argument and what it wants.
 func argumentError(err error) error {
@@ -262,9 +299,9 @@ func argumentError(err error) error {
 		return fmt.Errorf("%s: want %s, not %s", te.Field, want, strings.TrimPrefix(te.Value, "number "))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("unknown argument %s (checkpoint takes session, state_json, record, status, expect)", name)
+		return fmt.Errorf("unknown argument %s (checkpoint takes session, state_json, patch, record, status, expect)", name)
 	}
-	return errors.New("arguments: want a JSON object with session, state_json, record, status, expect")
+	return errors.New("arguments: want a JSON object with session, state_json, patch, record, status, expect")
 }
 
 // ResumeIn is the input of resume.

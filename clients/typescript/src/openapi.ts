@@ -277,9 +277,12 @@ export interface components {
             /** @enum {string} */
             kind: "added" | "removed" | "changed";
         };
+        /** @description exactly one of state and patch */
         CommitRequest: {
             /** @description the whole state, any JSON value; stored structurally, key order and number text kept */
-            state: unknown;
+            state?: unknown;
+            /** @description instead of state: an RFC 6902 JSON Patch (add, including /- to append, remove, replace, move, copy, test) applied to the head's JSON state; costs only what it touches. A patch that fails commits nothing and answers 400 naming the operation (numbered from 1) */
+            patch?: Record<string, never>[];
             /** @description what happened this step, any JSON value; a step awaiting input puts its question in record.question */
             record?: unknown;
             /**

@@ -1,0 +1,244 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairnlog/cairn"
+)
+
+func init() {
+	phases["json-delta"] = phaseJSONDelta
+}
+
+// Issue 14's JSON targets: a whole-document commit at most 2× one
+// fsync'd write of its step object, 10 MB no more than 1.5× 10 KB for the
+// same delta, and a patch under 0.5 ms of CPU whatever the size.
+const (
+	targetJSONFsync   = 2.0
+	targetJSONFlat    = 1.5
+	targetPatchCPUms  = 0.5
+	deltaMessageBytes = 1024
+)
+
+// JSONDeltaResult is one document size's figures for the same delta
+// each step: one ~1 KB message appended, the scratchpad and the step
+// number rewritten.
+type JSONDeltaResult struct {
+	DocBytes int `json:"doc_bytes"` // at the start
+	Steps    int `json:"steps"`
+	// Whole: the whole document handed over, local store.
+	Whole Latency `json:"whole"`
+	// Fsync: after each whole-document step, one file of the step
+	// object's size written and fsync'd on the same disk.
+	Fsync Latency `json:"fsync_step_object"`
+	// PatchCPU is the CPU time (user + system, GC included) of a commit
+	// of the same delta as a JSON Patch, per step, on an in-memory store:
+	// the fsync aside.
+	PatchCPUms float64 `json:"patch_cpu_ms"`
+	Patch      Latency `json:"patch_local"` // the patch on the local store, for reference
+}
+
+// deltaDoc is a document of about size bytes that grows by one message a
+// step.
+type deltaDoc struct {
+	r        *rand.Rand
+	messages []byte // `{"messages":[m1,...,mN`
+	n        int
+	step     int
+}
+
+func newDeltaDoc(seed uint64, size int) *deltaDoc {
+	d := &deltaDoc{r: rand.New(rand.NewPCG(seed, 0x6a736f6e)), messages: []byte(`{"messages":[`)}
+	for len(d.messages) < size {
+		d.add(d.message(4096))
+	}
+	return d
+}
+
+func (d *deltaDoc) message(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "abcdefghij klmnopqrst uvwxyz"[d.r.IntN(28)]
+	}
+	return []byte(fmt.Sprintf(`{"role":"assistant","content":"%s"}`, b))
+}
+
+func (d *deltaDoc) add(msg []byte) {
+	if d.n > 0 {
+		d.messages = append(d.messages, ',')
+	}
+	d.messages = append(d.messages, msg...)
+	d.n++
+}
+
+func (d *deltaDoc) tail() string {
+	return fmt.Sprintf(`],"scratchpad":%q,"step":%d}`, fmt.Sprintf("step %d: %s", d.step, strings.Repeat("thinking ", 20)), d.step)
+}
+
+// text returns the whole document.
+func (d *deltaDoc) text() []byte {
+	return append(append([]byte(nil), d.messages...), d.tail()...)
+}
+
+// next advances one step and returns the new document and the same
+// change as a JSON Patch.
+func (d *deltaDoc) next() (doc, patch []byte) {
+	d.step++
+	msg := d.message(deltaMessageBytes)
+	d.add(msg)
+	patch = []byte(fmt.Sprintf(`[{"op":"add","path":"/messages/-","value":%s},{"op":"replace","path":"/scratchpad","value":%q},{"op":"replace","path":"/step","value":%d}]`,
+		msg, fmt.Sprintf("step %d: %s", d.step, strings.Repeat("thinking ", 20)), d.step))
+	return d.text(), patch
+}
+
+func jsonDeltaSizes(cfg Config) []int {
+	if cfg.Quick {
+		return []int{10 << 10, 1 << 20}
+	}
+	return []int{10 << 10, 1 << 20, 10 << 20}
+}
+
+func jsonDeltaSteps(cfg Config) int {
+	if cfg.Quick {
+		return 15
+	}
+	return 100
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// phaseJSONDelta measures, at one document size (arg, bytes), the same
+// delta committed as the whole document and as a JSON Patch.
+func phaseJSONDelta(ctx context.Context, cfg Config, arg string) (any, error) {
+	size, err := strconv.Atoi(arg)
+	if err != nil {
+		return nil, fmt.Errorf("document size %q: %w", arg, err)
+	}
+	steps := jsonDeltaSteps(cfg)
+	res := JSONDeltaResult{Steps: steps}
+	dir := filepath.Join(cfg.Dir, "json-delta")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ws, err := cairn.Open(ctx, filepath.Join(dir, "store"))
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	mem, err := cairn.Open(ctx, "mem://")
+	if err != nil {
+		return nil, err
+	}
+	defer mem.Close()
+	whole, _ := ws.Session("whole")
+	patched, _ := ws.Session("patch")
+	cpuOnly, _ := mem.Session("patch")
+
+	d := newDeltaDoc(cfg.Seed, size)
+	first := d.text()
+	res.DocBytes = len(first)
+	for _, s := range []*cairn.Session{whole, patched, cpuOnly} {
+		if _, err := s.Commit(ctx, cairn.JSON(first), cairn.CommitOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	var wholeT, fsyncT, patchT []time.Duration
+	var patches [][]byte
+	for i := range steps {
+		doc, patch := d.next()
+		start := time.Now()
+		st, err := whole.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{})
+		if err != nil {
+			return nil, err
+		}
+		wholeT = append(wholeT, time.Since(start))
+		f, err := fsyncWrite(filepath.Join(dir, fmt.Sprintf("object-%d", i)), int(st.StoredBytes))
+		if err != nil {
+			return nil, err
+		}
+		fsyncT = append(fsyncT, f)
+		start = time.Now()
+		if _, err := patched.Commit(ctx, cairn.Patch(patch), cairn.CommitOptions{}); err != nil {
+			return nil, err
+		}
+		patchT = append(patchT, time.Since(start))
+		patches = append(patches, patch)
+	}
+	// The CPU of the patches alone, apart from the garbage the whole
+	// documents above leave for the collector.
+	runtime.GC()
+	c0 := processCPU()
+	for _, patch := range patches {
+		if _, err := cpuOnly.Commit(ctx, cairn.Patch(patch), cairn.CommitOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	cpu := processCPU() - c0
+	res.Whole, res.Fsync, res.Patch = summarize(wholeT), summarize(fsyncT), summarize(patchT)
+	res.PatchCPUms = float64(cpu) / 1e6 / float64(steps)
+	return res, nil
+}
+
+// fsyncWrite times creating a file of n bytes, writing it and fsyncing it.
+func fsyncWrite(path string, n int) (time.Duration, error) {
+	buf := make([]byte, n)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	start := time.Now()
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	err = f.Close()
+	took := time.Since(start)
+	os.Remove(path)
+	return took, err
+}
+
+// jsonDeltaMarkdown reports the JSON delta targets as ratios.
+func jsonDeltaMarkdown(r *Results) string {
+	if len(r.JSONDelta) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	small := r.JSONDelta[0]
+	for _, j := range r.JSONDelta {
+		q := ratio(j.Whole.P50, j.Fsync.P50)
+		w("| JSON commit p50, whole document of %s, one ~1 KB message appended | %s | one fsync'd write of the step object: %s | %.2f× | ≤ %.0f× | %s |\n",
+			size(int64(j.DocBytes)), ms(j.Whole.P50), ms(j.Fsync.P50), q, targetJSONFsync, yes(q <= targetJSONFsync))
+	}
+	for _, j := range r.JSONDelta[1:] {
+		q := ratio(j.Whole.P50, small.Whole.P50)
+		w("| JSON commit p50 at %s ÷ at %s, same delta | %s | %s | %.2f× | ≤ %.1f× | %s |\n",
+			size(int64(j.DocBytes)), size(int64(small.DocBytes)), ms(j.Whole.P50), ms(small.Whole.P50), q, targetJSONFlat, yes(q <= targetJSONFlat))
+	}
+	for _, j := range r.JSONDelta {
+		w("| JSON Patch commit CPU per step, document of %s (in-memory store; local p50 %s) | %.3f ms | | | < %.1f ms | %s |\n",
+			size(int64(j.DocBytes)), ms(j.Patch.P50), j.PatchCPUms, targetPatchCPUms, yes(j.PatchCPUms < targetPatchCPUms))
+	}
+	return b.String()
+}

@@ -1,0 +1,95 @@
+package cairn
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
+)
+
+type patchState []byte
+
+func (patchState) build(tree.Sink, func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+	return 0, tree.Ref{}, fmt.Errorf("%w: a patch is committed through a session", ErrInvalid)
+}
+
+// Patch returns a state that is the session's head document with the
+// RFC 6902 JSON Patch ops applied: a JSON array of operations (add,
+// including "/-" to append to an array, remove, replace, move, copy and
+// test). The step stores exactly what committing the patched document
+// would, but costs only the paths the operations touch, whatever the
+// document's size. A patch that fails in any operation commits nothing
+// and returns an error wrapping ErrInvalid that names the operation, as
+// "patch op 2 (remove /messages/7): no element 7 (the array has 5)";
+// operations are numbered from 1.
+func Patch(ops []byte) State { return patchState(ops) }
+
+// buildState stores state through sink. For JSON it goes through the
+// session's held document, staged: the caller commits or rolls back the
+// returned doc, which is returned with any error once staged.
+func (s *Session) buildState(ctx context.Context, state State, sink tree.Sink) (manifest.StateKind, tree.Ref, *tree.Doc, error) {
+	switch st := state.(type) {
+	case jsonState:
+		doc := s.heldDoc()
+		if doc == nil {
+			doc = tree.NewDoc()
+		}
+		ref, err := doc.Build(st, sink)
+		return manifest.StateJSON, ref, doc, err
+	case patchState:
+		doc, err := s.patchDoc(ctx)
+		if err != nil {
+			return 0, tree.Ref{}, nil, err
+		}
+		ref, err := doc.Patch(st, sink)
+		return manifest.StateJSON, ref, doc, err
+	}
+	kind, ref, err := state.build(sink, nil)
+	return kind, ref, nil, err
+}
+
+// heldDoc returns the held document if it is the head's state.
+func (s *Session) heldDoc() *tree.Doc {
+	if s.doc == nil || s.head == nil || s.head.Manifest.Kind != manifest.StateJSON {
+		return nil
+	}
+	if root, ok := s.doc.Root(); !ok || !root.Equal(s.head.Manifest.Root) {
+		return nil
+	}
+	return s.doc
+}
+
+// patchDoc returns the head's document to patch, read from the store if
+// this writer does not hold it.
+func (s *Session) patchDoc(ctx context.Context) (*tree.Doc, error) {
+	if doc := s.heldDoc(); doc != nil {
+		return doc, nil
+	}
+	if s.head == nil {
+		return nil, fmt.Errorf("%w: patch: the session has no state to patch yet", ErrInvalid)
+	}
+	if s.head.Manifest.Kind != manifest.StateJSON {
+		return nil, fmt.Errorf("%w: patch: the head's state is not a JSON document", ErrInvalid)
+	}
+	text, err := newStep(s.ws, s.head).JSON(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("patch: read the head's document: %w", err)
+	}
+	doc := tree.NewDoc()
+	root, err := doc.Build(text, discard{})
+	if err != nil {
+		return nil, fmt.Errorf("patch: parse the head's document: %w", err)
+	}
+	doc.Commit()
+	if !root.Equal(s.head.Manifest.Root) {
+		return nil, fmt.Errorf("patch: %w: the head's document does not rebuild to its stored root", cas.ErrCorrupt)
+	}
+	return doc, nil
+}
+
+// discard is a sink that stores nothing: the head's blobs are stored.
+type discard struct{}
+
+func (discard) Put(cas.ID, []byte) error { return nil }

@@ -1,0 +1,595 @@
+package tree
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+)
+
+// Doc is a JSON document held by its writer between commits: its text,
+// its parse, and the ref of every subtree as last stored. Handing it the
+// next version of the document (Build) or a JSON Patch (Patch) re-parses
+// and re-stores only the subtrees whose bytes changed; every other
+// subtree keeps its ref without being read or hashed again. The result
+// is always the one BuildJSON gives for the same text: the same root and
+// the same new blobs, put in the same order.
+//
+// A Build or Patch is staged: Commit keeps it, Rollback restores the
+// document as it was before. A Doc is not safe for concurrent use.
+type Doc struct {
+	text []byte
+	root *jnode // nil: no document yet
+	off  int    // offset of root in text
+
+	staged bool
+	undo   []splice
+	was    struct {
+		root *jnode
+		off  int
+	}
+}
+
+// jnode is one parsed JSON value. Its position lives in its parent (offs),
+// so a subtree that moves when an earlier part of the document changes
+// keeps its node. Nodes are never changed once their ref is built: a new
+// version of the document shares the nodes of its unchanged subtrees.
+type jnode struct {
+	n, c int  // raw and compact length
+	kind byte // '{', '[', '"', 'n' (number) or 'l' (true, false, null)
+	// Containers stored as nodes (compact text longer than
+	// SmallContainer) keep their children, objects alternating key and
+	// value; offs holds each child's offset from the container's start.
+	kids []*jnode
+	offs []int
+	kc   int // the children's compact length
+	ref  Ref
+	// built says ref is set. list, for an array stored as a list, is the
+	// list as last built: from this node once built, else from the node
+	// it replaces, which Build updates instead of starting over.
+	built bool
+	list  *listState
+	// front and back count the children at each end that are those of
+	// list (the same nodes, built): only the others need building.
+	front, back int
+}
+
+// open reports whether a container is stored as a node, with children.
+func (n *jnode) open() bool { return n.kids != nil }
+
+// splice is an undo record: text[at:end] replaced old.
+type splice struct {
+	at, end int
+	old     []byte
+}
+
+// NewDoc returns an empty Doc: its first Build stores the whole document.
+func NewDoc() *Doc { return &Doc{} }
+
+// Root returns the root ref of the committed document; ok is false if
+// there is none.
+func (d *Doc) Root() (ref Ref, ok bool) {
+	if d.root == nil || !d.root.built || d.staged {
+		return Ref{}, false
+	}
+	return d.root.ref, true
+}
+
+// Text returns the document's text. It is valid until the next call on d.
+func (d *Doc) Text() []byte { return d.text }
+
+// Build stages doc as the document's next version, stores what changed
+// through sink and returns the root ref. It is equivalent to
+// BuildJSON(doc, sink) on a sink that already holds the previous
+// version's blobs.
+func (d *Doc) Build(doc []byte, sink Sink) (Ref, error) {
+	d.begin()
+	p, s := 0, 0
+	if d.root != nil {
+		p = commonPrefix(d.text, doc)
+		s = commonSuffix(d.text[p:], doc[p:])
+	}
+	oldLen := len(d.text)
+	d.splice(p, oldLen-s, doc[p:len(doc)-s])
+	if err := d.reparse(p, s, len(doc)-oldLen); err != nil {
+		d.Rollback()
+		return Ref{}, err
+	}
+	return d.build(sink)
+}
+
+// Commit keeps the staged version.
+func (d *Doc) Commit() {
+	d.staged, d.undo = false, d.undo[:0]
+}
+
+// Rollback restores the document as it was before the staged version.
+func (d *Doc) Rollback() {
+	if !d.staged {
+		return
+	}
+	for i := len(d.undo) - 1; i >= 0; i-- {
+		u := d.undo[i]
+		d.text = replace(d.text, u.at, u.end, u.old)
+	}
+	d.root, d.off = d.was.root, d.was.off
+	d.staged, d.undo = false, d.undo[:0]
+}
+
+func (d *Doc) begin() {
+	d.Rollback()
+	d.staged = true
+	d.was.root, d.was.off = d.root, d.off
+}
+
+// splice replaces text[at:end] with repl, which must not alias the text.
+func (d *Doc) splice(at, end int, repl []byte) {
+	if end-at == 0 && len(repl) == 0 {
+		return
+	}
+	d.undo = append(d.undo, splice{at: at, end: at + len(repl), old: bytes.Clone(d.text[at:end])})
+	d.text = replace(d.text, at, end, repl)
+}
+
+// replace returns text with text[at:end] replaced by repl, in place when
+// the capacity allows: the cost is the change plus the bytes after it.
+func replace(text []byte, at, end int, repl []byte) []byte {
+	n := len(text) - (end - at) + len(repl)
+	if n > cap(text) {
+		out := make([]byte, n, n+n/4+4096)
+		copy(out, text[:at])
+		copy(out[at:], repl)
+		copy(out[at+len(repl):], text[end:])
+		return out
+	}
+	tail := text[end:]
+	out := text[:n]
+	copy(out[at+len(repl):], tail)
+	copy(out[at:], repl)
+	return out
+}
+
+// reparse brings the parse up to date with the text, whose first p and
+// last s bytes are those of the previous version; delta is the change in
+// length.
+func (d *Doc) reparse(p, s, delta int) error {
+	if d.root == nil {
+		p, s = 0, 0
+	}
+	ip := &incParser{in: d.text, p: p, s: s, delta: delta}
+	root, off, err := ip.doc(d.root, d.off)
+	if err != nil {
+		return err
+	}
+	d.root, d.off = root, off
+	return nil
+}
+
+// build stores the subtrees not built yet and returns the root ref.
+func (d *Doc) build(sink Sink) (Ref, error) {
+	b := &docBuilder{text: d.text, sink: sink}
+	ref, err := b.build(d.root, d.off)
+	if err != nil {
+		d.Rollback()
+		return Ref{}, err
+	}
+	return ref, nil
+}
+
+// commonPrefix returns the length of the common prefix of a and b,
+// comparing blocks at memory speed before bytes.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	const block = 4096
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix returns the length of the common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	const block = 4096
+	i := 0
+	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
+		i += block
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
+// incParser parses a new version of a document beside the parse of the
+// previous one. Both texts agree on their first p and last s bytes, and
+// delta is the new length minus the old. A value that ends within the
+// common prefix is the previous value: the parser's state there is the
+// same in both versions. A container both versions open at the same
+// place is parsed beside its previous version: its children within the
+// common prefix are kept, and once the parser stands at the start of one
+// of its previous children within the common suffix, that child and all
+// after it are kept as well (from there the bytes and the parser's state
+// are the same in both versions).
+type incParser struct {
+	in       []byte
+	pos      int
+	depth    int
+	p, s     int
+	delta    int
+	keepKids bool // keep the children of small containers (for lookups)
+}
+
+func (p *incParser) errorf(format string, a ...any) error {
+	return (&jsonParser{pos: p.pos}).errorf(format, a...)
+}
+
+func (p *incParser) ws() {
+	for p.pos < len(p.in) {
+		switch p.in[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *incParser) doc(old *jnode, oldOff int) (*jnode, int, error) {
+	p.ws()
+	off := p.pos
+	if old != nil && off != oldOff {
+		old = nil
+	}
+	root, err := p.value(old)
+	if err != nil {
+		return nil, 0, err
+	}
+	p.ws()
+	if p.pos != len(p.in) {
+		return nil, 0, p.errorf("unexpected data after the document")
+	}
+	return root, off, nil
+}
+
+// reusable reports whether old, the previous value starting at start,
+// is also the value starting there now.
+func (p *incParser) reusable(old *jnode, start int) bool {
+	end := start + old.n
+	if end != p.p {
+		return end < p.p
+	}
+	// A number ends where a byte that cannot continue it follows.
+	return old.kind != 'n' || end >= len(p.in) || !isNumByte(p.in[end])
+}
+
+func isNumByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
+
+// value parses the value at p.pos; old, if not nil, is the previous
+// value starting at the same place.
+func (p *incParser) value(old *jnode) (*jnode, error) {
+	if p.pos >= len(p.in) {
+		return nil, p.errorf("unexpected end of input")
+	}
+	if old != nil && p.reusable(old, p.pos) {
+		p.pos += old.n
+		return old, nil
+	}
+	start := p.pos
+	switch c := p.in[p.pos]; {
+	case c == '{' || c == '[':
+		if old != nil && (old.kind != c || !old.open()) {
+			old = nil
+		}
+		return p.container(c, old)
+	case c == '"':
+		if err := p.str(); err != nil {
+			return nil, err
+		}
+		n := p.pos - start
+		return &jnode{n: n, c: n, kind: '"'}, nil
+	case c == '-' || c >= '0' && c <= '9':
+		if err := p.number(); err != nil {
+			return nil, err
+		}
+		n := p.pos - start
+		return &jnode{n: n, c: n, kind: 'n'}, nil
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(p.in)-p.pos >= len(lit) && string(p.in[p.pos:p.pos+len(lit)]) == lit {
+				p.pos += len(lit)
+				return &jnode{n: len(lit), c: len(lit), kind: 'l'}, nil
+			}
+		}
+		return nil, p.errorf("unexpected character %q", c)
+	}
+}
+
+// parallel returns the previous child i of old if it starts at p.pos
+// within the common prefix.
+func (p *incParser) parallel(old *jnode, i, start int) *jnode {
+	if old == nil || p.pos >= p.p || i >= len(old.kids) || start+old.offs[i] != p.pos {
+		return nil
+	}
+	return old.kids[i]
+}
+
+func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
+	p.depth++
+	if p.depth > MaxDepth {
+		return nil, p.errorf("nesting deeper than %d", MaxDepth)
+	}
+	defer func() { p.depth-- }()
+	closer := byte('}')
+	if open == '[' {
+		closer = ']'
+	}
+	start := p.pos
+	nd := &jnode{kind: open}
+	c := &containerParse{p: p, nd: nd, old: old, start: start}
+	k := 0
+	if old != nil {
+		nd.list = old.list
+		k = sort.Search(len(old.kids), func(i int) bool { return !p.reusable(old.kids[i], start+old.offs[i]) })
+		if open == '{' {
+			k &^= 1 // whole members only
+		}
+	}
+	c.kept = k
+	if k > 0 {
+		if k == len(old.kids) {
+			// Appending: share the previous version's arrays, writing
+			// only past their end, which that version does not see.
+			nd.kids, nd.offs = old.kids, old.offs
+		} else {
+			nd.kids = append(make([]*jnode, 0, len(old.kids)+1), old.kids[:k]...)
+			nd.offs = append(make([]int, 0, len(old.kids)+1), old.offs[:k]...)
+		}
+		p.pos = start + old.offs[k-1] + old.kids[k-1].n
+	} else {
+		p.pos++
+		p.ws()
+		if p.pos < len(p.in) && p.in[p.pos] == closer {
+			p.pos++
+			return c.finish(-1), nil
+		}
+	}
+	for {
+		if len(nd.kids) > 0 {
+			p.ws()
+			if p.pos >= len(p.in) {
+				return nil, p.errorf("unexpected end of input")
+			}
+			ch := p.in[p.pos]
+			if ch == closer {
+				p.pos++
+				return c.finish(-1), nil
+			}
+			if ch != ',' {
+				return nil, p.errorf("expected ',' or %q", closer)
+			}
+			p.pos++
+			p.ws()
+		}
+		if old != nil && p.pos >= len(p.in)-p.s {
+			// Within the common suffix: resynchronise on a previous child.
+			if j, ok := slices.BinarySearch(old.offs, p.pos-p.delta-start); ok && (open == '[' || j%2 == 0) {
+				for i := j; i < len(old.kids); i++ {
+					nd.kids = append(nd.kids, old.kids[i])
+					nd.offs = append(nd.offs, old.offs[i]+p.delta)
+				}
+				p.pos = start + old.n + p.delta
+				return c.finish(j), nil
+			}
+		}
+		if open == '{' {
+			if p.pos >= len(p.in) || p.in[p.pos] != '"' {
+				return nil, p.errorf("expected a string key")
+			}
+			if err := c.kid(); err != nil {
+				return nil, err
+			}
+			p.ws()
+			if p.pos >= len(p.in) || p.in[p.pos] != ':' {
+				return nil, p.errorf("expected ':'")
+			}
+			p.pos++
+			p.ws()
+		}
+		if err := c.kid(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// containerParse is the state of one container being parsed.
+type containerParse struct {
+	p     *incParser
+	nd    *jnode
+	old   *jnode
+	start int
+	kept  int // children kept from old at the front
+	fresh int // compact length of the children parsed here
+}
+
+// kid parses the child at p.pos.
+func (c *containerParse) kid() error {
+	p := c.p
+	at := p.pos
+	kid, err := p.value(p.parallel(c.old, len(c.nd.kids), c.start))
+	if err != nil {
+		return err
+	}
+	c.nd.kids, c.nd.offs = append(c.nd.kids, kid), append(c.nd.offs, at-c.start)
+	c.fresh += kid.c
+	return nil
+}
+
+// finish sets the container's lengths, and what it shares with the list
+// it will update, once the parser stands past its end. resync is the
+// index of the first of old's children kept at the end, or -1. A small
+// container, stored as a single leaf, drops its children.
+func (c *containerParse) finish(resync int) *jnode {
+	nd, old := c.nd, c.old
+	nd.n = c.p.pos - c.start
+	nd.kc = c.fresh
+	if old != nil {
+		dropEnd := len(old.kids)
+		if resync >= 0 {
+			dropEnd = resync
+		}
+		nd.kc += old.kc
+		for _, k := range old.kids[c.kept:dropEnd] {
+			nd.kc -= k.c
+		}
+		oldFront, oldBack := old.front, old.back
+		if old.built {
+			oldFront, oldBack = len(old.kids), len(old.kids)
+		}
+		nd.front = min(c.kept, oldFront)
+		if resync >= 0 {
+			nd.back = min(len(old.kids)-resync, oldBack)
+		}
+	}
+	nd.c = 2 + nd.kc
+	if len(nd.kids) > 1 {
+		nd.c += len(nd.kids) - 1 // commas, and the colons of an object
+	}
+	if nd.c <= SmallContainer && !c.p.keepKids {
+		nd.kids, nd.offs, nd.list = nil, nil, nil
+	} else if nd.kids == nil {
+		nd.kids, nd.offs = []*jnode{}, []int{}
+	}
+	return nd
+}
+
+func (p *incParser) str() error {
+	p.pos++ // opening quote
+	for p.pos < len(p.in) {
+		c := p.in[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return nil
+		case c == '\\':
+			if p.pos+1 >= len(p.in) {
+				return p.errorf("unterminated escape")
+			}
+			switch p.in[p.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos += 2
+			case 'u':
+				if p.pos+6 > len(p.in) || !isHex4(p.in[p.pos+2:p.pos+6]) {
+					return p.errorf("bad \\u escape")
+				}
+				p.pos += 6
+			default:
+				return p.errorf("bad escape")
+			}
+		case c < 0x20:
+			return p.errorf("control character in string")
+		default:
+			p.pos++
+		}
+	}
+	return p.errorf("unterminated string")
+}
+
+func (p *incParser) number() error {
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.in[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.in) && p.in[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return p.errorf("bad number")
+	}
+	if p.pos < len(p.in) && p.in[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return p.errorf("bad number fraction")
+		}
+	}
+	if p.pos < len(p.in) && (p.in[p.pos] == 'e' || p.in[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.in) && (p.in[p.pos] == '+' || p.in[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return p.errorf("bad number exponent")
+		}
+	}
+	return nil
+}
+
+// docBuilder stores the nodes of a parse that are not built yet, in the
+// order BuildJSON stores them.
+type docBuilder struct {
+	text []byte
+	sink Sink
+}
+
+func (b *docBuilder) build(nd *jnode, start int) (Ref, error) {
+	if nd.built {
+		return nd.ref, nil
+	}
+	text := b.text[start : start+nd.n]
+	var ref Ref
+	var err error
+	switch {
+	case nd.kind == '"' && nd.n > ChunkString:
+		ref, err = putChunks(b.sink, text)
+	case !nd.open():
+		if nd.c != nd.n {
+			if text, err = Compact(text); err != nil {
+				return Ref{}, err
+			}
+		}
+		ref, err = leafRef(b.sink, text)
+	case nd.kind == '{':
+		node := &NodeData{Type: TypeObject, Entries: make([]Entry, 0, len(nd.kids)/2)}
+		for i := 0; i+1 < len(nd.kids); i += 2 {
+			r, err := b.build(nd.kids[i+1], start+nd.offs[i+1])
+			if err != nil {
+				return Ref{}, err
+			}
+			ks := start + nd.offs[i]
+			node.Entries = append(node.Entries, Entry{Name: string(b.text[ks : ks+nd.kids[i].n]), Ref: r})
+		}
+		ref, err = putNode(b.sink, node, int64(len(node.Entries)))
+	default:
+		n := len(nd.kids)
+		front, back := nd.front, nd.back
+		if nd.list == nil {
+			front, back = 0, 0
+		} else {
+			e := len(nd.list.elems)
+			front = min(front, n, e)
+			back = min(back, n-front, e-front)
+		}
+		for i := front; i < n-back; i++ {
+			if _, err := b.build(nd.kids[i], start+nd.offs[i]); err != nil {
+				return Ref{}, err
+			}
+		}
+		nd.list, ref, err = updateList(nd.list, nd.kids, front, back, b.sink)
+	}
+	if err != nil {
+		return Ref{}, err
+	}
+	nd.ref, nd.built = ref, true
+	return ref, nil
+}

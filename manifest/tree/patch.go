@@ -1,0 +1,485 @@
+package tree
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// ErrPatch reports a JSON Patch that is malformed or does not apply to
+// the document.
+var ErrPatch = errors.New("invalid patch")
+
+// MaxPatchOps bounds the operations of one patch.
+const MaxPatchOps = 10000
+
+// PatchError says which operation of a patch failed and why.
+type PatchError struct {
+	Op   int    // 1 for the first operation
+	Name string // "add", "remove", ...
+	Path string
+	Msg  string
+}
+
+func (e *PatchError) Error() string {
+	if e.Name == "" {
+		return fmt.Sprintf("patch op %d: %s", e.Op, e.Msg)
+	}
+	return fmt.Sprintf("patch op %d (%s %s): %s", e.Op, e.Name, e.Path, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrPatch) true.
+func (e *PatchError) Unwrap() error { return ErrPatch }
+
+type patchOp struct {
+	Op    string          `json:"op"`
+	Path  *string         `json:"path"`
+	From  *string         `json:"from"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Patch stages the document with the RFC 6902 JSON Patch ops applied
+// (add, remove, replace, move, copy, test), stores what changed through
+// sink and returns the root ref: the result of Build with the patched
+// text, without reading or comparing the rest of the document. Each
+// operation costs the path to the value it touches and the bytes after
+// the change, not the document's size. A patch that fails in any
+// operation changes nothing and returns a *PatchError.
+func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
+	// Decoded in two steps so that an error names the operation and
+	// what it wants, never a Go type.
+	var raw []json.RawMessage
+	if err := json.Unmarshal(ops, &raw); err != nil {
+		return Ref{}, fmt.Errorf("%w: not a JSON array of operations", ErrPatch)
+	}
+	if len(raw) > MaxPatchOps {
+		return Ref{}, fmt.Errorf("%w: %d operations, more than %d", ErrPatch, len(raw), MaxPatchOps)
+	}
+	list := make([]patchOp, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &list[i]); err != nil {
+			return Ref{}, &PatchError{Op: i + 1, Msg: "want an object with string members op, path and (as the op needs) from, and a value"}
+		}
+	}
+	if d.root == nil {
+		return Ref{}, fmt.Errorf("%w: there is no document to patch", ErrPatch)
+	}
+	d.begin()
+	for i, op := range list {
+		if err := d.apply(op); err != nil {
+			d.Rollback()
+			pe := &PatchError{Op: i + 1, Name: op.Op, Msg: err.Error()}
+			if op.Path != nil {
+				pe.Path = *op.Path
+			}
+			if pe.Path == "" && op.Path != nil {
+				pe.Path = `""`
+			}
+			return Ref{}, pe
+		}
+	}
+	return d.build(sink)
+}
+
+func (d *Doc) apply(op patchOp) error {
+	if op.Path == nil {
+		return errors.New("missing path")
+	}
+	path, err := parsePointer(*op.Path)
+	if err != nil {
+		return err
+	}
+	value := func() ([]byte, error) {
+		if op.Value == nil {
+			return nil, errors.New("missing value")
+		}
+		v, err := Compact(op.Value)
+		if err != nil {
+			return nil, fmt.Errorf("value: %v", err)
+		}
+		return v, nil
+	}
+	from := func() ([]string, []byte, error) {
+		if op.From == nil {
+			return nil, nil, errors.New("missing from")
+		}
+		f, err := parsePointer(*op.From)
+		if err != nil {
+			return nil, nil, fmt.Errorf("from: %v", err)
+		}
+		nd, start, err := d.get(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("from: %v", err)
+		}
+		v := bytes.Clone(d.text[start : start+nd.n])
+		if nd.c != nd.n {
+			v, _ = Compact(v)
+		}
+		return f, v, nil
+	}
+	switch op.Op {
+	case "add":
+		v, err := value()
+		if err != nil {
+			return err
+		}
+		return d.add(path, v)
+	case "remove":
+		return d.remove(path)
+	case "replace":
+		v, err := value()
+		if err != nil {
+			return err
+		}
+		nd, start, err := d.get(path)
+		if err != nil {
+			return err
+		}
+		return d.edit(start, start+nd.n, v)
+	case "test":
+		v, err := value()
+		if err != nil {
+			return err
+		}
+		nd, start, err := d.get(path)
+		if err != nil {
+			return err
+		}
+		if !jsonEqual(d.text[start:start+nd.n], v) {
+			return errors.New("test failed: the value differs")
+		}
+		return nil
+	case "move":
+		f, v, err := from()
+		if err != nil {
+			return err
+		}
+		if isPrefix(f, path) {
+			if len(f) == len(path) {
+				return nil
+			}
+			return errors.New("cannot move a value into itself")
+		}
+		if err := d.remove(f); err != nil {
+			return fmt.Errorf("from: %v", err)
+		}
+		return d.add(path, v)
+	case "copy":
+		_, v, err := from()
+		if err != nil {
+			return err
+		}
+		return d.add(path, v)
+	case "":
+		return errors.New("missing op")
+	}
+	return fmt.Errorf("unknown op %q (want add, remove, replace, move, copy or test)", op.Op)
+}
+
+// edit replaces text[at:end] with repl and brings the parse up to date.
+// Edits replace a whole value with a valid one, or remove or insert
+// whole members, so the text stays valid JSON.
+func (d *Doc) edit(at, end int, repl []byte) error {
+	oldLen := len(d.text)
+	d.splice(at, end, repl)
+	if err := d.reparse(at, oldLen-end, len(d.text)-oldLen); err != nil {
+		return fmt.Errorf("patched document: %w", err)
+	}
+	return nil
+}
+
+// parsePointer splits an RFC 6901 JSON Pointer into its tokens.
+func parsePointer(p string) ([]string, error) {
+	if p == "" {
+		return nil, nil
+	}
+	if p[0] != '/' {
+		return nil, fmt.Errorf("path %q does not start with '/'", p)
+	}
+	toks := strings.Split(p[1:], "/")
+	for i, t := range toks {
+		if !strings.Contains(t, "~") {
+			continue
+		}
+		for j := 0; j < len(t); j++ {
+			if t[j] == '~' && (j+1 == len(t) || t[j+1] != '0' && t[j+1] != '1') {
+				return nil, fmt.Errorf("path %q: '~' must be followed by 0 or 1", p)
+			}
+		}
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks, nil
+}
+
+func isPrefix(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pointerText renders tokens as a JSON Pointer, for errors.
+func pointerText(toks []string) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// children returns nd, starting at start, with its children: nd itself
+// when it is stored as a node, else a parse of its text.
+func (d *Doc) children(nd *jnode, start int) *jnode {
+	if nd.open() || nd.kind != '{' && nd.kind != '[' {
+		return nd
+	}
+	p := &incParser{in: d.text[start : start+nd.n], keepKids: true}
+	c, _, err := p.doc(nil, 0)
+	if err != nil {
+		panic(fmt.Sprintf("tree: stored value does not parse: %v", err))
+	}
+	return c
+}
+
+// get returns the value at path.
+func (d *Doc) get(path []string) (*jnode, int, error) {
+	nd, start := d.root, d.off
+	for i, tok := range path {
+		c := d.children(nd, start)
+		var k int
+		switch c.kind {
+		case '{':
+			if k = memberIndex(c, d.text[start:], tok); k < 0 {
+				return nil, 0, notFound(path, i, "no such member")
+			}
+		case '[':
+			idx, err := arrayIndex(tok, len(c.kids), false)
+			if err != nil {
+				return nil, 0, notFound(path, i, err.Error())
+			}
+			k = idx
+		default:
+			return nil, 0, notFound(path, i, pointerOrRoot(path[:i])+" is not an object or array")
+		}
+		nd, start = c.kids[k], start+c.offs[k]
+	}
+	return nd, start, nil
+}
+
+func pointerOrRoot(toks []string) string {
+	if len(toks) == 0 {
+		return "the document"
+	}
+	return pointerText(toks)
+}
+
+// notFound words a failed lookup of token i of path.
+func notFound(path []string, i int, msg string) error {
+	if i == len(path)-1 {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%s: %s", pointerText(path[:i+1]), msg)
+}
+
+// memberIndex returns the index of the value of the last member of
+// object c named key; text starts at c.
+func memberIndex(c *jnode, text []byte, key string) int {
+	found := -1
+	for i := 0; i+1 < len(c.kids); i += 2 {
+		raw := text[c.offs[i] : c.offs[i]+c.kids[i].n]
+		name := raw[1 : len(raw)-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				continue
+			}
+			name = []byte(s)
+		}
+		if string(name) == key {
+			found = i + 1
+		}
+	}
+	return found
+}
+
+// arrayIndex parses an array index token for an array of n elements;
+// end allows n itself and "-" (the position after the last element).
+func arrayIndex(tok string, n int, end bool) (int, error) {
+	if tok == "-" {
+		if end {
+			return n, nil
+		}
+		return 0, fmt.Errorf("no element \"-\" (the array has %d)", n)
+	}
+	if tok == "" || len(tok) > 1 && tok[0] == '0' || strings.TrimLeft(tok, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not an array index", tok)
+	}
+	i, err := strconv.Atoi(tok)
+	if err != nil || i > n || i == n && !end {
+		return 0, fmt.Errorf("no element %s (the array has %d)", tok, n)
+	}
+	return i, nil
+}
+
+// add implements the add operation with value v (compact JSON).
+func (d *Doc) add(path []string, v []byte) error {
+	if len(path) == 0 {
+		return d.edit(d.off, d.off+d.root.n, v)
+	}
+	pnd, pstart, err := d.get(path[:len(path)-1])
+	if err != nil {
+		return err
+	}
+	c := d.children(pnd, pstart)
+	tok := path[len(path)-1]
+	closeAt := pstart + c.n - 1
+	switch c.kind {
+	case '{':
+		if k := memberIndex(c, d.text[pstart:], tok); k >= 0 {
+			at := pstart + c.offs[k]
+			return d.edit(at, at+c.kids[k].n, v)
+		}
+		member := append(append(quoteKey(tok), ':'), v...)
+		if len(c.kids) > 0 {
+			member = append([]byte{','}, member...)
+		}
+		return d.edit(closeAt, closeAt, member)
+	case '[':
+		i, err := arrayIndex(tok, len(c.kids), true)
+		if err != nil {
+			return err
+		}
+		switch {
+		case i < len(c.kids):
+			at := pstart + c.offs[i]
+			return d.edit(at, at, append(v, ','))
+		case len(c.kids) > 0:
+			return d.edit(closeAt, closeAt, append([]byte{','}, v...))
+		default:
+			return d.edit(closeAt, closeAt, v)
+		}
+	}
+	return fmt.Errorf("%s is not an object or array", pointerOrRoot(path[:len(path)-1]))
+}
+
+// remove implements the remove operation.
+func (d *Doc) remove(path []string) error {
+	if len(path) == 0 {
+		return errors.New("cannot remove the whole document")
+	}
+	pnd, pstart, err := d.get(path[:len(path)-1])
+	if err != nil {
+		return err
+	}
+	c := d.children(pnd, pstart)
+	tok := path[len(path)-1]
+	var first, last int // children of the element: key and value, or the value
+	switch c.kind {
+	case '{':
+		k := memberIndex(c, d.text[pstart:], tok)
+		if k < 0 {
+			return errors.New("no such member")
+		}
+		first, last = k-1, k
+	case '[':
+		i, err := arrayIndex(tok, len(c.kids), false)
+		if err != nil {
+			return err
+		}
+		first, last = i, i
+	default:
+		return fmt.Errorf("%s is not an object or array", pointerOrRoot(path[:len(path)-1]))
+	}
+	startOf := func(i int) int { return pstart + c.offs[i] }
+	endOf := func(i int) int { return pstart + c.offs[i] + c.kids[i].n }
+	switch {
+	case len(c.kids) == last-first+1: // the only element
+		return d.edit(startOf(first), endOf(last), nil)
+	case last+1 < len(c.kids): // up to the next element
+		return d.edit(startOf(first), startOf(last+1), nil)
+	default: // from the end of the previous element
+		return d.edit(endOf(first-1), endOf(last), nil)
+	}
+}
+
+// quoteKey returns key as a JSON string token.
+func quoteKey(key string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(key)
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
+}
+
+// jsonEqual reports whether two JSON texts are the same value (RFC 6902
+// "test"): objects equal regardless of member order, numbers by value.
+func jsonEqual(a, b []byte) bool {
+	if ca, err := Compact(a); err == nil && bytes.Equal(ca, b) {
+		return true
+	}
+	va, err1 := decodeNumbers(a)
+	vb, err2 := decodeNumbers(b)
+	return err1 == nil && err2 == nil && valueEqual(va, vb)
+}
+
+func decodeNumbers(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func valueEqual(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, v := range a {
+			w, ok := b[k]
+			if !ok || !valueEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !valueEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		b, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if a == b {
+			return true
+		}
+		if len(a) > 64 || len(b) > 64 { // bound the arithmetic
+			return false
+		}
+		ra, ok1 := new(big.Rat).SetString(string(a))
+		rb, ok2 := new(big.Rat).SetString(string(b))
+		return ok1 && ok2 && ra.Cmp(rb) == 0
+	default:
+		return a == b
+	}
+}

@@ -469,68 +469,19 @@ func (c *containerParse) finish(resync int) *jnode {
 }
 
 func (p *incParser) str() error {
-	p.pos++ // opening quote
-	for p.pos < len(p.in) {
-		c := p.in[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return nil
-		case c == '\\':
-			if p.pos+1 >= len(p.in) {
-				return p.errorf("unterminated escape")
-			}
-			switch p.in[p.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.pos += 2
-			case 'u':
-				if p.pos+6 > len(p.in) || !isHex4(p.in[p.pos+2:p.pos+6]) {
-					return p.errorf("bad \\u escape")
-				}
-				p.pos += 6
-			default:
-				return p.errorf("bad escape")
-			}
-		case c < 0x20:
-			return p.errorf("control character in string")
-		default:
-			p.pos++
-		}
+	end, problem := scanString(p.in, p.pos)
+	p.pos = end
+	if problem != "" {
+		return p.errorf("%s", problem)
 	}
-	return p.errorf("unterminated string")
+	return nil
 }
 
 func (p *incParser) number() error {
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-			n++
-		}
-		return n
-	}
-	if p.in[p.pos] == '-' {
-		p.pos++
-	}
-	if p.pos < len(p.in) && p.in[p.pos] == '0' {
-		p.pos++
-	} else if digits() == 0 {
-		return p.errorf("bad number")
-	}
-	if p.pos < len(p.in) && p.in[p.pos] == '.' {
-		p.pos++
-		if digits() == 0 {
-			return p.errorf("bad number fraction")
-		}
-	}
-	if p.pos < len(p.in) && (p.in[p.pos] == 'e' || p.in[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.in) && (p.in[p.pos] == '+' || p.in[p.pos] == '-') {
-			p.pos++
-		}
-		if digits() == 0 {
-			return p.errorf("bad number exponent")
-		}
+	end, problem := scanNumber(p.in, p.pos)
+	p.pos = end
+	if problem != "" {
+		return p.errorf("%s", problem)
 	}
 	return nil
 }

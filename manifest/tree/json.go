@@ -169,81 +169,23 @@ func (p *jsonParser) container(open byte) (jval, error) {
 
 func (p *jsonParser) str() error {
 	start := p.pos
-	p.pos++ // opening quote
-	for p.pos < len(p.in) {
-		c := p.in[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			p.out = append(p.out, p.in[start:p.pos]...)
-			return nil
-		case c == '\\':
-			if p.pos+1 >= len(p.in) {
-				return p.errorf("unterminated escape")
-			}
-			switch p.in[p.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.pos += 2
-			case 'u':
-				if p.pos+6 > len(p.in) || !isHex4(p.in[p.pos+2:p.pos+6]) {
-					return p.errorf("bad \\u escape")
-				}
-				p.pos += 6
-			default:
-				return p.errorf("bad escape")
-			}
-		case c < 0x20:
-			return p.errorf("control character in string")
-		default:
-			p.pos++
-		}
+	end, problem := scanString(p.in, p.pos)
+	p.pos = end
+	if problem != "" {
+		return p.errorf("%s", problem)
 	}
-	return p.errorf("unterminated string")
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	p.out = append(p.out, p.in[start:end]...)
+	return nil
 }
 
 func (p *jsonParser) number() error {
 	start := p.pos
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-			n++
-		}
-		return n
+	end, problem := scanNumber(p.in, p.pos)
+	p.pos = end
+	if problem != "" {
+		return p.errorf("%s", problem)
 	}
-	if p.in[p.pos] == '-' {
-		p.pos++
-	}
-	if p.pos < len(p.in) && p.in[p.pos] == '0' {
-		p.pos++
-	} else if digits() == 0 {
-		return p.errorf("bad number")
-	}
-	if p.pos < len(p.in) && p.in[p.pos] == '.' {
-		p.pos++
-		if digits() == 0 {
-			return p.errorf("bad number fraction")
-		}
-	}
-	if p.pos < len(p.in) && (p.in[p.pos] == 'e' || p.in[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.in) && (p.in[p.pos] == '+' || p.in[p.pos] == '-') {
-			p.pos++
-		}
-		if digits() == 0 {
-			return p.errorf("bad number exponent")
-		}
-	}
-	p.out = append(p.out, p.in[start:p.pos]...)
+	p.out = append(p.out, p.in[start:end]...)
 	return nil
 }
 

@@ -92,6 +92,14 @@ func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult,
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", session, err)
 	}
+	if now == head+1 {
+		// GC beside us may already have fenced the removed session with
+		// a tombstone in the slot above its head: that is the removal
+		// taking effect, not a writer.
+		if st, err := w.repo.ReadStep(ctx, session, now); err == nil && manifest.IsTombstone(st.Manifest) {
+			return res, nil
+		}
+	}
 	if now > head {
 		return res, fmt.Errorf("remove %s: a writer committed %s@%d meanwhile; steps %d..%d stay live", session, session, now, head+1, now)
 	}

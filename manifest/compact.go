@@ -249,7 +249,12 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 
 // compacted updates a writer's index once the step whose layout applies
 // c is acknowledged: blobs of the merged objects are now in the pack, or
-// gone from the chain's view if they were dead.
+// gone from the chain's view if they were dead. The merged objects also
+// leave the object cache: the writer kept them at hand for this merge
+// (WriteStep and writePack remember what they write), and its chain will
+// not read them again. Without this the cache held every step object the
+// writer ever wrote, up to its bound, so a writer's memory grew with the
+// session's length (issue 14, target 5) instead of with its layout.
 func (ix *Index) compacted(c *compaction) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -258,6 +263,7 @@ func (ix *Index) compacted(c *compaction) {
 		merged[k] = true
 		delete(ix.keys, k)
 		delete(ix.bytes, k)
+		ix.repo.forget(k)
 	}
 	inPack := make(map[cas.ID]pack.Entry, len(c.entries))
 	for _, e := range c.entries {

@@ -230,6 +230,10 @@ type SetupResult struct {
 	Session string        `json:"session"`
 	URL     string        `json:"url"`
 	Where   string        `json:"where"` // "the local disk" or "a tmpfs"
+	// Early and Late are commit latencies around step 1,000 (or the
+	// session's middle, if shorter) and over its last steps (target 5).
+	Early Latency `json:"early_latency"`
+	Late  Latency `json:"late_latency"`
 }
 
 // phaseResumeSetup writes a session of arg steps of the windowed append
@@ -255,11 +259,14 @@ func phaseResumeSetup(ctx context.Context, cfg Config, arg string) (any, error) 
 	}
 	gen := workload.NewAppend(workload.AppendOptions{Seed: cfg.Seed, Window: cfg.ResumeWindow})
 	start := time.Now()
+	took := make([]time.Duration, 0, steps)
 	for n := 1; n <= steps; n++ {
 		doc, _ := gen.Next()
+		t0 := time.Now()
 		if _, err := s.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{}); err != nil {
 			return nil, err
 		}
+		took = append(took, time.Since(t0))
 		if n%10000 == 0 {
 			fmt.Fprintf(os.Stderr, "  resume setup: %d/%d steps, %v\n", n, steps, time.Since(start).Round(time.Second))
 		}
@@ -268,7 +275,9 @@ func phaseResumeSetup(ctx context.Context, cfg Config, arg string) (any, error) 
 	if cfg.ResumeDir != "" {
 		where = "a tmpfs"
 	}
-	return SetupResult{Steps: steps, Took: time.Since(start), Session: "long", URL: dir, Where: where}, nil
+	early, late := setupWindows(took)
+	return SetupResult{Steps: steps, Took: time.Since(start), Session: "long", URL: dir, Where: where,
+		Early: early, Late: late}, nil
 }
 
 func cmpOr(a, b string) string {

@@ -35,6 +35,11 @@ type Config struct {
 	ResumeDir string `json:"resume_dir"`
 	LargeSize int64  `json:"large_size"` // bytes of the large fresh state
 
+	// Long sessions with every step kept (history phases, target 6).
+	HistorySteps   []int `json:"history_steps"`   // lengths at which stored ÷ appended is measured
+	HistoryResume  int   `json:"history_resume"`  // steps of the MinIO session resumed
+	HistoryMessage int   `json:"history_message"` // bytes appended a step
+
 	Git    string `json:"git"`    // git binary ("" skips the git peer)
 	Cairn  string `json:"cairn"`  // cairn CLI binary, for the files-cli phase
 	Restic string `json:"restic"` // restic binary ("" skips the restic peer)
@@ -69,6 +74,10 @@ func Full() Config {
 		ResumeSteps:  []int{10_000, 100_000},
 		ResumeWindow: 8,
 		LargeSize:    1 << 30,
+
+		HistorySteps:   []int{1000, 10_000, 100_000},
+		HistoryResume:  1000,
+		HistoryMessage: 1024,
 	}
 }
 
@@ -88,5 +97,9 @@ func Quick() Config {
 		ResumeSteps:  []int{200, 1000},
 		ResumeWindow: 8,
 		LargeSize:    16 << 20,
+
+		HistorySteps:   []int{100, 400},
+		HistoryResume:  100,
+		HistoryMessage: 1024,
 	}
 }

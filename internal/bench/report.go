@@ -161,6 +161,7 @@ func Markdown(r *Results) string {
 			n, p.Name, size(a.Series[n-1]), p.Name, size(p.Series[n-1]), q, yes(q >= 10))
 	}
 	b.WriteString(jsonDeltaMarkdown(r))
+	b.WriteString(historyMarkdown(r))
 	w("\n")
 
 	// Commits.

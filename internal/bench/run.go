@@ -39,6 +39,7 @@ type Results struct {
 	Setups   []SetupResult  `json:"resume_setups"`
 	Peers    []PeerResult   `json:"peers"`
 	Large    []LargeResult  `json:"large"`
+	History  HistoryResult  `json:"history"`
 	Usage    []Usage        `json:"usage"`
 	Restic   string         `json:"restic_version"`
 	GitVers  string         `json:"git_version"`
@@ -146,6 +147,10 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Results, error) {
 			return nil, err
 		}
 		os.RemoveAll(s.URL)
+	}
+
+	if err := runHistory(ctx, cfg, step, r); err != nil {
+		return nil, err
 	}
 
 	var disk Throughput

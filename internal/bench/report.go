@@ -175,7 +175,7 @@ func Markdown(r *Results) string {
 	}
 	w("\nLimits: one fsync'd 4 KiB write (create, write, fsync, close) p50 %s, p99 %s", ms(f.P50), ms(f.P99))
 	if m.RawPut != nil {
-		w("; one plain PUT of each step object's size to the same MinIO, p50 %s, p99 %s", ms(m.RawPut.P50), ms(m.RawPut.P99))
+		w("; one plain PUT of each step object's size to the same MinIO through the same client (minio-go), each PUT and each commit after the same %v pause, p50 %s, p99 %s", minioPause, ms(m.RawPut.P50), ms(m.RawPut.P99))
 	}
 	w(". Figures cover steps 2..N; the first step stores the initial state.\n\n")
 	if fc := r.FilesCLI; fc.Steps > 0 {

@@ -27,6 +27,16 @@ func TestAppendMinIOBackends(t *testing.T) {
 			if r.RawPut == nil || r.RawPut.N != cfg.MinIOSteps-1 || r.RawPut.P50 <= 0 {
 				t.Errorf("peer PUTs %+v, want one a step after the first", r.RawPut)
 			}
+			res := &Results{Config: cfg}
+			want := "commit latency p50, MinIO, append"
+			if backend == "s3" {
+				res.MinIOS3, want = r, "commit latency p50, MinIO through s3:// (aws-sdk-go-v2), append"
+			} else {
+				res.MinIO = r
+			}
+			if md := Markdown(res); !strings.Contains(md, want) {
+				t.Errorf("the report lacks %q:\n%s", want, md)
+			}
 		})
 	}
 	cfg := tiny(t)

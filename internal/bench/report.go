@@ -111,6 +111,11 @@ func Markdown(r *Results) string {
 				p.name, ms(p.got), ms(p.limit), q, targetMinIOCommit, yes(q <= targetMinIOCommit))
 		}
 	}
+	if s3 := r.MinIOS3; s3.RawPut != nil {
+		q := ratio(s3.Latency.P50, s3.RawPut.P50)
+		w("| commit latency p50, MinIO through s3:// (aws-sdk-go-v2), append | %s | one PUT of the same size through it: %s | %.2f× | ≤ %.1f× | %s |\n",
+			ms(s3.Latency.P50), ms(s3.RawPut.P50), q, targetMinIOCommit, yes(q <= targetMinIOCommit))
+	}
 	for _, c := range []CommitResult{a, m} {
 		ok := c.Requests.Put <= targetPuts && c.Requests.Get == 0 && c.Requests.List == 0
 		w("| requests per step, %s, append (max %d PUT in one step) | %s | | | 1 PUT (≤ %.1f amortised), 0 GET, 0 LIST | %s |\n",

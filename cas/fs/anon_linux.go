@@ -42,9 +42,8 @@ func createAnon(dir, dst string, data []byte) error {
 		return err
 	}
 	if err := linkFD(fd, dst); err != nil {
-		if errors.Is(err, syscall.EEXIST) {
-			return &os.LinkError{Op: "link", Old: "(unnamed)", New: dst, Err: err}
-		}
+		// EEXIST, the key taken, reads as fs.ErrExist through the
+		// LinkError.
 		if errors.Is(err, syscall.ENOENT) {
 			// No /proc, or the directory went away: the named path
 			// will try again and say which.

@@ -129,7 +129,7 @@ func phaseHistoryMinIO(ctx context.Context, cfg Config, _ string) (any, error) {
 		return nil, errors.New("no MinIO server configured")
 	}
 	res := HistoryResult{ResumeSteps: cfg.HistoryResume}
-	url := m.url("history")
+	url := m.url("minio", "history")
 	ws, err := cairn.Open(ctx, url)
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func phaseHistoryMinIO(ctx context.Context, cfg Config, _ string) (any, error) {
 		fresh.Close()
 	}
 	res.StateBytes = len(doc)
-	raw, err := m.store(ctx, "history-raw")
+	raw, err := rawStore(ctx, m.url("minio", "history-raw"))
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,10 @@ type Results struct {
 	Usage    []Usage        `json:"usage"`
 	Restic   string         `json:"restic_version"`
 	GitVers  string         `json:"git_version"`
+
+	// MinIOS3 is the MinIO phase again through the s3:// backend
+	// (aws-sdk-go-v2) instead of minio:// (minio-go).
+	MinIOS3 CommitResult `json:"append_minio_s3"`
 }
 
 // LargeResult is one large-state variant's figures.
@@ -130,6 +134,13 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Results, error) {
 		r.Usage = append(r.Usage, u)
 		fmt.Fprintf(os.Stderr, "bench: append-minio done in %v, peak RSS %s\n", u.Wall.Round(time.Millisecond), mib(u.MaxRSS))
 		err = resume(ctx, step, r, ResumeTarget{Label: "MinIO, append workload", URL: r.MinIO.URL, Session: r.MinIO.Session, Steps: r.MinIO.Steps})
+	}
+	if err == nil {
+		// The same phase through the other S3 client, for reference.
+		fmt.Fprintf(os.Stderr, "bench: append-minio s3\n")
+		if u, err = runChild(ctx, mcfg, "append-minio", "s3", &r.MinIOS3); err == nil {
+			r.Usage = append(r.Usage, u)
+		}
 	}
 	srv.Stop()
 	if err != nil {

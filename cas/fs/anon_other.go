@@ -1,0 +1,7 @@
+//go:build !linux
+
+package fs
+
+// createAnon is Linux only: elsewhere a conditional create goes through
+// a named temporary file.
+func createAnon(dir, dst string, data []byte) error { return errNoAnon }

@@ -29,6 +29,12 @@ type Session struct {
 	// that the next whole document or patch stores only what changed. It
 	// is used only while its root is the head's root.
 	doc *tree.Doc
+	// cached says head and index came from the head cache (see
+	// UseHeadCache) and the store has not confirmed them yet; stamp is
+	// the session marker's stamp they were saved under. noCache: the
+	// cache lost its slot once, so this Session reads the store.
+	cached, noCache bool
+	stamp           string
 }
 
 // Name returns the session's name.
@@ -130,6 +136,10 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	if s.index != nil && !refresh {
 		return nil
 	}
+	if !refresh && s.loadCached(ctx) {
+		return nil
+	}
+	s.cached, s.stamp = false, ""
 	repo := s.ws.repo
 	n, err := repo.FindHead(ctx, s.name)
 	if err != nil {
@@ -155,6 +165,17 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 	defer classifyTo(&err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st, err := s.commit(ctx, state, opts)
+	if errors.Is(err, errStaleHead) {
+		// Started from a cached head whose slot was taken: once more
+		// from the store's head, which with Expect fails as it would
+		// have without the cache.
+		st, err = s.commit(ctx, state, opts)
+	}
+	return st, err
+}
+
+func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
 	if err := s.load(ctx, false); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
 	}
@@ -210,12 +231,17 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		doc.Rollback()
 	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
+		if s.cached {
+			s.dropCached()
+			return nil, errStaleHead
+		}
 		return nil, s.conflict(ctx, s.headNum()+1)
 	}
 	if err != nil {
 		return nil, s.unsure(s.headNum()+1, err)
 	}
 	s.head = st
+	s.saveCached(ctx, st)
 	switch {
 	case doc != nil:
 		doc.Commit()
@@ -256,6 +282,7 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 		return nil, fmt.Errorf("head of %s: %w", s.name, err)
 	}
 	s.head, s.index = nil, s.ws.repo.NewIndex()
+	s.cached, s.stamp = false, ""
 	if head == 0 {
 		return nil, fmt.Errorf("head of %s: %w: %w", s.name, ErrNotFound, manifest.ErrNoSession)
 	}

@@ -118,7 +118,9 @@ func (m *machine) checkHead(session string, n uint64, doc string) {
 	}
 }
 
-func docN(i int) string { return fmt.Sprintf(`{"step":%d,"notes":["a","b","c"],"big":"%s"}`, i, strings.Repeat("x", 2000+i)) }
+func docN(i int) string {
+	return fmt.Sprintf(`{"step":%d,"notes":["a","b","c"],"big":"%s"}`, i, strings.Repeat("x", 2000+i))
+}
 
 // testOnePut: the second commit in a fresh process makes exactly one PUT
 // and no GET or LIST; so does every later one below a compaction.

@@ -103,12 +103,28 @@ func (s *Session) saveCached(ctx context.Context, st *manifest.Step) {
 	})
 }
 
-// dropCached forgets a cached head that lost its slot, in this process
-// and on disk.
-func (s *Session) dropCached() {
-	if path, _ := s.headCacheFile(); path != "" {
-		_ = headcache.Remove(path)
-	}
+// staleCache handles a commit from a cached head whose slot was taken,
+// and returns errStaleHead if the commit should be retried from the
+// store's head, else the conflict it would have met without the cache.
+//
+// If the slot holds gc's tombstone, or a step from a process that does
+// not share this cache (another machine, or a process that keeps no
+// cache or another one), the cache was stale before this commit began:
+// retry. If the holder shares the cache, it is committing now or saved
+// its head since this commit read the cache: the two raced, and the
+// loser gets the conflict it would have got without the cache.
+func (s *Session) staleCache(ctx context.Context) error {
+	n := s.headNum() + 1
+	e := s.conflict(ctx, n)
 	s.head, s.index, s.doc = nil, nil, nil
 	s.cached, s.noCache, s.stamp = false, true, ""
+	if e.fence {
+		return errStaleHead
+	}
+	if pid, ok := manifest.LocalWriter(e.Holder); ok {
+		if path, key := s.headCacheFile(); headcache.Shared(path, key, pid, n) {
+			return e
+		}
+	}
+	return errStaleHead
 }

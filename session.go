@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/headcache"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -72,6 +73,7 @@ type ConflictError struct {
 	Holder  string // the writer holding step Number, if known
 	Reason  string
 	pause   bool // refused because the head awaits input
+	fence   bool // step Number is gc's tombstone
 }
 
 func (e *ConflictError) Error() string {
@@ -167,15 +169,18 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 	defer s.mu.Unlock()
 	st, err := s.commit(ctx, state, opts)
 	if errors.Is(err, errStaleHead) {
-		// Started from a cached head whose slot was taken: once more
-		// from the store's head, which with Expect fails as it would
-		// have without the cache.
+		// Started from a cached head that another machine had moved
+		// past: once more from the store's head, which with Expect
+		// fails as it would have without the cache.
 		st, err = s.commit(ctx, state, opts)
 	}
 	return st, err
 }
 
 func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
+	if path, _ := s.headCacheFile(); path != "" {
+		defer headcache.Begin(path)()
+	}
 	if err := s.load(ctx, false); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
 	}
@@ -231,11 +236,10 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		doc.Rollback()
 	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
-		if s.cached {
-			s.dropCached()
-			return nil, errStaleHead
+		if !s.cached {
+			return nil, s.conflict(ctx, s.headNum()+1)
 		}
-		return nil, s.conflict(ctx, s.headNum()+1)
+		return nil, s.staleCache(ctx)
 	}
 	if err != nil {
 		return nil, s.unsure(s.headNum()+1, err)
@@ -253,12 +257,12 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 }
 
 // conflict builds the error for a lost slot and forgets the stale head.
-func (s *Session) conflict(ctx context.Context, n uint64) error {
+func (s *Session) conflict(ctx context.Context, n uint64) *ConflictError {
 	head := s.headNum()
 	s.head, s.index = nil, nil
 	e := &ConflictError{Session: s.name, Number: n, Head: head, Reason: "another writer already wrote this step"}
 	if w, err := s.ws.repo.ReadStep(ctx, s.name, n); err == nil {
-		e.Holder = w.Writer
+		e.Holder, e.fence = w.Writer, manifest.IsTombstone(w.Manifest)
 	}
 	return e
 }

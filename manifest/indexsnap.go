@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -130,4 +132,16 @@ func (r *Repo) SessionStamp(ctx context.Context, session string) (string, error)
 		return "", fmt.Errorf("stat marker of %s: %w", session, err)
 	}
 	return fmt.Sprintf("%d:%d", info.Size, info.ModTime.UnixNano()), nil
+}
+
+// LocalWriter returns the process id in writer, a manifest's Writer, if
+// it names a process of this host.
+func LocalWriter(writer string) (pid int, ok bool) {
+	host, p, ok := strings.Cut(writer, "/")
+	mine, _, _ := strings.Cut(processWriter, "/")
+	if !ok || host != mine {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(p)
+	return pid, err == nil && pid > 0
 }

@@ -380,3 +380,27 @@ func TestHeadCacheRacingProcesses(t *testing.T) {
 		t.Fatalf("verify: exit %d: %s%s", code, out, errs)
 	}
 }
+
+// TestHeadCacheOtherWritersOfThisMachine: a step written on the same
+// machine by a process that keeps no head cache (CAIRN_CACHE_DIR=off)
+// costs the next cached commit a retry, not a conflict; a `cairn reply`
+// keeps the cache, so the commit after it is one PUT again.
+func TestHeadCacheOtherWritersOfThisMachine(t *testing.T) {
+	bin := cairnBinary(t)
+	a := localMachine(t, bin, t.TempDir())
+	off := &machine{t: t, bin: bin, env: append(append([]string(nil), a.env...), "CAIRN_CACHE_DIR=off")}
+	a.commit("s", docN(1))
+	a.commit("s", docN(2))
+	off.commit("s", docN(3))
+	if r := a.commit("s", docN(4)); r.Step != 4 {
+		t.Fatalf("commit after an uncached one made step %d, want 4", r.Step)
+	}
+	a.checkHead("s", 4, docN(4))
+
+	a.commit("s", docN(5), "--status", "awaiting_input")
+	a.must("", "reply", "s", "--input", `{"ok":true}`)
+	if r := a.commit("s", docN(7)); r.Step != 7 || r.Requests.Put != 1 || r.Requests.Get != 0 || r.Requests.List != 0 {
+		t.Fatalf("commit after a reply: step %d, %+v", r.Step, r.Requests)
+	}
+	a.checkHead("s", 7, docN(7))
+}

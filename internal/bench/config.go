@@ -35,6 +35,10 @@ type Config struct {
 	ResumeDir string `json:"resume_dir"`
 	LargeSize int64  `json:"large_size"` // bytes of the large fresh state
 
+	// CLISteps is how many steps the cli-commit phase commits through a
+	// fresh `cairn commit` process each (target 7).
+	CLISteps int `json:"cli_steps"`
+
 	Git    string `json:"git"`    // git binary ("" skips the git peer)
 	Cairn  string `json:"cairn"`  // cairn CLI binary, for the files-cli phase
 	Restic string `json:"restic"` // restic binary ("" skips the restic peer)
@@ -69,6 +73,7 @@ func Full() Config {
 		ResumeSteps:  []int{10_000, 100_000},
 		ResumeWindow: 8,
 		LargeSize:    1 << 30,
+		CLISteps:     100,
 	}
 }
 
@@ -88,5 +93,6 @@ func Quick() Config {
 		ResumeSteps:  []int{200, 1000},
 		ResumeWindow: 8,
 		LargeSize:    16 << 20,
+		CLISteps:     8,
 	}
 }

@@ -314,3 +314,36 @@ func (d *decoder) bytes(max uint64) []byte {
 	}
 	return d.take(int(n))
 }
+
+// Begin records that this process is committing the session whose cache
+// file is path, until the returned function is called (after Save): a
+// process that loses the step slot to this one then knows that the two
+// share the cache and raced, rather than that its cache was stale. Best
+// effort.
+func Begin(path string) (end func()) {
+	name := inflight(path, os.Getpid())
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return func() {}
+	}
+	f.Close()
+	return func() { os.Remove(name) }
+}
+
+// Shared reports whether process pid of this host shares the cache file
+// at path and wrote step n (or a later one) of its session: it is
+// committing (Begin), or it saved a head at or above n for key.
+func Shared(path, key string, pid int, n uint64) bool {
+	if _, err := os.Stat(inflight(path, pid)); err == nil {
+		return true
+	}
+	h, _ := Load(path, key)
+	return h != nil && h.Number >= n
+}
+
+func inflight(path string, pid int) string {
+	return fmt.Sprintf("%s.%d.inflight", path, pid)
+}

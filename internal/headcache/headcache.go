@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -334,14 +335,26 @@ func Begin(path string) (end func()) {
 }
 
 // Shared reports whether process pid of this host shares the cache file
-// at path and wrote step n (or a later one) of its session: it is
-// committing (Begin), or it saved a head at or above n for key.
+// at path and wrote step n (or a later one) of its session: it is still
+// committing (Begin, and alive), or it saved a head at or above n for
+// key. A process killed before it saved its head shares nothing: the
+// cache is stale, as if another machine had written the step.
 func Shared(path, key string, pid int, n uint64) bool {
-	if _, err := os.Stat(inflight(path, pid)); err == nil {
-		return true
+	name := inflight(path, pid)
+	if _, err := os.Stat(name); err == nil {
+		if alive(pid) {
+			return true
+		}
+		os.Remove(name)
 	}
 	h, _ := Load(path, key)
 	return h != nil && h.Number >= n
+}
+
+// alive reports whether process pid exists (signal 0 reaches it).
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 func inflight(path string, pid int) string {

@@ -55,13 +55,17 @@ func (s *Session) headCacheFile() (path, key string) {
 }
 
 // loadCached sets the session's head and index from its cache file, if
-// there is a usable one. The marker's stamp must still be the one the
+// there is a usable one and this Session has not loaded a head before. The marker's stamp must still be the one the
 // cache saw (one HEAD request); anything else leaves the session unloaded.
 func (s *Session) loadCached(ctx context.Context) bool {
 	path, key := s.headCacheFile()
 	if path == "" || s.noCache {
 		return false
 	}
+	// Only a session's first load may come from the cache: after it,
+	// this process knows at least as much as the cache (a lost slot or
+	// an unsure put forgets the head, and the store must answer).
+	s.noCache = true
 	h, _ := headcache.Load(path, key)
 	if h == nil || h.Stamp == "" {
 		return false

@@ -33,7 +33,7 @@ type Session struct {
 	// cached says head and index came from the head cache (see
 	// UseHeadCache) and the store has not confirmed them yet; stamp is
 	// the session marker's stamp they were saved under. noCache: the
-	// cache lost its slot once, so this Session reads the store.
+	// cache was consulted once; from then on this Session reads the store.
 	cached, noCache bool
 	stamp           string
 }
@@ -244,7 +244,8 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if err != nil {
 		return nil, s.unsure(s.headNum()+1, err)
 	}
-	s.head = st
+	// The store has acknowledged this head: it is no longer a guess.
+	s.head, s.cached = st, false
 	s.saveCached(ctx, st)
 	switch {
 	case doc != nil:

@@ -31,7 +31,7 @@ type IndexObject struct {
 var ErrBadSnapshot = errors.New("index snapshot does not match the step's layout")
 
 // Snapshot returns the index as the objects of layout l, in key order,
-// each with the blobs the index locates in it. It reports false if the
+// each with the blobs the index locates in it (in no particular order). It reports false if the
 // index does not cover exactly l's objects: a snapshot is only taken of
 // a writer's index right after the step whose layout is l.
 func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
@@ -54,9 +54,7 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 	}
 	out := make([]IndexObject, 0, len(keys))
 	for _, k := range keys {
-		o := objs[k]
-		sort.Slice(o.Entries, func(i, j int) bool { return o.Entries[i].Offset < o.Entries[j].Offset })
-		out = append(out, *o)
+		out = append(out, *objs[k])
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, true
@@ -91,7 +89,12 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	for _, k := range keys {
 		want[k] = true
 	}
-	ix := r.NewIndex()
+	total := 0
+	for _, o := range objs {
+		total += len(o.Entries)
+	}
+	// Sized up front: a large state's index has a blob per chunk.
+	ix := &Index{repo: r, locs: make(map[cas.ID]Location, total), keys: make(map[string]bool, len(objs)), bytes: make(map[string]int64, len(objs))}
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)

@@ -116,7 +116,7 @@ func Save(path, key string, h *Head) error {
 		return Remove(path)
 	}
 	if old, err := readBounded(path); err == nil {
-		if k, oh, err := decode(old); err == nil && k == key && oh.Stamp == h.Stamp && oh.Number > h.Number {
+		if k, number, stamp, err := decodeHeader(old); err == nil && k == key && stamp == h.Stamp && number > h.Number {
 			return nil
 		}
 	}
@@ -216,6 +216,23 @@ func decode(data []byte) (string, *Head, error) {
 		return "", nil, fmt.Errorf("%w: checksum mismatch", errBad)
 	}
 	return decodeBody(body[len(magic)+1:])
+}
+
+// decodeHeader checks a cache file's checksum and returns its key, step
+// number and stamp without decoding the index.
+func decodeHeader(data []byte) (key string, number uint64, stamp string, err error) {
+	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic || data[len(magic)] != version {
+		return "", 0, "", fmt.Errorf("%w: bad magic or version", errBad)
+	}
+	body := data[:len(data)-cas.IDSize]
+	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
+		return "", 0, "", fmt.Errorf("%w: checksum mismatch", errBad)
+	}
+	d := &decoder{p: body[len(magic)+1:]}
+	key = string(d.bytes(maxKey))
+	number = d.uvarint(1<<63 - 1)
+	stamp = string(d.bytes(maxStamp))
+	return key, number, stamp, d.err
 }
 
 // decodeBody parses what follows the version byte, up to the checksum.

@@ -115,9 +115,10 @@ func TestTooLargeNotSaved(t *testing.T) {
 	}
 }
 
-// FuzzDecode feeds the cache file decoder arbitrary bytes, both as a
-// whole file and as the part after the checksum guards it: it must not
-// panic, and whatever it accepts must survive encoding unchanged.
+// FuzzDecode feeds the cache file decoders arbitrary bytes, both as a
+// whole file and as the part after the checksum guards it: they must not
+// panic, whatever they accept must survive encoding unchanged, and the
+// header decoder must agree with the whole one.
 func FuzzDecode(f *testing.F) {
 	whole, _ := encode("store\x00session", sample(33))
 	f.Add(whole)
@@ -144,5 +145,10 @@ func FuzzDecode(f *testing.F) {
 		}
 		check(decode(data))
 		check(decodeBody(data))
+		// The header Save reads agrees with the whole decode.
+		hk, hn, hs, herr := decodeHeader(data)
+		if k, h, err := decode(data); err == nil && (herr != nil || hk != k || hn != h.Number || hs != h.Stamp) {
+			t.Fatalf("header %q %d %q %v disagrees with the file", hk, hn, hs, herr)
+		}
 	})
 }

@@ -22,7 +22,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -46,6 +50,11 @@ const (
 	maxObjKey   = 1 << 10
 	maxStamp    = 1 << 8
 	suffix      = ".head"
+	// MaxDirBytes bounds the cache files of one directory together:
+	// when a new one pushes them past it, the least recently written
+	// ones are removed (a removed head costs its session's next commit
+	// the reads it would have saved).
+	MaxDirBytes = 256 << 20
 )
 
 // Head is what a cache file holds: the encoded manifest of a session's
@@ -115,11 +124,13 @@ func Save(path, key string, h *Head) error {
 	if !ok {
 		return Remove(path)
 	}
-	if old, err := readBounded(path); err == nil {
+	old, err := readBounded(path)
+	if err == nil {
 		if k, number, stamp, err := decodeHeader(old); err == nil && k == key && stamp == h.Stamp && number > h.Number {
 			return nil
 		}
 	}
+	fresh := errors.Is(err, os.ErrNotExist)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write head cache: %w", err)
 	}
@@ -138,7 +149,55 @@ func Save(path, key string, h *Head) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write head cache: %w", err)
 	}
+	if fresh {
+		prune(filepath.Dir(path), MaxDirBytes)
+	}
 	return nil
+}
+
+// prune removes the least recently written cache files of dir until they
+// take at most max bytes, temporary files left for an hour, and the
+// in-flight files of processes that no longer exist. Best effort.
+func prune(dir string, max int64) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		size int64
+		mod  time.Time
+	}
+	var files []file
+	var total int64
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, suffix):
+			files = append(files, file{name, fi.Size(), fi.ModTime()})
+			total += fi.Size()
+		case strings.Contains(name, suffix+".tmp") && time.Since(fi.ModTime()) > time.Hour:
+			os.Remove(filepath.Join(dir, name))
+		case strings.HasSuffix(name, ".inflight"):
+			f := strings.Split(strings.TrimSuffix(name, ".inflight"), ".")
+			if pid, err := strconv.Atoi(f[len(f)-1]); err == nil && !alive(pid) {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	for _, f := range files {
+		if total <= max {
+			break
+		}
+		if os.Remove(filepath.Join(dir, f.name)) == nil {
+			total -= f.size
+		}
+	}
 }
 
 // Remove deletes the cache file at path, if any.

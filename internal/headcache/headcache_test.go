@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -151,4 +152,43 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("header %q %d %q %v disagrees with the file", hk, hn, hs, herr)
 		}
 	})
+}
+
+// TestPrune: a new cache file that takes the directory past its bound
+// removes the least recently written ones, and the in-flight files of
+// processes that are gone.
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	var paths []string
+	for i, k := range []string{"a", "b", "c"} {
+		p := filepath.Join(dir, FileName(k))
+		if err := Save(p, k, sample(uint64(i+1))); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old.Add(time.Duration(i)*time.Minute), old.Add(time.Duration(i)*time.Minute))
+		paths = append(paths, p)
+	}
+	fi, _ := os.Stat(paths[0])
+	// A process id that cannot be alive: beyond Linux's pid_max.
+	dead := inflight(paths[0], 1<<23)
+	live := inflight(paths[0], os.Getpid())
+	for _, f := range []string{dead, live} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prune(dir, 2*fi.Size())
+	for i, p := range paths {
+		_, err := os.Stat(p)
+		if gone := errors.Is(err, os.ErrNotExist); gone != (i == 0) {
+			t.Errorf("file %d: removed %v", i, gone)
+		}
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a dead process's in-flight file was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's in-flight file was removed: %v", err)
+	}
 }

@@ -29,9 +29,16 @@ type cachedDirState struct{ path, cacheDir string }
 // not fail because its cache could not be saved.
 func DirWithCache(path, cacheDir string) State { return cachedDirState{path, cacheDir} }
 
-// DefaultCacheDir returns where the CLI keeps local caches:
-// $XDG_CACHE_HOME/cairn, or ~/.cache/cairn.
+// DefaultCacheDir returns where the CLI keeps local caches (the stat
+// caches of DirWithCache and the head cache of UseHeadCache):
+// $CAIRN_CACHE_DIR if set, else $XDG_CACHE_HOME/cairn, or ~/.cache/cairn.
+// CAIRN_CACHE_DIR=off turns the caches off: it returns "".
 func DefaultCacheDir() string {
+	if d := os.Getenv("CAIRN_CACHE_DIR"); d == "off" {
+		return ""
+	} else if d != "" {
+		return d
+	}
 	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
 		return filepath.Join(d, "cairn")
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/headcache"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -29,6 +30,12 @@ type Session struct {
 	// that the next whole document or patch stores only what changed. It
 	// is used only while its root is the head's root.
 	doc *tree.Doc
+	// cached says head and index came from the head cache (see
+	// UseHeadCache) and the store has not confirmed them yet; stamp is
+	// the session marker's stamp they were saved under. noCache: the
+	// cache was consulted once; from then on this Session reads the store.
+	cached, noCache bool
+	stamp           string
 }
 
 // Name returns the session's name.
@@ -66,6 +73,7 @@ type ConflictError struct {
 	Holder  string // the writer holding step Number, if known
 	Reason  string
 	pause   bool // refused because the head awaits input
+	fence   bool // step Number is gc's tombstone
 }
 
 func (e *ConflictError) Error() string {
@@ -130,6 +138,10 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	if s.index != nil && !refresh {
 		return nil
 	}
+	if !refresh && s.loadCached(ctx) {
+		return nil
+	}
+	s.cached, s.stamp = false, ""
 	repo := s.ws.repo
 	n, err := repo.FindHead(ctx, s.name)
 	if err != nil {
@@ -155,6 +167,20 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 	defer classifyTo(&err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st, err := s.commit(ctx, state, opts)
+	if errors.Is(err, errStaleHead) {
+		// Started from a cached head that another machine had moved
+		// past: once more from the store's head, which with Expect
+		// fails as it would have without the cache.
+		st, err = s.commit(ctx, state, opts)
+	}
+	return st, err
+}
+
+func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
+	if path, _ := s.headCacheFile(); path != "" {
+		defer headcache.Begin(path)()
+	}
 	if err := s.load(ctx, false); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
 	}
@@ -210,12 +236,17 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		doc.Rollback()
 	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
-		return nil, s.conflict(ctx, s.headNum()+1)
+		if !s.cached {
+			return nil, s.conflict(ctx, s.headNum()+1)
+		}
+		return nil, s.staleCache(ctx)
 	}
 	if err != nil {
 		return nil, s.unsure(s.headNum()+1, err)
 	}
-	s.head = st
+	// The store has acknowledged this head: it is no longer a guess.
+	s.head, s.cached = st, false
+	s.saveCached(ctx, st)
 	switch {
 	case doc != nil:
 		doc.Commit()
@@ -227,12 +258,12 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 }
 
 // conflict builds the error for a lost slot and forgets the stale head.
-func (s *Session) conflict(ctx context.Context, n uint64) error {
+func (s *Session) conflict(ctx context.Context, n uint64) *ConflictError {
 	head := s.headNum()
 	s.head, s.index = nil, nil
 	e := &ConflictError{Session: s.name, Number: n, Head: head, Reason: "another writer already wrote this step"}
 	if w, err := s.ws.repo.ReadStep(ctx, s.name, n); err == nil {
-		e.Holder = w.Writer
+		e.Holder, e.fence = w.Writer, manifest.IsTombstone(w.Manifest)
 	}
 	return e
 }
@@ -256,6 +287,7 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 		return nil, fmt.Errorf("head of %s: %w", s.name, err)
 	}
 	s.head, s.index = nil, s.ws.repo.NewIndex()
+	s.cached, s.stamp = false, ""
 	if head == 0 {
 		return nil, fmt.Errorf("head of %s: %w: %w", s.name, ErrNotFound, manifest.ErrNoSession)
 	}

@@ -37,6 +37,8 @@ type Workspace struct {
 	// fanout is the compaction fanout of commits (0: no compaction).
 	fanout int
 	limits Limits
+	// heads is the directory of the head cache ("": none; UseHeadCache).
+	heads string
 
 	mu       sync.Mutex
 	sessions map[string]*Session

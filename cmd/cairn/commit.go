@@ -72,7 +72,10 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err := checkInputDir("--dir", *dir); err != nil {
 			return err
 		}
-		state = cairn.DirWithCache(*dir, cairn.DefaultCacheDir())
+		state = cairn.Dir(*dir)
+		if c := cairn.DefaultCacheDir(); c != "" {
+			state = cairn.DirWithCache(*dir, c)
+		}
 	case *patch != "":
 		var ops []byte
 		if *patch == "-" {
@@ -101,6 +104,8 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
+	// A fresh process starts from the head this machine last committed.
+	ws.UseHeadCache(cairn.DefaultCacheDir())
 	s, err := ws.Session(pos[0])
 	if err != nil {
 		return usageError{err.Error()}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 )
 
@@ -46,6 +47,9 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
+	// The answer is this machine's newest step: keep the head cache
+	// that `cairn commit` starts from up to date.
+	ws.UseHeadCache(cairn.DefaultCacheDir())
 	s, err := ws.Session(pos[0])
 	if err != nil {
 		return usageError{err.Error()}

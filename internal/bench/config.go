@@ -39,6 +39,9 @@ type Config struct {
 	HistorySteps   []int `json:"history_steps"`   // lengths at which stored ÷ appended is measured
 	HistoryResume  int   `json:"history_resume"`  // steps of the MinIO session resumed
 	HistoryMessage int   `json:"history_message"` // bytes appended a step
+	// CLISteps is how many steps the cli-commit phase commits through a
+	// fresh `cairn commit` process each (target 7).
+	CLISteps int `json:"cli_steps"`
 
 	Git    string `json:"git"`    // git binary ("" skips the git peer)
 	Cairn  string `json:"cairn"`  // cairn CLI binary, for the files-cli phase
@@ -78,6 +81,7 @@ func Full() Config {
 		HistorySteps:   []int{1000, 10_000, 100_000},
 		HistoryResume:  1000,
 		HistoryMessage: 1024,
+		CLISteps:       100,
 	}
 }
 
@@ -101,5 +105,6 @@ func Quick() Config {
 		HistorySteps:   []int{100, 400},
 		HistoryResume:  100,
 		HistoryMessage: 1024,
+		CLISteps:       8,
 	}
 }

@@ -19,6 +19,7 @@ const (
 	targetLargeRestic = 2.0  // × restic
 	targetFilesVsGit  = 1.0  // × git commit -a, files workload through the CLI
 	targetFilesBytes  = 2.0  // written ÷ changed, files workload through the CLI
+	targetCLIvsDD     = 2.0  // × dd+fsync of a JSON file, one fresh CLI commit
 )
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
@@ -155,6 +156,13 @@ func Markdown(r *Results) string {
 		q = fc.WrittenRatio()
 		w("| the same: bytes written ÷ bytes changed (compaction included) | %s / %s a step | | %.3f | ≤ %.0f | %s |\n",
 			size(fc.Written/int64(max(1, fc.Steps-1))), size(fc.Changed/int64(max(1, fc.Steps-1))), q, targetFilesBytes, yes(q <= targetFilesBytes))
+	}
+	if c := r.CLI; c.Steps > 1 {
+		q := c.Ratio()
+		w("| `cairn commit` in a fresh process, windowed append workload (%s document): p50 | %s | a JSON file per step with `dd conv=fsync`: %s | %.2f× | ≤ %.0f× | %s |\n",
+			size(int64(c.DocBytes)), ms(c.Cairn.P50), ms(c.DD.P50), q, targetCLIvsDD, yes(q <= targetCLIvsDD))
+		w("| the same: object-store requests a step (head cache of the previous step) | %s | | %d of %d steps 1 PUT, 0 GET, 0 LIST | 1 PUT, 0 GET, 0 LIST | %s |\n",
+			requests(c.Requests), c.OnePut, c.Steps-1, yes(c.OnePut == c.Steps-1))
 	}
 	for _, p := range r.Peers {
 		n := len(p.Series)

@@ -34,15 +34,17 @@ type Results struct {
 	Files     CommitResult      `json:"files_local"`
 	// FilesCLI is the files workload through the CLI beside git.
 	FilesCLI FilesCLIResult `json:"files_cli"`
-	MinIO    CommitResult   `json:"append_minio"`
-	Resume   []ResumeResult `json:"resume"`
-	Setups   []SetupResult  `json:"resume_setups"`
-	Peers    []PeerResult   `json:"peers"`
-	Large    []LargeResult  `json:"large"`
-	History  HistoryResult  `json:"history"`
-	Usage    []Usage        `json:"usage"`
-	Restic   string         `json:"restic_version"`
-	GitVers  string         `json:"git_version"`
+	// CLI is `cairn commit` in a fresh process beside dd+fsync (target 7).
+	CLI     CLICommitResult `json:"cli_commit"`
+	MinIO   CommitResult    `json:"append_minio"`
+	Resume  []ResumeResult  `json:"resume"`
+	Setups  []SetupResult   `json:"resume_setups"`
+	Peers   []PeerResult    `json:"peers"`
+	Large   []LargeResult   `json:"large"`
+	History HistoryResult   `json:"history"`
+	Usage   []Usage         `json:"usage"`
+	Restic  string          `json:"restic_version"`
+	GitVers string          `json:"git_version"`
 
 	// MinIOS3 is the MinIO phase again through the s3:// backend
 	// (aws-sdk-go-v2) instead of minio:// (minio-go).
@@ -111,6 +113,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Results, error) {
 		return nil, err
 	}
 	if err := step("files-cli", "", &r.FilesCLI); err != nil {
+		return nil, err
+	}
+	if err := step("cli-commit", "", &r.CLI); err != nil {
 		return nil, err
 	}
 

@@ -1,0 +1,134 @@
+package cairn
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairnlog/cairn/internal/headcache"
+	"github.com/cairnlog/cairn/manifest"
+)
+
+// UseHeadCache makes the workspace keep, under dir, each session's head
+// as this process last committed it, and start a session's next commit
+// from there: a commit in a fresh process (the CLI) then writes its step
+// with one PUT and one HEAD (of the session's marker) instead of finding
+// the head and reading every object of its layout. An empty dir turns it
+// off. Stores that live only in this process (mem://, OpenStore) are
+// never cached.
+//
+// The cache is a hint. A stale one costs a retry, never a wrong parent:
+// if the step slot above the cached head is taken (another writer moved
+// on, or gc fenced a removed session), the commit reads the head from the
+// store and tries once more, or, with CommitOptions.Expect, fails as it
+// would have without the cache. A session whose marker changed since
+// (a store wiped and rebuilt at the same URL, a session removed,
+// collected and created again) is read from the store. A corrupt,
+// foreign or oversized cache file is ignored. Call it right after Open.
+func (w *Workspace) UseHeadCache(dir string) {
+	if dir == "" || w.url == "" || strings.HasPrefix(w.url, "mem://") {
+		w.heads = ""
+		return
+	}
+	w.heads = filepath.Join(dir, "heads")
+}
+
+// errStaleHead reports that a commit started from a cached head lost its
+// slot: Commit retries from the store's head.
+var errStaleHead = errors.New("cached head is stale")
+
+// headCacheFile returns the cache file of session and its key, "" if the
+// workspace keeps no head cache.
+func (s *Session) headCacheFile() (path, key string) {
+	if s.ws.heads == "" {
+		return "", ""
+	}
+	url := s.ws.url
+	if !strings.Contains(url, "://") {
+		if a, err := filepath.Abs(url); err == nil {
+			url = a
+		}
+	}
+	key = "cairn head\x00" + url + "\x00" + s.name
+	return filepath.Join(s.ws.heads, headcache.FileName(key)), key
+}
+
+// loadCached sets the session's head and index from its cache file, if
+// there is a usable one and this Session has not loaded a head before. The marker's stamp must still be the one the
+// cache saw (one HEAD request); anything else leaves the session unloaded.
+func (s *Session) loadCached(ctx context.Context) bool {
+	path, key := s.headCacheFile()
+	if path == "" || s.noCache {
+		return false
+	}
+	// Only a session's first load may come from the cache: after it,
+	// this process knows at least as much as the cache (a lost slot or
+	// an unsure put forgets the head, and the store must answer).
+	s.noCache = true
+	h, _ := headcache.Load(path, key)
+	if h == nil || h.Stamp == "" {
+		return false
+	}
+	st, ix, err := s.ws.repo.RestoreHead(s.name, h.Manifest, h.ID, h.Objects)
+	if err != nil || st.Number != h.Number {
+		return false
+	}
+	if stamp, err := s.ws.repo.SessionStamp(ctx, s.name); err != nil || stamp != h.Stamp {
+		return false
+	}
+	s.head, s.index, s.stamp, s.cached = st, ix, h.Stamp, true
+	return true
+}
+
+// saveCached records the session's acknowledged head st in its cache
+// file. Best effort: a cache that cannot be saved costs the next commit
+// the reads it would have saved.
+func (s *Session) saveCached(ctx context.Context, st *manifest.Step) {
+	path, key := s.headCacheFile()
+	if path == "" {
+		return
+	}
+	objs, ok := s.index.Snapshot(st.Layout)
+	if !ok {
+		_ = headcache.Remove(path)
+		return
+	}
+	if s.stamp == "" {
+		stamp, err := s.ws.repo.SessionStamp(ctx, s.name)
+		if err != nil || stamp == "" {
+			_ = headcache.Remove(path)
+			return
+		}
+		s.stamp = stamp
+	}
+	_ = headcache.Save(path, key, &headcache.Head{
+		Number: st.Number, Stamp: s.stamp, Manifest: st.Manifest.Encode(), ID: st.ID, Objects: objs,
+	})
+}
+
+// staleCache handles a commit from a cached head whose slot was taken,
+// and returns errStaleHead if the commit should be retried from the
+// store's head, else the conflict it would have met without the cache.
+//
+// If the slot holds gc's tombstone, or a step from a process that does
+// not share this cache (another machine, or a process that keeps no
+// cache or another one), the cache was stale before this commit began:
+// retry. If the holder shares the cache, it is committing now or saved
+// its head since this commit read the cache: the two raced, and the
+// loser gets the conflict it would have got without the cache.
+func (s *Session) staleCache(ctx context.Context) error {
+	n := s.headNum() + 1
+	e := s.conflict(ctx, n)
+	s.head, s.index, s.doc = nil, nil, nil
+	s.cached, s.noCache, s.stamp = false, true, ""
+	if e.fence {
+		return errStaleHead
+	}
+	if pid, ok := manifest.LocalWriter(e.Holder); ok {
+		if path, key := s.headCacheFile(); headcache.Shared(path, key, pid, n) {
+			return e
+		}
+	}
+	return errStaleHead
+}

@@ -1,0 +1,194 @@
+package headcache
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/manifest"
+)
+
+func sample(n uint64) *Head {
+	mb := []byte("CRNM manifest bytes of a step")
+	return &Head{
+		Number: n, Stamp: "14:1700000000123456789", Manifest: mb, ID: cas.Sum(mb),
+		Objects: []manifest.IndexObject{
+			{Key: "packs/s/00000000000000000032", Bytes: 300, Entries: []pack.Entry{
+				{ID: cas.Sum([]byte("a")), Offset: 10, StoredLen: 100, RawLen: 120},
+				{ID: cas.Sum([]byte("b")), Offset: 110, StoredLen: 200, RawLen: 200},
+			}},
+			{Key: "steps/s/00000000000000000033", Bytes: 0, Entries: []pack.Entry{}},
+		},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heads", FileName("k"))
+	if h, why := Load(path, "k"); h != nil || why != "" {
+		t.Fatalf("no file: Load = %v, %q", h, why)
+	}
+	want := sample(33)
+	if err := Save(path, "k", want); err != nil {
+		t.Fatal(err)
+	}
+	got, why := Load(path, "k")
+	if why != "" || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Load = %+v, %q; want %+v", got, why, want)
+	}
+	if h, why := Load(path, "other"); h != nil || why == "" {
+		t.Fatalf("a file written for another key was used: %v %q", h, why)
+	}
+	// Nothing but the cache file is left in the directory.
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Fatalf("directory holds %d entries", len(ents))
+	}
+}
+
+// TestSaveKeepsNewer: of two processes that committed one after the
+// other, the later step's cache survives whichever saves last, unless
+// the session's stamp changed (a rebuilt store starts again from 1).
+func TestSaveKeepsNewer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("k"))
+	if err := Save(path, "k", sample(34)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(path, "k", sample(33)); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := Load(path, "k"); h == nil || h.Number != 34 {
+		t.Fatalf("an older step replaced a newer one: %+v", h)
+	}
+	rebuilt := sample(1)
+	rebuilt.Stamp = "14:1800000000000000000"
+	if err := Save(path, "k", rebuilt); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := Load(path, "k"); h == nil || h.Number != 1 {
+		t.Fatalf("the head of a new session under a new stamp was not saved: %+v", h)
+	}
+}
+
+// TestBadFilesIgnored: every kind of damage makes Load report a reason
+// and return no head.
+func TestBadFilesIgnored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("k"))
+	good, ok := encode("k", sample(3))
+	if !ok {
+		t.Fatal("sample does not encode")
+	}
+	cases := map[string][]byte{
+		"empty":     {},
+		"magic":     append([]byte("XXXX"), good[4:]...),
+		"version":   append(append([]byte(magic), 9), good[5:]...),
+		"flipped":   func() []byte { b := append([]byte(nil), good...); b[len(b)/2] ^= 1; return b }(),
+		"truncated": good[:len(good)-1],
+		"oversized": append(append([]byte(nil), good...), make([]byte, MaxSize)...),
+	}
+	for name, data := range cases {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if h, why := Load(path, "k"); h != nil || why == "" {
+			t.Errorf("%s: Load = %v, %q", name, h, why)
+		}
+	}
+}
+
+// TestTooLargeNotSaved: a head past the bounds is not cached, and an
+// old file is removed so that it cannot serve a later commit.
+func TestTooLargeNotSaved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("k"))
+	if err := Save(path, "k", sample(3)); err != nil {
+		t.Fatal(err)
+	}
+	big := sample(4)
+	big.Objects = make([]manifest.IndexObject, MaxObjects+1)
+	if err := Save(path, "k", big); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a stale cache file outlived a head too large to cache: %v", err)
+	}
+}
+
+// FuzzDecode feeds the cache file decoders arbitrary bytes, both as a
+// whole file and as the part after the checksum guards it: they must not
+// panic, whatever they accept must survive encoding unchanged, and the
+// header decoder must agree with the whole one.
+func FuzzDecode(f *testing.F) {
+	whole, _ := encode("store\x00session", sample(33))
+	f.Add(whole)
+	f.Add(whole[len(magic)+1 : len(whole)-cas.IDSize])
+	empty, _ := encode("", &Head{})
+	f.Add(empty)
+	f.Add([]byte("CRHC\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check := func(key string, h *Head, err error) {
+			if err != nil {
+				if !errors.Is(err, errBad) {
+					t.Fatalf("error %v is not a malformed-cache error", err)
+				}
+				return
+			}
+			again, ok := encode(key, h)
+			if !ok {
+				t.Fatal("accepted cache does not encode")
+			}
+			k2, h2, err := decode(again)
+			if err != nil || k2 != key || !reflect.DeepEqual(h2, h) {
+				t.Fatalf("accepted cache does not survive encoding: %v", err)
+			}
+		}
+		check(decode(data))
+		check(decodeBody(data))
+		// The header Save reads agrees with the whole decode.
+		hk, hn, hs, herr := decodeHeader(data)
+		if k, h, err := decode(data); err == nil && (herr != nil || hk != k || hn != h.Number || hs != h.Stamp) {
+			t.Fatalf("header %q %d %q %v disagrees with the file", hk, hn, hs, herr)
+		}
+	})
+}
+
+// TestPrune: a new cache file that takes the directory past its bound
+// removes the least recently written ones, and the in-flight files of
+// processes that are gone.
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	var paths []string
+	for i, k := range []string{"a", "b", "c"} {
+		p := filepath.Join(dir, FileName(k))
+		if err := Save(p, k, sample(uint64(i+1))); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old.Add(time.Duration(i)*time.Minute), old.Add(time.Duration(i)*time.Minute))
+		paths = append(paths, p)
+	}
+	fi, _ := os.Stat(paths[0])
+	// A process id that cannot be alive: beyond Linux's pid_max.
+	dead := inflight(paths[0], 1<<23)
+	live := inflight(paths[0], os.Getpid())
+	for _, f := range []string{dead, live} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prune(dir, 2*fi.Size())
+	for i, p := range paths {
+		_, err := os.Stat(p)
+		if gone := errors.Is(err, os.ErrNotExist); gone != (i == 0) {
+			t.Errorf("file %d: removed %v", i, gone)
+		}
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a dead process's in-flight file was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's in-flight file was removed: %v", err)
+	}
+}

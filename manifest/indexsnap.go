@@ -1,0 +1,150 @@
+package manifest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/pack"
+)
+
+// A writer's index can be carried from one process to the next: a CLI
+// commit saves the index of the step it acknowledged (Snapshot) and the
+// next process restores it (RestoreHead) instead of reading every object
+// of the head's layout. The snapshot is a hint kept outside the store;
+// the step slot above the head stays the fence (see Commit).
+
+// IndexObject is one object of an index snapshot: its key, the stored
+// size of its blobs, and the blobs the index locates in it.
+type IndexObject struct {
+	Key     string
+	Bytes   int64
+	Entries []pack.Entry
+}
+
+// ErrBadSnapshot reports an index snapshot that does not describe the
+// layout it is restored for.
+var ErrBadSnapshot = errors.New("index snapshot does not match the step's layout")
+
+// Snapshot returns the index as the objects of layout l, in key order,
+// each with the blobs the index locates in it (in no particular order). It reports false if the
+// index does not cover exactly l's objects: a snapshot is only taken of
+// a writer's index right after the step whose layout is l.
+func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
+	keys := LayoutKeys(l)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	objs := make(map[string]*IndexObject, len(keys))
+	for _, k := range keys {
+		if !ix.keys[k] || objs[k] != nil {
+			return nil, false
+		}
+		objs[k] = &IndexObject{Key: k, Bytes: ix.bytes[k]}
+	}
+	for _, loc := range ix.locs {
+		o := objs[loc.Key]
+		if o == nil {
+			return nil, false
+		}
+		o.Entries = append(o.Entries, loc.Entry)
+	}
+	out := make([]IndexObject, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *objs[k])
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, true
+}
+
+// RestoreHead rebuilds the head step of session and its writer's index
+// from a manifest's encoded bytes, its id and an index snapshot, as a
+// previous process saved them after committing that step. It reads
+// nothing from the store. It fails with ErrBadSnapshot unless the
+// manifest hashes to id, names session, and the snapshot covers exactly
+// the objects of the manifest's layout with sane entries; the manifest
+// itself is checked as Decode checks one read from the store.
+func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObject) (*Step, *Index, error) {
+	if cas.Sum(mb) != id {
+		return nil, nil, fmt.Errorf("%w: manifest hash", ErrBadSnapshot)
+	}
+	m, err := Decode(mb, "cached head of "+session)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.Session != session || m.Number == 0 {
+		return nil, nil, fmt.Errorf("%w: manifest of %s@%d", ErrBadSnapshot, m.Session, m.Number)
+	}
+	if err := m.Layout.Check(m.Number); err != nil {
+		return nil, nil, err
+	}
+	keys := LayoutKeys(m.Layout)
+	if len(keys) != len(objs) {
+		return nil, nil, fmt.Errorf("%w: %d objects for a layout of %d", ErrBadSnapshot, len(objs), len(keys))
+	}
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	total := 0
+	for _, o := range objs {
+		total += len(o.Entries)
+	}
+	// Sized up front: a large state's index has a blob per chunk.
+	ix := &Index{repo: r, locs: make(map[cas.ID]Location, total), keys: make(map[string]bool, len(objs)), bytes: make(map[string]int64, len(objs))}
+	for _, o := range objs {
+		if !want[o.Key] {
+			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)
+		}
+		delete(want, o.Key)
+		if o.Bytes < 0 {
+			return nil, nil, fmt.Errorf("%w: size of %s", ErrBadSnapshot, o.Key)
+		}
+		for _, e := range o.Entries {
+			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > r.maxObject() || e.StoredLen > r.maxObject()-e.Offset {
+				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, o.Key)
+			}
+		}
+		ix.Add(o.Key, o.Entries)
+		ix.mu.Lock()
+		ix.bytes[o.Key] = o.Bytes
+		ix.mu.Unlock()
+	}
+	if len(want) != 0 {
+		return nil, nil, fmt.Errorf("%w: an object is listed twice", ErrBadSnapshot)
+	}
+	key := StepKey(session, m.Number)
+	return &Step{Manifest: m, ID: id, Key: key, ManifestBytes: int64(len(mb))}, ix, nil
+}
+
+// SessionStamp returns a stamp of session's marker object as the store
+// reports it (size and modification time), "" if there is none. The
+// marker is written before a session's first step, so a store wiped and
+// rebuilt at the same place, or a session removed, collected and created
+// again, has a new stamp (to the store's timestamp resolution: a second
+// on S3, finer on a local directory). It costs one HEAD request.
+func (r *Repo) SessionStamp(ctx context.Context, session string) (string, error) {
+	info, err := r.store.Stat(ctx, SessionKey(session))
+	if errors.Is(err, cas.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("stat marker of %s: %w", session, err)
+	}
+	return fmt.Sprintf("%d:%d", info.Size, info.ModTime.UnixNano()), nil
+}
+
+// LocalWriter returns the process id in writer, a manifest's Writer, if
+// it names a process of this host.
+func LocalWriter(writer string) (pid int, ok bool) {
+	host, p, ok := strings.Cut(writer, "/")
+	mine, _, _ := strings.Cut(processWriter, "/")
+	if !ok || host != mine {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(p)
+	return pid, err == nil && pid > 0
+}

@@ -113,8 +113,9 @@ func TestResumedEmptySessionConflicts(t *testing.T) {
 }
 
 // TestResumedRemovedSessionConflicts: two writers that both saw a removed
-// session start it again; the second to commit loses, as with any
-// resumed session, and neither reuses an old step's key.
+// session start it again above the tombstone Remove left in the slot
+// over its head; the second to commit loses, as with any resumed
+// session, and neither reuses an old step's key.
 func TestResumedRemovedSessionConflicts(t *testing.T) {
 	ctx := context.Background()
 	backend := mem.New()
@@ -136,12 +137,12 @@ func TestResumedRemovedSessionConflicts(t *testing.T) {
 		}
 	}
 	st, err := a.Commit(ctx, cairn.JSON([]byte(`{"by":"a"}`)), cairn.CommitOptions{})
-	if err != nil || st.Number != 4 {
-		t.Fatalf("first writer: %v, %v; want step 4", st, err)
+	if err != nil || st.Number != 5 {
+		t.Fatalf("first writer: %v, %v; want step 5 (the tombstone holds 4)", st, err)
 	}
 	_, err = b.Commit(ctx, cairn.JSON([]byte(`{"by":"b"}`)), cairn.CommitOptions{})
 	var ce *cairn.ConflictError
-	if !errors.As(err, &ce) || ce.Number != 4 {
-		t.Fatalf("second writer: %v, want a conflict on step 4", err)
+	if !errors.As(err, &ce) || ce.Number != 5 {
+		t.Fatalf("second writer: %v, want a conflict on step 5", err)
 	}
 }

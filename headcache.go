@@ -77,7 +77,7 @@ func (s *Session) loadCached(ctx context.Context) bool {
 	if stamp, err := s.ws.repo.SessionStamp(ctx, s.name); err != nil || stamp != h.Stamp {
 		return false
 	}
-	s.head, s.index, s.stamp, s.cached = st, ix, h.Stamp, true
+	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, h.Stamp, true, false
 	return true
 }
 

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cairnlog/cairn/manifest"
@@ -22,7 +23,7 @@ type PruneResult struct {
 	Session string
 	Head    uint64 // the session's head when it was pruned
 	OldBase uint64 // the lowest live step before
-	NewBase uint64 // the lowest live step now (Head+1 after Remove)
+	NewBase uint64 // the lowest live step now (Head+2 after Remove: its tombstone holds Head+1)
 	// Steps is how many steps left the session's history.
 	Steps uint64
 }
@@ -72,38 +73,30 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 
 // Remove drops every step of session from its history: the session is
 // gone for readers at once, and GC later deletes whatever no other
-// session (a fork) still needs. A commit to the same name afterwards
-// continues after the old head, with no history before it, until GC has
-// swept the old steps; after that the name starts afresh. Remove must not
-// race a writer of the same session: if one commits meanwhile, Remove
-// reports it and that writer's steps stay live.
+// session (a fork) still needs. Removing fences the session: a tombstone
+// takes the slot above its head, so a writer that still holds the old
+// head (a live Session in another process, a CLI's head cache) loses its
+// next commit with ErrConflict instead of extending a removed session
+// unnoticed, and a commit expecting the old head fails. A commit to the
+// same name afterwards starts after the tombstone, with no history
+// before it, until GC has swept the old steps; after that the name
+// starts afresh. If a writer committed the step above the head first,
+// Remove removes nothing and says so.
 func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult, err error) {
 	defer classifyTo(&err)
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", session, err)
 	}
-	res := &PruneResult{Session: session, Head: head, OldBase: base, NewBase: head + 1, Steps: head + 1 - base}
-	if err := w.repo.WriteBase(ctx, session, head+1); err != nil {
-		return nil, fmt.Errorf("remove %s: %w", session, err)
-	}
+	err = w.repo.Fence(ctx, session, head+1)
 	w.forget(session)
-	now, err := w.repo.FindHead(ctx, session)
+	if errors.Is(err, manifest.ErrRevived) {
+		return nil, fmt.Errorf("remove %s: %w: a writer committed %s@%d meanwhile; nothing removed", session, ErrConflict, session, head+1)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", session, err)
 	}
-	if now == head+1 {
-		// GC beside us may already have fenced the removed session with
-		// a tombstone in the slot above its head: that is the removal
-		// taking effect, not a writer.
-		if st, err := w.repo.ReadStep(ctx, session, now); err == nil && manifest.IsTombstone(st.Manifest) {
-			return res, nil
-		}
-	}
-	if now > head {
-		return res, fmt.Errorf("remove %s: a writer committed %s@%d meanwhile; steps %d..%d stay live", session, session, now, head+1, now)
-	}
-	return res, nil
+	return &PruneResult{Session: session, Head: head, OldBase: base, NewBase: head + 2, Steps: head + 1 - base}, nil
 }
 
 // forget makes this workspace's *Session for name re-read its head from

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // gcState returns the JSON state of step n of a loop named tag: a message
@@ -208,9 +209,9 @@ func testRemoveAndGC(t *testing.T, ws *cairn.Workspace) {
 		t.Fatalf("removing twice: %v", err)
 	}
 	r1 := mustGC(t, ws, cairn.GCOptions{Grace: 0})
-	if r1.Deleted != 0 || r1.Candidates != 7 || r1.Tombstones != 1 {
-		// a@6..12 are garbage: c uses a@1..5. The fence goes into a@13.
-		t.Fatalf("first run = %+v, want 7 candidates, nothing deleted and a fence", r1)
+	if r1.Deleted != 0 || r1.Candidates != 7 || r1.Tombstones != 0 {
+		// a@6..12 are garbage: c uses a@1..5. Remove fenced a@13.
+		t.Fatalf("first run = %+v, want 7 candidates, nothing deleted, no fence of its own", r1)
 	}
 	dry := mustGC(t, ws, cairn.GCOptions{Grace: 0, DryRun: true})
 	if dry.Deleted != 7 {
@@ -272,7 +273,7 @@ func TestGCGrace(t *testing.T) {
 	}
 	t0 := time.Now()
 	g := cairn.GCOptions{Grace: time.Hour, Now: t0}
-	if r := mustGC(t, ws, g); r.Candidates != 3 || r.Deleted != 0 || r.Tombstones != 1 { // fenced at x@4
+	if r := mustGC(t, ws, g); r.Candidates != 3 || r.Deleted != 0 || r.Tombstones != 0 { // Remove fenced x@4
 		t.Fatalf("run 1 = %+v", r)
 	}
 	g.Now = t0.Add(30 * time.Minute)
@@ -369,8 +370,8 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestGCCommitAfterFence: the first gc run after a removal fences the
-// slot above the removed head; a commit to the name then goes above the
+// TestGCCommitAfterFence: a removal fences the slot above the removed
+// head; a commit to the name after the first gc run goes above the
 // fence, builds on nothing, and the old steps are swept beneath it.
 func TestGCCommitAfterFence(t *testing.T) {
 	ctx := context.Background()
@@ -379,7 +380,7 @@ func TestGCCommitAfterFence(t *testing.T) {
 	if _, err := ws.Remove(ctx, "r"); err != nil {
 		t.Fatal(err)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 5 || r.Tombstones != 1 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 5 || r.Tombstones != 0 {
 		t.Fatalf("run 1 = %+v", r)
 	}
 	st := commitN(t, ws, "r", "r", 6, 7)
@@ -435,9 +436,11 @@ func (a *afterList) List(ctx context.Context, prefix, after string, fn func(cas.
 	return err
 }
 
-// TestGCStopsForRevivedSession: a commit to a removed session that lands
-// between a gc run's listing and its fence builds on the old head and
-// needs its objects: the fence loses, and the run deletes nothing.
+// TestGCStopsForRevivedSession: a session removed by a cairn before
+// Remove fenced it itself (its base raised above its head, no tombstone)
+// is fenced by gc; a commit to it that lands between a gc run's listing
+// and that fence builds on the old head and needs its objects: the fence
+// loses, and the run deletes nothing.
 func TestGCStopsForRevivedSession(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New()
@@ -451,7 +454,8 @@ func TestGCStopsForRevivedSession(t *testing.T) {
 	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 3 {
 		t.Fatalf("run 1 = %+v", r)
 	}
-	if _, err := ws.Remove(ctx, "r"); err != nil {
+	// Removed the old way: only the base marker above the head.
+	if err := manifest.NewRepo(store, 0).WriteBase(ctx, "r", 5); err != nil {
 		t.Fatal(err)
 	}
 	other := cairn.OpenStore(store)

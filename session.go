@@ -36,6 +36,9 @@ type Session struct {
 	// cache was consulted once; from then on this Session reads the store.
 	cached, noCache bool
 	stamp           string
+	// removed says head is the last step of a removed session (or the
+	// tombstone fencing it): for Expect, such a session does not exist.
+	removed bool
 }
 
 // Name returns the session's name.
@@ -143,11 +146,11 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	}
 	s.cached, s.stamp = false, ""
 	repo := s.ws.repo
-	n, err := repo.FindHead(ctx, s.name)
+	n, base, err := repo.FindHeadBase(ctx, s.name)
 	if err != nil {
 		return err
 	}
-	s.head, s.index = nil, repo.NewIndex()
+	s.head, s.index, s.removed = nil, repo.NewIndex(), false
 	if n == 0 {
 		return nil
 	}
@@ -155,7 +158,7 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	if err != nil {
 		return err
 	}
-	s.head = st
+	s.head, s.removed = st, n < base || manifest.IsTombstone(st.Manifest)
 	return nil
 }
 
@@ -184,14 +187,17 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if err := s.load(ctx, false); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
 	}
-	if opts.Expect != nil && s.headNum() != *opts.Expect {
+	if opts.Expect != nil && s.visibleHead() != *opts.Expect {
 		// Our view may be stale: check the store before refusing.
 		if err := s.load(ctx, true); err != nil {
 			return nil, fmt.Errorf("commit %s: %w", s.name, err)
 		}
-		if s.headNum() != *opts.Expect {
-			return nil, &ConflictError{Session: s.name, Number: *opts.Expect + 1, Head: s.headNum(),
-				Reason: fmt.Sprintf("expected head %d, but the head is %d", *opts.Expect, s.headNum())}
+		if s.visibleHead() != *opts.Expect {
+			reason := fmt.Sprintf("expected head %d, but the head is %d", *opts.Expect, s.headNum())
+			if s.removed {
+				reason = fmt.Sprintf("expected head %d, but the session was removed", *opts.Expect)
+			}
+			return nil, &ConflictError{Session: s.name, Number: *opts.Expect + 1, Head: s.visibleHead(), Reason: reason}
 		}
 	}
 	if err := s.checkPause(ctx, opts); err != nil {
@@ -245,7 +251,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		return nil, s.unsure(s.headNum()+1, err)
 	}
 	// The store has acknowledged this head: it is no longer a guess.
-	s.head, s.cached = st, false
+	s.head, s.cached, s.removed = st, false, false
 	s.saveCached(ctx, st)
 	switch {
 	case doc != nil:
@@ -266,6 +272,15 @@ func (s *Session) conflict(ctx context.Context, n uint64) *ConflictError {
 		e.Holder, e.fence = w.Writer, manifest.IsTombstone(w.Manifest)
 	}
 	return e
+}
+
+// visibleHead is the head readers see: 0 for a removed session, whose
+// last step (or the tombstone above it) a commit still follows.
+func (s *Session) visibleHead() uint64 {
+	if s.removed {
+		return 0
+	}
+	return s.headNum()
 }
 
 func (s *Session) headNum() uint64 {
@@ -299,8 +314,8 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	// Loaded even when the session was removed: a commit to a removed
 	// name claims the step above its last one (never reusing a key), and
 	// loses if another writer took it since, as for any resumed session.
-	s.head = st
-	if head < base || manifest.IsTombstone(st.Manifest) {
+	s.head, s.removed = st, head < base || manifest.IsTombstone(st.Manifest)
+	if s.removed {
 		return nil, fmt.Errorf("head of %s: %w: the session was removed", s.name, ErrNotFound)
 	}
 	return newStep(s.ws, s.head), nil

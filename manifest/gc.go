@@ -196,8 +196,8 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	sort.Strings(sessions)
 	for _, sess := range sessions {
 		top := live.removed[sess]
-		err := r.fence(ctx, sess, top+1)
-		if errors.Is(err, errRevived) {
+		err := r.Fence(ctx, sess, top+1)
+		if errors.Is(err, ErrRevived) {
 			rep.Note = fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, top+1)
 			rep.Deleted, rep.DeletedBytes, rep.DeletedKeys = 0, 0, nil
 			doomed = nil
@@ -222,8 +222,8 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		if err := r.MarkSession(ctx, p.Pin.Target); err != nil {
 			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)
 		}
-		err := r.fence(ctx, p.Pin.Target, p.Pin.Step)
-		if err != nil && !errors.Is(err, errRevived) {
+		err := r.Fence(ctx, p.Pin.Target, p.Pin.Step)
+		if err != nil && !errors.Is(err, ErrRevived) {
 			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)
 		}
 		if err == nil {
@@ -283,16 +283,18 @@ func (r *Repo) markPin(ctx context.Context, live *liveSet, p *Pin) error {
 	return nil
 }
 
-// errRevived reports that a fence's slot was already taken by a step
-// that is no tombstone.
-var errRevived = errors.New("slot taken by a writer")
+// ErrRevived reports that a fence's slot was already taken by a step
+// that is no tombstone: a writer extended the session first.
+var ErrRevived = errors.New("slot taken by a writer")
 
-// fence takes slot n of session for a tombstone, with a conditional put,
+// Fence takes slot n of session for a tombstone, with a conditional put,
 // and then raises the session's base above it, so that the session reads
 // as removed and any writer or forker that still wants slot n loses it.
-// If the slot holds a step already it returns errRevived, unless that
-// step is a tombstone (another run fenced it).
-func (r *Repo) fence(ctx context.Context, session string, n uint64) error {
+// If the slot holds a step already it returns ErrRevived, unless that
+// step is a tombstone (another fence took it). Removing a session is
+// fencing the slot above its head; gc fences a removed session before
+// it deletes anything of it.
+func (r *Repo) Fence(ctx context.Context, session string, n uint64) error {
 	err := r.writeTombstone(ctx, session, n)
 	if errors.Is(err, ErrSlotTaken) {
 		st, rerr := r.ReadStep(ctx, session, n)
@@ -300,7 +302,7 @@ func (r *Repo) fence(ctx context.Context, session string, n uint64) error {
 			return fmt.Errorf("fence %s@%d: %w", session, n, rerr)
 		}
 		if !IsTombstone(st.Manifest) {
-			return errRevived
+			return ErrRevived
 		}
 	} else if err != nil {
 		return err

@@ -78,12 +78,13 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		}
 	}
 	var b pack.Builder
-	kind, root, err := in.Build(sinkFunc(func(id cas.ID, raw []byte) error {
-		if !ix.Has(id) {
-			b.Add(id, raw)
-		}
-		return nil
-	}), ix.Has)
+	sp := r.newSpiller(ctx, in.Session, n, ix, &b)
+	defer sp.abort()
+	kind, root, err := in.Build(sp, ix.Has)
+	if err != nil {
+		return nil, err
+	}
+	spills, err := sp.finish()
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,10 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		p := head.Pointer()
 		m.Parent = &p
 		m.Layout = head.Layout.clone()
-		if in.Fanout > 1 {
+		// A step that spilled is not the one to compact: compaction
+		// merges its objects' blobs in memory, and its spill packs are
+		// written already. The next step compacts its nodes.
+		if in.Fanout > 1 && len(spills) == 0 {
 			c, err := r.compact(ctx, in.Session, n, m.Layout, root, ix, &b, in.Fanout)
 			if err != nil {
 				return nil, err
@@ -108,7 +112,9 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 				err := r.writePack(ctx, c)
 				switch {
 				case err == nil:
+					// Compaction leaves spill packs where they are.
 					done, m.Layout = c, c.layout
+					m.Layout.Spills = head.Layout.clone().Spills
 				case !errors.Is(err, errPackExists):
 					return nil, err
 				}
@@ -120,9 +126,15 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 	if b.Len() > 0 {
 		m.Layout.Steps = appendRange(m.Layout.Steps, in.Session, n)
 	}
+	m.Layout.Spills = append(m.Layout.Spills, spills...)
 	st, entries, err := r.WriteStep(ctx, m, &b)
 	if err != nil {
 		return nil, err
+	}
+	// The step object's figures (st.Blobs, st.Size) leave out its
+	// spill packs, as they do when the step is read back.
+	for _, w := range sp.written {
+		ix.Add(w.key, w.entries)
 	}
 	if done != nil {
 		ix.compacted(done)
@@ -256,7 +268,7 @@ const tombstoneRecord = `{"cairn":"removed"}`
 // name builds on nothing, and it fences the slot: a writer or forker
 // that still wanted it loses its conditional put.
 func IsTombstone(m *Manifest) bool {
-	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 &&
+	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 && len(m.Layout.Spills) == 0 &&
 		string(m.Record) == tombstoneRecord
 }
 
@@ -289,8 +301,9 @@ func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }
 // clone returns a copy of l that shares no slice with it.
 func (l Layout) clone() Layout {
 	return Layout{
-		Packs: append([]PackRef(nil), l.Packs...),
-		Steps: append([]Range(nil), l.Steps...),
+		Packs:  append([]PackRef(nil), l.Packs...),
+		Steps:  append([]Range(nil), l.Steps...),
+		Spills: append([]SpillRef(nil), l.Spills...),
 	}
 }
 

@@ -374,5 +374,3 @@ func TestSpillCompaction(t *testing.T) {
 		t.Fatalf("verify: %v %+v", err, rep)
 	}
 }
-
-

@@ -45,8 +45,8 @@ type Repo struct {
 }
 
 // spillCacheBytes bounds the cache of spill packs: two of them (a pack
-// exceeds SpillThreshold by at most one blob and its index).
-const spillCacheBytes = 2*SpillThreshold + 2*pack.MaxBlobSize
+// exceeds SpillThreshold by at most one chunk and its index).
+const spillCacheBytes = 2 * (SpillThreshold + 1<<20)
 
 // spillHeaderPrefix is how much of a spill pack an index load reads
 // first: the index of maxSpillBlobs blobs fits.

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/workload"
@@ -63,7 +65,23 @@ func TestLargeStateBoundedMemory(t *testing.T) {
 			"CAIRN_TEST_LARGE_STATE="+state, "CAIRN_TEST_LARGE_OUT="+out)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stderr, &stderr
-		if err := cmd.Run(); err != nil {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		over := make(chan int64, 1)
+		if !raceEnabled {
+			go watchPeak(cmd.Process, largeStateBound, stop, over)
+		}
+		err := cmd.Wait()
+		close(stop)
+		select {
+		case peak := <-over:
+			t.Fatalf("%s of a %d MiB state: peak RSS passed %d MiB (the child was stopped there), bound %d MiB",
+				op, largeStateSize>>20, peak>>20, largeStateBound>>20)
+		default:
+		}
+		if err != nil {
 			t.Fatalf("%s in a child process: %v\n%s", op, err, stderr.Bytes())
 		}
 		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
@@ -112,6 +130,35 @@ func largeChild(t *testing.T, op string) {
 		}
 	default:
 		t.Fatalf("unknown operation %q", op)
+	}
+}
+
+// watchPeak kills p as soon as its peak RSS (VmHWM, where /proc has it)
+// exceeds bound, and sends the peak to over: a process far over the
+// bound may take very long to finish (3ec4591 re-read a 300 MiB step
+// object, larger than its cache, for every chunk of a checkout).
+func watchPeak(p *os.Process, bound int64, stop <-chan struct{}, over chan<- int64) {
+	status := fmt.Sprintf("/proc/%d/status", p.Pid)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		b, err := os.ReadFile(status)
+		if err != nil {
+			return // no /proc: the rusage check after the child exits stands
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			var kb int64
+			if _, err := fmt.Sscanf(line, "VmHWM: %d kB", &kb); err == nil && kb*1024 > bound {
+				over <- kb * 1024
+				_ = p.Kill()
+				return
+			}
+		}
 	}
 }
 

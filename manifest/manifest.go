@@ -139,8 +139,9 @@ type SpillRef struct {
 	First, Last uint64
 }
 
-// MaxSpills bounds the spill packs of one step (at 16 MiB a pack, 16 TiB).
-const MaxSpills = 1 << 20
+// MaxSpills bounds the spill packs of one step (at 16 MiB a pack, 8 TiB);
+// their numbers have at most six digits.
+const MaxSpills = 1 << 19
 
 // Layout names the objects holding every blob a step's state may use:
 // compacted packs, then runs of step objects (level 0), then the spill

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -14,9 +15,9 @@ import (
 //
 // The chunks of large files (tree.ChunkSink) collect in a pack of their
 // own. Once it holds SpillThreshold stored bytes (or maxSpillBlobs
-// blobs) it is written as a spill pack, with a conditional create, by one
-// background writer while the build goes on; at most spillQueue packs
-// wait for it. Whatever has not spilled when the build ends, and every
+// blobs) it is written as a spill pack, with a conditional create, by
+// one of spillWriters background writers while the build goes on; the
+// build waits while they are all busy. Whatever has not spilled when the build ends, and every
 // tree node and small blob, goes into the step object as before, so a
 // step below the threshold is still exactly one PUT. The spill packs are
 // written before the step object that names them (I2): a crash leaves
@@ -31,8 +32,11 @@ const SpillThreshold = 16 << 20
 // (about 40 bytes a blob) fits in spillHeaderPrefix.
 const maxSpillBlobs = 4096
 
-// spillQueue is how many built spill packs may wait for the writer.
-const spillQueue = 1
+// spillWriters is how many spill packs are written at once: a store's
+// PUT of a pack ends with an fsync (or a network round trip) that
+// takes long next to the build, so a few overlap. With the pack being
+// filled, at most spillWriters+1 packs are in memory.
+const spillWriters = 3
 
 // spiller is the sink of one commit: tree nodes and small blobs go to the
 // step object's builder, file chunks to spill packs or, at the end, the
@@ -46,13 +50,21 @@ type spiller struct {
 	session string
 	number  uint64
 
-	queue      chan []byte // built spill packs, to the writer
+	queue      chan spillPack // built spill packs, to the writers
 	closeQueue sync.Once
-	done       chan struct{}
-	// Written by the writer; read after done is closed.
-	refs    []SpillRef
-	written []spillWritten
-	err     error
+	done       chan struct{} // closed when every writer has returned
+	failed     chan struct{} // closed on the first error
+	mu         sync.Mutex
+	next       uint64 // the last pack number handed out
+	refs       []SpillRef
+	written    []spillWritten
+	err        error
+}
+
+// spillPack is a built spill pack and the number it is to be written as.
+type spillPack struct {
+	k    uint64
+	data []byte
 }
 
 type spillWritten struct {
@@ -62,9 +74,38 @@ type spillWritten struct {
 
 func (r *Repo) newSpiller(ctx context.Context, session string, n uint64, ix *Index, step *pack.Builder) *spiller {
 	s := &spiller{r: r, ix: ix, step: step, spilled: map[cas.ID]bool{}, session: session, number: n,
-		queue: make(chan []byte, spillQueue), done: make(chan struct{})}
-	go s.writer(ctx)
+		queue: make(chan spillPack), done: make(chan struct{}), failed: make(chan struct{})}
+	var wg sync.WaitGroup
+	for range spillWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.writer(ctx)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(s.done)
+	}()
 	return s
+}
+
+// alloc hands out the next pack number: in build order, so that the
+// same state is written to the same keys, unless a key was taken.
+func (s *spiller) alloc() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	return s.next
+}
+
+func (s *spiller) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+		close(s.failed)
+	}
 }
 
 // has reports whether this commit or its parent's layout already holds id.
@@ -106,48 +147,51 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	}
 	s.chunks = pack.Builder{}
 	select {
-	case s.queue <- data:
+	case s.queue <- spillPack{k: s.alloc(), data: data}:
 		return nil
-	case <-s.done:
-		return s.err // the writer failed
+	case <-s.failed:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.err
 	}
 }
 
-// writer writes the spill packs in order. A taken key (a crashed or
-// racing commit of the same step wrote it) is never overwritten: the
-// pack goes to the next free number, and the layout names exactly the
-// keys this commit created.
+// writer writes spill packs until the queue closes or a write fails. A
+// taken key (a crashed or racing commit of the same step wrote it) is
+// never overwritten: the pack goes to a fresh number, and the layout
+// names exactly the keys this commit created.
 func (s *spiller) writer(ctx context.Context) {
-	defer close(s.done)
-	k := uint64(0)
-	for data := range s.queue {
-		for {
-			if k++; k > MaxSpills {
-				s.err = fmt.Errorf("write spill pack of %s@%d: all %d keys taken", s.session, s.number, MaxSpills)
-				return
+	for p := range s.queue {
+		select {
+		case <-s.failed:
+			continue // drain: the commit fails anyway
+		default:
+		}
+		for k := p.k; ; k = s.alloc() {
+			if k > MaxSpills {
+				s.fail(fmt.Errorf("write spill pack of %s@%d: more than %d packs", s.session, s.number, MaxSpills))
+				break
 			}
 			key := SpillKey(s.session, s.number, k)
-			err := s.r.store.Put(ctx, key, data, cas.PutOptions{IfAbsent: true})
+			err := s.r.store.Put(ctx, key, p.data, cas.PutOptions{IfAbsent: true})
 			if errors.Is(err, cas.ErrExists) {
 				continue
 			}
 			if err != nil {
-				s.err = fmt.Errorf("write %s: %w", key, err)
-				return
+				s.fail(fmt.Errorf("write %s: %w", key, err))
+				break
 			}
 			// Parsed from the bytes just written: the index the
 			// writer adds once the step is acknowledged.
-			obj, err := pack.ParseHeader(data, key)
+			obj, err := pack.ParseHeader(p.data, key)
 			if err != nil {
-				s.err = fmt.Errorf("write %s: %w", key, err)
-				return
+				s.fail(fmt.Errorf("write %s: %w", key, err))
+				break
 			}
+			s.mu.Lock()
 			s.written = append(s.written, spillWritten{key: key, entries: obj.Entries})
-			if n := len(s.refs); n > 0 && s.refs[n-1].Last+1 == k {
-				s.refs[n-1].Last = k
-			} else {
-				s.refs = append(s.refs, SpillRef{Session: s.session, Number: s.number, First: k, Last: k})
-			}
+			s.refs = append(s.refs, SpillRef{Session: s.session, Number: s.number, First: k, Last: k})
+			s.mu.Unlock()
 			break
 		}
 	}
@@ -164,7 +208,17 @@ func (s *spiller) finish() ([]SpillRef, error) {
 	}
 	s.step.Merge(&s.chunks)
 	s.chunks = pack.Builder{}
-	return s.refs, nil
+	// Written in any order: name them by number, runs merged.
+	sort.Slice(s.refs, func(i, j int) bool { return s.refs[i].First < s.refs[j].First })
+	var refs []SpillRef
+	for _, r := range s.refs {
+		if n := len(refs); n > 0 && refs[n-1].Last+1 == r.First {
+			refs[n-1].Last = r.Last
+			continue
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
 }
 
 // abort stops the writer of a commit that failed before finish; the

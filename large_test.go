@@ -200,7 +200,7 @@ func TestLargeStepS3(t *testing.T) {
 			store := openMinIOStore(t, b, "large")
 			ws := cairn.OpenStore(store)
 			dir := t.TempDir()
-			const size = 2*manifest.SpillThreshold + 4321
+			const size = 3*manifest.SpillThreshold + 4321
 			f, err := os.Create(filepath.Join(dir, "state.bin"))
 			if err != nil {
 				t.Fatal(err)

@@ -68,7 +68,8 @@ func SpillKey(session string, n, k uint64) string {
 }
 
 // ParseSpillKey returns the session, step number and pack number of a
-// spill pack's key.
+// spill pack's key; ok is false for any other key, including one whose
+// session name is invalid.
 func ParseSpillKey(key string) (session string, n, k uint64, ok bool) {
 	i := strings.LastIndexByte(key, '.')
 	if i < 0 || len(key)-i-1 != 6 {
@@ -80,7 +81,10 @@ func ParseSpillKey(key string) (session string, n, k uint64, ok bool) {
 		return "", 0, 0, false
 	}
 	session, n, ok = ParsePackKey(base)
-	return session, n, k, ok
+	if !ok || ValidSession(session) != nil {
+		return "", 0, 0, false
+	}
+	return session, n, k, true
 }
 
 // ParseStepKey returns the session and step number of a step key.

@@ -374,3 +374,26 @@ func TestSpillCompaction(t *testing.T) {
 		t.Fatalf("verify: %v %+v", err, rep)
 	}
 }
+
+// FuzzParseSpillKey checks that a key read from a listing parses as a
+// spill pack's only if it is exactly the key SpillKey gives for what it
+// parses to, so gc never mistakes another key for one.
+func FuzzParseSpillKey(f *testing.F) {
+	f.Add(manifest.SpillKey("s", 1, 1))
+	f.Add(manifest.SpillKey("a.b-c", 1<<40, manifest.MaxSpills))
+	f.Add(manifest.PackKey("s", 3))
+	f.Add("packs/s/00000000000000000001.1")
+	f.Add("packs/s.000001/00000000000000000001.000001")
+	f.Fuzz(func(t *testing.T, key string) {
+		s, n, k, ok := manifest.ParseSpillKey(key)
+		if !ok {
+			return
+		}
+		if manifest.ValidSession(s) != nil || n == 0 || k == 0 || k > manifest.MaxSpills {
+			t.Fatalf("%q parses to %q, %d, %d", key, s, n, k)
+		}
+		if again := manifest.SpillKey(s, n, k); again != key {
+			t.Fatalf("%q parses to %q, %d, %d, whose key is %q", key, s, n, k, again)
+		}
+	})
+}

@@ -189,6 +189,17 @@ func TestSpillLargeStep(t *testing.T) {
 	if len(rep.Problems) != 0 {
 		t.Errorf("verify: %+v", rep.Problems)
 	}
+	// Usage counts the spill packs as live, and the state at its size.
+	u, err := repo.Usage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.GarbageObjects != 0 || u.LiveObjects != u.Objects || u.Objects < len(keys)+3 {
+		t.Errorf("usage: %d objects, %d live, %d garbage; %d spill packs", u.Objects, u.LiveObjects, u.GarbageObjects, len(keys))
+	}
+	if len(u.Sessions) != 1 || u.Sessions[0].LogicalBytes < 3*int64(len(data)) {
+		t.Errorf("usage: %+v, want 3 steps of %d bytes", u.Sessions, len(data))
+	}
 	// A gc keeps every spill pack: they are all live.
 	for range 2 {
 		if _, err := repo.GC(ctx, manifest.GCOptions{}); err != nil {

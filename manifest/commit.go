@@ -50,15 +50,19 @@ type CommitInput struct {
 // returns it. The sequence is the commit protocol:
 //
 //  1. load ix (the writer's dedup index) with every object of head's layout;
-//  2. build the state, keeping only blobs ix does not hold;
-//  3. if compaction is due, write the merged pack (conditional create);
-//     for a first step, write the session marker instead;
+//  2. build the state, keeping only blobs ix does not hold; once the new
+//     file chunks pass SpillThreshold they are written to spill packs
+//     (conditional creates) while the build goes on (spill.go);
+//  3. if compaction is due (and nothing spilled), write the merged pack
+//     (conditional create); for a first step, write the session marker
+//     instead;
 //  4. write the step object (manifest + new blobs) with one conditional
 //     put: the step is acknowledged when it returns (I2, I3);
 //  5. update ix, and every HintEvery steps rewrite the head hint.
 //
 // A crash at any point leaves the session at its last acknowledged step;
-// a pack written before the crash is an orphan for GC, never corruption
+// a pack (spill or compaction) written before the crash is an orphan for
+// GC, never corruption
 // (I4). If another writer holds the slot the error wraps ErrSlotTaken and
 // nothing of this attempt is visible; ix then no longer matches the
 // store and the caller must drop it with its head.

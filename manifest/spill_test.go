@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/chunker"
 	"github.com/cairnlog/cairn/cas/mem"
 	"github.com/cairnlog/cairn/cas/metered"
 	"github.com/cairnlog/cairn/manifest"
@@ -407,4 +408,103 @@ func FuzzParseSpillKey(f *testing.F) {
 			t.Fatalf("%q parses to %q, %d, %d, whose key is %q", key, s, n, k, again)
 		}
 	})
+}
+
+// TestSpillNodeLookalike: a hostile file whose last chunk has exactly
+// the bytes of a tree node of the same state puts that node's id in a
+// spill pack (the node dedups against the chunk). Compaction must still
+// walk below it: its children live in the step object it merges, and
+// skipping them would drop them from every later layout.
+func TestSpillNodeLookalike(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 7))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	// z.bin is a large file: its state is a chunk list node.
+	z := random(300 << 10)
+	probe := mem.New()
+	probeRepo := manifest.NewRepo(probe, 0)
+	zdir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(zdir, "z.bin"), z, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var node []byte
+	_, err := probeRepo.Commit(ctx, nil, nil, manifest.CommitInput{Session: "p",
+		Build: func(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+			ref, err := tree.BuildDirWith(zdir, sinkSpy{sink, func(id cas.ID, raw []byte) {
+				if n, err := tree.DecodeNode(raw, "probe"); err == nil && n.Type == tree.TypeChunks {
+					node = append([]byte(nil), raw...)
+				}
+			}}, tree.DirOptions{})
+			return manifest.StateDir, ref, err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node == nil || len(node) > 4<<10 {
+		t.Fatalf("no small chunk list node for z.bin (%d bytes)", len(node))
+	}
+	// a.bin ends with a chunk of exactly the node's bytes: cut the
+	// random prefix at one of its own chunk boundaries.
+	r := random(200 << 10)
+	bs := chunker.Default.Boundaries(r)
+	a := append(append([]byte(nil), r[:bs[len(bs)-2]]...), node...)
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"a.bin": a,
+		"c.bin": random(manifest.SpillThreshold + 1<<20), // spills a.bin's chunks
+		"z.bin": z,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backend := mem.New()
+	repo := manifest.NewRepo(backend, 0)
+	ix := repo.NewIndex()
+	var head *manifest.Step
+	for i := range 6 {
+		if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte(strings.Repeat("y", i+40)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := commitDir(t, repo, head, ix, "h", dir, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head = st
+	}
+	if len(head.Layout.Packs) == 0 {
+		t.Fatal("no compaction happened")
+	}
+	nodeID := cas.Sum(node)
+	if loc, ok := ix.Locate(nodeID); !ok {
+		t.Fatal("the node is not indexed")
+	} else if _, _, _, spilled := manifest.ParseSpillKey(loc.Key); !spilled {
+		t.Fatalf("the node is in %s, not in a spill pack: the test does not test the case", loc.Key)
+	}
+	for n := uint64(1); n <= head.Number; n++ {
+		if got := readFile(t, backend, "h", n, "z.bin"); !bytes.Equal(got, z) {
+			t.Fatalf("step %d: z.bin reads back different bytes", n)
+		}
+	}
+	rep, err := repo.Verify(ctx)
+	if err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("verify: %v %+v", err, rep)
+	}
+}
+
+// sinkSpy passes puts on and shows each to fn.
+type sinkSpy struct {
+	tree.Sink
+	fn func(cas.ID, []byte)
+}
+
+func (s sinkSpy) Put(id cas.ID, raw []byte) error {
+	s.fn(id, raw)
+	return s.Sink.Put(id, raw)
 }

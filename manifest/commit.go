@@ -50,15 +50,19 @@ type CommitInput struct {
 // returns it. The sequence is the commit protocol:
 //
 //  1. load ix (the writer's dedup index) with every object of head's layout;
-//  2. build the state, keeping only blobs ix does not hold;
-//  3. if compaction is due, write the merged pack (conditional create);
-//     for a first step, write the session marker instead;
+//  2. build the state, keeping only blobs ix does not hold; once the new
+//     file chunks pass SpillThreshold they are written to spill packs
+//     (conditional creates) while the build goes on (spill.go);
+//  3. if compaction is due (and nothing spilled), write the merged pack
+//     (conditional create); for a first step, write the session marker
+//     instead;
 //  4. write the step object (manifest + new blobs) with one conditional
 //     put: the step is acknowledged when it returns (I2, I3);
 //  5. update ix, and every HintEvery steps rewrite the head hint.
 //
 // A crash at any point leaves the session at its last acknowledged step;
-// a pack written before the crash is an orphan for GC, never corruption
+// a pack (spill or compaction) written before the crash is an orphan for
+// GC, never corruption
 // (I4). If another writer holds the slot the error wraps ErrSlotTaken and
 // nothing of this attempt is visible; ix then no longer matches the
 // store and the caller must drop it with its head.
@@ -78,12 +82,13 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		}
 	}
 	var b pack.Builder
-	kind, root, err := in.Build(sinkFunc(func(id cas.ID, raw []byte) error {
-		if !ix.Has(id) {
-			b.Add(id, raw)
-		}
-		return nil
-	}), ix.Has)
+	sp := r.newSpiller(ctx, in.Session, n, ix, &b)
+	defer sp.abort()
+	kind, root, err := in.Build(sp, ix.Has)
+	if err != nil {
+		return nil, err
+	}
+	spills, err := sp.finish()
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +101,10 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		p := head.Pointer()
 		m.Parent = &p
 		m.Layout = head.Layout.clone()
-		if in.Fanout > 1 {
+		// A step that spilled is not the one to compact: compaction
+		// merges its objects' blobs in memory, and its spill packs are
+		// written already. The next step compacts its nodes.
+		if in.Fanout > 1 && len(spills) == 0 {
 			c, err := r.compact(ctx, in.Session, n, m.Layout, root, ix, &b, in.Fanout)
 			if err != nil {
 				return nil, err
@@ -108,7 +116,9 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 				err := r.writePack(ctx, c)
 				switch {
 				case err == nil:
+					// Compaction leaves spill packs where they are.
 					done, m.Layout = c, c.layout
+					m.Layout.Spills = head.Layout.clone().Spills
 				case !errors.Is(err, errPackExists):
 					return nil, err
 				}
@@ -120,9 +130,15 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 	if b.Len() > 0 {
 		m.Layout.Steps = appendRange(m.Layout.Steps, in.Session, n)
 	}
+	m.Layout.Spills = append(m.Layout.Spills, spills...)
 	st, entries, err := r.WriteStep(ctx, m, &b)
 	if err != nil {
 		return nil, err
+	}
+	// The step object's figures (st.Blobs, st.Size) leave out its
+	// spill packs, as they do when the step is read back.
+	for _, w := range sp.written {
+		ix.Add(w.key, w.entries)
 	}
 	if done != nil {
 		ix.compacted(done)
@@ -256,7 +272,7 @@ const tombstoneRecord = `{"cairn":"removed"}`
 // name builds on nothing, and it fences the slot: a writer or forker
 // that still wanted it loses its conditional put.
 func IsTombstone(m *Manifest) bool {
-	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 &&
+	return m.Parent == nil && m.Origin == nil && len(m.Layout.Packs) == 0 && len(m.Layout.Steps) == 0 && len(m.Layout.Spills) == 0 &&
 		string(m.Record) == tombstoneRecord
 }
 
@@ -289,8 +305,9 @@ func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }
 // clone returns a copy of l that shares no slice with it.
 func (l Layout) clone() Layout {
 	return Layout{
-		Packs: append([]PackRef(nil), l.Packs...),
-		Steps: append([]Range(nil), l.Steps...),
+		Packs:  append([]PackRef(nil), l.Packs...),
+		Steps:  append([]Range(nil), l.Steps...),
+		Spills: append([]SpillRef(nil), l.Spills...),
 	}
 }
 

@@ -146,7 +146,7 @@ func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layou
 		c.merged = append(c.merged, k)
 	}
 	var b pack.Builder
-	w := &liveWalk{repo: r, ix: ix, fresh: fresh, merged: merged, b: &b, seen: map[cas.ID]bool{}}
+	w := &liveWalk{repo: r, ix: ix, fresh: fresh, merged: merged, b: &b, seen: map[walked]bool{}}
 	if err := w.visit(ctx, root, 0); err != nil {
 		return nil, fmt.Errorf("compact %d objects: %w", len(c.merged), err)
 	}
@@ -197,17 +197,26 @@ type liveWalk struct {
 	fresh  blobSource
 	merged map[string]bool
 	b      *pack.Builder
-	seen   map[cas.ID]bool
+	seen   map[walked]bool
+}
+
+// walked is a visited ref: its id, and whether it was visited as a node.
+type walked struct {
+	id   cas.ID
+	node bool
 }
 
 func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
-	if ref.Kind == tree.Inline || w.seen[ref.ID] {
+	// A blob and a node may have the same bytes, and so the same id (a
+	// file can hold a node's encoding): seeing one does not walk the other.
+	at := walked{ref.ID, ref.Kind == tree.Node}
+	if ref.Kind == tree.Inline || w.seen[at] {
 		return nil
 	}
 	if depth > tree.DefaultLimits.MaxDepth {
 		return fmt.Errorf("%w: tree deeper than %d", tree.ErrLimit, tree.DefaultLimits.MaxDepth)
 	}
-	w.seen[ref.ID] = true
+	w.seen[at] = true
 	raw, ok, err := w.fresh.Blob(ref.ID)
 	if err != nil {
 		return err
@@ -217,14 +226,20 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 		if !found {
 			return fmt.Errorf("%w: blob %s is not in any object of the layout", cas.ErrCorrupt, ref.ID.Short())
 		}
-		if !w.merged[loc.Key] {
+		// A spill pack holds file chunks, never nodes: a node found in
+		// one is a chunk with the same bytes, and what lies below it was
+		// not written with it, so the walk goes on below (spill.go).
+		_, _, _, inSpill := ParseSpillKey(loc.Key)
+		if !w.merged[loc.Key] && !(inSpill && ref.Kind == tree.Node) {
 			return nil // older: nothing below it is merged
 		}
 		obj, err := w.repo.object(ctx, loc.Key)
 		if err != nil {
 			return err
 		}
-		w.b.AddStored(ref.ID, loc.Entry.RawLen, obj.Stored(loc.Entry))
+		if w.merged[loc.Key] {
+			w.b.AddStored(ref.ID, loc.Entry.RawLen, obj.Stored(loc.Entry))
+		}
 		if ref.Kind != tree.Node {
 			return nil
 		}

@@ -15,6 +15,7 @@ import (
 //	steps/<session>/base                 base marker: the session's retention floor (see ReadBase)
 //	sessions/<session>                   marker written before a session's first step
 //	packs/<session>/<number, 20 digits>  pack compacted by that step's commit (pack format, no manifest)
+//	packs/<session>/<number>.<k, 6 digits> spill pack k of that step: new file chunks of a large commit
 //	gc/state                             the last gc run's sweep candidates (GCState)
 //	pins/<session>/<nonce, 16 hex>       a fork in flight: its source, kept by gc until the fork lands (Pin)
 const (
@@ -61,6 +62,31 @@ func ParsePackKey(key string) (string, uint64, bool) {
 	return ParseStepKey(stepsPrefix + rest)
 }
 
+// SpillKey returns the key of spill pack k (from 1) of step n of session.
+func SpillKey(session string, n, k uint64) string {
+	return fmt.Sprintf("%s%s/%020d.%06d", packsPrefix, session, n, k)
+}
+
+// ParseSpillKey returns the session, step number and pack number of a
+// spill pack's key; ok is false for any other key, including one whose
+// session name is invalid.
+func ParseSpillKey(key string) (session string, n, k uint64, ok bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 || len(key)-i-1 != 6 {
+		return "", 0, 0, false
+	}
+	base, num := key[:i], key[i+1:]
+	k, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || k == 0 || k > MaxSpills {
+		return "", 0, 0, false
+	}
+	session, n, ok = ParsePackKey(base)
+	if !ok || ValidSession(session) != nil {
+		return "", 0, 0, false
+	}
+	return session, n, k, true
+}
+
 // ParseStepKey returns the session and step number of a step key.
 func ParseStepKey(key string) (string, uint64, bool) {
 	rest, ok := strings.CutPrefix(key, stepsPrefix)
@@ -90,6 +116,11 @@ func LayoutKeys(l Layout) []string {
 	for _, rg := range l.Steps {
 		for n := rg.First; n <= rg.Last; n++ {
 			keys = append(keys, StepKey(rg.Session, n))
+		}
+	}
+	for _, sp := range l.Spills {
+		for k := sp.First; k <= sp.Last; k++ {
+			keys = append(keys, SpillKey(sp.Session, sp.Number, k))
 		}
 	}
 	return keys

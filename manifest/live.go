@@ -47,7 +47,11 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 		return nil, fmt.Errorf("list steps: %w", err)
 	}
 	err = r.store.List(ctx, packsPrefix, "", func(i cas.Info) error {
-		if s, _, ok := ParsePackKey(i.Key); ok && ValidSession(s) == nil {
+		s, _, ok := ParsePackKey(i.Key)
+		if !ok {
+			s, _, _, ok = ParseSpillKey(i.Key)
+		}
+		if ok && ValidSession(s) == nil {
 			l.objects[i.Key] = i
 			l.packs = append(l.packs, i.Key)
 			l.bytes += i.Size
@@ -65,11 +69,15 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 }
 
 // packInFlight reports whether key is a pack that a commit still in
-// flight may name: packs/S/N where S has no step N or above. A commit
-// writes its pack before its step object; once slot N (or any later
-// one) is filled, the pack is live only if a live layout names it.
+// flight may name: packs/S/N, or a spill pack packs/S/N.K, where S has
+// no step N or above. A commit writes its packs before its step object;
+// once slot N (or any later one) is filled, a pack is live only if a
+// live layout names it.
 func (l *listing) packInFlight(key string) bool {
 	s, n, ok := ParsePackKey(key)
+	if !ok {
+		s, n, _, ok = ParseSpillKey(key)
+	}
 	if !ok {
 		return false
 	}
@@ -90,6 +98,7 @@ func (l *listing) sessionNames() []string {
 // liveSet is the result of a mark: live packs and live runs of step objects.
 type liveSet struct {
 	packs  map[string]uint8   // key -> level
+	spills map[string]bool    // keys of spill packs
 	ranges map[string][]Range // per session, merged after finish
 	steps  int                // live steps read
 	// removed maps each removed session whose newest step is not yet a
@@ -101,7 +110,7 @@ type liveSet struct {
 }
 
 func newLiveSet() *liveSet {
-	return &liveSet{packs: map[string]uint8{}, ranges: map[string][]Range{},
+	return &liveSet{packs: map[string]uint8{}, spills: map[string]bool{}, ranges: map[string][]Range{},
 		removed: map[string]uint64{}, tombstoneHeads: map[string]uint64{}}
 }
 
@@ -115,6 +124,11 @@ func (ls *liveSet) addLayout(l Layout) {
 	}
 	for _, r := range l.Steps {
 		ls.ranges[r.Session] = append(ls.ranges[r.Session], r)
+	}
+	for _, sp := range l.Spills {
+		for k := sp.First; k <= sp.Last; k++ {
+			ls.spills[SpillKey(sp.Session, sp.Number, k)] = true
+		}
 	}
 }
 
@@ -144,6 +158,15 @@ func (ls *liveSet) layout() Layout {
 			l.Packs = append(l.Packs, PackRef{Session: s, Number: n, Level: level})
 		}
 	}
+	for key := range ls.spills {
+		if s, n, k, ok := ParseSpillKey(key); ok {
+			l.Spills = append(l.Spills, SpillRef{Session: s, Number: n, First: k, Last: k})
+		}
+	}
+	sort.Slice(l.Spills, func(i, j int) bool {
+		a, b := l.Spills[i], l.Spills[j]
+		return a.Session < b.Session || a.Session == b.Session && (a.Number < b.Number || a.Number == b.Number && a.First < b.First)
+	})
 	sessions := make([]string, 0, len(ls.ranges))
 	for s := range ls.ranges {
 		sessions = append(sessions, s)
@@ -161,6 +184,9 @@ func (ls *liveSet) has(key string) bool {
 		rs := ls.ranges[s]
 		i := sort.Search(len(rs), func(i int) bool { return rs[i].Last >= n })
 		return i < len(rs) && rs[i].First <= n
+	}
+	if ls.spills[key] {
+		return true
 	}
 	_, live := ls.packs[key]
 	return live

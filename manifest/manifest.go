@@ -35,7 +35,14 @@ import (
 // directory leaves (tree.TypeList over tree.TypeDir nodes) rather than
 // one directory node, so that a reader of version 2 refuses it clearly
 // instead of calling it corrupt; version 2 steps read as before.
-const FormatVersion = 3
+// Version 4 adds the layout's spill packs (Layout.Spills): a manifest
+// is written as version 4 only if its layout names some, else as
+// version 3, so steps without spill packs stay readable by version 3
+// readers and keep their bytes.
+const FormatVersion = 4
+
+// spillVersion is the first version whose layout may name spill packs.
+const spillVersion = 4
 
 // Status is the state of the agent loop after a step.
 type Status uint8
@@ -118,13 +125,35 @@ type PackRef struct {
 // MaxLevel bounds the compaction level of a pack.
 const MaxLevel = 32
 
+// SpillRef names a run of spill packs of one step: a commit whose new
+// file chunks outgrow SpillThreshold writes them in packs (keys
+// SpillKey(Session, Number, First..Last)) before its step object, which
+// holds the rest. Spill packs hold only file chunks (leaves, never tree
+// nodes), so compaction leaves them where they are: no node below them
+// needs merging. A step's packs are numbered from 1; a number already
+// taken (by a crashed attempt) is skipped, so one step may have several
+// runs.
+type SpillRef struct {
+	Session     string
+	Number      uint64
+	First, Last uint64
+}
+
+// MaxSpills bounds the spill packs of one step (at 16 MiB a pack, 8 TiB);
+// their numbers have at most six digits.
+const MaxSpills = 1 << 19
+
 // Layout names the objects holding every blob a step's state may use:
-// compacted packs, then runs of step objects (level 0). Objects are
-// listed oldest first, and packs by descending level; a blob held by
-// several objects is read from the first (see Compact).
+// compacted packs, then runs of step objects (level 0), then the spill
+// packs of large steps. Objects are listed oldest first, and packs by
+// descending level; a blob held by several objects is read from the
+// first (see Compact). A blob is in at most one object of a chain
+// unless compaction copied it, and compaction never merges spill packs,
+// so their place in the order does not matter.
 type Layout struct {
-	Packs []PackRef
-	Steps []Range
+	Packs  []PackRef
+	Steps  []Range
+	Spills []SpillRef
 }
 
 // Manifest is one step of a session.
@@ -212,6 +241,14 @@ func (l Layout) problem(n uint64) string {
 			break
 		}
 	}
+	for _, sp := range l.Spills {
+		if sp.Number == 0 || sp.Number > n || sp.First == 0 || sp.First > sp.Last || sp.Last > MaxSpills {
+			return fmt.Sprintf("layout of step %d names spill packs %d..%d of step %s@%d", n, sp.First, sp.Last, sp.Session, sp.Number)
+		}
+		if total += sp.Last - sp.First + 1; total > MaxLayoutObjects {
+			break
+		}
+	}
 	if total > MaxLayoutObjects {
 		return fmt.Sprintf("layout of step %d names more than %d objects", n, MaxLayoutObjects)
 	}
@@ -221,7 +258,11 @@ func (l Layout) problem(n uint64) string {
 // Encode returns the canonical bytes of m; the step id is their hash.
 func (m *Manifest) Encode() []byte {
 	out := []byte("CRNM")
-	out = append(out, FormatVersion)
+	if len(m.Layout.Spills) > 0 {
+		out = append(out, spillVersion)
+	} else {
+		out = append(out, spillVersion-1)
+	}
 	out = appendString(out, m.Session)
 	out = binary.AppendUvarint(out, m.Number)
 	out = appendPointer(out, m.Parent)
@@ -253,6 +294,15 @@ func (m *Manifest) Encode() []byte {
 		out = appendString(out, r.Session)
 		out = binary.AppendUvarint(out, r.First)
 		out = binary.AppendUvarint(out, r.Last)
+	}
+	if len(m.Layout.Spills) > 0 {
+		out = binary.AppendUvarint(out, uint64(len(m.Layout.Spills)))
+		for _, sp := range m.Layout.Spills {
+			out = appendString(out, sp.Session)
+			out = binary.AppendUvarint(out, sp.Number)
+			out = binary.AppendUvarint(out, sp.First)
+			out = binary.AppendUvarint(out, sp.Last)
+		}
 	}
 	return out
 }
@@ -418,6 +468,19 @@ func Decode(b []byte, what string) (*Manifest, error) {
 			d.fail("bad step range %d..%d", r.First, r.Last)
 		}
 		m.Layout.Steps = append(m.Layout.Steps, r)
+	}
+	if v >= spillVersion && d.err == nil {
+		n = d.uvarint(maxLayout)
+		if n == 0 && d.err == nil {
+			d.fail("version %d layout names no spill packs", v)
+		}
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			sp := SpillRef{Session: d.session(), Number: d.uvarint(1 << 62), First: d.uvarint(MaxSpills), Last: d.uvarint(MaxSpills)}
+			if d.err == nil && (sp.Number == 0 || sp.First == 0 || sp.First > sp.Last) {
+				d.fail("bad spill packs %s@%d", sp.Session, sp.Number)
+			}
+			m.Layout.Spills = append(m.Layout.Spills, sp)
+		}
 	}
 	if d.err == nil {
 		if msg := m.Layout.problem(m.Number); msg != "" {

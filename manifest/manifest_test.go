@@ -90,9 +90,66 @@ func TestGoldenV2(t *testing.T) {
 		t.Errorf("v2 manifest decodes to %+v, %v", got, err)
 	}
 	// Only the version byte differs from version 3.
-	enc[4] = manifest.FormatVersion
+	enc[4] = 3
 	if want := full().Encode(); !bytes.Equal(enc, want) {
 		t.Errorf("v2 and v3 encodings differ beyond the version byte")
+	}
+}
+
+// withSpills is full() with spill packs in its layout: a version 4 manifest.
+func withSpills() *manifest.Manifest {
+	m := full()
+	m.Layout.Spills = []manifest.SpillRef{{Session: m.Session, Number: m.Number, First: 1, Last: 3}, {Session: m.Session, Number: m.Number, First: 5, Last: 5}}
+	return m
+}
+
+// TestGoldenV4 pins the encoding of a layout with spill packs (version
+// 4), and checks that a manifest without them is still written as
+// version 3, byte for byte as before.
+func TestGoldenV4(t *testing.T) {
+	m := withSpills()
+	enc := m.Encode()
+	path := filepath.Join(goldenDir, "manifest-v4.golden")
+	if *update {
+		text := fmt.Sprintf("# manifest.Encode of withSpills() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+	want, err := hex.DecodeString(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want[4] != 4 {
+		t.Fatalf("manifest-v4.golden has version %d", want[4])
+	}
+	got, err := manifest.Decode(want, "golden v4")
+	if err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("v4 manifest decodes to %+v, %v", got, err)
+	}
+	if !bytes.Equal(enc, want) {
+		t.Errorf("Encode differs from %s:\n got %x\nwant %x", path, enc, want)
+	}
+	if v := full().Encode()[4]; v != 3 {
+		t.Errorf("a manifest without spill packs is written as version %d, want 3", v)
+	}
+	// A version 4 manifest must name spill packs; one that does not is
+	// not canonical.
+	plain := full().Encode()
+	plain[4] = 4
+	if _, err := manifest.Decode(append(plain, 0), "v4 without spills"); !errors.Is(err, cas.ErrCorrupt) {
+		t.Errorf("v4 manifest naming no spill packs: %v", err)
+	}
+	// A spill pack numbered above its step's is refused.
+	bad := withSpills()
+	bad.Layout.Spills[0].Number = bad.Number + 1
+	if _, err := manifest.Decode(bad.Encode(), "bad"); !errors.Is(err, cas.ErrCorrupt) {
+		t.Errorf("spill pack of a later step: %v", err)
 	}
 }
 

@@ -38,7 +38,19 @@ type Repo struct {
 	// (0: tree.DefaultLimits.MaxDepth). Set it before use.
 	MaxDepth int
 	cache    *objectCache
+	// spills caches whole spill packs apart from cache: a reader of a
+	// large file goes through them one after another, so a couple
+	// suffice, and they never push small objects out.
+	spills *objectCache
 }
+
+// spillCacheBytes bounds the cache of spill packs: two of them (a pack
+// exceeds SpillThreshold by at most one chunk and its index).
+const spillCacheBytes = 2 * (SpillThreshold + 1<<20)
+
+// spillHeaderPrefix is how much of a spill pack an index load reads
+// first: the index of maxSpillBlobs blobs fits.
+const spillHeaderPrefix = 256 << 10
 
 // NewRepo returns a Repo over store that caches up to cacheBytes of
 // whole objects in memory (0: 256 MiB).
@@ -46,7 +58,7 @@ func NewRepo(store cas.Store, cacheBytes int64) *Repo {
 	if cacheBytes <= 0 {
 		cacheBytes = defaultCacheBytes
 	}
-	return &Repo{store: store, cache: newObjectCache(cacheBytes)}
+	return &Repo{store: store, cache: newObjectCache(cacheBytes), spills: newObjectCache(spillCacheBytes)}
 }
 
 // SetCacheLimit replaces the object cache with an empty one holding up to
@@ -320,7 +332,11 @@ func (r *Repo) read(ctx context.Context, key string, n int64) ([]byte, error) {
 
 // object returns the parsed whole object at key, from the cache or the store.
 func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
-	if o := r.cache.get(key); o != nil {
+	cache := r.cache
+	if _, _, _, ok := ParseSpillKey(key); ok {
+		cache = r.spills
+	}
+	if o := cache.get(key); o != nil {
 		return o, nil
 	}
 	data, err := r.read(ctx, key, -1)
@@ -331,8 +347,37 @@ func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.cache.put(key, obj)
+	cache.put(key, obj)
 	return obj, nil
+}
+
+// index returns the parsed object at key for an index load: the whole
+// object (see object), but only the header and index of a spill pack,
+// which an index load must not hold whole, many at a time.
+func (r *Repo) index(ctx context.Context, key string) (*pack.Object, error) {
+	if _, _, _, ok := ParseSpillKey(key); !ok {
+		return r.object(ctx, key)
+	}
+	if o := r.spills.get(key); o != nil {
+		return o, nil
+	}
+	for n := int64(spillHeaderPrefix); ; n *= 4 {
+		data, err := r.read(ctx, key, n)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := pack.ParseHeader(data, key)
+		if errors.Is(err, pack.ErrShort) && int64(len(data)) == n {
+			continue // a longer index than a spill pack of ours has
+		}
+		if errors.Is(err, pack.ErrShort) {
+			return nil, fmt.Errorf("%w: %s: truncated header", cas.ErrCorrupt, key)
+		}
+		if err == nil && obj.Kind != pack.KindPack {
+			err = fmt.Errorf("%w: %s: a spill pack of kind %q", cas.ErrCorrupt, key, obj.Kind)
+		}
+		return obj, err
+	}
 }
 
 // remember caches an object this process just wrote, so reading it back
@@ -364,7 +409,7 @@ func (r *Repo) fetchAll(ctx context.Context, keys []string, fn func(key string, 
 		go func() {
 			defer wg.Done()
 			for key := range work {
-				obj, err := r.object(ctx, key)
+				obj, err := r.index(ctx, key)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err

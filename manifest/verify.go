@@ -165,6 +165,8 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 			one.Steps = []Range{{Session: s, First: n, Last: n}}
 		} else if s, n, ok := ParsePackKey(key); ok {
 			one.Packs = []PackRef{{Session: s, Number: n, Level: 1}}
+		} else if s, n, k, ok := ParseSpillKey(key); ok {
+			one.Spills = []SpillRef{{Session: s, Number: n, First: k, Last: k}}
 		}
 		if err := ix.Load(ctx, one); err != nil {
 			if !v.objects[key] {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -77,10 +78,14 @@ func decodeZstd(frame []byte, rawLen int) ([]byte, error) {
 	return raw, nil
 }
 
+// codecs returns the shared encoder. It holds one block encoder per
+// core, so EncodeBlob runs on that many goroutines at once (EncodeAll
+// takes one for the call); the frames do not depend on how many.
 func codecs() *zstd.Encoder {
 	encOnce.Do(func() {
 		var err error
-		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithZeroFrames(true))
 		if err != nil {
 			panic(err)
 		}
@@ -89,7 +94,8 @@ func codecs() *zstd.Encoder {
 }
 
 // EncodeBlob appends the stored form of raw to dst: a codec byte, then
-// either a zstd frame (when that is smaller) or raw itself.
+// either a zstd frame (when that is smaller) or raw itself. It is safe
+// for concurrent use.
 func EncodeBlob(dst, raw []byte) []byte {
 	if len(raw) >= minCompress {
 		enc := codecs()

@@ -106,6 +106,16 @@ func (b *Builder) AddStored(id cas.ID, rawLen int64, stored []byte) bool {
 	return true
 }
 
+// Size returns the total stored size of the blobs added.
+func (b *Builder) Size() int64 { return b.size }
+
+// Merge adds the blobs of o, in o's order, as AddStored does.
+func (b *Builder) Merge(o *Builder) {
+	for i, id := range o.ids {
+		b.AddStored(id, o.raw[i], o.data[i])
+	}
+}
+
 // Len returns the number of blobs added.
 func (b *Builder) Len() int { return len(b.ids) }
 

@@ -132,9 +132,11 @@ func TestPhasesAndReport(t *testing.T) {
 	}
 	l.Blake3 = run[Throughput](t, cfg, "large-blake3", Compressible)
 	l.Zstd = run[Throughput](t, cfg, "large-zstd", Compressible)
+	l.CDC = run[Throughput](t, cfg, "large-cdc", Compressible)
 	l.Cairn = run[Throughput](t, cfg, "large-cairn", Compressible)
+	l.Checkout = run[Throughput](t, cfg, "large-checkout", Compressible)
 	l.Disk = run[Throughput](t, cfg, "large-disk", "")
-	for name, tp := range map[string]Throughput{"blake3": l.Blake3, "zstd": l.Zstd, "cairn": l.Cairn, "disk": l.Disk} {
+	for name, tp := range map[string]Throughput{"blake3": l.Blake3, "zstd": l.Zstd, "cdc": l.CDC, "cairn": l.Cairn, "checkout": l.Checkout, "disk": l.Disk} {
 		if tp.Bytes != cfg.LargeSize || tp.MBps() <= 0 {
 			t.Fatalf("large %s: %+v", name, tp)
 		}
@@ -143,7 +145,7 @@ func TestPhasesAndReport(t *testing.T) {
 		t.Fatalf("compressible state did not shrink: zstd %d, cairn %d of %d", l.Zstd.Stored, l.Cairn.Stored, cfg.LargeSize)
 	}
 	r.Large = append(r.Large, l)
-	r.Usage = []Usage{{Phase: "fsync", MaxRSS: 20 << 20}}
+	r.Usage = []Usage{{Phase: "fsync", MaxRSS: 20 << 20}, {Phase: "large-cairn", Arg: Compressible, MaxRSS: 100 << 20}}
 
 	var stdout bytes.Buffer
 	if err := Write(r, &stdout); err != nil {
@@ -155,7 +157,7 @@ func TestPhasesAndReport(t *testing.T) {
 		"requests per step, local, append", "bytes stored per step ÷ bytes changed",
 		"resume 6 steps (local, append workload): requests to find the head",
 		"resume 6 steps (local, append workload): objects read in all",
-		"large state (compressible", "against json-file",
+		"large state (compressible", "against json-file", "commit peak RSS | 100.0 MiB",
 		"JSON commit p50, whole document of", "JSON commit p50 at 64.", "JSON Patch commit CPU per step, document of 12.", "| files | local | 3 |", "| fsync | 20.0 MiB |  | 0s |",
 		"files workload through the CLI (fresh process each step): commit p50", "`git commit -a` on the same tree",
 		"`cairn commit` in a fresh process, windowed append workload", "7 of 7 steps 1 PUT, 0 GET, 0 LIST",

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas/chunker"
 	"github.com/cairnlog/cairn/internal/workload"
 	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
@@ -22,8 +23,39 @@ func init() {
 	phases["large-disk"] = phaseLargeDisk
 	phases["large-blake3"] = phaseLargeBlake3
 	phases["large-zstd"] = phaseLargeZstd
+	phases["large-cdc"] = phaseLargeCDC
 	phases["large-cairn"] = phaseLargeCairn
+	phases["large-checkout"] = phaseLargeCheckout
 	phases["large-restic"] = phaseLargeRestic
+}
+
+// Large-state targets (issue 14, target 4).
+const targetLargeRSS = 256 << 20 // peak RSS of a commit or a checkout, whatever the size
+
+// largeRSS returns the peak RSS of phase on variant, from the run's usage.
+func (r *Results) largeRSS(phase, variant string) int64 {
+	for _, u := range r.Usage {
+		if u.Phase == phase && u.Arg == variant {
+			return u.MaxRSS
+		}
+	}
+	return 0
+}
+
+// slowestStage returns the slowest of the stages a large commit runs,
+// each measured alone on all cores (the disk on its one stream): read
+// and write are the disk's, chunking, hashing and compressing the CPU's.
+func (l LargeResult) slowestStage() (float64, string) {
+	slow, name := l.Disk.MBps(), "disk write+fsync"
+	for _, s := range []struct {
+		t    Throughput
+		name string
+	}{{l.CDC, "chunking, all cores"}, {l.Blake3, "BLAKE3, all cores"}, {l.Zstd, "zstd-fastest, all cores"}} {
+		if v := s.t.MBps(); v > 0 && v < slow {
+			slow, name = v, s.name
+		}
+	}
+	return slow, name
 }
 
 // Large-state variants (a phase's arg).
@@ -165,6 +197,14 @@ func phaseLargeBlake3(_ context.Context, cfg Config, variant string) (any, error
 	})
 }
 
+// phaseLargeCDC cuts the state into content-defined chunks (cairn's
+// chunker.Default) in 1 MiB blocks on all cores: the chunker's speed.
+func phaseLargeCDC(_ context.Context, cfg Config, variant string) (any, error) {
+	return parallel(cfg, variant, 1<<20, func(_ int, b []byte) int64 {
+		return int64(len(chunker.Default.Boundaries(b)) & 0)
+	})
+}
+
 // phaseLargeZstd compresses the state with zstd's fastest level in 1 MiB
 // blocks on all cores; Stored is the compressed size.
 func phaseLargeZstd(_ context.Context, cfg Config, variant string) (any, error) {
@@ -184,7 +224,8 @@ func phaseLargeZstd(_ context.Context, cfg Config, variant string) (any, error) 
 }
 
 // phaseLargeCairn commits the state (a directory holding the one file) as
-// the first step of a session in a fresh local store.
+// the first step of a session in a fresh local store, which it leaves
+// for large-checkout.
 func phaseLargeCairn(ctx context.Context, cfg Config, variant string) (any, error) {
 	store := filepath.Join(cfg.Dir, "cairn-large-"+variant)
 	if err := os.RemoveAll(store); err != nil {
@@ -204,7 +245,44 @@ func phaseLargeCairn(ctx context.Context, cfg Config, variant string) (any, erro
 		return nil, err
 	}
 	t := Throughput{Bytes: cfg.LargeSize, Took: time.Since(start)}
-	if t.Stored, err = dirBytes(store); err != nil {
+	t.Stored, err = dirBytes(store)
+	return t, err
+}
+
+// phaseLargeCheckout checks out the step large-cairn committed into a
+// fresh directory (in a fresh process: nothing cached), then removes
+// the store and the copy.
+func phaseLargeCheckout(ctx context.Context, cfg Config, variant string) (any, error) {
+	store := filepath.Join(cfg.Dir, "cairn-large-"+variant)
+	out := filepath.Join(cfg.Dir, "checkout-large-"+variant)
+	if err := os.RemoveAll(out); err != nil {
+		return nil, err
+	}
+	ws, err := cairn.Open(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	s, err := ws.Session("large")
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	st, err := s.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Checkout(ctx, out); err != nil {
+		return nil, err
+	}
+	t := Throughput{Took: time.Since(start)}
+	if t.Bytes, err = dirBytes(out); err != nil {
+		return nil, err
+	}
+	if t.Bytes != cfg.LargeSize {
+		return nil, fmt.Errorf("checked out %d bytes of the %d committed", t.Bytes, cfg.LargeSize)
+	}
+	if err := os.RemoveAll(out); err != nil {
 		return nil, err
 	}
 	return t, os.RemoveAll(store)

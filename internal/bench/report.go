@@ -138,16 +138,18 @@ func Markdown(r *Results) string {
 		}
 	}
 	for _, l := range r.Large {
-		slow, slowName := l.Zstd.MBps(), "zstd-fastest, all cores"
-		if d := l.Disk.MBps(); d < slow {
-			slow, slowName = d, "disk write+fsync"
-		}
+		slow, slowName := l.slowestStage()
 		q := ratio(l.Cairn.MBps(), slow)
 		w("| large state (%s, %s fresh) commit throughput | %.0f MB/s | slowest stage, %s: %.0f MB/s | %.0f%% | ≥ %.0f%% | %s |\n",
 			l.Variant, size(l.Cairn.Bytes), l.Cairn.MBps(), slowName, slow, 100*q, 100*targetLargeStage, yes(q >= targetLargeStage))
 		q = ratio(l.Cairn.MBps(), l.Restic.MBps())
 		w("| large state (%s) against restic | %.0f MB/s | restic backup: %.0f MB/s | %.2f× | ≥ %.0f× | %s |\n",
 			l.Variant, l.Cairn.MBps(), l.Restic.MBps(), q, targetLargeRestic, yes(q >= targetLargeRestic))
+		for _, p := range []struct{ phase, what string }{{"large-cairn", "commit"}, {"large-checkout", "checkout"}} {
+			rss := r.largeRSS(p.phase, l.Variant)
+			w("| large state (%s, %s) %s peak RSS | %s | bound: %s | %.2f× | ≤ 1× | %s |\n",
+				l.Variant, size(l.Cairn.Bytes), p.what, mib(rss), mib(targetLargeRSS), ratio(float64(rss), targetLargeRSS), yes(rss > 0 && rss <= targetLargeRSS))
+		}
 	}
 	if fc := r.FilesCLI; fc.Steps > 0 {
 		q := ratio(fc.Cairn.P50, fc.Git.P50)
@@ -236,10 +238,10 @@ func Markdown(r *Results) string {
 
 	// Large.
 	w("### Large fresh state (one file, committed as a directory state)\n\n")
-	w("| variant | size | cairn commit | stored | BLAKE3, all cores | zstd-fastest, all cores (ratio) | disk write+fsync | restic backup (stored) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	w("| variant | size | cairn commit | stored | cairn checkout | chunking, all cores | BLAKE3, all cores | zstd-fastest, all cores (ratio) | disk write+fsync | restic backup (stored) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, l := range r.Large {
-		w("| %s | %s | %.0f MB/s (%.1f s) | %s | %.0f MB/s | %.0f MB/s (%.2f×) | %.0f MB/s | %.0f MB/s, %.1f s (%s) |\n", l.Variant, size(l.Cairn.Bytes),
-			l.Cairn.MBps(), l.Cairn.Took.Seconds(), size(l.Cairn.Stored), l.Blake3.MBps(), l.Zstd.MBps(),
+		w("| %s | %s | %.0f MB/s (%.1f s) | %s | %.0f MB/s | %.0f MB/s | %.0f MB/s | %.0f MB/s (%.2f×) | %.0f MB/s | %.0f MB/s, %.1f s (%s) |\n", l.Variant, size(l.Cairn.Bytes),
+			l.Cairn.MBps(), l.Cairn.Took.Seconds(), size(l.Cairn.Stored), l.Checkout.MBps(), l.CDC.MBps(), l.Blake3.MBps(), l.Zstd.MBps(),
 			ratio(float64(l.Zstd.Bytes), float64(l.Zstd.Stored)), l.Disk.MBps(), l.Restic.MBps(), l.Restic.Took.Seconds(), size(l.Restic.Stored))
 	}
 	w("\n")

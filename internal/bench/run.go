@@ -59,6 +59,9 @@ type LargeResult struct {
 	Zstd    Throughput `json:"zstd"`
 	Disk    Throughput `json:"disk"`
 	Restic  Throughput `json:"restic"`
+	// Issue 14, target 4: the chunker's speed, and reading the state back.
+	CDC      Throughput `json:"cdc"`
+	Checkout Throughput `json:"checkout"`
 }
 
 // Run runs every phase as a child process, then writes results.md,
@@ -182,7 +185,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Results, error) {
 		for _, p := range []struct {
 			name string
 			out  *Throughput
-		}{{"large-blake3", &l.Blake3}, {"large-zstd", &l.Zstd}, {"large-cairn", &l.Cairn}, {"large-restic", &l.Restic}} {
+		}{{"large-blake3", &l.Blake3}, {"large-zstd", &l.Zstd}, {"large-cdc", &l.CDC}, {"large-cairn", &l.Cairn}, {"large-checkout", &l.Checkout}, {"large-restic", &l.Restic}} {
 			if err := step(p.name, v, p.out); err != nil {
 				return nil, err
 			}

@@ -3,7 +3,9 @@ package tree
 import (
 	"errors"
 	"io"
+	"sync"
 
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/chunker"
 )
 
@@ -36,46 +38,140 @@ func putChunkList(sink Sink, chunks [][]byte) (Ref, error) {
 	return putList(sink, TypeChunks, refs, sizes)
 }
 
+// ChunkSink is a Sink that takes the chunks of large files in the form
+// it stores them, so that a build can hash and encode (compress) chunks
+// on several goroutines and still hand them over in order. A build
+// through a ChunkSink stores exactly what it would through Put: the same
+// ids in the same order, whatever the number of workers.
+type ChunkSink interface {
+	Sink
+	// EncodeChunk returns the stored form of the chunk id with bytes raw,
+	// or nil if the sink has no use for it (it already holds id). It is
+	// called from several goroutines at once, in no particular order.
+	EncodeChunk(id cas.ID, raw []byte) []byte
+	// PutChunk stores a chunk as Put does, in order; stored is what
+	// EncodeChunk returned for it (nil: the sink encodes it if it must).
+	// The sink must not keep raw.
+	PutChunk(id cas.ID, raw, stored []byte) error
+}
+
+// streamJob is one chunk in flight from the chunker to the assembler.
+type streamJob struct {
+	data   []byte
+	id     cas.ID
+	stored []byte
+	done   chan struct{} // closed by the worker
+}
+
+// chunkBufs recycles chunk buffers (at most chunker.Default.Max bytes)
+// between the chunker and a ChunkSink, which does not keep them.
+var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, chunker.Default.Max); return &b }}
+
 // putStream stores the content of r like putChunks without holding all
 // of it in memory; small content becomes a single blob or inline ref.
-func putStream(sink Sink, r io.Reader) (Ref, int64, error) {
-	cr := chunker.Default.NewReader(r)
+// The chunker runs on its own goroutine, workers goroutines hash the
+// chunks (and encode them, for a ChunkSink), and the calling goroutine
+// hands them to sink in stream order; at most a few chunks per worker
+// are in flight. workers < 1 means one.
+func putStream(sink Sink, r io.Reader, workers int) (Ref, int64, error) {
+	workers = max(workers, 1)
+	cs, _ := sink.(ChunkSink)
+	jobs := make(chan *streamJob, 2*workers)
+	order := make(chan *streamJob, 4*workers)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		cr := chunker.Default.NewReader(r)
+		for {
+			c, err := cr.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				readErr = err // read by the assembler after order closes
+				return
+			}
+			bp := chunkBufs.Get().(*[]byte)
+			j := &streamJob{data: append((*bp)[:0], c...), done: make(chan struct{})}
+			select {
+			case jobs <- j:
+			case <-stop:
+				return
+			}
+			select {
+			case order <- j:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			for j := range jobs {
+				if len(j.data) > InlineMax {
+					j.id = cas.Sum(j.data)
+					if cs != nil {
+						j.stored = cs.EncodeChunk(j.id, j.data)
+					}
+				}
+				close(j.done)
+			}
+		}()
+	}
 	var refs []Ref
 	var sizes []int64
 	var total int64
-	var first []byte
-	for {
-		c, err := cr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Ref{}, 0, err
-		}
-		if len(refs) == 0 && first == nil {
-			first = append([]byte{}, c...) // the reader reuses its buffer
-			total += int64(len(c))
-			continue
-		}
-		if first != nil {
-			ref, err := leafRef(sink, first)
+	var err error
+	for j := range order {
+		<-j.done
+		if err == nil {
+			var ref Ref
+			ref, err = chunkRef(sink, cs, j)
+			refs, sizes = append(refs, ref), append(sizes, int64(len(j.data)))
+			total += int64(len(j.data))
 			if err != nil {
-				return Ref{}, 0, err
+				close(stop)
 			}
-			refs, sizes, first = append(refs, ref), append(sizes, int64(len(first))), nil
 		}
-		ref, err := leafRef(sink, c)
-		if err != nil {
-			return Ref{}, 0, err
+		if cs != nil {
+			// A ChunkSink keeps no raw bytes; another Sink may.
+			b := j.data[:0]
+			chunkBufs.Put(&b)
 		}
-		refs, sizes = append(refs, ref), append(sizes, int64(len(c)))
-		total += int64(len(c))
 	}
-	if len(refs) == 0 {
-		// Zero or one chunk: a plain leaf, the common case for small files.
-		ref, err := leafRef(sink, first)
-		return ref, total, err
+	if err != nil {
+		return Ref{}, 0, err
+	}
+	if readErr != nil {
+		return Ref{}, 0, readErr
+	}
+	switch len(refs) {
+	case 0:
+		ref, err := leafRef(sink, nil)
+		return ref, 0, err
+	case 1:
+		// One chunk: a plain leaf, the common case for small files.
+		return refs[0], total, nil
 	}
 	ref, err := putList(sink, TypeChunks, refs, sizes)
 	return ref, total, err
+}
+
+// chunkRef stores one hashed chunk as leafRef would.
+func chunkRef(sink Sink, cs ChunkSink, j *streamJob) (Ref, error) {
+	if len(j.data) <= InlineMax {
+		return Ref{Kind: Inline, Data: append([]byte(nil), j.data...)}, nil
+	}
+	var err error
+	if cs != nil {
+		err = cs.PutChunk(j.id, j.data, j.stored)
+	} else {
+		err = sink.Put(j.id, j.data)
+	}
+	if err != nil {
+		return Ref{}, err
+	}
+	return Ref{Kind: Blob, ID: j.id, Size: int64(len(j.data))}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -85,6 +86,10 @@ type DirOptions struct {
 	// cache can cost reads, never a missing blob. Without Known the cache
 	// is only written, never trusted.
 	Known func(cas.ID) bool
+	// Workers is how many goroutines hash (and, for a ChunkSink, encode)
+	// the chunks of a large file (0: GOMAXPROCS). The stored result does
+	// not depend on it.
+	Workers int
 }
 
 // BuildDir stores the directory tree at root through sink and returns the
@@ -103,15 +108,20 @@ func BuildDirWith(root string, sink Sink, opts DirOptions) (Ref, error) {
 	if !fi.IsDir() {
 		return Ref{}, fmt.Errorf("read state directory %s: not a directory", root)
 	}
-	b := &dirBuilder{sink: sink, cache: opts.Cache, known: opts.Known}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	b := &dirBuilder{sink: sink, cache: opts.Cache, known: opts.Known, workers: workers}
 	ref, _, err := b.dir(root, "")
 	return ref, err
 }
 
 type dirBuilder struct {
-	sink  Sink
-	cache StatCache
-	known func(cas.ID) bool
+	sink    Sink
+	cache   StatCache
+	known   func(cas.ID) bool
+	workers int
 }
 
 // usable reports whether a ref recorded in the cache may stand for
@@ -198,7 +208,7 @@ func (b *dirBuilder) file(p, rel string, de fs.DirEntry) (mode byte, ref Ref, ma
 			ref, err = leafRef(b.sink, []byte(target))
 		}
 	} else {
-		ref, err = buildFile(p, info.Size(), b.sink)
+		ref, err = buildFile(p, info.Size(), b.sink, b.workers)
 	}
 	if err != nil {
 		return 0, Ref{}, false, err
@@ -210,8 +220,9 @@ func (b *dirBuilder) file(p, rel string, de fs.DirEntry) (mode byte, ref Ref, ma
 	return mode, ref, match, nil
 }
 
-// buildFile stores the file at path, whose lstat said it has size bytes.
-func buildFile(path string, size int64, sink Sink) (Ref, error) {
+// buildFile stores the file at path, whose lstat said it has size bytes,
+// a large one streamed through putStream with workers goroutines.
+func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Ref{}, fmt.Errorf("read state file: %w", err)
@@ -231,7 +242,7 @@ func buildFile(path string, size int64, sink Sink) (Ref, error) {
 			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
 		}
 	}
-	ref, _, err := putStream(sink, f)
+	ref, _, err := putStream(sink, f, workers)
 	if err != nil {
 		return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
 	}

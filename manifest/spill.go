@@ -1,0 +1,234 @@
+package manifest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/pack"
+)
+
+// Spilling: how a commit of a large state stays within bounded memory.
+//
+// The chunks of large files (tree.ChunkSink) collect in a pack of their
+// own. Once it holds SpillThreshold stored bytes (or maxSpillBlobs
+// blobs) it is written as a spill pack, with a conditional create, by
+// one of spillWriters background writers while the build goes on; the
+// build waits while they are all busy. Whatever has not spilled when the build ends, and every
+// tree node and small blob, goes into the step object as before, so a
+// step below the threshold is still exactly one PUT. The spill packs are
+// written before the step object that names them (I2): a crash leaves
+// them as orphans, kept by gc while their step's slot is empty and then
+// deleted, exactly like a compaction's pack (see listing.packInFlight).
+
+// SpillThreshold is the stored size at which a commit's new file chunks
+// go to a spill pack instead of its step object.
+const SpillThreshold = 16 << 20
+
+// maxSpillBlobs bounds the blobs of one spill pack, so that its index
+// (about 40 bytes a blob) fits in spillHeaderPrefix.
+const maxSpillBlobs = 4096
+
+// spillWriters is how many spill packs are written at once: a store's
+// PUT of a pack ends with an fsync (or a network round trip) that
+// takes long next to the build, so a few overlap. With the pack being
+// filled, at most spillWriters+1 packs are in memory.
+const spillWriters = 3
+
+// spiller is the sink of one commit: tree nodes and small blobs go to the
+// step object's builder, file chunks to spill packs or, at the end, the
+// step object too.
+type spiller struct {
+	r       *Repo
+	ix      *Index
+	step    *pack.Builder // the step object's new blobs
+	chunks  pack.Builder  // file chunks not yet spilled
+	spilled map[cas.ID]bool
+	session string
+	number  uint64
+
+	queue      chan spillPack // built spill packs, to the writers
+	closeQueue sync.Once
+	done       chan struct{} // closed when every writer has returned
+	failed     chan struct{} // closed on the first error
+	mu         sync.Mutex
+	next       uint64 // the last pack number handed out
+	refs       []SpillRef
+	written    []spillWritten
+	err        error
+}
+
+// spillPack is a built spill pack and the number it is to be written as.
+type spillPack struct {
+	k    uint64
+	data []byte
+}
+
+type spillWritten struct {
+	key     string
+	entries []pack.Entry
+}
+
+func (r *Repo) newSpiller(ctx context.Context, session string, n uint64, ix *Index, step *pack.Builder) *spiller {
+	s := &spiller{r: r, ix: ix, step: step, spilled: map[cas.ID]bool{}, session: session, number: n,
+		queue: make(chan spillPack), done: make(chan struct{}), failed: make(chan struct{})}
+	var wg sync.WaitGroup
+	for range spillWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.writer(ctx)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(s.done)
+	}()
+	return s
+}
+
+// alloc hands out the next pack number: in build order, so that the
+// same state is written to the same keys, unless a key was taken.
+func (s *spiller) alloc() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	return s.next
+}
+
+func (s *spiller) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+		close(s.failed)
+	}
+}
+
+// has reports whether this commit or its parent's layout already holds id.
+func (s *spiller) has(id cas.ID) bool {
+	return s.ix.Has(id) || s.step.Has(id) || s.chunks.Has(id) || s.spilled[id]
+}
+
+// Put implements tree.Sink: a node or small blob, for the step object.
+func (s *spiller) Put(id cas.ID, raw []byte) error {
+	if !s.has(id) {
+		s.step.Add(id, raw)
+	}
+	return nil
+}
+
+// EncodeChunk implements tree.ChunkSink; it runs on the build's workers.
+func (s *spiller) EncodeChunk(id cas.ID, raw []byte) []byte {
+	if s.ix.Has(id) {
+		return nil
+	}
+	return pack.EncodeBlob(nil, raw)
+}
+
+// PutChunk implements tree.ChunkSink.
+func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
+	if s.has(id) {
+		return nil
+	}
+	if stored == nil {
+		stored = pack.EncodeBlob(nil, raw)
+	}
+	s.chunks.AddStored(id, int64(len(raw)), stored)
+	if s.chunks.Size() < SpillThreshold && s.chunks.Len() < maxSpillBlobs {
+		return nil
+	}
+	data, entries := s.chunks.Build(pack.KindPack, nil)
+	for _, e := range entries {
+		s.spilled[e.ID] = true
+	}
+	s.chunks = pack.Builder{}
+	select {
+	case s.queue <- spillPack{k: s.alloc(), data: data}:
+		return nil
+	case <-s.failed:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.err
+	}
+}
+
+// writer writes spill packs until the queue closes or a write fails. A
+// taken key (a crashed or racing commit of the same step wrote it) is
+// never overwritten: the pack goes to a fresh number, and the layout
+// names exactly the keys this commit created.
+func (s *spiller) writer(ctx context.Context) {
+	for p := range s.queue {
+		select {
+		case <-s.failed:
+			continue // drain: the commit fails anyway
+		default:
+		}
+		for k := p.k; ; k = s.alloc() {
+			if k > MaxSpills {
+				s.fail(fmt.Errorf("write spill pack of %s@%d: more than %d packs", s.session, s.number, MaxSpills))
+				break
+			}
+			key := SpillKey(s.session, s.number, k)
+			err := s.r.store.Put(ctx, key, p.data, cas.PutOptions{IfAbsent: true})
+			if errors.Is(err, cas.ErrExists) {
+				continue
+			}
+			if err != nil {
+				s.fail(fmt.Errorf("write %s: %w", key, err))
+				break
+			}
+			// Parsed from the bytes just written: the index the
+			// writer adds once the step is acknowledged.
+			obj, err := pack.ParseHeader(p.data, key)
+			if err != nil {
+				s.fail(fmt.Errorf("write %s: %w", key, err))
+				break
+			}
+			s.mu.Lock()
+			s.written = append(s.written, spillWritten{key: key, entries: obj.Entries})
+			s.refs = append(s.refs, SpillRef{Session: s.session, Number: s.number, First: k, Last: k})
+			s.mu.Unlock()
+			break
+		}
+	}
+}
+
+// finish waits for the spill packs to be written and moves the chunks
+// that did not spill into the step object. It returns the spill packs
+// written, to be named in the step's layout.
+func (s *spiller) finish() ([]SpillRef, error) {
+	s.closeQueue.Do(func() { close(s.queue) })
+	<-s.done
+	if s.err != nil {
+		return nil, s.err
+	}
+	s.step.Merge(&s.chunks)
+	s.chunks = pack.Builder{}
+	// Written in any order: name them by number, runs merged.
+	sort.Slice(s.refs, func(i, j int) bool { return s.refs[i].First < s.refs[j].First })
+	var refs []SpillRef
+	for _, r := range s.refs {
+		if n := len(refs); n > 0 && refs[n-1].Last+1 == r.First {
+			refs[n-1].Last = r.Last
+			continue
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
+}
+
+// abort stops the writer of a commit that failed before finish; the
+// packs it wrote are orphans for gc.
+func (s *spiller) abort() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.closeQueue.Do(func() { close(s.queue) })
+	<-s.done
+}

@@ -83,6 +83,40 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
     expect((await srv.client.head("json"))?.state).toEqual(doc);
   });
 
+  it("commits a JSON Patch: the same state as the whole document, fenced by expect", async () => {
+    const c = srv.client;
+    const doc = { messages: [{ role: "user", text: "hi" }], n: 1 };
+    await c.commit("p-whole", doc, { expect: 0 });
+    await c.commit("p-patch", doc, { expect: 0 });
+    const next = { messages: [...doc.messages, { role: "ai", text: "héllo\u2028" }], n: 2, "k<>": 0.5 };
+    await c.commit("p-whole", next, { expect: 1 });
+    const st = await c.patch(
+      "p-patch",
+      [
+        { op: "add", path: "/messages/-", value: next.messages[1] },
+        { op: "replace", path: "/n", value: 2 },
+        { op: "add", path: "/k<>", value: 0.5 },
+      ],
+      { expect: 1, record: { note: "patched" } },
+    );
+    expect(st.step).toBe(2);
+    expect(st.record).toEqual({ note: "patched" });
+    const raw = async (s: string) => {
+      const r = await fetch(`${srv.url}/v1/sessions/${s}/steps/2`, { headers: { Authorization: "Bearer " + srv.token } });
+      const text = await r.text(); // the state, byte for byte as stored, ends the answer
+      return text.slice(text.indexOf(',"state":') + 9, text.lastIndexOf("}"));
+    };
+    expect(await raw("p-patch")).toBe(await raw("p-whole"));
+    expect(await raw("p-patch")).toContain('"k<>":0.5');
+    expect((await c.head("p-patch"))?.state).toEqual(next);
+    // A stale expect is a conflict; a patch that does not apply commits nothing.
+    await expect(c.patch("p-patch", [{ op: "replace", path: "/n", value: 3 }], { expect: 1 })).rejects.toBeInstanceOf(ConflictError);
+    const bad = await c.patch("p-patch", [{ op: "remove", path: "/nope" }], { expect: 2 }).catch((e) => e);
+    expect(bad).toBeInstanceOf(InvalidError);
+    expect(bad.message).toContain("op 1");
+    expect((await c.head("p-patch", { state: false }))?.step).toBe(2);
+  });
+
   it("refuses a wrong token, and says so in a CairnError", async () => {
     const other = new CairnClient({ url: srv.url, token: "nope" });
     const e = await other.sessions().catch((x) => x);

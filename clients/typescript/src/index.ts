@@ -12,6 +12,7 @@
 import type { components, operations } from "./openapi.js";
 
 export type { components, operations, paths } from "./openapi.js";
+export { makePatch, type MakePatchOptions } from "./patch.js";
 
 /** A step as the API returns it: its number, ids, record and, on reads, its state. */
 export type Step = components["schemas"]["Step"];

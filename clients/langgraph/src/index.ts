@@ -116,6 +116,8 @@ export interface CairnSaverOptions extends ClientOptions {
 
 const maxRetries = 8;
 const maxTips = 1024;
+/** Channel values whose encoding encChannel keeps, to read only what is new in the next. */
+const maxTexts = 64;
 const logPage = 1000;
 /** How long putWrites waits for its checkpoint's put (LangGraph issues the two concurrently). */
 const arrivalTimeoutMs = 120_000;
@@ -142,6 +144,10 @@ export class CairnSaver extends BaseCheckpointSaver {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** The newest step this process wrote, by namespace (session-name base). */
   private readonly tips = new Map<string, Tip>();
+  /** The last encoding of a channel's value, by namespace and channel, with its text. */
+  private readonly texts = new Map<string, { text: string; enc: { json: unknown } }>();
+  /** Puts under way, by namespace: their writes wait for them (settle). */
+  private readonly putting = new Map<string, Set<Promise<unknown>>>();
   /** Whether to commit patches. */
   private readonly patches: boolean;
   /** Checkpoints put by this process, by namespace and id: resolved when stored. */
@@ -173,6 +179,30 @@ export class CairnSaver extends BaseCheckpointSaver {
       return { json: JSON.parse(text) };
     }
     return { type, b64: Buffer.from(data).toString("base64") };
+  }
+
+  /**
+   * encChannel encodes a channel's value as enc does, reading only what
+   * is new since the value it encoded last under key: the same text gives
+   * the same encoding, and a list whose text extends the last one's gives
+   * the last list's elements followed by the new ones (so a growing message
+   * list costs its new messages, and makePatch finds the rest unchanged).
+   */
+  private async encChannel(key: string, value: unknown): Promise<Encoded> {
+    const [type, data] = await this.serde.dumpsTyped(value);
+    if (type !== "json") return { type, b64: Buffer.from(data).toString("base64") };
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+    const last = this.texts.get(key);
+    let e: Encoded | undefined;
+    if (last && text === last.text) e = last.enc;
+    else if (last && Array.isArray(last.enc.json) && extendsList(last.text, text)) {
+      e = { json: last.enc.json.concat(JSON.parse("[" + text.slice(last.text.length))) };
+    }
+    e ??= { json: JSON.parse(text) };
+    this.texts.delete(key);
+    this.texts.set(key, { text, enc: e as { json: unknown } });
+    if (this.texts.size > maxTexts) this.texts.delete(this.texts.keys().next().value!);
+    return e;
   }
 
   private async dec(e: Encoded): Promise<any> {
@@ -295,13 +325,15 @@ export class CairnSaver extends BaseCheckpointSaver {
     const a = this.arrival(key);
     for (;;) {
       if (a.done) return;
-      const busy = this.locks.get(base);
-      if (busy) {
-        await Promise.race([busy, a.promise]);
+      const busy = [...(this.putting.get(base) ?? [])];
+      const lock = this.locks.get(base);
+      if (lock) busy.push(lock);
+      if (busy.length > 0) {
+        await Promise.race([...busy, a.promise]).catch(() => undefined);
         continue;
       }
       await new Promise((r) => setImmediate(r));
-      if (!this.locks.get(base)) return;
+      if (!this.locks.get(base) && !this.putting.get(base)) return;
     }
   }
 
@@ -412,16 +444,17 @@ export class CairnSaver extends BaseCheckpointSaver {
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const parentId: string | undefined = config.configurable?.checkpoint_id || undefined;
     const { channel_values, ...rest } = checkpoint;
-    // Encoded in the namespace's turn, so that its writes see the put under way (settle).
-    await this.locked(this.base(threadId, ns), async () => {
+    const base = this.base(threadId, ns);
+    // Encoded while earlier steps are under way; its writes see the put under way (settle).
+    const work = (async () => {
     const [encCheckpoint, encMetadata] = await Promise.all([this.enc(rest), this.enc(metadata)]);
     const fresh: Record<string, { version: number | string; value: Encoded }> = {};
     for (const ch of Object.keys(newVersions)) {
       if (Object.prototype.hasOwnProperty.call(channel_values, ch) && channel_values[ch] !== undefined) {
-        fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.enc(channel_values[ch]) };
+        fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.encChannel(base + "\0" + ch, channel_values[ch]) };
       }
     }
-    return this.append(threadId, ns, parentId, async (parent) => {
+    return this.locked(base, () => this.append(threadId, ns, parentId, async (parent) => {
       const channels: StepState["channels"] = {};
       for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
         if (ch in fresh) channels[ch] = fresh[ch];
@@ -439,9 +472,18 @@ export class CairnSaver extends BaseCheckpointSaver {
         writes: [],
       };
       return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
-    });
-    });
-    this.arrival(this.base(threadId, ns) + checkpoint.id).resolve();
+    }));
+    })();
+    let under = this.putting.get(base);
+    if (!under) this.putting.set(base, (under = new Set()));
+    under.add(work);
+    try {
+      await work;
+    } finally {
+      under.delete(work);
+      if (under.size === 0 && this.putting.get(base) === under) this.putting.delete(base);
+    }
+    this.arrival(base + checkpoint.id).resolve();
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -582,6 +624,11 @@ function segment(s: string): string {
   const b = Buffer.from(s, "utf8").toString("base64url");
   if (b.length <= 40) return b;
   return createHash("sha256").update(s, "utf8").digest("hex").slice(0, 41);
+}
+
+/** extendsList: JSON list text b is list text a with elements appended. */
+function extendsList(a: string, b: string): boolean {
+  return a.length > 2 && a[0] === "[" && a[a.length - 1] === "]" && b.length > a.length && b[a.length - 1] === "," && b[b.length - 1] === "]" && b.startsWith(a.slice(0, -1));
 }
 
 function isRecord(r: unknown): r is StepRecord {

@@ -146,8 +146,8 @@ export class CairnSaver extends BaseCheckpointSaver {
   private readonly tips = new Map<string, Tip>();
   /** The last encoding of a channel's value, by namespace and channel, with its text. */
   private readonly texts = new Map<string, { text: string; enc: { json: unknown } }>();
-  /** Puts under way, by namespace: their writes wait for them (settle). */
-  private readonly putting = new Map<string, Set<Promise<unknown>>>();
+  /** Puts under way, by namespace, with their checkpoint ids: later checkpoints' writes wait for them (settle). */
+  private readonly putting = new Map<string, Map<Promise<unknown>, string>>();
   /** Whether to commit patches. */
   private readonly patches: boolean;
   /** Checkpoints put by this process, by namespace and id: resolved when stored. */
@@ -313,19 +313,28 @@ export class CairnSaver extends BaseCheckpointSaver {
     return a;
   }
 
+  /** behind reports whether this process is putting a checkpoint of namespace base older than id (ids sort by time). */
+  private behind(base: string, id: string): boolean {
+    for (const p of this.putting.get(base)?.values() ?? []) if (p < id) return true;
+    return false;
+  }
+
   /**
-   * settle waits, before the writes of checkpoint key look for it, while
-   * this process is still putting a checkpoint of namespace base: LangGraph
-   * hands over a task's writes at once but puts checkpoints one after
-   * another, so the checkpoint is most likely on its way. It returns once
-   * that checkpoint is stored, or once no put of this process is under way
-   * across a turn of the event loop.
+   * settle waits, before the writes of checkpoint id look for it, while
+   * this process is still putting older checkpoints of namespace base:
+   * LangGraph hands over a task's writes at once but puts checkpoints one
+   * after another, so the checkpoint is most likely on its way. It returns
+   * once that checkpoint is stored, once a newer one is being put (so this
+   * one's put is not coming after it), or once nothing of this process is
+   * under way in the namespace across a turn of the event loop.
    */
-  private async settle(base: string, key: string): Promise<void> {
-    const a = this.arrival(key);
+  private async settle(base: string, id: string): Promise<void> {
+    const a = this.arrival(base + id);
     for (;;) {
       if (a.done) return;
-      const busy = [...(this.putting.get(base) ?? [])];
+      const under = this.putting.get(base);
+      if (under && [...under.values()].some((p) => p > id)) return;
+      const busy: Promise<unknown>[] = under ? [...under.keys()] : [];
       const lock = this.locks.get(base);
       if (lock) busy.push(lock);
       if (busy.length > 0) {
@@ -475,8 +484,8 @@ export class CairnSaver extends BaseCheckpointSaver {
     }));
     })();
     let under = this.putting.get(base);
-    if (!under) this.putting.set(base, (under = new Set()));
-    under.add(work);
+    if (!under) this.putting.set(base, (under = new Map()));
+    under.set(work, checkpoint.id);
     try {
       await work;
     } finally {
@@ -498,9 +507,11 @@ export class CairnSaver extends BaseCheckpointSaver {
       throw new Error('put writes: the config has no "checkpoint_id" in its "configurable"');
     }
     const ns: string = config.configurable?.checkpoint_ns ?? "";
-    const encoded = await Promise.all(writes.map(async ([channel, value], i) => ({ channel, idx: WRITES_IDX_MAP[channel] ?? i, value: await this.enc(value) })));
     const base = this.base(threadId, ns);
-    if (this.tips.get(base)?.checkpointId !== id) await this.settle(base, base + id);
+    // Decided as the call comes, so that writes handed over before a newer put never wait for it.
+    const wait = this.behind(base, id) && this.tips.get(base)?.checkpointId !== id;
+    const encoded = await Promise.all(writes.map(async ([channel, value], i) => ({ channel, idx: WRITES_IDX_MAP[channel] ?? i, value: await this.enc(value) })));
+    if (wait) await this.settle(base, id);
     const apply = () => this.locked(this.base(threadId, ns), () => this.append(threadId, ns, id, async (current) => {
       if (!current || current.checkpoint_id !== id) throw new NotYet();
       const all = [...current.writes];

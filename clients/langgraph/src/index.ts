@@ -48,6 +48,7 @@ import {
   maxChannelVersion,
   writesSortKey,
 } from "@langchain/langgraph-checkpoint";
+import { ListSerializer } from "./elements.js";
 import { CairnClient, ConflictError, InvalidError, NotFoundError, makePatch, type ClientOptions, type Step } from "@cairnlog/client";
 
 /** A value as LangGraph's serializer wrote it: JSON kept as structure, anything else as base64. */
@@ -145,9 +146,11 @@ export class CairnSaver extends BaseCheckpointSaver {
   /** The newest step this process wrote, by namespace (session-name base). */
   private readonly tips = new Map<string, Tip>();
   /** The last encoding of a channel's value, by namespace and channel, with its text. */
-  private readonly texts = new Map<string, { text: string; enc: { json: unknown } }>();
+  private readonly texts = new Map<string, { text?: string; parts?: string[]; enc: { json: unknown } }>();
   /** Puts under way, by namespace, with their checkpoint ids: later checkpoints' writes wait for them (settle). */
   private readonly putting = new Map<string, Map<Promise<unknown>, string>>();
+  /** Lists serialised element by element, with the default serializer. */
+  private readonly lists: ListSerializer | undefined;
   /** Whether to commit patches. */
   private readonly patches: boolean;
   /** Checkpoints put by this process, by namespace and id: resolved when stored. */
@@ -158,6 +161,7 @@ export class CairnSaver extends BaseCheckpointSaver {
     this.client = opts.client ?? new CairnClient(opts);
     this.prefix = opts.prefix ?? "lg";
     this.patches = opts.patches ?? true;
+    this.lists = ListSerializer.applies(this.serde) ? new ListSerializer(this.serde) : undefined;
     if (!/^[A-Za-z0-9_-]{1,24}$/.test(this.prefix)) {
       throw new Error(`prefix ${JSON.stringify(this.prefix)}: want 1 to 24 of A-Z a-z 0-9 _ -`);
     }
@@ -187,22 +191,38 @@ export class CairnSaver extends BaseCheckpointSaver {
    * the same encoding, and a list whose text extends the last one's gives
    * the last list's elements followed by the new ones (so a growing message
    * list costs its new messages, and makePatch finds the rest unchanged).
+   * With LangGraph's default serializer a list is serialised element by
+   * element, each element again only if it changed (ListSerializer).
    */
   private async encChannel(key: string, value: unknown): Promise<Encoded> {
+    const parts = this.lists && Array.isArray(value) && value.length > 0 ? await this.lists.parts(value) : undefined;
+    const last = this.texts.get(key);
+    let e: Encoded | undefined;
+    if (parts) {
+      // Unchanged elements give the very same strings: compare those, parse the new ones.
+      const had = last?.parts && Array.isArray(last.enc.json) && last.parts.length <= parts.length && last.parts.every((p, i) => p === parts[i]) ? last : undefined;
+      if (had && had.parts!.length === parts.length) e = had.enc;
+      else if (had) e = { json: (had.enc.json as unknown[]).concat(parts.slice(had.parts!.length).map((p) => JSON.parse(p))) };
+      else e = { json: parts.map((p) => JSON.parse(p)) };
+      this.keep(key, { parts, enc: e });
+      return e;
+    }
     const [type, data] = await this.serde.dumpsTyped(value);
     if (type !== "json") return { type, b64: Buffer.from(data).toString("base64") };
     const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-    const last = this.texts.get(key);
-    let e: Encoded | undefined;
     if (last && text === last.text) e = last.enc;
-    else if (last && Array.isArray(last.enc.json) && extendsList(last.text, text)) {
+    else if (last?.text !== undefined && Array.isArray(last.enc.json) && extendsList(last.text, text)) {
       e = { json: last.enc.json.concat(JSON.parse("[" + text.slice(last.text.length))) };
     }
     e ??= { json: JSON.parse(text) };
-    this.texts.delete(key);
-    this.texts.set(key, { text, enc: e as { json: unknown } });
-    if (this.texts.size > maxTexts) this.texts.delete(this.texts.keys().next().value!);
+    this.keep(key, { text, enc: e as { json: unknown } });
     return e;
+  }
+
+  private keep(key: string, v: { text?: string; parts?: string[]; enc: { json: unknown } }): void {
+    this.texts.delete(key);
+    this.texts.set(key, v);
+    if (this.texts.size > maxTexts) this.texts.delete(this.texts.keys().next().value!);
   }
 
   private async dec(e: Encoded): Promise<any> {

@@ -476,32 +476,32 @@ export class CairnSaver extends BaseCheckpointSaver {
     const base = this.base(threadId, ns);
     // Encoded while earlier steps are under way; its writes see the put under way (settle).
     const work = (async () => {
-    const [encCheckpoint, encMetadata] = await Promise.all([this.enc(rest), this.enc(metadata)]);
-    const fresh: Record<string, { version: number | string; value: Encoded }> = {};
-    for (const ch of Object.keys(newVersions)) {
-      if (Object.prototype.hasOwnProperty.call(channel_values, ch) && channel_values[ch] !== undefined) {
-        fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.encChannel(base + "\0" + ch, channel_values[ch]) };
+      const [encCheckpoint, encMetadata] = await Promise.all([this.enc(rest), this.enc(metadata)]);
+      const fresh: Record<string, { version: number | string; value: Encoded }> = {};
+      for (const ch of Object.keys(newVersions)) {
+        if (Object.prototype.hasOwnProperty.call(channel_values, ch) && channel_values[ch] !== undefined) {
+          fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.encChannel(base + "\0" + ch, channel_values[ch]) };
+        }
       }
-    }
-    return this.locked(base, () => this.append(threadId, ns, parentId, async (parent) => {
-      const channels: StepState["channels"] = {};
-      for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
-        if (ch in fresh) channels[ch] = fresh[ch];
-        else if (parent?.channels[ch] && parent.checkpoint_id === parentId && parent.channels[ch].version === version) channels[ch] = parent.channels[ch];
-      }
-      for (const ch of Object.keys(fresh)) if (!(ch in channels)) channels[ch] = fresh[ch];
-      const state: StepState = {
-        thread_id: threadId,
-        checkpoint_ns: ns,
-        checkpoint_id: checkpoint.id,
-        parent_checkpoint_id: parentId ?? null,
-        checkpoint: encCheckpoint,
-        metadata: encMetadata,
-        channels,
-        writes: [],
-      };
-      return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
-    }));
+      return this.locked(base, () => this.append(threadId, ns, parentId, async (parent) => {
+        const channels: StepState["channels"] = {};
+        for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
+          if (ch in fresh) channels[ch] = fresh[ch];
+          else if (parent?.channels[ch] && parent.checkpoint_id === parentId && parent.channels[ch].version === version) channels[ch] = parent.channels[ch];
+        }
+        for (const ch of Object.keys(fresh)) if (!(ch in channels)) channels[ch] = fresh[ch];
+        const state: StepState = {
+          thread_id: threadId,
+          checkpoint_ns: ns,
+          checkpoint_id: checkpoint.id,
+          parent_checkpoint_id: parentId ?? null,
+          checkpoint: encCheckpoint,
+          metadata: encMetadata,
+          channels,
+          writes: [],
+        };
+        return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
+      }));
     })();
     let under = this.putting.get(base);
     if (!under) this.putting.set(base, (under = new Map()));

@@ -19,6 +19,16 @@
  * As LangGraph's own savers do, a checkpoint keeps the values of the
  * channels named in newVersions and carries the others over from its
  * parent when their version there is the same.
+ *
+ * Traffic. A step is committed as a JSON Patch against the state of the
+ * step it follows whenever the saver holds that state (it keeps the states
+ * it wrote and read): the request carries what changed (a message appended
+ * to a list, the changed channels, a new pending write), and the server
+ * stores exactly the bytes the whole state would give. The commit names
+ * the step it follows (`expect`), so a state that is no longer the head
+ * cannot be patched: the saver then looks the head up again. It also
+ * remembers the newest step it wrote in each namespace, so that a
+ * thread's next checkpoint or write goes out as one request.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -38,7 +48,8 @@ import {
   maxChannelVersion,
   writesSortKey,
 } from "@langchain/langgraph-checkpoint";
-import { CairnClient, ConflictError, NotFoundError, type ClientOptions, type Step } from "@cairnlog/client";
+import { ListSerializer } from "./elements.js";
+import { CairnClient, ConflictError, InvalidError, NotFoundError, makePatch, type ClientOptions, type Step } from "@cairnlog/client";
 
 /** A value as LangGraph's serializer wrote it: JSON kept as structure, anything else as base64. */
 type Encoded = { json: unknown } | { type: string; b64: string };
@@ -78,6 +89,13 @@ interface Located {
   writes: number;
 }
 
+/** The newest step this process wrote in a namespace: the one its next step most likely follows. */
+interface Tip {
+  session: string;
+  step: number;
+  checkpointId: string;
+}
+
 /** Options of a {@link CairnSaver}. */
 export interface CairnSaverOptions extends ClientOptions {
   /** A client to use instead of one made from the other options. */
@@ -89,12 +107,28 @@ export interface CairnSaverOptions extends ClientOptions {
   prefix?: string;
   /** LangGraph's serializer (default its JsonPlusSerializer). */
   serde?: SerializerProtocol;
+  /**
+   * Send each step as a JSON Patch against the step it follows when the
+   * saver holds that step's state (default true). Off, every request
+   * carries the whole state; what is stored is the same.
+   */
+  patches?: boolean;
 }
 
 const maxRetries = 8;
+const maxTips = 1024;
+/** Channel values whose encoding encChannel keeps, to read only what is new in the next. */
+const maxTexts = 64;
 const logPage = 1000;
 /** How long putWrites waits for its checkpoint's put (LangGraph issues the two concurrently). */
 const arrivalTimeoutMs = 120_000;
+
+/** The put of a checkpoint, awaited by its writes. */
+interface Arrival {
+  promise: Promise<void>;
+  resolve: () => void;
+  done: boolean;
+}
 
 /** NotYet: the checkpoint a putWrites names is not stored yet. */
 class NotYet extends Error {}
@@ -109,13 +143,25 @@ export class CairnSaver extends BaseCheckpointSaver {
   private readonly states = new Map<string, StepState>();
   /** One chain of appends per thread namespace, so this process's own writers never race each other. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** The newest step this process wrote, by namespace (session-name base). */
+  private readonly tips = new Map<string, Tip>();
+  /** The last encoding of a channel's value, by namespace and channel, with its text. */
+  private readonly texts = new Map<string, { text?: string; parts?: string[]; enc: { json: unknown } }>();
+  /** Puts under way, by namespace, with their checkpoint ids: later checkpoints' writes wait for them (settle). */
+  private readonly putting = new Map<string, Map<Promise<unknown>, string>>();
+  /** Lists serialised element by element, with the default serializer. */
+  private readonly lists: ListSerializer | undefined;
+  /** Whether to commit patches. */
+  private readonly patches: boolean;
   /** Checkpoints put by this process, by namespace and id: resolved when stored. */
-  private readonly arrivals = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  private readonly arrivals = new Map<string, Arrival>();
 
   constructor(opts: CairnSaverOptions = {}) {
     super(opts.serde);
     this.client = opts.client ?? new CairnClient(opts);
     this.prefix = opts.prefix ?? "lg";
+    this.patches = opts.patches ?? true;
+    this.lists = ListSerializer.applies(this.serde) ? new ListSerializer(this.serde) : undefined;
     if (!/^[A-Za-z0-9_-]{1,24}$/.test(this.prefix)) {
       throw new Error(`prefix ${JSON.stringify(this.prefix)}: want 1 to 24 of A-Z a-z 0-9 _ -`);
     }
@@ -139,6 +185,46 @@ export class CairnSaver extends BaseCheckpointSaver {
     return { type, b64: Buffer.from(data).toString("base64") };
   }
 
+  /**
+   * encChannel encodes a channel's value as enc does, reading only what
+   * is new since the value it encoded last under key: the same text gives
+   * the same encoding, and a list whose text extends the last one's gives
+   * the last list's elements followed by the new ones (so a growing message
+   * list costs its new messages, and makePatch finds the rest unchanged).
+   * With LangGraph's default serializer a list is serialised element by
+   * element, each element again only if it changed (ListSerializer).
+   */
+  private async encChannel(key: string, value: unknown): Promise<Encoded> {
+    const parts = this.lists && Array.isArray(value) && value.length > 0 ? await this.lists.parts(value) : undefined;
+    const last = this.texts.get(key);
+    let e: Encoded | undefined;
+    if (parts) {
+      // Unchanged elements give the very same strings: compare those, parse the new ones.
+      const had = last?.parts && Array.isArray(last.enc.json) && last.parts.length <= parts.length && last.parts.every((p, i) => p === parts[i]) ? last : undefined;
+      if (had && had.parts!.length === parts.length) e = had.enc;
+      else if (had) e = { json: (had.enc.json as unknown[]).concat(parts.slice(had.parts!.length).map((p) => JSON.parse(p))) };
+      else e = { json: parts.map((p) => JSON.parse(p)) };
+      this.keep(key, { parts, enc: e });
+      return e;
+    }
+    const [type, data] = await this.serde.dumpsTyped(value);
+    if (type !== "json") return { type, b64: Buffer.from(data).toString("base64") };
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+    if (last && text === last.text) e = last.enc;
+    else if (last?.text !== undefined && Array.isArray(last.enc.json) && extendsList(last.text, text)) {
+      e = { json: last.enc.json.concat(JSON.parse("[" + text.slice(last.text.length))) };
+    }
+    e ??= { json: JSON.parse(text) };
+    this.keep(key, { text, enc: e as { json: unknown } });
+    return e;
+  }
+
+  private keep(key: string, v: { text?: string; parts?: string[]; enc: { json: unknown } }): void {
+    this.texts.delete(key);
+    this.texts.set(key, v);
+    if (this.texts.size > maxTexts) this.texts.delete(this.texts.keys().next().value!);
+  }
+
   private async dec(e: Encoded): Promise<any> {
     if ("json" in e) return this.serde.loadsTyped("json", JSON.stringify(e.json));
     return this.serde.loadsTyped(e.type, new Uint8Array(Buffer.from(e.b64, "base64")));
@@ -157,8 +243,14 @@ export class CairnSaver extends BaseCheckpointSaver {
   }
 
   private remember(key: string, s: StepState): void {
+    this.states.delete(key);
     this.states.set(key, s);
     if (this.states.size > 256) this.states.delete(this.states.keys().next().value!);
+  }
+
+  /** cached returns the state of session@step if this process holds it. */
+  private cached(session: string, step: number): StepState | undefined {
+    return this.states.get(`${session}@${step}`);
   }
 
   /** heads lists the sessions under prefix with their heads' records. */
@@ -228,16 +320,50 @@ export class CairnSaver extends BaseCheckpointSaver {
     return run;
   }
 
-  private arrival(key: string): { promise: Promise<void>; resolve: () => void } {
+  private arrival(key: string): Arrival {
     let a = this.arrivals.get(key);
     if (!a) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => (resolve = r));
-      a = { promise, resolve };
+      const b: Arrival = { promise, resolve: () => ((b.done = true), resolve()), done: false };
+      a = b;
       this.arrivals.set(key, a);
       if (this.arrivals.size > 1024) this.arrivals.delete(this.arrivals.keys().next().value!);
     }
     return a;
+  }
+
+  /** behind reports whether this process is putting a checkpoint of namespace base older than id (ids sort by time). */
+  private behind(base: string, id: string): boolean {
+    for (const p of this.putting.get(base)?.values() ?? []) if (p < id) return true;
+    return false;
+  }
+
+  /**
+   * settle waits, before the writes of checkpoint id look for it, while
+   * this process is still putting older checkpoints of namespace base:
+   * LangGraph hands over a task's writes at once but puts checkpoints one
+   * after another, so the checkpoint is most likely on its way. It returns
+   * once that checkpoint is stored, once a newer one is being put (so this
+   * one's put is not coming after it), or once nothing of this process is
+   * under way in the namespace across a turn of the event loop.
+   */
+  private async settle(base: string, id: string): Promise<void> {
+    const a = this.arrival(base + id);
+    for (;;) {
+      if (a.done) return;
+      const under = this.putting.get(base);
+      if (under && [...under.values()].some((p) => p > id)) return;
+      const busy: Promise<unknown>[] = under ? [...under.keys()] : [];
+      const lock = this.locks.get(base);
+      if (lock) busy.push(lock);
+      if (busy.length > 0) {
+        await Promise.race([...busy, a.promise]).catch(() => undefined);
+        continue;
+      }
+      await new Promise((r) => setImmediate(r));
+      if (!this.locks.get(base) && !this.putting.get(base)) return;
+    }
   }
 
   /**
@@ -257,9 +383,17 @@ export class CairnSaver extends BaseCheckpointSaver {
       let target: string;
       let expect: number;
       let current: StepState | undefined;
-      const heads = id === undefined ? [] : await this.heads(base);
+      // The step this process wrote last here is most likely still the
+      // head: try it without asking (expect fences it; a conflict asks).
+      const tip = attempt === 0 && id !== undefined ? this.tips.get(base) : undefined;
+      const tipState = tip && tip.checkpointId === id ? this.cached(tip.session, tip.step) : undefined;
+      const heads = id === undefined || tipState ? [] : await this.heads(base);
       const atHead = heads.find((h) => h.record.checkpoint_id === id);
-      if (id === undefined) {
+      if (tip && tipState) {
+        target = tip.session;
+        expect = tip.step;
+        current = tipState;
+      } else if (id === undefined) {
         target = base + "0";
         expect = (await this.client.head(target, { state: false }))?.step ?? 0;
       } else if (atHead) {
@@ -283,22 +417,49 @@ export class CairnSaver extends BaseCheckpointSaver {
       const out = await next(current);
       if (!out) return;
       try {
-        const st = await this.client.commit(target, out.state, { record: out.record, expect });
-        this.remember(`${target}@${st.step}`, out.state);
+        // current is the state of target@expect: the head, if expect holds.
+        const st = await this.commit(target, out, expect, current);
+        this.wrote(base, target, st.step, out);
         return;
       } catch (e) {
+        this.tips.delete(base);
         if (!(e instanceof ConflictError) || attempt >= maxRetries) throw e;
         if (id === undefined && e.head !== undefined && e.head !== expect) {
           // The session was removed and its name is in use again: go on after its old head.
           const retry = await this.client.commit(target, out.state, { record: out.record, expect: e.head }).catch((err) => err);
           if (!(retry instanceof Error)) {
-            this.remember(`${target}@${retry.step}`, out.state);
+            this.wrote(base, target, retry.step, out);
             return;
           }
           if (!(retry instanceof ConflictError)) throw retry;
         }
       }
     }
+  }
+
+  /**
+   * commit stores out.state as the step after target@expect: as a patch
+   * against current, the state of target@expect, when there is one.
+   */
+  private async commit(target: string, out: { state: StepState; record: StepRecord }, expect: number, current: StepState | undefined): Promise<Step> {
+    const ops = this.patches && current ? makePatch(current, out.state) : undefined;
+    if (ops) {
+      try {
+        return await this.client.patch(target, ops, { record: out.record, expect });
+      } catch (e) {
+        // A patch the server cannot apply (it should not happen): the whole state says the same.
+        if (!(e instanceof InvalidError)) throw e;
+      }
+    }
+    return this.client.commit(target, out.state, { record: out.record, expect });
+  }
+
+  /** wrote notes that out is stored as session@step, the newest step of namespace base. */
+  private wrote(base: string, session: string, step: number, out: { state: StepState; record: StepRecord }): void {
+    this.remember(`${session}@${step}`, out.state);
+    this.tips.delete(base);
+    this.tips.set(base, { session, step, checkpointId: out.record.checkpoint_id });
+    if (this.tips.size > maxTips) this.tips.delete(this.tips.keys().next().value!);
   }
 
   // ---- BaseCheckpointSaver ----
@@ -312,33 +473,46 @@ export class CairnSaver extends BaseCheckpointSaver {
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const parentId: string | undefined = config.configurable?.checkpoint_id || undefined;
     const { channel_values, ...rest } = checkpoint;
-    const [encCheckpoint, encMetadata] = await Promise.all([this.enc(rest), this.enc(metadata)]);
-    const fresh: Record<string, { version: number | string; value: Encoded }> = {};
-    for (const ch of Object.keys(newVersions)) {
-      if (Object.prototype.hasOwnProperty.call(channel_values, ch) && channel_values[ch] !== undefined) {
-        fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.enc(channel_values[ch]) };
+    const base = this.base(threadId, ns);
+    // Encoded while earlier steps are under way; its writes see the put under way (settle).
+    const work = (async () => {
+      const [encCheckpoint, encMetadata] = await Promise.all([this.enc(rest), this.enc(metadata)]);
+      const fresh: Record<string, { version: number | string; value: Encoded }> = {};
+      for (const ch of Object.keys(newVersions)) {
+        if (Object.prototype.hasOwnProperty.call(channel_values, ch) && channel_values[ch] !== undefined) {
+          fresh[ch] = { version: checkpoint.channel_versions[ch] ?? newVersions[ch], value: await this.encChannel(base + "\0" + ch, channel_values[ch]) };
+        }
       }
+      return this.locked(base, () => this.append(threadId, ns, parentId, async (parent) => {
+        const channels: StepState["channels"] = {};
+        for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
+          if (ch in fresh) channels[ch] = fresh[ch];
+          else if (parent?.channels[ch] && parent.checkpoint_id === parentId && parent.channels[ch].version === version) channels[ch] = parent.channels[ch];
+        }
+        for (const ch of Object.keys(fresh)) if (!(ch in channels)) channels[ch] = fresh[ch];
+        const state: StepState = {
+          thread_id: threadId,
+          checkpoint_ns: ns,
+          checkpoint_id: checkpoint.id,
+          parent_checkpoint_id: parentId ?? null,
+          checkpoint: encCheckpoint,
+          metadata: encMetadata,
+          channels,
+          writes: [],
+        };
+        return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
+      }));
+    })();
+    let under = this.putting.get(base);
+    if (!under) this.putting.set(base, (under = new Map()));
+    under.set(work, checkpoint.id);
+    try {
+      await work;
+    } finally {
+      under.delete(work);
+      if (under.size === 0 && this.putting.get(base) === under) this.putting.delete(base);
     }
-    await this.locked(this.base(threadId, ns), () => this.append(threadId, ns, parentId, async (parent) => {
-      const channels: StepState["channels"] = {};
-      for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
-        if (ch in fresh) channels[ch] = fresh[ch];
-        else if (parent?.channels[ch] && parent.checkpoint_id === parentId && parent.channels[ch].version === version) channels[ch] = parent.channels[ch];
-      }
-      for (const ch of Object.keys(fresh)) if (!(ch in channels)) channels[ch] = fresh[ch];
-      const state: StepState = {
-        thread_id: threadId,
-        checkpoint_ns: ns,
-        checkpoint_id: checkpoint.id,
-        parent_checkpoint_id: parentId ?? null,
-        checkpoint: encCheckpoint,
-        metadata: encMetadata,
-        channels,
-        writes: [],
-      };
-      return { state, record: { langgraph: "checkpoint", checkpoint_id: checkpoint.id, writes: 0 } };
-    }));
-    this.arrival(this.base(threadId, ns) + checkpoint.id).resolve();
+    this.arrival(base + checkpoint.id).resolve();
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -353,7 +527,11 @@ export class CairnSaver extends BaseCheckpointSaver {
       throw new Error('put writes: the config has no "checkpoint_id" in its "configurable"');
     }
     const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const base = this.base(threadId, ns);
+    // Decided as the call comes, so that writes handed over before a newer put never wait for it.
+    const wait = this.behind(base, id) && this.tips.get(base)?.checkpointId !== id;
     const encoded = await Promise.all(writes.map(async ([channel, value], i) => ({ channel, idx: WRITES_IDX_MAP[channel] ?? i, value: await this.enc(value) })));
+    if (wait) await this.settle(base, id);
     const apply = () => this.locked(this.base(threadId, ns), () => this.append(threadId, ns, id, async (current) => {
       if (!current || current.checkpoint_id !== id) throw new NotYet();
       const all = [...current.writes];
@@ -468,6 +646,7 @@ export class CairnSaver extends BaseCheckpointSaver {
       }
       for (const k of [...this.states.keys()]) if (k.startsWith(s.session + "@")) this.states.delete(k);
     }
+    for (const k of [...this.tips.keys()]) if (k.startsWith(this.base(threadId))) this.tips.delete(k);
   }
 }
 
@@ -476,6 +655,11 @@ function segment(s: string): string {
   const b = Buffer.from(s, "utf8").toString("base64url");
   if (b.length <= 40) return b;
   return createHash("sha256").update(s, "utf8").digest("hex").slice(0, 41);
+}
+
+/** extendsList: JSON list text b is list text a with elements appended. */
+function extendsList(a: string, b: string): boolean {
+  return a.length > 2 && a[0] === "[" && a[a.length - 1] === "]" && b.length > a.length && b[a.length - 1] === "," && b[b.length - 1] === "]" && b.startsWith(a.slice(0, -1));
 }
 
 function isRecord(r: unknown): r is StepRecord {

@@ -4,7 +4,7 @@
 // store. Prints stored bytes ÷ appended bytes and ms a step for each.
 //
 //   CAIRN_BIN=... node test/bench.mjs [steps]
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
@@ -49,6 +49,9 @@ async function run(name, checkpointer, storedBytes) {
   return { name, stored, ratio: stored / appended, msPerStep: ms / steps };
 }
 
+// The machine's load, before and after: both runs share it, but it moves ms a step.
+const loadavg = () => (existsSync("/proc/loadavg") ? readFileSync("/proc/loadavg", "utf8").trim() : "n/a");
+const loadBefore = loadavg();
 const dir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
 try {
   const sqlitePath = join(dir, "lg.sqlite");
@@ -64,11 +67,11 @@ try {
   }
   const sqliteOnly = a.stored; // measured before the cairn store existed
   a.stored = sqliteOnly;
-  console.log(`${steps} steps, ${appended} bytes appended (${(appended / steps / 1000).toFixed(2)} KB a step)\n`);
+  console.log(`${steps} steps, ${appended} bytes appended (${(appended / steps / 1000).toFixed(2)} KB a step); /proc/loadavg before: ${loadBefore}, after: ${loadavg()}\n`);
   console.log("| checkpointer | stored bytes | stored ÷ appended | ms a step |");
   console.log("| --- | ---: | ---: | ---: |");
   for (const r of [a, b]) console.log(`| ${r.name} | ${r.stored} | ${r.ratio.toFixed(2)} | ${r.msPerStep.toFixed(1)} |`);
-  console.log(JSON.stringify({ steps, appended, results: [a, b] }));
+  console.log(JSON.stringify({ steps, appended, loadBefore, loadAfter: loadavg(), results: [a, b] }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

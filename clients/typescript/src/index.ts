@@ -12,6 +12,7 @@
 import type { components, operations } from "./openapi.js";
 
 export type { components, operations, paths } from "./openapi.js";
+export { makePatch, type MakePatchOptions } from "./patch.js";
 
 /** A step as the API returns it: its number, ids, record and, on reads, its state. */
 export type Step = components["schemas"]["Step"];
@@ -27,6 +28,15 @@ export type Status = Step["status"];
 export type CommitRequest = components["schemas"]["CommitRequest"];
 /** The answer to {@link CairnClient.remove}. */
 export type Removed = components["schemas"]["Removed"];
+/**
+ * One operation of an RFC 6902 JSON Patch, as {@link CairnClient.patch}
+ * sends it: add (a path ending in "/-" appends to an array), remove,
+ * replace, move, copy or test.
+ */
+export type PatchOp =
+  | { op: "add" | "replace" | "test"; path: string; value: unknown }
+  | { op: "remove"; path: string }
+  | { op: "move" | "copy"; from: string; path: string };
 /** An error answer's machine-readable code. */
 export type ErrorCode = components["schemas"]["Error"]["code"];
 
@@ -211,6 +221,20 @@ export class CairnClient {
   /** Commit state (any JSON value) as the session's next step. */
   async commit(session: string, state: unknown, opts: CommitOptions = {}): Promise<Step> {
     const body: CommitRequest = { state, status: opts.status ?? "running" };
+    if (opts.record !== undefined) body.record = opts.record;
+    if (opts.expect !== undefined) body.expect = opts.expect;
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body })).body;
+  }
+
+  /**
+   * Commit the head's state with a JSON Patch applied as the session's
+   * next step: the server stores exactly what committing the whole patched
+   * state would, and the request carries only the change. With expect,
+   * the patch applies to that step's state or fails with ConflictError; a
+   * patch that does not apply fails with InvalidError and commits nothing.
+   */
+  async patch(session: string, ops: PatchOp[], opts: CommitOptions = {}): Promise<Step> {
+    const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = opts.expect;
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body })).body;

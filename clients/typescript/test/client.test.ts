@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, isReply } from "../src/index.js";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, isReply, makePatch } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, required, tempDir } from "./harness.js";
 
@@ -81,6 +81,86 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
     const doc = { b: 1.5, a: [1, 2, { x: "<é>\u0000" }], nested: { deep: [[[]]] }, n: null };
     await srv.client.commit("json", doc);
     expect((await srv.client.head("json"))?.state).toEqual(doc);
+  });
+
+  it("commits a JSON Patch: the same state as the whole document, fenced by expect", async () => {
+    const c = srv.client;
+    const doc = { messages: [{ role: "user", text: "hi" }], n: 1 };
+    await c.commit("p-whole", doc, { expect: 0 });
+    await c.commit("p-patch", doc, { expect: 0 });
+    const next = { messages: [...doc.messages, { role: "ai", text: "héllo\u2028" }], n: 2, "k<>": 0.5 };
+    await c.commit("p-whole", next, { expect: 1 });
+    const st = await c.patch(
+      "p-patch",
+      [
+        { op: "add", path: "/messages/-", value: next.messages[1] },
+        { op: "replace", path: "/n", value: 2 },
+        { op: "add", path: "/k<>", value: 0.5 },
+      ],
+      { expect: 1, record: { note: "patched" } },
+    );
+    expect(st.step).toBe(2);
+    expect(st.record).toEqual({ note: "patched" });
+    const raw = async (s: string) => {
+      const r = await fetch(`${srv.url}/v1/sessions/${s}/steps/2`, { headers: { Authorization: "Bearer " + srv.token } });
+      const text = await r.text(); // the state, byte for byte as stored, ends the answer
+      return text.slice(text.indexOf(',"state":') + 9, text.lastIndexOf("}"));
+    };
+    expect(await raw("p-patch")).toBe(await raw("p-whole"));
+    expect(await raw("p-patch")).toContain('"k<>":0.5');
+    expect((await c.head("p-patch"))?.state).toEqual(next);
+    // A stale expect is a conflict; a patch that does not apply commits nothing.
+    await expect(c.patch("p-patch", [{ op: "replace", path: "/n", value: 3 }], { expect: 1 })).rejects.toBeInstanceOf(ConflictError);
+    const bad = await c.patch("p-patch", [{ op: "remove", path: "/nope" }], { expect: 2 }).catch((e) => e);
+    expect(bad).toBeInstanceOf(InvalidError);
+    expect(bad.message).toContain("op 1");
+    expect((await c.head("p-patch", { state: false }))?.step).toBe(2);
+  });
+
+  it("makePatch: every patched step stores the bytes of the whole state", async () => {
+    const c = srv.client;
+    const raw = async (s: string, n: number) => {
+      const r = await fetch(`${srv.url}/v1/sessions/${s}/steps/${n}`, { headers: { Authorization: "Bearer " + srv.token } });
+      const text = await r.text();
+      return text.slice(text.indexOf(',"state":') + 9, text.lastIndexOf("}"));
+    };
+    const msg = (i: number) => ({ lc: 1, type: "constructor", id: ["AIMessage"], kwargs: { content: `m${i} é ✓ 😀`, n: i / 3 } });
+    // A walk through the changes a checkpointer makes, and the awkward ones: members
+    // added, removed, reordered and named with escapes; arrays grown, shrunk, emptied;
+    // kinds changed; undefined members and elements.
+    const states: unknown[] = [
+      { v: 1, msgs: [msg(0)], ch: { a: { version: 1, value: "x" } }, writes: [] },
+      { v: 1, msgs: [msg(0), msg(1)], ch: { a: { version: 2, value: "y" }, b: { version: 1, value: [1, 2] } }, writes: [] },
+      { v: 1, msgs: [msg(0), msg(1)], ch: { a: { version: 2, value: "y" }, b: { version: 1, value: [1, 2] }, "😀/~": 0 }, writes: [{ t: "t1", value: msg(2) }] },
+      { v: 1, msgs: [msg(0), msg(1)], ch: { a: { version: 2, value: "y" }, b: { version: 1, value: [1, 2] }, "😀/~": 0, "line\u2028sep": 1 }, writes: [] },
+      { v: 1, msgs: [msg(0), msg(1), msg(2)], ch: { b: { version: 2, value: [1] }, a: { version: 3, value: null } }, writes: [] },
+      { v: 2, msgs: [msg(0), { ...msg(1), kwargs: { content: "edited" } }, msg(2)], ch: { b: { version: 2, value: [1] }, "a/b~c": 1, "line\u2028sep": 2, "😀": 3, "q\"": 4, "7": 5 } },
+      { v: 2, msgs: [msg(0)], ch: { b: { version: 2, value: [] }, "a/b~c": 2, u: undefined }, extra: [undefined, 1] },
+      { v: "two", msgs: {}, ch: [], extra: [[[]], { x: -0 }] },
+      { v: 2, msgs: [msg(3)], ch: {}, extra: [[[1]], { x: 0 }], n: 1e21 },
+    ];
+    let prev: unknown;
+    let patched = 0;
+    for (const [i, st] of states.entries()) {
+      await c.commit("mp-whole", st, { expect: i });
+      const ops = prev === undefined ? undefined : makePatch(JSON.parse(JSON.stringify(prev)), structuredClone(st));
+      if (ops) patched++;
+      if (ops) await c.patch("mp-patch", ops, { expect: i });
+      else await c.commit("mp-patch", st, { expect: i });
+      expect(await raw("mp-patch", i + 1), `step ${i + 1}`).toBe(await raw("mp-whole", i + 1));
+      prev = st;
+    }
+    expect(patched).toBe(states.length - 1);
+    expect(makePatch({ a: 1 }, [1])).toBeUndefined();
+    expect(makePatch({ a: [] }, { a: [1, 2, 3] }, { maxOps: 2 })).toBeUndefined();
+    // Equal parts of the new state become the old state's, so a cache of both keeps one.
+    const a = { msgs: [msg(0)], n: 1 };
+    const b = { msgs: [msg(0), msg(1)], n: 2 };
+    expect(makePatch(a, b)).toEqual([
+      { op: "add", path: "/msgs/-", value: msg(1) },
+      { op: "replace", path: "/n", value: 2 },
+    ]);
+    expect(b.msgs[0]).toBe(a.msgs[0]);
   });
 
   it("refuses a wrong token, and says so in a CairnError", async () => {

@@ -1,0 +1,130 @@
+/**
+ * makePatch: the JSON Patch that turns one JSON state into the next, for
+ * {@link CairnClient.patch}.
+ */
+import type { PatchOp } from "./index.js";
+
+/** Options of {@link makePatch}. */
+export interface MakePatchOptions {
+  /** Give up (return undefined) past this many operations (default 1000). */
+  maxOps?: number;
+}
+
+/**
+ * makePatch returns the operations that turn state `from` into state `to`
+ * on the server such that the stored text is byte for byte what committing
+ * `to` whole stores (members in `to`'s order, JSON.stringify's text), or
+ * undefined when it cannot say so in a patch (the roots differ in kind, or
+ * past maxOps): then commit `to` whole. `from` must be the state the patch
+ * applies to, as this client committed it or JSON.parse read it back from
+ * text that JSON.stringify wrote (text written otherwise, such as "1.50"
+ * or "\u00e9", is kept where unchanged, as a patch does). Parts of `to` equal to parts of `from` are replaced by
+ * those parts (shared, not copied), so a caller that keeps both keeps one.
+ */
+export function makePatch(from: unknown, to: unknown, opts: MakePatchOptions = {}): PatchOp[] | undefined {
+  if (kind(from) !== kind(to) || kind(to) === "scalar") return undefined;
+  const d = new Differ(opts.maxOps ?? 1000);
+  try {
+    d.value(from, to, "");
+  } catch (e) {
+    if (e === tooMany) return undefined;
+    throw e;
+  }
+  return d.ops;
+}
+
+const tooMany = new Error("too many operations");
+
+class Differ {
+  readonly ops: PatchOp[] = [];
+  constructor(private readonly max: number) {}
+
+  private push(op: PatchOp): void {
+    if (this.ops.length >= this.max) throw tooMany;
+    // JSON.stringify writes undefined (and functions) in an array as null.
+    if ("value" in op && (op.value === undefined || typeof op.value === "function")) op.value = null;
+    this.ops.push(op);
+  }
+
+  /** value adds the ops that turn a into b at path; it reports whether a and b are equal. */
+  value(a: unknown, b: unknown, path: string): boolean {
+    if (a === b) return true;
+    const ka = kind(a);
+    if (ka !== kind(b)) {
+      this.push({ op: "replace", path, value: b });
+      return false;
+    }
+    if (ka === "object") return this.object(a as Record<string, unknown>, b as Record<string, unknown>, path);
+    if (ka === "array") return this.array(a as unknown[], b as unknown[], path);
+    // Scalars: the same JSON text is the same value (0 and -0 both print "0").
+    if (JSON.stringify(a) === JSON.stringify(b)) return true;
+    this.push({ op: "replace", path, value: b });
+    return false;
+  }
+
+  private object(a: Record<string, unknown>, b: Record<string, unknown>, path: string): boolean {
+    const ak = members(a);
+    const bk = members(b);
+    const inB = new Set(bk);
+    const inA = new Set(ak);
+    const kept = ak.filter((k) => inB.has(k));
+    // The server keeps a member's place and adds new members last: b's
+    // order must be a's kept members, then new ones whose name the server
+    // writes as JSON.stringify does. Else b replaces a whole.
+    let ordered = kept.every((k, i) => bk[i] === k);
+    for (let i = kept.length; ordered && i < bk.length; i++) ordered = !inA.has(bk[i]) && plainKey(bk[i]);
+    if (!ordered) {
+      this.push({ op: "replace", path, value: b });
+      return false;
+    }
+    let same = kept.length === ak.length && kept.length === bk.length;
+    for (const k of ak) if (!inB.has(k)) this.push({ op: "remove", path: path + "/" + escape(k) });
+    for (const k of kept) {
+      if (this.value(a[k], b[k], path + "/" + escape(k))) b[k] = a[k];
+      else same = false;
+    }
+    for (let i = kept.length; i < bk.length; i++) this.push({ op: "add", path: path + "/" + escape(bk[i]), value: b[bk[i]] });
+    return same;
+  }
+
+  private array(a: unknown[], b: unknown[], path: string): boolean {
+    if (b.length === 0) {
+      if (a.length === 0) return true;
+      this.push({ op: "replace", path, value: b });
+      return false;
+    }
+    let same = a.length === b.length;
+    // Drop a's extra elements from the end, so that the indexes before them hold.
+    for (let i = a.length - 1; i >= b.length; i--) this.push({ op: "remove", path: `${path}/${i}` });
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (this.value(a[i], b[i], `${path}/${i}`)) b[i] = a[i];
+      else same = false;
+    }
+    for (let i = n; i < b.length; i++) this.push({ op: "add", path: path + "/-", value: b[i] });
+    return same;
+  }
+}
+
+type Kind = "object" | "array" | "scalar";
+
+function kind(v: unknown): Kind {
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "object" && v !== null) return "object";
+  return "scalar";
+}
+
+/** members lists the names JSON.stringify writes: those whose value is not undefined. */
+function members(o: Record<string, unknown>): string[] {
+  return Object.keys(o).filter((k) => o[k] !== undefined && typeof o[k] !== "function");
+}
+
+/** plainKey: the server writes this member name as JSON.stringify does (no escapes, no U+2028/9, no lone surrogates). */
+function plainKey(k: string): boolean {
+  return /^[\u0020-\u0021\u0023-\u005b\u005d-\u2027\u202a-\ud7ff\ue000-\u{10ffff}]*$/u.test(k);
+}
+
+/** escape encodes a member name as an RFC 6901 pointer token. */
+function escape(k: string): string {
+  return k.replace(/~/g, "~0").replace(/\//g, "~1");
+}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/wire"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -322,176 +323,141 @@ func appendPointer(out []byte, p *Pointer) []byte {
 	return append(out, p.ID[:]...)
 }
 
-type decoder struct {
-	p    []byte
-	err  error
-	what string
-}
+// decoder reads a manifest's fields; its faults are ErrCorrupt naming
+// what was read.
+type decoder struct{ wire.Reader }
 
-func (d *decoder) fail(format string, a ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, d.what, fmt.Sprintf(format, a...))
-	}
-}
-
-func (d *decoder) take(n uint64) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if uint64(len(d.p)) < n {
-		d.fail("truncated")
-		return nil
-	}
-	b := d.p[:n:n]
-	d.p = d.p[n:]
-	return b
-}
-
-func (d *decoder) uvarint(max uint64) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.p)
-	if n <= 0 || v > max {
-		d.fail("bad varint")
-		return 0
-	}
-	d.p = d.p[n:]
-	return v
-}
-
-func (d *decoder) byte() byte {
-	if b := d.take(1); b != nil {
-		return b[0]
-	}
-	return 0
+func newDecoder(p []byte, what string) *decoder {
+	return &decoder{wire.Reader{P: p, Fault: func(msg string) error {
+		return fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, what, msg)
+	}}}
 }
 
 func (d *decoder) session() string {
-	s := string(d.take(d.uvarint(128)))
-	if d.err == nil {
+	s := string(d.Take(d.Uvarint(128)))
+	if d.Err == nil {
 		if err := ValidSession(s); err != nil {
-			d.fail("%v", err)
+			d.Fail("%v", err)
 		}
 	}
 	return s
 }
 
 func (d *decoder) pointer() *Pointer {
-	switch d.byte() {
+	switch d.Byte() {
 	case 0:
 		return nil
 	case 1:
-		p := &Pointer{Session: d.session(), Number: d.uvarint(1 << 62)}
-		copy(p.ID[:], d.take(cas.IDSize))
+		p := &Pointer{Session: d.session(), Number: d.Uvarint(1 << 62)}
+		copy(p.ID[:], d.Take(cas.IDSize))
 		return p
 	}
-	d.fail("bad pointer flag")
+	d.Fail("bad pointer flag")
 	return nil
 }
 
 // Decode parses manifest bytes. what names the manifest in errors.
 func Decode(b []byte, what string) (*Manifest, error) {
-	d := &decoder{p: b, what: what}
-	if string(d.take(4)) != "CRNM" {
-		d.fail("bad magic")
-		return nil, d.err
+	d := newDecoder(b, what)
+	if string(d.Take(4)) != "CRNM" {
+		d.Fail("bad magic")
+		return nil, d.Err
 	}
-	v := d.byte()
-	if (v < 1 || v > FormatVersion) && d.err == nil {
-		d.fail("unsupported manifest version %d", v)
+	v := d.Byte()
+	if (v < 1 || v > FormatVersion) && d.Err == nil {
+		d.Fail("unsupported manifest version %d", v)
 	}
 	m := &Manifest{}
 	m.Session = d.session()
-	m.Number = d.uvarint(1 << 62)
+	m.Number = d.Uvarint(1 << 62)
 	m.Parent = d.pointer()
 	m.Origin = d.pointer()
-	if d.err == nil {
-		t, n := binary.Varint(d.p)
+	if d.Err == nil {
+		t, n := binary.Varint(d.P)
 		if n <= 0 {
-			d.fail("bad time")
+			d.Fail("bad time")
 		} else {
-			d.p = d.p[n:]
+			d.P = d.P[n:]
 			m.Time = time.Unix(0, t).UTC()
 		}
 	}
-	m.Status = Status(d.byte())
-	m.Kind = StateKind(d.byte())
-	flags := d.byte()
+	m.Status = Status(d.Byte())
+	m.Kind = StateKind(d.Byte())
+	flags := d.Byte()
 	m.Truncated = flags&1 != 0
-	m.Writer = string(d.take(d.uvarint(maxWriter)))
-	m.Record = d.take(d.uvarint(MaxRecordSize))
-	if d.err == nil {
+	m.Writer = string(d.Take(d.Uvarint(maxWriter)))
+	m.Record = d.Take(d.Uvarint(MaxRecordSize))
+	if d.Err == nil {
 		switch {
 		case m.Number == 0:
-			d.fail("step 0")
+			d.Fail("step 0")
 		case m.Status > Done:
-			d.fail("unknown status %d", m.Status)
+			d.Fail("unknown status %d", m.Status)
 		case m.Kind != StateJSON && m.Kind != StateDir:
-			d.fail("unknown state kind %d", m.Kind)
+			d.Fail("unknown state kind %d", m.Kind)
 		case flags > 1:
-			d.fail("unknown flags %#x", flags)
+			d.Fail("unknown flags %#x", flags)
 		case m.Parent != nil && m.Parent.Number >= m.Number:
-			d.fail("parent step %d is not before step %d", m.Parent.Number, m.Number)
+			d.Fail("parent step %d is not before step %d", m.Parent.Number, m.Number)
 		}
 	}
-	if d.err == nil {
-		ref, rest, err := tree.ReadRef(d.p, what)
+	if d.Err == nil {
+		ref, rest, err := tree.ReadRef(d.P, what)
 		if err != nil {
 			return nil, err
 		}
-		m.Root, d.p = ref, rest
+		m.Root, d.P = ref, rest
 	}
-	n := d.uvarint(maxLayout)
-	if n > 0 && v < 2 && d.err == nil {
-		d.fail("version 1 layout names packs")
+	n := d.Uvarint(maxLayout)
+	if n > 0 && v < 2 && d.Err == nil {
+		d.Fail("version 1 layout names packs")
 	}
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		p := PackRef{Level: d.byte(), Session: m.Session}
-		switch d.byte() {
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		p := PackRef{Level: d.Byte(), Session: m.Session}
+		switch d.Byte() {
 		case 0:
 		case 1:
 			p.Session = d.session()
 		default:
-			d.fail("bad pack session flag")
+			d.Fail("bad pack session flag")
 		}
-		p.Number = d.uvarint(1 << 62)
-		if d.err == nil && (p.Level == 0 || p.Level > MaxLevel || p.Number == 0) {
-			d.fail("bad pack %s@%d level %d", p.Session, p.Number, p.Level)
+		p.Number = d.Uvarint(1 << 62)
+		if d.Err == nil && (p.Level == 0 || p.Level > MaxLevel || p.Number == 0) {
+			d.Fail("bad pack %s@%d level %d", p.Session, p.Number, p.Level)
 		}
 		m.Layout.Packs = append(m.Layout.Packs, p)
 	}
-	n = d.uvarint(maxLayout)
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		r := Range{Session: d.session(), First: d.uvarint(1 << 62), Last: d.uvarint(1 << 62)}
-		if d.err == nil && (r.First == 0 || r.First > r.Last) {
-			d.fail("bad step range %d..%d", r.First, r.Last)
+	n = d.Uvarint(maxLayout)
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		r := Range{Session: d.session(), First: d.Uvarint(1 << 62), Last: d.Uvarint(1 << 62)}
+		if d.Err == nil && (r.First == 0 || r.First > r.Last) {
+			d.Fail("bad step range %d..%d", r.First, r.Last)
 		}
 		m.Layout.Steps = append(m.Layout.Steps, r)
 	}
-	if v >= spillVersion && d.err == nil {
-		n = d.uvarint(maxLayout)
-		if n == 0 && d.err == nil {
-			d.fail("version %d layout names no spill packs", v)
+	if v >= spillVersion && d.Err == nil {
+		n = d.Uvarint(maxLayout)
+		if n == 0 && d.Err == nil {
+			d.Fail("version %d layout names no spill packs", v)
 		}
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			sp := SpillRef{Session: d.session(), Number: d.uvarint(1 << 62), First: d.uvarint(MaxSpills), Last: d.uvarint(MaxSpills)}
-			if d.err == nil && (sp.Number == 0 || sp.First == 0 || sp.First > sp.Last) {
-				d.fail("bad spill packs %s@%d", sp.Session, sp.Number)
+		for i := uint64(0); i < n && d.Err == nil; i++ {
+			sp := SpillRef{Session: d.session(), Number: d.Uvarint(1 << 62), First: d.Uvarint(MaxSpills), Last: d.Uvarint(MaxSpills)}
+			if d.Err == nil && (sp.Number == 0 || sp.First == 0 || sp.First > sp.Last) {
+				d.Fail("bad spill packs %s@%d", sp.Session, sp.Number)
 			}
 			m.Layout.Spills = append(m.Layout.Spills, sp)
 		}
 	}
-	if d.err == nil {
+	if d.Err == nil {
 		if msg := m.Layout.problem(m.Number); msg != "" {
-			d.fail("%s", msg)
+			d.Fail("%s", msg)
 		}
 	}
-	if d.err == nil && len(d.p) != 0 {
-		d.fail("%d trailing bytes", len(d.p))
+	if d.Err == nil && len(d.P) != 0 {
+		d.Fail("%d trailing bytes", len(d.P))
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Err != nil {
+		return nil, d.Err
 	}
 	return m, nil
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/wire"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -323,111 +324,54 @@ func decode(data []byte) (key string, recs map[string]record, err error) {
 
 // decodeBody parses what follows the version byte, up to the checksum.
 func decodeBody(body []byte) (key string, recs map[string]record, err error) {
-	d := &decoder{p: body}
-	key = string(d.bytes(maxKey))
-	n := d.uvarint(MaxEntries)
+	d := newDecoder(body)
+	key = string(d.Bytes(maxKey))
+	n := d.Uvarint(MaxEntries)
 	recs = make(map[string]record, min(n, 4096))
 	prev := ""
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		p := string(d.bytes(maxPath))
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		p := string(d.Bytes(maxPath))
 		if i > 0 && p <= prev {
-			d.fail("paths out of order")
+			d.Fail("paths out of order")
 		}
 		prev = p
 		var r record
-		switch d.byte() {
+		switch d.Byte() {
 		case 'd':
 			r.dir = true
-			r.entries = int(d.uvarint(1<<31 - 1))
+			r.entries = int(d.Uvarint(1<<31 - 1))
 		case 'f':
-			r.st.Size = d.varint()
-			r.st.Mtime = d.varint()
-			r.st.Ctime = d.varint()
-			r.st.Inode = d.uvarint(1<<64 - 1)
-			r.st.Dev = d.uvarint(1<<64 - 1)
-			r.st.Mode = uint32(d.uvarint(1<<32 - 1))
+			r.st.Size = d.Varint()
+			r.st.Mtime = d.Varint()
+			r.st.Ctime = d.Varint()
+			r.st.Inode = d.Uvarint(1<<64 - 1)
+			r.st.Dev = d.Uvarint(1<<64 - 1)
+			r.st.Mode = uint32(d.Uvarint(1<<32 - 1))
 			if r.st.Size < 0 {
-				d.fail("negative size")
+				d.Fail("negative size")
 			}
 		default:
-			d.fail("bad record kind")
+			d.Fail("bad record kind")
 		}
-		if d.err == nil {
+		if d.Err == nil {
 			var rest []byte
-			r.ref, rest, d.err = tree.ReadRef(d.p, "stat cache")
-			d.p = rest
+			r.ref, rest, d.Err = tree.ReadRef(d.P, "stat cache")
+			d.P = rest
 		}
 		recs[p] = r
 	}
-	if d.err == nil && len(d.p) != 0 {
-		d.fail("trailing bytes")
+	if d.Err == nil && len(d.P) != 0 {
+		d.Fail("trailing bytes")
 	}
-	if d.err != nil {
-		return "", nil, d.err
+	if d.Err != nil {
+		return "", nil, d.Err
 	}
 	return key, recs, nil
 }
 
-type decoder struct {
-	p   []byte
-	err error
-}
+// decoder reads the file's fields; its faults wrap errBad.
+type decoder struct{ wire.Reader }
 
-func (d *decoder) fail(msg string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", errBad, msg)
-	}
-}
-
-func (d *decoder) uvarint(max uint64) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.p)
-	if n <= 0 || v > max {
-		d.fail("bad number")
-		return 0
-	}
-	d.p = d.p[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.p)
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.p = d.p[n:]
-	return v
-}
-
-func (d *decoder) bytes(max uint64) []byte {
-	n := d.uvarint(max)
-	if d.err != nil {
-		return nil
-	}
-	if uint64(len(d.p)) < n {
-		d.fail("truncated")
-		return nil
-	}
-	b := d.p[:n]
-	d.p = d.p[n:]
-	return b
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.p) == 0 {
-		d.fail("truncated")
-		return 0
-	}
-	b := d.p[0]
-	d.p = d.p[1:]
-	return b
+func newDecoder(p []byte) *decoder {
+	return &decoder{wire.Reader{P: p, Fault: func(msg string) error { return fmt.Errorf("%w: %s", errBad, msg) }}}
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/internal/wire"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -287,109 +288,67 @@ func decodeHeader(data []byte) (key string, number uint64, stamp string, err err
 	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
 		return "", 0, "", fmt.Errorf("%w: checksum mismatch", errBad)
 	}
-	d := &decoder{p: body[len(magic)+1:]}
-	key = string(d.bytes(maxKey))
-	number = d.uvarint(1<<63 - 1)
-	stamp = string(d.bytes(maxStamp))
-	return key, number, stamp, d.err
+	d := newDecoder(body[len(magic)+1:])
+	key = string(d.Bytes(maxKey))
+	number = d.Uvarint(1<<63 - 1)
+	stamp = string(d.Bytes(maxStamp))
+	return key, number, stamp, d.Err
 }
 
 // decodeBody parses what follows the version byte, up to the checksum.
 func decodeBody(body []byte) (string, *Head, error) {
 	const maxInt = 1<<63 - 1
-	d := &decoder{p: body}
-	key := string(d.bytes(maxKey))
-	h := &Head{Number: d.uvarint(maxInt)}
-	h.Stamp = string(d.bytes(maxStamp))
-	h.Manifest = bytes.Clone(d.bytes(MaxManifest))
-	copy(h.ID[:], d.take(cas.IDSize))
-	n := d.uvarint(MaxObjects)
-	if d.err == nil {
+	d := newDecoder(body)
+	key := string(d.Bytes(maxKey))
+	h := &Head{Number: d.Uvarint(maxInt)}
+	h.Stamp = string(d.Bytes(maxStamp))
+	h.Manifest = bytes.Clone(d.Bytes(MaxManifest))
+	copy(h.ID[:], d.Take(cas.IDSize))
+	n := d.Uvarint(MaxObjects)
+	if d.Err == nil {
 		h.Objects = make([]manifest.IndexObject, 0, min(n, 1024))
 	}
 	total := uint64(0)
 	prev := ""
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		o := manifest.IndexObject{Key: string(d.bytes(maxObjKey))}
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		o := manifest.IndexObject{Key: string(d.Bytes(maxObjKey))}
 		if i > 0 && o.Key <= prev {
-			d.fail("objects out of order")
+			d.Fail("objects out of order")
 		}
 		prev = o.Key
-		o.Bytes = int64(d.uvarint(maxInt))
-		k := d.uvarint(MaxEntries)
+		o.Bytes = int64(d.Uvarint(maxInt))
+		k := d.Uvarint(MaxEntries)
 		total += k
 		if total > MaxEntries {
-			d.fail("too many entries")
+			d.Fail("too many entries")
 		}
-		if d.err == nil {
+		if d.Err == nil {
 			o.Entries = make([]pack.Entry, 0, min(k, 4096))
 		}
-		for j := uint64(0); j < k && d.err == nil; j++ {
+		for j := uint64(0); j < k && d.Err == nil; j++ {
 			var e pack.Entry
-			copy(e.ID[:], d.take(cas.IDSize))
-			e.Offset = int64(d.uvarint(maxInt))
-			e.StoredLen = int64(d.uvarint(maxInt))
-			e.RawLen = int64(d.uvarint(maxInt))
+			copy(e.ID[:], d.Take(cas.IDSize))
+			e.Offset = int64(d.Uvarint(maxInt))
+			e.StoredLen = int64(d.Uvarint(maxInt))
+			e.RawLen = int64(d.Uvarint(maxInt))
 			o.Entries = append(o.Entries, e)
 		}
 		h.Objects = append(h.Objects, o)
 	}
-	if d.err == nil && len(d.p) != 0 {
-		d.fail("trailing bytes")
+	if d.Err == nil && len(d.P) != 0 {
+		d.Fail("trailing bytes")
 	}
-	if d.err != nil {
-		return "", nil, d.err
+	if d.Err != nil {
+		return "", nil, d.Err
 	}
 	return key, h, nil
 }
 
-type decoder struct {
-	p   []byte
-	err error
-}
+// decoder reads the file's fields; its faults wrap errBad.
+type decoder struct{ wire.Reader }
 
-func (d *decoder) fail(msg string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", errBad, msg)
-	}
-}
-
-func (d *decoder) uvarint(max uint64) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.p)
-	if n <= 0 || v > max {
-		d.fail("bad number")
-		return 0
-	}
-	d.p = d.p[n:]
-	return v
-}
-
-func (d *decoder) take(n int) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if len(d.p) < n {
-		d.fail("truncated")
-		return nil
-	}
-	b := d.p[:n]
-	d.p = d.p[n:]
-	return b
-}
-
-func (d *decoder) bytes(max uint64) []byte {
-	n := d.uvarint(max)
-	if d.err != nil {
-		return nil
-	}
-	if uint64(len(d.p)) < n {
-		d.fail("truncated")
-		return nil
-	}
-	return d.take(int(n))
+func newDecoder(p []byte) *decoder {
+	return &decoder{wire.Reader{P: p, Fault: func(msg string) error { return fmt.Errorf("%w: %s", errBad, msg) }}}
 }
 
 // Begin records that this process is committing the session whose cache

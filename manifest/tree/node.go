@@ -71,42 +71,42 @@ func appendEntry(out []byte, typ byte, e Entry) []byte {
 
 // DecodeNode decodes node bytes. what names the node in errors.
 func DecodeNode(data []byte, what string) (*NodeData, error) {
-	r := &reader{p: data, what: what}
-	n := &NodeData{Type: r.byte()}
+	r := newReader(data, what)
+	n := &NodeData{Type: r.Byte()}
 	switch n.Type {
 	case TypeObject, TypeArray, TypeChunks, TypeList, TypeDir:
 	default:
-		if r.err == nil {
-			r.fail("unknown node type %q", n.Type)
+		if r.Err == nil {
+			r.Fail("unknown node type %q", n.Type)
 		}
-		return nil, r.err
+		return nil, r.Err
 	}
-	count := r.uvarint(MaxNodeEntries)
+	count := r.Uvarint(MaxNodeEntries)
 	n.Entries = make([]Entry, 0, min(count, 1024))
-	for i := uint64(0); i < count && r.err == nil; i++ {
+	for i := uint64(0); i < count && r.Err == nil; i++ {
 		var e Entry
 		if n.Type == TypeObject || n.Type == TypeDir {
-			e.Name = string(r.bytes(r.uvarint(MaxNameLen)))
+			e.Name = string(r.Take(r.Uvarint(MaxNameLen)))
 		}
 		if n.Type == TypeDir {
-			e.Mode = r.byte()
+			e.Mode = r.Byte()
 			if e.Mode > ModeDir {
-				r.fail("unknown mode %d", e.Mode)
+				r.Fail("unknown mode %d", e.Mode)
 			}
 		}
 		e.Ref = r.ref()
-		if r.err == nil {
+		if r.Err == nil {
 			if err := n.checkRef(e); err != nil {
-				r.fail("%v", err)
+				r.Fail("%v", err)
 			}
 		}
 		n.Entries = append(n.Entries, e)
 	}
-	if r.err == nil && len(r.p) != 0 {
-		r.fail("%d trailing bytes", len(r.p))
+	if r.Err == nil && len(r.P) != 0 {
+		r.Fail("%d trailing bytes", len(r.P))
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	return n, nil
 }

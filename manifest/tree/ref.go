@@ -24,6 +24,7 @@ import (
 	"fmt"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/wire"
 )
 
 // RefKind says how a Ref holds its content.
@@ -74,50 +75,13 @@ func AppendRef(dst []byte, r Ref) []byte {
 }
 
 // reader decodes node bytes, remembering the first error.
-type reader struct {
-	p    []byte
-	err  error
-	what string
-}
+type reader struct{ wire.Reader }
 
-func (r *reader) fail(format string, a ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, r.what, fmt.Sprintf(format, a...))
-	}
-}
-
-func (r *reader) uvarint(max uint64) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.p)
-	if n <= 0 || v > max {
-		r.fail("bad varint")
-		return 0
-	}
-	r.p = r.p[n:]
-	return v
-}
-
-func (r *reader) bytes(n uint64) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if uint64(len(r.p)) < n {
-		r.fail("truncated")
-		return nil
-	}
-	b := r.p[:n:n]
-	r.p = r.p[n:]
-	return b
-}
-
-func (r *reader) byte() byte {
-	b := r.bytes(1)
-	if b == nil {
-		return 0
-	}
-	return b[0]
+// newReader returns a reader of p whose faults are ErrCorrupt naming what.
+func newReader(p []byte, what string) *reader {
+	return &reader{wire.Reader{P: p, Fault: func(msg string) error {
+		return fmt.Errorf("%w: %s: %s", cas.ErrCorrupt, what, msg)
+	}}}
 }
 
 // maxSize bounds any size field read from a node.
@@ -125,22 +89,22 @@ const maxSize = 1 << 50
 
 // ReadRef decodes a ref from the front of p and returns the rest.
 func ReadRef(p []byte, what string) (Ref, []byte, error) {
-	r := &reader{p: p, what: what}
+	r := newReader(p, what)
 	ref := r.ref()
-	return ref, r.p, r.err
+	return ref, r.P, r.Err
 }
 
 func (r *reader) ref() Ref {
 	var ref Ref
-	ref.Kind = RefKind(r.byte())
+	ref.Kind = RefKind(r.Byte())
 	switch ref.Kind {
 	case Inline:
-		ref.Data = r.bytes(r.uvarint(InlineMax))
+		ref.Data = r.Take(r.Uvarint(InlineMax))
 	case Blob, Node:
-		copy(ref.ID[:], r.bytes(cas.IDSize))
-		ref.Size = int64(r.uvarint(maxSize))
+		copy(ref.ID[:], r.Take(cas.IDSize))
+		ref.Size = int64(r.Uvarint(maxSize))
 	default:
-		r.fail("unknown ref kind %d", ref.Kind)
+		r.Fail("unknown ref kind %d", ref.Kind)
 	}
 	return ref
 }

@@ -89,8 +89,8 @@ func (d *Doc) Build(doc []byte, sink Sink) (Ref, error) {
 		s = commonSuffix(d.text[p:], doc[p:])
 	}
 	oldLen := len(d.text)
-	d.splice(p, oldLen-s, doc[p:len(doc)-s])
-	if err := d.reparse(p, s, len(doc)-oldLen); err != nil {
+	span := d.splice(p, oldLen-s, doc[p:len(doc)-s])
+	if err := d.reparse(p, s, len(doc)-oldLen, span); err != nil {
 		d.Rollback()
 		return Ref{}, err
 	}
@@ -121,13 +121,16 @@ func (d *Doc) begin() {
 	d.was.root, d.was.off = d.root, d.off
 }
 
-// splice replaces text[at:end] with repl, which must not alias the text.
-func (d *Doc) splice(at, end int, repl []byte) {
+// splice replaces text[at:end] with repl, which must not alias the text,
+// and returns the bytes it replaced (kept for Rollback).
+func (d *Doc) splice(at, end int, repl []byte) []byte {
 	if end-at == 0 && len(repl) == 0 {
-		return
+		return nil
 	}
-	d.undo = append(d.undo, splice{at: at, end: at + len(repl), old: bytes.Clone(d.text[at:end])})
+	old := bytes.Clone(d.text[at:end])
+	d.undo = append(d.undo, splice{at: at, end: at + len(repl), old: old})
 	d.text = replace(d.text, at, end, repl)
+	return old
 }
 
 // replace returns text with text[at:end] replaced by repl, in place when
@@ -150,12 +153,12 @@ func replace(text []byte, at, end int, repl []byte) []byte {
 
 // reparse brings the parse up to date with the text, whose first p and
 // last s bytes are those of the previous version; delta is the change in
-// length.
-func (d *Doc) reparse(p, s, delta int) error {
+// length and span the previous version's bytes between the two.
+func (d *Doc) reparse(p, s, delta int, span []byte) error {
 	if d.root == nil {
 		p, s = 0, 0
 	}
-	ip := &incParser{in: d.text, p: p, s: s, delta: delta}
+	ip := &incParser{in: d.text, p: p, s: s, delta: delta, span: span}
 	root, off, err := ip.doc(d.root, d.off)
 	if err != nil {
 		return err
@@ -205,22 +208,112 @@ func commonSuffix(a, b []byte) int {
 }
 
 // incParser parses a new version of a document beside the parse of the
-// previous one. Both texts agree on their first p and last s bytes, and
-// delta is the new length minus the old. A value that ends within the
-// common prefix is the previous value: the parser's state there is the
-// same in both versions. A container both versions open at the same
-// place is parsed beside its previous version: its children within the
-// common prefix are kept, and once the parser stands at the start of one
-// of its previous children within the common suffix, that child and all
-// after it are kept as well (from there the bytes and the parser's state
-// are the same in both versions).
+// previous one. Both texts agree on their first p and last s bytes, delta
+// is the new length minus the old, and span holds the previous version's
+// bytes between the two, so that any previous value can be compared with
+// the new text.
+//
+// Each value is parsed beside a hint: the previous value the new one
+// stands for (the root for the root; for a child, the previous child its
+// container's hint aligns it with). A value whose bytes are those of its
+// hint is the hint: its parse depends only on its bytes (and, for a
+// number, on the byte after it), and a hint is always at the same depth,
+// so the node, its ref and its list state are kept without parsing or
+// hashing it again. Comparing costs memory speed; only what differs is
+// parsed. Within a container:
+//
+//   - If it starts where its hint did within the common prefix, its
+//     children that end there are kept at once (a binary search).
+//   - Once the parser stands, within the common suffix, at the start of a
+//     hint's child, that child and all after it are kept: from there the
+//     bytes and the parser's state are those of the previous version.
+//   - Elsewhere a child is aligned with the hint's children (an array's
+//     by index, tolerating one element inserted or deleted; an object's
+//     by key), and the longest run of the hint's children whose bytes
+//     follow is kept in one comparison. A child that differs is parsed
+//     beside the hint's child, so that an edit deep down costs its path.
 type incParser struct {
 	in       []byte
 	pos      int
 	depth    int
 	p, s     int
 	delta    int
+	span     []byte
 	keepKids bool // keep the children of small containers (for lookups)
+}
+
+// commonRun returns how many bytes, up to limit, the previous version's
+// text from oldAt has in common with the new text from at.
+func (p *incParser) commonRun(oldAt, at, limit int) int {
+	limit = min(limit, len(p.in)-at)
+	spanEnd := p.p + len(p.span) // where the common suffix starts in the previous version
+	run := 0
+	for run < limit {
+		o, n := oldAt+run, at+run
+		var seg []byte
+		switch {
+		case o < p.p && o == n, o >= spanEnd && o+p.delta == n:
+			// The same bytes of the common prefix or suffix.
+			end := p.p
+			if o >= spanEnd {
+				end = len(p.in) - p.delta
+			}
+			run += min(end-o, limit-run)
+			continue
+		case o < p.p:
+			seg = p.in[o:p.p]
+		case o < spanEnd:
+			seg = p.span[o-p.p:]
+		default:
+			seg = p.in[o+p.delta:]
+		}
+		k := min(len(seg), limit-run)
+		c := commonPrefix(seg[:k], p.in[n:n+k])
+		run += c
+		if c < k {
+			break
+		}
+	}
+	return run
+}
+
+// oldBytes returns the previous version's text[at:at+n].
+func (p *incParser) oldBytes(at, n int) []byte {
+	spanEnd := p.p + len(p.span)
+	switch {
+	case at+n <= p.p:
+		return p.in[at : at+n]
+	case at >= p.p && at+n <= spanEnd:
+		return p.span[at-p.p : at-p.p+n]
+	case at >= spanEnd:
+		return p.in[at+p.delta : at+p.delta+n]
+	}
+	out := make([]byte, 0, n)
+	for i := at; i < at+n; i++ {
+		switch {
+		case i < p.p:
+			out = append(out, p.in[i])
+		case i < spanEnd:
+			out = append(out, p.span[i-p.p])
+		default:
+			out = append(out, p.in[i+p.delta])
+		}
+	}
+	return out
+}
+
+// same reports whether old, the previous value at oldAt, is also the
+// value at at.
+func (p *incParser) same(old *jnode, oldAt, at int) bool {
+	end := at + old.n
+	if oldAt == at && end < p.p {
+		return true
+	}
+	if p.commonRun(oldAt, at, old.n) < old.n {
+		return false
+	}
+	// A number ends where a byte that cannot continue it follows.
+	return old.kind != 'n' || end >= len(p.in) || !isNumByte(p.in[end])
 }
 
 func (p *incParser) errorf(format string, a ...any) error {
@@ -241,10 +334,7 @@ func (p *incParser) ws() {
 func (p *incParser) doc(old *jnode, oldOff int) (*jnode, int, error) {
 	p.ws()
 	off := p.pos
-	if old != nil && off != oldOff {
-		old = nil
-	}
-	root, err := p.value(old)
+	root, err := p.value(old, oldOff)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -255,8 +345,9 @@ func (p *incParser) doc(old *jnode, oldOff int) (*jnode, int, error) {
 	return root, off, nil
 }
 
-// reusable reports whether old, the previous value starting at start,
-// is also the value starting there now.
+// reusable reports whether old, the previous value starting at start, is
+// also the value starting there now, knowing only where the common prefix
+// ends. It is monotonic over the children of a container.
 func (p *incParser) reusable(old *jnode, start int) bool {
 	end := start + old.n
 	if end != p.p {
@@ -270,13 +361,13 @@ func isNumByte(c byte) bool {
 	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }
 
-// value parses the value at p.pos; old, if not nil, is the previous
-// value starting at the same place.
-func (p *incParser) value(old *jnode) (*jnode, error) {
+// value parses the value at p.pos; old, if not nil, is its hint, the
+// previous value at oldAt.
+func (p *incParser) value(old *jnode, oldAt int) (*jnode, error) {
 	if p.pos >= len(p.in) {
 		return nil, p.errorf("unexpected end of input")
 	}
-	if old != nil && p.reusable(old, p.pos) {
+	if old != nil && p.same(old, oldAt, p.pos) {
 		p.pos += old.n
 		return old, nil
 	}
@@ -286,7 +377,7 @@ func (p *incParser) value(old *jnode) (*jnode, error) {
 		if old != nil && (old.kind != c || !old.open()) {
 			old = nil
 		}
-		return p.container(c, old)
+		return p.container(c, old, oldAt)
 	case c == '"':
 		if err := p.str(); err != nil {
 			return nil, err
@@ -310,16 +401,9 @@ func (p *incParser) value(old *jnode) (*jnode, error) {
 	}
 }
 
-// parallel returns the previous child i of old if it starts at p.pos
-// within the common prefix.
-func (p *incParser) parallel(old *jnode, i, start int) *jnode {
-	if old == nil || p.pos >= p.p || i >= len(old.kids) || start+old.offs[i] != p.pos {
-		return nil
-	}
-	return old.kids[i]
-}
-
-func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
+// container parses the container at p.pos; old, if not nil, is its hint,
+// the previous container at oldStart.
+func (p *incParser) container(open byte, old *jnode, oldStart int) (*jnode, error) {
 	p.depth++
 	if p.depth > MaxDepth {
 		return nil, p.errorf("nesting deeper than %d", MaxDepth)
@@ -331,16 +415,18 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 	}
 	start := p.pos
 	nd := &jnode{kind: open}
-	c := &containerParse{p: p, nd: nd, old: old, start: start}
+	c := &containerParse{p: p, nd: nd, old: old, oldStart: oldStart, start: start}
 	k := 0
 	if old != nil {
 		nd.list = old.list
+	}
+	if old != nil && oldStart == start {
 		k = sort.Search(len(old.kids), func(i int) bool { return !p.reusable(old.kids[i], start+old.offs[i]) })
 		if open == '{' {
 			k &^= 1 // whole members only
 		}
 	}
-	c.kept = k
+	c.kept, c.front, c.next = k, k, k
 	if k > 0 {
 		if k == len(old.kids) {
 			// Appending: share the previous version's arrays, writing
@@ -378,20 +464,32 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 		}
 		if old != nil && p.pos >= len(p.in)-p.s {
 			// Within the common suffix: resynchronise on a previous child.
-			if j, ok := slices.BinarySearch(old.offs, p.pos-p.delta-start); ok && (open == '[' || j%2 == 0) {
+			if j, ok := slices.BinarySearch(old.offs, p.pos-p.delta-oldStart); ok && (open == '[' || j%2 == 0) {
+				shift := oldStart + p.delta - start
 				for i := j; i < len(old.kids); i++ {
 					nd.kids = append(nd.kids, old.kids[i])
-					nd.offs = append(nd.offs, old.offs[i]+p.delta)
+					nd.offs = append(nd.offs, old.offs[i]+shift)
 				}
-				p.pos = start + old.n + p.delta
+				p.pos = oldStart + old.n + p.delta
 				return c.finish(j), nil
+			}
+		}
+		hint, sameKey := -1, false
+		if old != nil {
+			var kept bool
+			if kept, hint, sameKey = c.align(); kept {
+				continue
 			}
 		}
 		if open == '{' {
 			if p.pos >= len(p.in) || p.in[p.pos] != '"' {
 				return nil, p.errorf("expected a string key")
 			}
-			if err := c.kid(); err != nil {
+			if sameKey {
+				// The key is the hint's; its value differs.
+				c.add(old.kids[hint-1], p.pos)
+				p.pos += old.kids[hint-1].n
+			} else if err := c.kid(-1); err != nil {
 				return nil, err
 			}
 			p.ws()
@@ -401,7 +499,7 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 			p.pos++
 			p.ws()
 		}
-		if err := c.kid(); err != nil {
+		if err := c.kid(hint); err != nil {
 			return nil, err
 		}
 	}
@@ -409,25 +507,146 @@ func (p *incParser) container(open byte, old *jnode) (*jnode, error) {
 
 // containerParse is the state of one container being parsed.
 type containerParse struct {
-	p     *incParser
-	nd    *jnode
-	old   *jnode
-	start int
-	kept  int // children kept from old at the front
-	fresh int // compact length of the children parsed here
+	p        *incParser
+	nd       *jnode
+	old      *jnode // the hint, or nil
+	oldStart int
+	start    int
+	kept     int // children kept from old at the front
+	fresh    int // compact length of the children added after those
+	// front counts the first children that are old's at the same index.
+	// next is the index in old after the child last aligned, and miss
+	// counts the children added since, which matched none of old's.
+	front, next, miss int
+	keys              map[string]int // old's keys, by their text, once needed
 }
 
-// kid parses the child at p.pos.
-func (c *containerParse) kid() error {
+// kid parses the child at p.pos, beside old's child hint (-1: none).
+func (c *containerParse) kid(hint int) error {
 	p := c.p
 	at := p.pos
-	kid, err := p.value(p.parallel(c.old, len(c.nd.kids), c.start))
+	var h *jnode
+	var hAt int
+	if hint >= 0 && hint < len(c.old.kids) {
+		h, hAt = c.old.kids[hint], c.oldStart+c.old.offs[hint]
+	}
+	kid, err := p.value(h, hAt)
 	if err != nil {
 		return err
 	}
+	c.add(kid, at)
+	return nil
+}
+
+// add appends kid, which starts at at.
+func (c *containerParse) add(kid *jnode, at int) {
+	i := len(c.nd.kids)
+	if c.front == i && c.old != nil && i < len(c.old.kids) && c.old.kids[i] == kid {
+		c.front++
+	}
 	c.nd.kids, c.nd.offs = append(c.nd.kids, kid), append(c.nd.offs, at-c.start)
 	c.fresh += kid.c
-	return nil
+}
+
+// align aligns the child at p.pos (a key, in an object) with old's
+// children. If a run of old's children follows there, it adds them, moves
+// p.pos past them and returns kept. Else it returns the index of the
+// child of old that the new one (for an object, the member's value) is
+// parsed beside, or -1, and for an object whether the key is that
+// member's.
+//
+// An array's child is compared with the child of old at the same place
+// after the last aligned one (elements replaced), then with those that
+// follow the last aligned one (elements inserted, or up to three
+// deleted). An object's member is looked up by its key, and a key that
+// old lacks stands for the member at the same place (a member renamed).
+func (c *containerParse) align() (kept bool, hint int, sameKey bool) {
+	p, old := c.p, c.old
+	if c.nd.kind == '[' {
+		at := c.next + c.miss
+		if at < len(old.kids) && c.run(at) {
+			return true, 0, false
+		}
+		for k := c.next; k <= c.next+3 && k < len(old.kids); k++ {
+			if k != at && c.run(k) {
+				return true, 0, false
+			}
+		}
+		c.miss++
+		if at < len(old.kids) {
+			return false, at, false
+		}
+		return false, -1, false
+	}
+	j := c.next
+	if j+1 >= len(old.kids) || p.commonRun(c.oldStart+old.offs[j], p.pos, old.kids[j].n) < old.kids[j].n {
+		j = -1
+		if end, problem := scanString(p.in, p.pos); problem == "" && p.in[p.pos] == '"' {
+			if c.keys == nil {
+				c.keys = make(map[string]int, len(old.kids)/2)
+				for k := 0; k+1 < len(old.kids); k += 2 {
+					key := p.oldBytes(c.oldStart+old.offs[k], old.kids[k].n)
+					if _, dup := c.keys[string(key)]; !dup {
+						c.keys[string(key)] = k
+					}
+				}
+			}
+			if k, ok := c.keys[string(p.in[p.pos:end])]; ok {
+				j = k
+			}
+		}
+	}
+	if j < 0 {
+		at := c.next + c.miss
+		c.miss += 2
+		if at+1 < len(old.kids) {
+			return false, at + 1, false
+		}
+		return false, -1, false
+	}
+	if c.run(j) {
+		return true, 0, false
+	}
+	c.next, c.miss = j+2, 0
+	return false, j + 1, true
+}
+
+// run adds the longest run of old's children from j on whose bytes
+// follow at p.pos (whole members, in an object), if there is one.
+func (c *containerParse) run(j int) bool {
+	p, old := c.p, c.old
+	from := old.offs[j]
+	n := p.commonRun(c.oldStart+from, p.pos, old.n-from)
+	if n < old.kids[j].n {
+		return false
+	}
+	// The children of old that end within the run.
+	last := j + sort.Search(len(old.kids)-j, func(k int) bool {
+		return old.offs[j+k]+old.kids[j+k].n > from+n
+	}) - 1
+	step := 1
+	if c.nd.kind == '{' {
+		step = 2
+		if (last-j)%2 == 0 {
+			last-- // a key without its value
+		}
+	}
+	if last >= j {
+		// A number ends where a byte that cannot continue it follows.
+		if end := p.pos + old.offs[last] + old.kids[last].n - from; old.kids[last].kind == 'n' && end < len(p.in) && isNumByte(p.in[end]) {
+			last -= step
+		}
+	}
+	if last < j {
+		return false
+	}
+	at := p.pos
+	for k := j; k <= last; k++ {
+		c.add(old.kids[k], at+old.offs[k]-from)
+	}
+	c.next, c.miss = last+1, 0
+	p.pos = at + old.offs[last] + old.kids[last].n - from
+	return true
 }
 
 // finish sets the container's lengths, and what it shares with the list
@@ -451,10 +670,15 @@ func (c *containerParse) finish(resync int) *jnode {
 		if old.built {
 			oldFront, oldBack = len(old.kids), len(old.kids)
 		}
-		nd.front = min(c.kept, oldFront)
+		nd.front = min(c.front, oldFront)
+		back := 0
 		if resync >= 0 {
-			nd.back = min(len(old.kids)-resync, oldBack)
+			back = len(old.kids) - resync
 		}
+		for back < len(nd.kids) && back < len(old.kids) && nd.kids[len(nd.kids)-1-back] == old.kids[len(old.kids)-1-back] {
+			back++
+		}
+		nd.back = min(back, oldBack)
 	}
 	nd.c = 2 + nd.kc
 	if len(nd.kids) > 1 {

@@ -431,6 +431,8 @@ func FuzzDocBuild(f *testing.F) {
 	f.Add(uint64(1), []byte{0, 1, 2, 3})
 	f.Add(uint64(2), []byte("\x05\x10\"\x07\x22\\"))
 	f.Add(uint64(3), []byte("\x01\x01\x01\x01\x01\x01\x01\x01"))
+	f.Add(uint64(6), []byte{0, 3, 2, 3, 4, 3, 6, 3, 8, 3, 10, 3}) // several edits a version, white space
+	f.Add(uint64(9), []byte{0, 2, 0, 3, 1, 0x50, 0, 3, 3, 0xd1})
 	f.Fuzz(func(t *testing.T, seed uint64, edits []byte) {
 		if len(edits) > 64 {
 			edits = edits[:64]

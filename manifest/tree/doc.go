@@ -10,8 +10,10 @@ import (
 // Doc is a JSON document held by its writer between commits: its text,
 // its parse, and the ref of every subtree as last stored. Handing it the
 // next version of the document (Build) or a JSON Patch (Patch) re-parses
-// and re-stores only the subtrees whose bytes changed; every other
-// subtree keeps its ref without being read or hashed again. The result
+// and re-stores only the subtrees whose bytes changed, wherever the
+// changes are; every other subtree keeps its ref without being parsed or
+// hashed again (Build compares its bytes with the previous version's, at
+// memory speed). The result
 // is always the one BuildJSON gives for the same text: the same root and
 // the same new blobs, put in the same order.
 //
@@ -560,7 +562,7 @@ type containerParse struct {
 	known    int // bytes from start known to be old's
 	kept     int // children kept from old at the front
 	fresh    int // compact length of the children parsed or added one by one
-	// kept holds the ranges of old's children added in bulk, in order
+	// ranges holds those of old's children added in bulk, in order
 	// (an array's), and hinted the indices of old's children given as
 	// hints (an array's, in order), which a later run must not keep.
 	ranges [][2]int

@@ -13,9 +13,8 @@ import (
 // and re-stores only the subtrees whose bytes changed, wherever the
 // changes are; every other subtree keeps its ref without being parsed or
 // hashed again (Build compares its bytes with the previous version's, at
-// memory speed). The result
-// is always the one BuildJSON gives for the same text: the same root and
-// the same new blobs, put in the same order.
+// memory speed). The result is always the one BuildJSON gives for the
+// same text: the same root and the same new blobs, put in the same order.
 //
 // A Build or Patch is staged: Commit keeps it, Rollback restores the
 // document as it was before. A Doc is not safe for concurrent use.

@@ -71,9 +71,10 @@ func Full() Config {
 		MinIOSteps:   300,
 		FilesSteps:   100,
 		FilesCount:   2000,
-		// Writing the 100,000-step session takes about 12 minutes here:
-		// the windowed workload's document still grows (its plan and
-		// scratchpad), and every commit re-parses the whole document.
+		// Writing the 100,000-step session takes about 8 minutes here,
+		// most of it generating the windowed workload's document, which
+		// still grows (its plan); a commit compares it with the last one
+		// at memory speed and parses only what changed.
 		ResumeSteps:  []int{10_000, 100_000},
 		ResumeWindow: 8,
 		LargeSize:    1 << 30,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/workload"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -44,10 +46,12 @@ func newBlobs(seq []cas.ID, base *memStore) []cas.ID {
 // a document: the same result, the same root, the same new blobs in the
 // same order. base holds every blob stored before.
 type differ struct {
-	t    testing.TB
-	doc  *tree.Doc
-	base *memStore
-	prev []byte // the last version committed
+	t     testing.TB
+	doc   *tree.Doc
+	base  *memStore
+	prev  []byte // the last version committed
+	puts  int    // puts of the last incremental build
+	again int    // of which blobs stored before
 }
 
 func newDiffer(t testing.TB) *differ {
@@ -63,6 +67,12 @@ func (d *differ) step(v []byte) bool {
 	want, werr := tree.BuildJSON(v, full)
 	inc := &seqSink{store: newMemStore()}
 	got, gerr := d.doc.Build(v, inc)
+	d.puts, d.again = len(inc.seq), 0
+	for _, id := range inc.seq {
+		if d.base.has(id) {
+			d.again++
+		}
+	}
 	if (werr == nil) != (gerr == nil) || werr != nil && !errors.Is(gerr, tree.ErrSyntax) {
 		t.Fatalf("Build error %v, BuildJSON error %v, of %.200q", gerr, werr, v)
 	}
@@ -189,11 +199,34 @@ func (v *jv) containers() []*jv {
 }
 
 // edit makes one random structural edit in v, which must be a container.
+// Besides removing, replacing and inserting children it shifts a window
+// (drops the first child, appends one), swaps two children (reorders an
+// object's members), renames a member, wraps a child in an array or
+// unwraps it, and repeats a child (the same subtree twice, which later
+// edits change in both places).
 func (v *jv) edit(r *rand.Rand) {
 	cs := v.containers()
 	c := cs[r.IntN(len(cs))]
 	n := len(c.kids)
-	switch op := r.IntN(6); {
+	switch op := r.IntN(11); {
+	case op == 6 && n > 0: // shift a window
+		c.kids, c.keys = append(c.kids[1:], genValue(r, 3)), append(c.keys[1:], genKey(r))
+	case op == 7 && n > 1: // swap
+		i, j := r.IntN(n), r.IntN(n)
+		c.kids[i], c.kids[j] = c.kids[j], c.kids[i]
+		c.keys[i], c.keys[j] = c.keys[j], c.keys[i]
+	case op == 8 && n > 0: // rename
+		c.keys[r.IntN(n)] = genKey(r)
+	case op == 9 && n > 0: // wrap or unwrap
+		i := r.IntN(n)
+		if k := c.kids[i]; k.scalar == "" && len(k.kids) > 0 && r.IntN(2) == 0 {
+			c.kids[i] = k.kids[0]
+		} else {
+			c.kids[i] = &jv{kids: []*jv{k}, keys: []string{""}}
+		}
+	case op == 10 && n > 0: // repeat
+		at := r.IntN(n + 1)
+		c.kids, c.keys = slices.Insert(c.kids, at, c.kids[r.IntN(n)]), slices.Insert(c.keys, at, genKey(r))
 	case op == 0 && n > 0: // remove
 		i := r.IntN(n)
 		c.kids, c.keys = slices.Delete(c.kids, i, i+1), slices.Delete(c.keys, i, i+1)
@@ -284,6 +317,71 @@ func appendDocSmall(n int) []byte {
 	return []byte(b.String())
 }
 
+// TestDocBuildScatteredEdits: the windowed agent workload changes several
+// places of its document every step (the message window drops its first
+// message and appends one, a plan task changes, the scratchpad and the
+// step are rewritten), so the changed span from the first to the last
+// difference covers nearly all of it. A Build must still store only what
+// changed: the new message, the scratchpad, the edited task, and the
+// nodes above them; not every message and task again.
+func TestDocBuildScatteredEdits(t *testing.T) {
+	d := newDiffer(t)
+	w := workload.NewAppend(workload.AppendOptions{Seed: 5, Window: 8})
+	most, again := 0, 0
+	for w.Step() < 400 {
+		doc, _ := w.Next()
+		d.step(doc)
+		if w.Step() > 300 {
+			most, again = max(most, d.puts), max(again, d.again)
+		}
+	}
+	t.Logf("most puts %d, most again %d", most, again)
+	// What changed is one message (its content and node), the message
+	// list, the scratchpad, a task, the plan and the root, plus the nodes
+	// of the task list up to where its content-defined boundaries agree
+	// again (a changed entry can move them for several nodes, which may
+	// then be nodes stored in an earlier step). Storing the window of 8
+	// messages and the 50 tasks again would be 60 more.
+	if most > 24 || again > 8 {
+		t.Fatalf("a step of the windowed workload put up to %d blobs, up to %d of them stored before; want at most 24 and 8", most, again)
+	}
+}
+
+// TestDocBuildShiftedChildren: children that moved inside a changed span
+// (an element inserted or deleted before them, a member renamed, a value
+// replaced beside them) keep their nodes, at every depth, and the result
+// is still what a full build gives.
+func TestDocBuildShiftedChildren(t *testing.T) {
+	big := func(tag string, i int) string {
+		return fmt.Sprintf(`{"id":%d,"text":"%s %s"}`, i, tag, seededText(200, uint64(i)))
+	}
+	arr := func(tag string, from, to int) string {
+		var b []string
+		for i := from; i < to; i++ {
+			b = append(b, big(tag, i))
+		}
+		return "[" + strings.Join(b, ",") + "]"
+	}
+	versions := []string{
+		`{"a":` + arr("x", 0, 40) + `,"b":` + arr("y", 0, 40) + `,"n":1}`,
+		// Both arrays shift: one drops its first element, the other gains one.
+		`{"a":` + arr("x", 1, 40) + `,"b":` + arr("y", 0, 41) + `,"n":2}`,
+		// A member inserted before both, one renamed, white space added.
+		`{"z":0, "a" : ` + arr("x", 1, 40) + `,"c":` + arr("y", 0, 41) + `,"n":3}`,
+		// Nested one level deeper on one side: nothing below may be kept wrongly.
+		`{"z":0,"a":[` + arr("x", 1, 40) + `],"c":` + arr("y", 0, 41) + `,"n":12}`,
+		`{"z":0,"a":` + arr("x", 1, 40) + `,"c":` + arr("y", 2, 41) + `,"n":1}`,
+	}
+	d := newDiffer(t)
+	for i, v := range versions {
+		d.step([]byte(v))
+		t.Logf("version %d: %d puts", i, d.puts)
+		if i == 1 && d.puts > 12 {
+			t.Fatalf("shifting two arrays by one element put %d blobs, want at most 12", d.puts)
+		}
+	}
+}
+
 // TestDocBuildByteEdits: byte-level edits that change how the rest of the
 // document parses (a quote that opens a string, a digit that extends a
 // number) or break it.
@@ -333,21 +431,32 @@ func FuzzDocBuild(f *testing.F) {
 	f.Add(uint64(1), []byte{0, 1, 2, 3})
 	f.Add(uint64(2), []byte("\x05\x10\"\x07\x22\\"))
 	f.Add(uint64(3), []byte("\x01\x01\x01\x01\x01\x01\x01\x01"))
+	f.Add(uint64(6), []byte{0, 3, 2, 3, 4, 3, 6, 3, 8, 3, 10, 3}) // several edits a version, white space
+	f.Add(uint64(9), []byte{0, 2, 0, 3, 1, 0x50, 0, 3, 3, 0xd1})
 	f.Fuzz(func(t *testing.T, seed uint64, edits []byte) {
 		if len(edits) > 64 {
 			edits = edits[:64]
 		}
 		r := rand.New(rand.NewPCG(seed, 11))
+		// White space, for some seeds: the same pattern in each version,
+		// so that it shifts with the edits.
+		ws := func(int) *rand.Rand { return nil }
+		if seed%3 == 0 {
+			ws = func(int) *rand.Rand { return rand.New(rand.NewPCG(seed, 13)) }
+		}
 		d := newDiffer(t)
 		v := genDoc(r)
-		cur := v.text(nil)
+		cur := v.text(ws(0))
 		d.step(cur)
 		for i := 0; i+1 < len(edits); i += 2 {
 			op, arg := edits[i], edits[i+1]
 			var next []byte
 			if op%2 == 0 {
-				v.edit(r)
-				next = v.text(nil)
+				// Edits at several places at once.
+				for range 1 + int(arg%4) {
+					v.edit(r)
+				}
+				next = v.text(ws(i))
 			} else {
 				// A byte splice at a position chosen by the fuzzer.
 				at := int(op/2) * len(cur) / 128
@@ -398,6 +507,39 @@ func BenchmarkDocBuild(b *testing.B) {
 				b.Fatal(err)
 			}
 			d.Commit()
+			i := 1
+			cpu := startCPU()
+			for b.Loop() {
+				if _, err := d.Build(docs[i%2], discard{}); err != nil {
+					b.Fatal(err)
+				}
+				d.Commit()
+				i++
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+// BenchmarkDocBuildWindowed: a step of the windowed agent workload, whose
+// edits are scattered over the whole document, at two ages of the
+// session; the time should follow the change, not the plan's length.
+func BenchmarkDocBuildWindowed(b *testing.B) {
+	for _, steps := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("step%d", steps), func(b *testing.B) {
+			w := workload.NewAppend(workload.AppendOptions{Seed: 1, Window: 8})
+			var docs [2][]byte
+			for w.Step() < steps+1 {
+				docs[0] = docs[1]
+				docs[1], _ = w.Next()
+			}
+			d := tree.NewDoc()
+			if _, err := d.Build(docs[0], discard{}); err != nil {
+				b.Fatal(err)
+			}
+			d.Commit()
+			b.SetBytes(int64(len(docs[1])))
+			runtime.GC() // not the generator's garbage
 			i := 1
 			cpu := startCPU()
 			for b.Loop() {

@@ -185,8 +185,8 @@ func (d *Doc) apply(op patchOp) error {
 // whole members, so the text stays valid JSON.
 func (d *Doc) edit(at, end int, repl []byte) error {
 	oldLen := len(d.text)
-	d.splice(at, end, repl)
-	if err := d.reparse(at, oldLen-end, len(d.text)-oldLen); err != nil {
+	span := d.splice(at, end, repl)
+	if err := d.reparse(at, oldLen-end, len(d.text)-oldLen, span); err != nil {
 		return fmt.Errorf("patched document: %w", err)
 	}
 	return nil

@@ -150,8 +150,8 @@ export class CairnClient {
     this.timeout = opts.timeout ?? 90;
     this.fetch = opts.fetch;
     if (!this.fetch) {
-      const proto = new URL(this.url).protocol;
-      if (proto !== "http:" && proto !== "https:") throw new Error(`server URL ${JSON.stringify(url)}: want http:// or https://`);
+      const proto = URL.canParse(this.url) ? new URL(this.url).protocol : "";
+      if (proto !== "http:" && proto !== "https:") throw new Error(`server URL ${JSON.stringify(url)}: want http://HOST:PORT or https://HOST:PORT`);
       // Idle connections close well before the server's idle timeout (2
       // minutes), so a request never goes out on one the server is closing.
       const agentOpts: http.AgentOptions = { keepAlive: true, timeout: idleMs };

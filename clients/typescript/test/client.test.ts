@@ -241,6 +241,7 @@ describe("CairnClient's own transport", () => {
   });
 
   it("refuses a URL it cannot send to", () => {
-    expect(() => new CairnClient({ url: "ftp://127.0.0.1:1" })).toThrow(/want http:\/\/ or https:\/\//);
+    expect(() => new CairnClient({ url: "ftp://127.0.0.1:1" })).toThrow(/want http:\/\/HOST:PORT or https:\/\/HOST:PORT/);
+    expect(() => new CairnClient({ url: "127.0.0.1:8080" })).toThrow(/server URL "127.0.0.1:8080": want http:\/\//);
   });
 });

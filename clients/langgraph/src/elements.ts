@@ -5,8 +5,16 @@
  */
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 
-/** What an element's serialisation depended on: every object reachable from it, each own property and its value. */
-type Snapshot = unknown[];
+/**
+ * What an element's serialisation depended on: every object reachable
+ * from it, each own property and its value (items), and where in items
+ * each object was first reached (at), so that checking it again walks
+ * the element once and allocates nothing.
+ */
+interface Snapshot {
+  items: unknown[];
+  at: Map<object, number>;
+}
 
 /** Bound on the objects and properties one element's snapshot may record. */
 const maxSnapshot = 4096;
@@ -69,12 +77,12 @@ export class ListSerializer {
  * property, or is too large.
  */
 function snapshot(root: object, list: unknown[]): Snapshot | undefined {
-  const out: Snapshot = [];
-  const visited = new Set<object>();
+  const out: unknown[] = [];
+  const at = new Map<object, number>();
   const walk = (o: object): boolean => {
     if (o === list || hidden(o)) return false;
-    if (visited.has(o)) return true;
-    visited.add(o);
+    if (at.has(o)) return true;
+    at.set(o, out.length);
     out.push(o, Object.getPrototypeOf(o));
     for (const k of Object.getOwnPropertyNames(o)) {
       const d = Object.getOwnPropertyDescriptor(o, k)!;
@@ -86,7 +94,7 @@ function snapshot(root: object, list: unknown[]): Snapshot | undefined {
     out.push(undefined); // the end of o's properties
     return true;
   };
-  return walk(root) ? out : undefined;
+  return walk(root) ? { items: out, at } : undefined;
 }
 
 /** hidden: o keeps what it serialises to in internal slots, out of a snapshot's sight. */
@@ -97,10 +105,31 @@ function hidden(o: object): boolean {
   );
 }
 
-/** same reports whether snapshotting root again gives snap. */
+/**
+ * same reports whether snapshotting root again gives snap. It walks root
+ * as snapshot does, comparing as it goes: while all it has seen matches,
+ * the objects it has visited are those snap reached before the current
+ * position, which snap.at tells without a set of its own.
+ */
 function same(root: object, snap: Snapshot, list: unknown[]): boolean {
-  const now = snapshot(root, list);
-  if (!now || now.length !== snap.length) return false;
-  for (let i = 0; i < now.length; i++) if (now[i] !== snap[i]) return false;
-  return true;
+  const { items, at } = snap;
+  let i = 0;
+  const walk = (o: object): boolean => {
+    if (o === list || hidden(o)) return false;
+    const first = at.get(o);
+    if (first !== undefined && first < i) return true;
+    if (items[i] !== o || items[i + 1] !== Object.getPrototypeOf(o)) return false;
+    i += 2;
+    for (const k of Object.getOwnPropertyNames(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, k)!;
+      if (d.get || d.set || items[i] !== k || items[i + 1] !== d.value) return false;
+      i += 2;
+      if (typeof d.value === "object" && d.value !== null && !walk(d.value)) return false;
+    }
+    // The end of o's properties: no name is undefined, so one more property fails here.
+    if (i >= items.length || items[i] !== undefined) return false;
+    i++;
+    return true;
+  };
+  return walk(root) && i === items.length;
 }

@@ -64,4 +64,28 @@ describe("ListSerializer", () => {
     class Custom extends JsonPlusSerializer {}
     expect(ListSerializer.applies(new Custom())).toBe(false);
   });
+  it("sees added, removed and re-pointed properties, also of objects an element reaches twice", async () => {
+    const ls = new ListSerializer(serde);
+    const shared: Record<string, unknown> = { k: 1 };
+    const el: Record<string, unknown> = { a: shared, b: { inner: shared }, c: [shared, shared] };
+    const list = [el, new AIMessage("x")];
+    const check = async () => expect(await ls.text(list)).toBe(await whole(list));
+    await check();
+    await check();
+    shared.k = 2; // reached three times: one change
+    await check();
+    shared.added = true; // one more property, at the end of an object
+    await check();
+    delete shared.added;
+    await check();
+    (el.b as Record<string, unknown>).inner = { k: 2 }; // the same text, another object
+    await check();
+    (el.b as Record<string, unknown>).inner = { k: 3 };
+    await check();
+    (el.c as unknown[])[1] = { k: 4 };
+    await check();
+    el.d = "new";
+    await check();
+    expect(await ls.text(list)).toContain('"d":"new"');
+  });
 });

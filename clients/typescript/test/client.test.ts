@@ -1,6 +1,7 @@
 // The client against a real `cairn serve` that the test starts.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, isReply, makePatch } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
@@ -183,6 +184,33 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
       await small.close();
     }
   });
+  it("sends its requests over one kept-alive connection", async () => {
+    // A relay in front of the real server counts the connections made to it.
+    const target = new URL(srv.url);
+    let connections = 0;
+    const sockets: Socket[] = [];
+    const relay = createServer((down) => {
+      connections++;
+      const up = connect(Number(target.port), target.hostname);
+      sockets.push(down, up);
+      down.pipe(up).pipe(down);
+      down.on("error", () => up.destroy());
+      up.on("error", () => down.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, "127.0.0.1", r));
+    try {
+      const port = (relay.address() as { port: number }).port;
+      const c = new CairnClient({ url: `http://127.0.0.1:${port}`, token: srv.token });
+      for (let i = 1; i <= 20; i++) await c.commit("keepalive", { i }, { expect: i - 1 });
+      expect((await c.head("keepalive"))?.state).toEqual({ i: 20 });
+      expect(await c.step("keepalive", 99).catch((e) => e)).toBeInstanceOf(NotFoundError);
+      expect((await c.head("keepalive"))?.step).toBe(20);
+      expect(connections).toBe(1);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => relay.close(r));
+    }
+  });
 });
 
 describe("openapi.ts", () => {
@@ -190,5 +218,30 @@ describe("openapi.ts", () => {
     const fresh = execFileSync("node_modules/.bin/openapi-typescript", ["../../internal/httpapi/openapi.json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     const committed = readFileSync("src/openapi.ts", "utf8");
     expect(committed.trim()).toBe(fresh.trim());
+  });
+});
+
+describe("CairnClient's own transport", () => {
+  it("gives up on a server that does not answer within its timeout", async () => {
+    // A listener that takes connections and never answers.
+    const held: Socket[] = [];
+    const mute: Server = createServer((s) => void held.push(s));
+    await new Promise<void>((r) => mute.listen(0, "127.0.0.1", r));
+    try {
+      const port = (mute.address() as { port: number }).port;
+      const c = new CairnClient({ url: `http://127.0.0.1:${port}`, token: "t", timeout: 0.2 });
+      const e = await c.sessions().catch((err) => err);
+      expect(e).toBeInstanceOf(Error);
+      expect(e.name).toBe("TimeoutError");
+      expect(e.message).toMatch(/no answer within 0\.2 s/);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise((r) => mute.close(r));
+    }
+  });
+
+  it("refuses a URL it cannot send to", () => {
+    expect(() => new CairnClient({ url: "ftp://127.0.0.1:1" })).toThrow(/want http:\/\/HOST:PORT or https:\/\/HOST:PORT/);
+    expect(() => new CairnClient({ url: "127.0.0.1:8080" })).toThrow(/server URL "127.0.0.1:8080": want http:\/\//);
   });
 });

@@ -38,7 +38,7 @@ endif
 # Framework adapters: nested modules, so the main module does not depend on the frameworks.
 ADAPTERS := adapters/eino adapters/adk
 
-.PHONY: help build install test test-clients clients-deps test-adapters test-short bench bench-go bench-quick bench-export soak lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
+.PHONY: help build install test test-clients clients-deps test-adapters test-short bench bench-langgraph bench-go bench-quick bench-export soak lint fuzz demo minio versitygw restic servers python hyparquet parquet-readers clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
@@ -73,16 +73,23 @@ test-adapters: minio ## only the framework adapters' modules (Eino, ADK), incl. 
 test-short: ## unit tests only, no servers
 	$(GO) test -short ./...
 
-bench: build bench-go minio restic ## the full benchmark (docs/bench.md): microbenchmarks, then cairn-bench against limits and peers (about 20 min on the 2-core VM)
+bench: build bench-go minio restic clients-deps ## the full benchmark (docs/bench.md): microbenchmarks, cairn-bench against limits and peers, the LangGraph.js checkpointer against SQLite's (about 20 min on the 2-core VM)
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
 	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -out bench-results -restic $(RESTIC) -cairn $(BIN)/cairn
+	$(MAKE) --no-print-directory bench-langgraph
+
+bench-langgraph: build clients-deps ## LangGraph.js with cairn's checkpointer and with SQLite's, side by side: stored ÷ appended and ms a step, 300 steps (bench-results/langgraph.md)
+	mkdir -p bench-results
+	cd clients/langgraph && npm run --silent build && CAIRN_BIN=$(BIN)/cairn node test/bench.mjs 300 3 > ../../bench-results/langgraph.md
+	cat bench-results/langgraph.md
 
 bench-go: ## Go microbenchmarks: chunker, hashing, compression, packing, manifests, JSON trees
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-bench-quick: build minio restic ## a reduced cairn-bench run (< 2 min) that checks the harness works; no timing is judged
+bench-quick: build minio restic clients-deps ## a reduced cairn-bench run (< 2 min) that checks the harness works; no timing is judged
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
 	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -quick -out bench-results/quick -restic $(RESTIC) -cairn $(BIN)/cairn
+	cd clients/langgraph && npm run --silent build && CAIRN_BIN=$(BIN)/cairn node test/bench.mjs 20 1 > ../../bench-results/quick/langgraph.md
 
 FUZZTIME ?= 10s
 # Each fuzz target is found by its `func FuzzX` line (no test binary is

@@ -7,28 +7,12 @@ import (
 	"github.com/cairnlog/cairn/manifest"
 )
 
-// Problem is one failure found by Verify.
-type Problem struct {
-	Object string // the key of the bad or missing object, if known
-	Step   string // session@step whose reading failed
-	Err    error
-}
-
-func (p Problem) String() string {
-	if p.Object != "" {
-		return fmt.Sprintf("%s: %s: %v", p.Object, p.Step, p.Err)
-	}
-	return fmt.Sprintf("%s: %v", p.Step, p.Err)
-}
+// Problem is one failure found by Verify: the object (if known), the
+// step whose reading failed, and why.
+type Problem = manifest.Problem
 
 // VerifyReport is the result of Verify.
-type VerifyReport struct {
-	Sessions int
-	Steps    int
-	Objects  int // step objects and packs read and checked
-	Blobs    int // distinct blobs and nodes re-hashed
-	Problems []Problem
-}
+type VerifyReport = manifest.VerifyReport
 
 // Verify re-reads and re-hashes everything reachable from the named
 // sessions (all sessions if none are named): every step object's
@@ -51,9 +35,8 @@ func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyRe
 	if err != nil {
 		return nil, err
 	}
-	rep := &VerifyReport{Sessions: mr.Sessions, Steps: mr.Steps, Objects: mr.Objects, Blobs: mr.Blobs}
-	for _, p := range mr.Problems {
-		rep.Problems = append(rep.Problems, Problem{Object: p.Object, Step: p.Step, Err: classify(p.Err)})
+	for i := range mr.Problems {
+		mr.Problems[i].Err = classify(mr.Problems[i].Err)
 	}
-	return rep, nil
+	return mr, nil
 }

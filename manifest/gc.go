@@ -14,9 +14,9 @@ import (
 type GCOptions struct {
 	// Grace: an object is deleted only if a previous run already found it
 	// unreachable at least Grace ago and it was written at least Grace
-	// ago. It must exceed the longest time a writer may take between
-	// writing an object and committing the step that names it.
-	// Zero is allowed (tests); negative counts as zero.
+	// ago. No writer or forker depends on it: what they may still name
+	// is kept or fenced whatever the grace (docs/reliability.md); it is a
+	// margin for readers. Zero is allowed; negative counts as zero.
 	Grace time.Duration
 	// DryRun reports what the run would do and changes nothing.
 	DryRun bool

@@ -273,11 +273,11 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 func (ix *Index) compacted(c *compaction) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	merged := make(map[string]bool, len(c.merged))
+	merged := make(map[uint32]bool, len(c.merged))
 	for _, k := range c.merged {
-		merged[k] = true
-		delete(ix.keys, k)
-		delete(ix.bytes, k)
+		if n, ok := ix.num[k]; ok {
+			merged[n] = true
+		}
 		ix.repo.forget(k)
 	}
 	inPack := make(map[cas.ID]pack.Entry, len(c.entries))
@@ -285,14 +285,17 @@ func (ix *Index) compacted(c *compaction) {
 		inPack[e.ID] = e
 	}
 	for id, loc := range ix.locs {
-		if !merged[loc.Key] {
+		if !merged[loc.obj] {
 			continue
 		}
 		if e, ok := inPack[id]; ok {
-			ix.locs[id] = Location{Key: c.key, Entry: e}
+			ix.set(c.key, e)
 		} else {
-			delete(ix.locs, id)
+			ix.remove(id)
 		}
+	}
+	for _, k := range c.merged {
+		ix.dropObj(k)
 	}
 	if c.key != "" {
 		ix.keys[c.key] = true

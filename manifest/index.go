@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -17,18 +18,104 @@ type Location struct {
 
 // Index maps blob ids to their locations for one chain of steps. It is
 // the writer's dedup set and the reader's tree.Source.
+//
+// A writer keeps its index for the whole session, and it holds a blob
+// for every blob of every object of the layout, dead ones included until
+// a merge drops them: the entries are kept small (an object number in
+// place of the key, no second copy of the id), so that the index costs
+// its writer about half the memory it did (issue 14, target 5).
 type Index struct {
 	repo *Repo
 	mu   sync.RWMutex
-	locs map[cas.ID]Location
+	locs map[cas.ID]blobLoc
+	// big holds the entries whose lengths do not fit a blobLoc.
+	big  map[cas.ID]pack.Entry
 	keys map[string]bool
 	// bytes is the stored size of each indexed object's blobs.
 	bytes map[string]int64
+	// objs names the objects by number (blobLoc.obj); num numbers them
+	// and free lists the numbers of objects the index dropped.
+	objs []string
+	num  map[string]uint32
+	free []uint32
 }
 
+// blobLoc is a Location as the index keeps it.
+type blobLoc struct {
+	off         int64
+	stored, raw uint32 // bigLen: the entry is in Index.big
+	obj         uint32
+}
+
+const bigLen = math.MaxUint32
+
 // NewIndex returns an empty index over repo.
-func (r *Repo) NewIndex() *Index {
-	return &Index{repo: r, locs: make(map[cas.ID]Location), keys: make(map[string]bool), bytes: make(map[string]int64)}
+func (r *Repo) NewIndex() *Index { return r.newIndex(0, 0) }
+
+// newIndex returns an empty index sized for blobs entries in objects.
+func (r *Repo) newIndex(blobs, objects int) *Index {
+	return &Index{repo: r, locs: make(map[cas.ID]blobLoc, blobs), keys: make(map[string]bool, objects),
+		bytes: make(map[string]int64, objects), num: make(map[string]uint32, objects)}
+}
+
+// objNum returns the number of the object at key, numbering it if new.
+// ix.mu must be held for writing.
+func (ix *Index) objNum(key string) uint32 {
+	if n, ok := ix.num[key]; ok {
+		return n
+	}
+	var n uint32
+	if k := len(ix.free); k > 0 {
+		n, ix.free = ix.free[k-1], ix.free[:k-1]
+		ix.objs[n] = key
+	} else {
+		n = uint32(len(ix.objs))
+		ix.objs = append(ix.objs, key)
+	}
+	ix.num[key] = n
+	return n
+}
+
+// dropObj forgets the object at key and frees its number. No blob may
+// still be located in it. ix.mu must be held for writing.
+func (ix *Index) dropObj(key string) {
+	delete(ix.keys, key)
+	delete(ix.bytes, key)
+	if n, ok := ix.num[key]; ok {
+		delete(ix.num, key)
+		ix.objs[n] = ""
+		ix.free = append(ix.free, n)
+	}
+}
+
+// set locates id at e in the object at key. ix.mu must be held for
+// writing.
+func (ix *Index) set(key string, e pack.Entry) {
+	l := blobLoc{off: e.Offset, stored: uint32(e.StoredLen), raw: uint32(e.RawLen), obj: ix.objNum(key)}
+	delete(ix.big, e.ID)
+	if e.StoredLen < 0 || e.StoredLen >= bigLen || e.RawLen < 0 || e.RawLen >= bigLen {
+		if ix.big == nil {
+			ix.big = make(map[cas.ID]pack.Entry)
+		}
+		ix.big[e.ID] = e
+		l.stored, l.raw = bigLen, bigLen
+	}
+	ix.locs[e.ID] = l
+}
+
+// remove forgets id. ix.mu must be held for writing.
+func (ix *Index) remove(id cas.ID) {
+	delete(ix.locs, id)
+	delete(ix.big, id)
+}
+
+// location returns the Location of id, kept as l. ix.mu must be held.
+func (ix *Index) location(id cas.ID, l blobLoc) Location {
+	loc := Location{Key: ix.objs[l.obj], Entry: pack.Entry{ID: id, Offset: l.off, StoredLen: int64(l.stored), RawLen: int64(l.raw)}}
+	if l.stored == bigLen && l.raw == bigLen {
+		loc.Entry = ix.big[id]
+	}
+	return loc
 }
 
 // Load reads every object of layout that the index does not cover yet
@@ -56,7 +143,7 @@ func (ix *Index) Add(key string, entries []pack.Entry) {
 	for _, e := range entries {
 		ix.bytes[key] += e.StoredLen
 		if _, ok := ix.locs[e.ID]; !ok {
-			ix.locs[e.ID] = Location{Key: key, Entry: e}
+			ix.set(key, e)
 		}
 	}
 }
@@ -79,9 +166,12 @@ func (ix *Index) Len() int {
 // Locate returns where id is stored.
 func (ix *Index) Locate(id cas.ID) (Location, bool) {
 	ix.mu.RLock()
-	loc, ok := ix.locs[id]
-	ix.mu.RUnlock()
-	return loc, ok
+	defer ix.mu.RUnlock()
+	l, ok := ix.locs[id]
+	if !ok {
+		return Location{}, false
+	}
+	return ix.location(id, l), true
 }
 
 // Blob implements tree.Source: it returns the verified raw bytes of id.

@@ -45,7 +45,8 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 		}
 		objs[k] = &IndexObject{Key: k, Bytes: ix.bytes[k]}
 	}
-	for _, loc := range ix.locs {
+	for id, l := range ix.locs {
+		loc := ix.location(id, l)
 		o := objs[loc.Key]
 		if o == nil {
 			return nil, false
@@ -94,7 +95,7 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 		total += len(o.Entries)
 	}
 	// Sized up front: a large state's index has a blob per chunk.
-	ix := &Index{repo: r, locs: make(map[cas.ID]Location, total), keys: make(map[string]bool, len(objs)), bytes: make(map[string]int64, len(objs))}
+	ix := r.newIndex(total, len(objs))
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)

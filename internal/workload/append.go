@@ -40,6 +40,17 @@ type task struct {
 	id     int
 	title  []byte
 	status string
+	enc    []byte // the task's JSON, nil once it changed
+}
+
+// json returns the task's JSON object, encoded once per change: the plan
+// grows by a task every ten steps or so, and encoding all of it with fmt
+// every step was most of the time a long session took to generate.
+func (t *task) json() []byte {
+	if t.enc == nil {
+		t.enc = fmt.Appendf(nil, `{"id":%d,"title":"%s","status":%q}`, t.id, t.title, t.status)
+	}
+	return t.enc
 }
 
 var statuses = []string{"pending", "in_progress", "done", "blocked"}
@@ -93,10 +104,12 @@ func (a *Append) Next() (doc []byte, changed int) {
 	case r < 4:
 		t := &a.tasks[a.rng.IntN(len(a.tasks))]
 		t.title = a.text.appendText(t.title[:0:0], 20+a.rng.IntN(60))
+		t.enc = nil
 		changed += len(t.title)
 	default:
 		t := &a.tasks[a.rng.IntN(len(a.tasks))]
 		t.status = statuses[a.rng.IntN(len(statuses))]
+		t.enc = nil
 		changed += len(t.status)
 	}
 	// The scratchpad, rewritten.
@@ -114,11 +127,11 @@ func (a *Append) Next() (doc []byte, changed int) {
 	doc = append(doc, `],"scratchpad":"`...)
 	doc = append(doc, scratch...)
 	doc = append(doc, `","plan":{"goal":"answer the research question","tasks":[`...)
-	for i, t := range a.tasks {
+	for i := range a.tasks {
 		if i > 0 {
 			doc = append(doc, ',')
 		}
-		doc = fmt.Appendf(doc, `{"id":%d,"title":"%s","status":%q}`, t.id, t.title, t.status)
+		doc = append(doc, a.tasks[i].json()...)
 	}
 	doc = fmt.Appendf(doc, `]},"step":%d}`, a.step)
 	if a.step == 1 {

@@ -153,7 +153,15 @@ func encode(key string, h *Head) ([]byte, bool) {
 	if len(key) > maxKey || len(h.Stamp) > maxStamp || len(h.Manifest) > MaxManifest || len(h.Objects) > MaxObjects {
 		return nil, false
 	}
-	out := append([]byte(magic), version)
+	// Sized up front (an entry is an id and three varints, mostly short):
+	// a large index would otherwise be copied at each doubling.
+	size := len(magic) + 1 + 3*binary.MaxVarintLen64 + len(key) + len(h.Stamp) + len(h.Manifest) + 2*cas.IDSize
+	for _, o := range h.Objects {
+		size += 3*binary.MaxVarintLen64 + len(o.Key) + len(o.Entries)*(cas.IDSize+8)
+	}
+	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
+	out = append(out, magic...)
+	out = append(out, version)
 	out = appendBytes(out, []byte(key))
 	out = binary.AppendUvarint(out, h.Number)
 	out = appendBytes(out, []byte(h.Stamp))
@@ -260,7 +268,9 @@ func decodeBody(body []byte) (string, *Head, error) {
 			d.Fail("too many entries")
 		}
 		if d.Err == nil {
-			o.Entries = make([]pack.Entry, 0, min(k, 4096))
+			// An entry takes at least an id and three one-byte varints,
+			// so what is left of the file bounds k.
+			o.Entries = make([]pack.Entry, 0, min(k, uint64(len(d.P)/(cas.IDSize+3))))
 		}
 		for j := uint64(0); j < k && d.Err == nil; j++ {
 			var e pack.Entry

@@ -65,6 +65,9 @@ func TestWriteFileAndRead(t *testing.T) {
 			t.Fatalf("Read = %q, %v; want %q", got, err, data)
 		}
 	}
+	if got, err := Read(path, int64(len("second"))); err != nil || string(got) != "second" {
+		t.Errorf("Read at exactly the bound = %q, %v", got, err)
+	}
 	if _, err := Read(path, 3); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Read past the bound: %v, want ErrTooLarge", err)
 	}
@@ -80,6 +83,29 @@ func TestWriteFileAndRead(t *testing.T) {
 	}
 	if err := Remove(path); err != nil {
 		t.Errorf("Remove of a missing file: %v", err)
+	}
+}
+
+// TestReadLarge: a file of many pages reads back whole, in one buffer of
+// its size.
+func TestReadLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big")
+	want := make([]byte, 400<<10)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path, 1<<20)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("Read of %d bytes: %d bytes, %v", len(want), len(got), err)
+	}
+	if cap(got) != len(want)+1 {
+		t.Errorf("buffer of %d bytes for a %d-byte file", cap(got), len(want))
+	}
+	if _, err := Read(path, int64(len(want)-1)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Read one byte under the size: %v, want ErrTooLarge", err)
 	}
 }
 

@@ -103,6 +103,7 @@ func Open(path, key string) *Cache {
 			c.Ignored = "written for another store, session or directory"
 		default:
 			c.old = recs
+			c.next = make(map[string]record, len(recs))
 		}
 	} else if !c.fresh {
 		c.Ignored = err.Error()
@@ -215,7 +216,15 @@ func encode(key string, recs map[string]record) []byte {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	out := append([]byte(magic), version)
+	// Sized up front (a record is its path, stat varints and a ref):
+	// the cache of a large tree would otherwise be copied at each doubling.
+	size := len(magic) + 1 + 2*binary.MaxVarintLen64 + len(key) + cas.IDSize
+	for _, p := range paths {
+		size += len(p) + 6*binary.MaxVarintLen64 + 2 + cas.IDSize + 16
+	}
+	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
+	out = append(out, magic...)
+	out = append(out, version)
 	out = appendBytes(out, key)
 	out = binary.AppendUvarint(out, uint64(len(paths)))
 	for _, p := range paths {
@@ -267,7 +276,9 @@ func decodeBody(body []byte) (key string, recs map[string]record, err error) {
 	d := newDecoder(body)
 	key = string(d.Bytes(maxKey))
 	n := d.Uvarint(MaxEntries)
-	recs = make(map[string]record, min(n, 4096))
+	// A record takes at least 4 bytes (path length, kind, a varint and
+	// a ref's kind), so what is left of the file bounds n.
+	recs = make(map[string]record, min(n, uint64(len(d.P)/4)))
 	prev := ""
 	for i := uint64(0); i < n && d.Err == nil; i++ {
 		p := string(d.Bytes(maxPath))

@@ -38,26 +38,41 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 	keys := LayoutKeys(l)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	objs := make(map[string]*IndexObject, len(keys))
+	out := make([]IndexObject, 0, len(keys))
 	for _, k := range keys {
-		if !ix.keys[k] || objs[k] != nil {
+		if !ix.keys[k] {
 			return nil, false
 		}
-		objs[k] = &IndexObject{Key: k, Bytes: ix.bytes[k]}
+		out = append(out, IndexObject{Key: k, Bytes: ix.bytes[k]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	pos := make(map[string]int, len(out))
+	for i, o := range out {
+		if _, dup := pos[o.Key]; dup {
+			return nil, false
+		}
+		pos[o.Key] = i
+	}
+	// Two passes over the index: count each object's blobs, then fill
+	// slices of exactly that size (one allocation for all of them).
+	counts := make([]int, len(out))
+	for _, l := range ix.locs {
+		i, ok := pos[ix.objs[l.obj]]
+		if !ok {
+			return nil, false
+		}
+		counts[i]++
+	}
+	all := make([]pack.Entry, 0, len(ix.locs))
+	for i, n := range counts {
+		out[i].Entries = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
 	}
 	for id, l := range ix.locs {
 		loc := ix.location(id, l)
-		o := objs[loc.Key]
-		if o == nil {
-			return nil, false
-		}
-		o.Entries = append(o.Entries, loc.Entry)
+		i := pos[loc.Key]
+		out[i].Entries = append(out[i].Entries, loc.Entry)
 	}
-	out := make([]IndexObject, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, *objs[k])
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, true
 }
 

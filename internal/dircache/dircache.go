@@ -25,14 +25,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/cachedir"
 	"github.com/cairnlog/cairn/internal/wire"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -86,10 +84,7 @@ var _ tree.StatCache = (*Cache)(nil)
 
 // FileName returns the name of the cache file for key: a hash of it, so
 // that keys (store URLs, paths) never become file names.
-func FileName(key string) string {
-	sum := cas.Sum([]byte(key))
-	return sum.String()[:32] + suffix
-}
+func FileName(key string) string { return cachedir.Name(key, suffix) }
 
 // Open reads the cache at path if it exists and was written for key, and
 // prepares its successor; call it before the build stats any file. It
@@ -97,39 +92,29 @@ func FileName(key string) string {
 // a cache that cannot be written records nothing.
 func Open(path, key string) *Cache {
 	c := &Cache{path: path, key: key, old: map[string]record{}, next: map[string]record{}}
-	f, err := os.Open(path)
+	data, err := cachedir.Read(path, MaxSize)
 	c.fresh = errors.Is(err, os.ErrNotExist)
 	if err == nil {
-		data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-		f.Close()
+		k, recs, err := decode(data)
 		switch {
 		case err != nil:
 			c.Ignored = err.Error()
-		case len(data) > MaxSize:
-			c.Ignored = "too large"
+		case k != key:
+			c.Ignored = "written for another store, session or directory"
 		default:
-			k, recs, err := decode(data)
-			switch {
-			case err != nil:
-				c.Ignored = err.Error()
-			case k != key:
-				c.Ignored = "written for another store, session or directory"
-			default:
-				c.old = recs
-			}
+			c.old = recs
+			c.next = make(map[string]record, len(recs))
 		}
+	} else if !c.fresh {
+		c.Ignored = err.Error()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return c
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	tmp, err := cachedir.CreateTemp(path)
 	if err != nil {
 		return c
 	}
 	fi, err := tmp.Stat()
 	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		cachedir.Discard(tmp)
 		return c
 	}
 	c.tmp, c.start = tmp, fi.ModTime().UnixNano()
@@ -194,75 +179,31 @@ func (c *Cache) Save() error {
 	c.tmp = nil
 	data := encode(c.key, c.next)
 	if len(data) > MaxSize {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		if err := os.Remove(c.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		cachedir.Discard(tmp)
+		if err := cachedir.Remove(c.path); err != nil {
 			return fmt.Errorf("remove stat cache: %w", err)
 		}
 		return nil
 	}
-	_, err := tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := cachedir.Replace(tmp, c.path, data); err != nil {
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	if c.fresh {
-		prune(filepath.Dir(c.path), MaxDirBytes)
+		dir(filepath.Dir(c.path)).Prune()
 	}
 	return nil
 }
 
-// prune removes the least recently written cache files of dir until they
-// take at most max bytes, and temporary files left for an hour (by
-// processes that died before saving). Best effort: another process may
-// be pruning too.
-func prune(dir string, max int64) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		size int64
-		mod  time.Time
-	}
-	var files []file
-	var total int64
-	for _, e := range ents {
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		switch {
-		case strings.HasSuffix(e.Name(), suffix):
-			files = append(files, file{e.Name(), fi.Size(), fi.ModTime()})
-			total += fi.Size()
-		case strings.Contains(e.Name(), suffix+".tmp") && time.Since(fi.ModTime()) > time.Hour:
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
-	for _, f := range files {
-		if total <= max {
-			break
-		}
-		if os.Remove(filepath.Join(dir, f.name)) == nil {
-			total -= f.size
-		}
-	}
+// dir is the cache directory holding path's cache files, bounded by
+// MaxDirBytes.
+func dir(path string) cachedir.Dir {
+	return cachedir.Dir{Path: path, Suffix: suffix, MaxBytes: MaxDirBytes}
 }
 
 // Discard drops this build's records (the commit did not happen).
 func (c *Cache) Discard() {
 	if c.tmp != nil {
-		c.tmp.Close()
-		os.Remove(c.tmp.Name())
+		cachedir.Discard(c.tmp)
 		c.tmp = nil
 	}
 }
@@ -275,7 +216,15 @@ func encode(key string, recs map[string]record) []byte {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	out := append([]byte(magic), version)
+	// Sized up front (a record is its path, stat varints and a ref):
+	// the cache of a large tree would otherwise be copied at each doubling.
+	size := len(magic) + 1 + 2*binary.MaxVarintLen64 + len(key) + cas.IDSize
+	for _, p := range paths {
+		size += len(p) + 6*binary.MaxVarintLen64 + 2 + cas.IDSize + 16
+	}
+	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
+	out = append(out, magic...)
+	out = append(out, version)
 	out = appendBytes(out, key)
 	out = binary.AppendUvarint(out, uint64(len(paths)))
 	for _, p := range paths {
@@ -327,7 +276,9 @@ func decodeBody(body []byte) (key string, recs map[string]record, err error) {
 	d := newDecoder(body)
 	key = string(d.Bytes(maxKey))
 	n := d.Uvarint(MaxEntries)
-	recs = make(map[string]record, min(n, 4096))
+	// A record takes at least 4 bytes (path length, kind, a varint and
+	// a ref's kind), so what is left of the file bounds n.
+	recs = make(map[string]record, min(n, uint64(len(d.P)/4)))
 	prev := ""
 	for i := uint64(0); i < n && d.Err == nil; i++ {
 		p := string(d.Bytes(maxPath))

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/manifest/tree"
@@ -215,31 +214,4 @@ func FuzzDecode(f *testing.F) {
 		check(decode(data))
 		check(decodeBody(data))
 	})
-}
-
-// TestPrune checks the bound on a cache directory: a new cache file that
-// takes the directory past it removes the least recently written ones.
-func TestPrune(t *testing.T) {
-	dir := t.TempDir()
-	old := time.Now().Add(-2 * time.Hour)
-	for i, name := range []string{"a", "b", "c"} {
-		p := filepath.Join(dir, FileName(name))
-		if err := os.WriteFile(p, make([]byte, 1000), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		mod := old.Add(time.Duration(i) * time.Minute)
-		os.Chtimes(p, mod, mod)
-	}
-	stale := filepath.Join(dir, FileName("d")+".tmp123")
-	os.WriteFile(stale, nil, 0o600)
-	os.Chtimes(stale, old, old)
-	prune(dir, 2000)
-	for name, want := range map[string]bool{"a": false, "b": true, "c": true} {
-		if _, err := os.Stat(filepath.Join(dir, FileName(name))); (err == nil) != want {
-			t.Errorf("%s: kept %v, want %v", name, err == nil, want)
-		}
-	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Error("stale temporary file kept")
-	}
 }

@@ -19,17 +19,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/internal/cachedir"
 	"github.com/cairnlog/cairn/internal/wire"
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -72,16 +70,13 @@ type Head struct {
 
 // FileName returns the name of the cache file for key: a hash of it, so
 // that keys (store URLs, session names) never become file names.
-func FileName(key string) string {
-	sum := cas.Sum([]byte(key))
-	return sum.String()[:32] + suffix
-}
+func FileName(key string) string { return cachedir.Name(key, suffix) }
 
 // Load reads the cache file at path if it was written for key. It never
 // fails: it returns nil and the reason when there is no usable head
 // ("" when there is no file).
 func Load(path, key string) (*Head, string) {
-	data, err := readBounded(path)
+	data, err := cachedir.Read(path, MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ""
 	}
@@ -98,112 +93,54 @@ func Load(path, key string) (*Head, string) {
 	return h, ""
 }
 
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxSize {
-		return nil, errors.New("too large")
-	}
-	return data, nil
-}
-
 // Save writes h to the cache file at path for key, atomically (a
 // temporary file renamed over the old one). It keeps a valid file for the
 // same key and stamp that names a newer step: of two processes committing
 // one after the other, the later step wins even if its process saves
-// first. A head
-// too large to cache removes the file instead.
+// first. A head too large to cache removes the file instead.
 func Save(path, key string, h *Head) error {
 	data, ok := encode(key, h)
 	if !ok {
 		return Remove(path)
 	}
-	old, err := readBounded(path)
+	old, err := cachedir.Read(path, MaxSize)
 	if err == nil {
 		if k, number, stamp, err := decodeHeader(old); err == nil && k == key && stamp == h.Stamp && number > h.Number {
 			return nil
 		}
 	}
 	fresh := errors.Is(err, os.ErrNotExist)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("write head cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write head cache: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := cachedir.WriteFile(path, data); err != nil {
 		return fmt.Errorf("write head cache: %w", err)
 	}
 	if fresh {
-		prune(filepath.Dir(path), MaxDirBytes)
+		dir(filepath.Dir(path)).Prune()
 	}
 	return nil
 }
 
-// prune removes the least recently written cache files of dir until they
-// take at most max bytes, temporary files left for an hour, and the
-// in-flight files of processes that no longer exist. Best effort.
-func prune(dir string, max int64) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
+// dir is the cache directory holding path's cache files: bounded by
+// MaxDirBytes, and rid of the in-flight files of processes that no
+// longer exist.
+func dir(path string) cachedir.Dir {
+	return cachedir.Dir{Path: path, Suffix: suffix, MaxBytes: MaxDirBytes, Stale: deadInflight}
+}
+
+// deadInflight reports whether name is the in-flight file of a process
+// that no longer exists.
+func deadInflight(name string) bool {
+	rest, ok := strings.CutSuffix(name, ".inflight")
+	if !ok {
+		return false
 	}
-	type file struct {
-		name string
-		size int64
-		mod  time.Time
-	}
-	var files []file
-	var total int64
-	for _, e := range ents {
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		name := e.Name()
-		switch {
-		case strings.HasSuffix(name, suffix):
-			files = append(files, file{name, fi.Size(), fi.ModTime()})
-			total += fi.Size()
-		case strings.Contains(name, suffix+".tmp") && time.Since(fi.ModTime()) > time.Hour:
-			os.Remove(filepath.Join(dir, name))
-		case strings.HasSuffix(name, ".inflight"):
-			f := strings.Split(strings.TrimSuffix(name, ".inflight"), ".")
-			if pid, err := strconv.Atoi(f[len(f)-1]); err == nil && !alive(pid) {
-				os.Remove(filepath.Join(dir, name))
-			}
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
-	for _, f := range files {
-		if total <= max {
-			break
-		}
-		if os.Remove(filepath.Join(dir, f.name)) == nil {
-			total -= f.size
-		}
-	}
+	f := strings.Split(rest, ".")
+	pid, err := strconv.Atoi(f[len(f)-1])
+	return err == nil && !alive(pid)
 }
 
 // Remove deletes the cache file at path, if any.
 func Remove(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := cachedir.Remove(path); err != nil {
 		return fmt.Errorf("remove head cache: %w", err)
 	}
 	return nil
@@ -216,7 +153,15 @@ func encode(key string, h *Head) ([]byte, bool) {
 	if len(key) > maxKey || len(h.Stamp) > maxStamp || len(h.Manifest) > MaxManifest || len(h.Objects) > MaxObjects {
 		return nil, false
 	}
-	out := append([]byte(magic), version)
+	// Sized up front (an entry is an id and three varints, mostly short):
+	// a large index would otherwise be copied at each doubling.
+	size := len(magic) + 1 + 3*binary.MaxVarintLen64 + len(key) + len(h.Stamp) + len(h.Manifest) + 2*cas.IDSize
+	for _, o := range h.Objects {
+		size += 3*binary.MaxVarintLen64 + len(o.Key) + len(o.Entries)*(cas.IDSize+8)
+	}
+	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
+	out = append(out, magic...)
+	out = append(out, version)
 	out = appendBytes(out, []byte(key))
 	out = binary.AppendUvarint(out, h.Number)
 	out = appendBytes(out, []byte(h.Stamp))
@@ -323,7 +268,9 @@ func decodeBody(body []byte) (string, *Head, error) {
 			d.Fail("too many entries")
 		}
 		if d.Err == nil {
-			o.Entries = make([]pack.Entry, 0, min(k, 4096))
+			// An entry takes at least an id and three one-byte varints,
+			// so what is left of the file bounds k.
+			o.Entries = make([]pack.Entry, 0, min(k, uint64(len(d.P)/(cas.IDSize+3))))
 		}
 		for j := uint64(0); j < k && d.Err == nil; j++ {
 			var e pack.Entry

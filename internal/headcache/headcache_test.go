@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/internal/cachedir"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -155,8 +156,8 @@ func FuzzDecode(f *testing.F) {
 }
 
 // TestPrune: a new cache file that takes the directory past its bound
-// removes the least recently written ones, and the in-flight files of
-// processes that are gone.
+// removes the least recently written ones (internal/cachedir's rule), and
+// the in-flight files of processes that are gone (this package's).
 func TestPrune(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-2 * time.Hour)
@@ -178,7 +179,8 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prune(dir, 2*fi.Size())
+	d := cachedir.Dir{Path: dir, Suffix: suffix, MaxBytes: 2 * fi.Size(), Stale: deadInflight}
+	d.Prune()
 	for i, p := range paths {
 		_, err := os.Stat(p)
 		if gone := errors.Is(err, os.ErrNotExist); gone != (i == 0) {

@@ -49,14 +49,14 @@ type chunkSink struct{ orderSink }
 
 var _ tree.ChunkSink = (*chunkSink)(nil)
 
-func (s *chunkSink) EncodeChunk(id cas.ID, raw []byte) []byte {
+func (s *chunkSink) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
 	if cas.Sum(raw) != id {
 		panic("EncodeChunk: content does not hash to its id")
 	}
 	s.mu.Lock()
 	s.encodes++
 	s.mu.Unlock()
-	return pack.EncodeBlob(nil, raw)
+	return pack.EncodeBlob(dst, raw)
 }
 
 func (s *chunkSink) PutChunk(id cas.ID, raw, stored []byte) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -27,20 +28,6 @@ const MaxBlobSize = 64 << 20
 const minCompress = 64
 
 var (
-	// encoders holds zstd encoders for EncodeBlob, each used by one
-	// goroutine at a time. A sync.Pool hands a goroutine the encoder last
-	// put back on its own core, whose tables are still in that core's
-	// cache: one shared encoder with a slot per core hands them out in
-	// turn, and on 16 KiB chunks the cache misses cost a quarter of the
-	// encoding time.
-	encoders = sync.Pool{New: func() any {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-		if err != nil {
-			panic(err)
-		}
-		return e
-	}}
 	// streamDecoders are reused for bounded, streaming decodes.
 	streamDecoders = sync.Pool{New: func() any {
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
@@ -51,6 +38,64 @@ var (
 		return d
 	}}
 )
+
+// encoders holds the zstd encoders of EncodeBlob, each used by one
+// goroutine at a time, at most GOMAXPROCS at once. A goroutine gets the
+// encoder last put back on its own P (a sync.Pool), whose tables are
+// still in that core's cache: the zstd package's own encoder hands its
+// per-core slots out in turn, and on 16 KiB chunks the cache misses
+// cost a large commit about a tenth of its CPU time. The pool drops
+// what sat idle through two garbage collections; making an encoder
+// costs ~0.3 ms and 600 KB, so a dropped one is not lost but kept in
+// spare (by a cleanup on its handle) for the next that is needed.
+var encoders = struct {
+	slots chan struct{} // a token for each encoder in use
+	pool  sync.Pool     // of *encHandle
+	mu    sync.Mutex
+	spare []*zstd.Encoder
+}{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+
+// encHandle is what the pool holds: the garbage collector may drop a
+// handle, never the encoder.
+type encHandle struct{ e *zstd.Encoder }
+
+// getEncoder returns an encoder for the caller's sole use until
+// putEncoder, waiting while GOMAXPROCS are in use.
+func getEncoder() *encHandle {
+	encoders.slots <- struct{}{}
+	if h, ok := encoders.pool.Get().(*encHandle); ok {
+		return h
+	}
+	encoders.mu.Lock()
+	var e *zstd.Encoder
+	if n := len(encoders.spare); n > 0 {
+		e = encoders.spare[n-1]
+		encoders.spare = encoders.spare[:n-1]
+	}
+	encoders.mu.Unlock()
+	if e == nil {
+		// The options are part of what EncodeBlob writes: a frame
+		// depends on them and on raw only.
+		var err error
+		e, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		if err != nil {
+			panic(err)
+		}
+	}
+	h := &encHandle{e: e}
+	runtime.AddCleanup(h, func(e *zstd.Encoder) {
+		encoders.mu.Lock()
+		encoders.spare = append(encoders.spare, e)
+		encoders.mu.Unlock()
+	}, e)
+	return h
+}
+
+func putEncoder(h *encHandle) {
+	encoders.pool.Put(h)
+	<-encoders.slots
+}
 
 // maxWindow bounds the window a stored frame may declare. Frames written
 // by EncodeBlob declare at most the encoder's default window (or their
@@ -94,11 +139,11 @@ func decodeZstd(frame []byte, rawLen int) ([]byte, error) {
 // for concurrent use; the frame depends only on raw.
 func EncodeBlob(dst, raw []byte) []byte {
 	if len(raw) >= minCompress {
-		enc := encoders.Get().(*zstd.Encoder)
+		enc := getEncoder()
 		start := len(dst)
 		dst = append(dst, CodecZstd)
-		dst = enc.EncodeAll(raw, dst)
-		encoders.Put(enc)
+		dst = enc.e.EncodeAll(raw, dst)
+		putEncoder(enc)
 		if len(dst)-start-1 < len(raw) {
 			return dst
 		}

@@ -221,6 +221,7 @@ type stallSink struct {
 	chunkSink
 	ahead   int
 	reached chan struct{} // closed when ahead chunks were encoded
+	closed  bool          // reached is closed
 	stalled bool
 	most    int // encodes seen by the stalled put
 }
@@ -228,7 +229,8 @@ type stallSink struct {
 func (s *stallSink) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
 	out := s.chunkSink.EncodeChunk(id, raw, dst)
 	s.mu.Lock()
-	if s.encodes == s.ahead {
+	if s.encodes >= s.ahead && !s.closed {
+		s.closed = true
 		close(s.reached)
 	}
 	s.mu.Unlock()

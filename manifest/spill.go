@@ -32,6 +32,9 @@ const SpillThreshold = 16 << 20
 // (about 40 bytes a blob) fits in spillHeaderPrefix.
 const maxSpillBlobs = 4096
 
+// slabSize is the size of the spiller's slabs of stored chunks.
+const slabSize = 1 << 20
+
 // spillWriters is how many spill packs are written at once: a store's
 // PUT of a pack ends with an fsync (or a network round trip) that
 // takes long next to the build, so a few overlap. With the pack being
@@ -47,6 +50,9 @@ type spiller struct {
 	step    *pack.Builder // the step object's new blobs
 	chunks  pack.Builder  // file chunks not yet spilled
 	spilled map[cas.ID]bool
+	// slab holds the stored forms of the chunks of the pack being
+	// filled, slabSize bytes at a time, rather than one allocation each.
+	slab    []byte
 	session string
 	number  uint64
 
@@ -122,14 +128,15 @@ func (s *spiller) Put(id cas.ID, raw []byte) error {
 }
 
 // EncodeChunk implements tree.ChunkSink; it runs on the build's workers.
-func (s *spiller) EncodeChunk(id cas.ID, raw []byte) []byte {
+func (s *spiller) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
 	if s.ix.Has(id) {
 		return nil
 	}
-	return pack.EncodeBlob(nil, raw)
+	return pack.EncodeBlob(dst, raw)
 }
 
-// PutChunk implements tree.ChunkSink.
+// PutChunk implements tree.ChunkSink. The stored form is copied into
+// the spiller's slab, which the pack being filled refers to.
 func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	if s.has(id) {
 		return nil
@@ -137,7 +144,14 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	if stored == nil {
 		stored = pack.EncodeBlob(nil, raw)
 	}
-	s.chunks.AddStored(id, int64(len(raw)), stored)
+	if cap(s.slab)-len(s.slab) < len(stored) {
+		// The pack being filled keeps the old slab alive while it
+		// refers to it.
+		s.slab = make([]byte, 0, max(slabSize, len(stored)))
+	}
+	n := len(s.slab)
+	s.slab = append(s.slab, stored...)
+	s.chunks.AddStored(id, int64(len(raw)), s.slab[n:len(s.slab):len(s.slab)])
 	if s.chunks.Size() < SpillThreshold && s.chunks.Len() < maxSpillBlobs {
 		return nil
 	}

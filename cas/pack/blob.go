@@ -28,8 +28,6 @@ const MaxBlobSize = 64 << 20
 const minCompress = 64
 
 var (
-	encOnce sync.Once
-	encoder *zstd.Encoder
 	// streamDecoders are reused for bounded, streaming decodes.
 	streamDecoders = sync.Pool{New: func() any {
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
@@ -40,6 +38,64 @@ var (
 		return d
 	}}
 )
+
+// encoders holds the zstd encoders of EncodeBlob, each used by one
+// goroutine at a time, at most GOMAXPROCS at once. A goroutine gets the
+// encoder last put back on its own P (a sync.Pool), whose tables are
+// still in that core's cache: the zstd package's own encoder hands its
+// per-core slots out in turn, and on 16 KiB chunks the cache misses
+// cost a large commit about a tenth of its CPU time. The pool drops
+// what sat idle through two garbage collections; making an encoder
+// costs ~0.3 ms and 600 KB, so a dropped one is not lost but kept in
+// spare (by a cleanup on its handle) for the next that is needed.
+var encoders = struct {
+	slots chan struct{} // a token for each encoder in use
+	pool  sync.Pool     // of *encHandle
+	mu    sync.Mutex
+	spare []*zstd.Encoder
+}{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+
+// encHandle is what the pool holds: the garbage collector may drop a
+// handle, never the encoder.
+type encHandle struct{ e *zstd.Encoder }
+
+// getEncoder returns an encoder for the caller's sole use until
+// putEncoder, waiting while GOMAXPROCS are in use.
+func getEncoder() *encHandle {
+	encoders.slots <- struct{}{}
+	if h, ok := encoders.pool.Get().(*encHandle); ok {
+		return h
+	}
+	encoders.mu.Lock()
+	var e *zstd.Encoder
+	if n := len(encoders.spare); n > 0 {
+		e = encoders.spare[n-1]
+		encoders.spare = encoders.spare[:n-1]
+	}
+	encoders.mu.Unlock()
+	if e == nil {
+		// The options are part of what EncodeBlob writes: a frame
+		// depends on them and on raw only.
+		var err error
+		e, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		if err != nil {
+			panic(err)
+		}
+	}
+	h := &encHandle{e: e}
+	runtime.AddCleanup(h, func(e *zstd.Encoder) {
+		encoders.mu.Lock()
+		encoders.spare = append(encoders.spare, e)
+		encoders.mu.Unlock()
+	}, e)
+	return h
+}
+
+func putEncoder(h *encHandle) {
+	encoders.pool.Put(h)
+	<-encoders.slots
+}
 
 // maxWindow bounds the window a stored frame may declare. Frames written
 // by EncodeBlob declare at most the encoder's default window (or their
@@ -78,30 +134,16 @@ func decodeZstd(frame []byte, rawLen int) ([]byte, error) {
 	return raw, nil
 }
 
-// codecs returns the shared encoder. It holds one block encoder per
-// core, so EncodeBlob runs on that many goroutines at once (EncodeAll
-// takes one for the call); the frames do not depend on how many.
-func codecs() *zstd.Encoder {
-	encOnce.Do(func() {
-		var err error
-		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-			zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithZeroFrames(true))
-		if err != nil {
-			panic(err)
-		}
-	})
-	return encoder
-}
-
 // EncodeBlob appends the stored form of raw to dst: a codec byte, then
 // either a zstd frame (when that is smaller) or raw itself. It is safe
-// for concurrent use.
+// for concurrent use; the frame depends only on raw.
 func EncodeBlob(dst, raw []byte) []byte {
 	if len(raw) >= minCompress {
-		enc := codecs()
+		enc := getEncoder()
 		start := len(dst)
 		dst = append(dst, CodecZstd)
-		dst = enc.EncodeAll(raw, dst)
+		dst = enc.e.EncodeAll(raw, dst)
+		putEncoder(enc)
 		if len(dst)-start-1 < len(raw) {
 			return dst
 		}

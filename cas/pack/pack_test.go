@@ -440,6 +440,22 @@ func BenchmarkEncodeBlob(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeBlobParallel encodes on every core at once, as the
+// workers of a large commit do.
+func BenchmarkEncodeBlobParallel(b *testing.B) {
+	for _, tc := range benchInputs() {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.raw)))
+			b.RunParallel(func(pb *testing.PB) {
+				var dst []byte
+				for pb.Next() {
+					dst = pack.EncodeBlob(dst[:0], tc.raw)
+				}
+			})
+		})
+	}
+}
+
 func BenchmarkDecodeBlob(b *testing.B) {
 	for _, tc := range benchInputs() {
 		b.Run(tc.name, func(b *testing.B) {

@@ -143,8 +143,10 @@ func Markdown(r *Results) string {
 		w("| large state (%s, %s fresh) commit throughput | %.0f MB/s | slowest stage, %s: %.0f MB/s | %.0f%% | ≥ %.0f%% | %s |\n",
 			l.Variant, size(l.Cairn.Bytes), l.Cairn.MBps(), slowName, slow, 100*q, 100*targetLargeStage, yes(q >= targetLargeStage))
 		q = ratio(l.Cairn.MBps(), l.Restic.MBps())
-		w("| large state (%s) against restic | %.0f MB/s | restic backup: %.0f MB/s | %.2f× | ≥ %.0f× | %s |\n",
-			l.Variant, l.Cairn.MBps(), l.Restic.MBps(), q, targetLargeRestic, yes(q >= targetLargeRestic))
+		// The slowest stage alone against restic bounds what a commit,
+		// which runs every stage on the same cores, can reach.
+		w("| large state (%s) against restic | %.0f MB/s | restic backup: %.0f MB/s (the slowest stage alone: %.2f×) | %.2f× | ≥ %.0f× | %s |\n",
+			l.Variant, l.Cairn.MBps(), l.Restic.MBps(), ratio(slow, l.Restic.MBps()), q, targetLargeRestic, yes(q >= targetLargeRestic))
 		for _, p := range []struct{ phase, what string }{{"large-cairn", "commit"}, {"large-checkout", "checkout"}} {
 			rss := r.largeRSS(p.phase, l.Variant)
 			w("| large state (%s, %s) %s peak RSS | %s | bound: %s | %.2f× | ≤ 1× | %s |\n",

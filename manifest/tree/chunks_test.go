@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/chunker"
@@ -49,14 +50,14 @@ type chunkSink struct{ orderSink }
 
 var _ tree.ChunkSink = (*chunkSink)(nil)
 
-func (s *chunkSink) EncodeChunk(id cas.ID, raw []byte) []byte {
+func (s *chunkSink) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
 	if cas.Sum(raw) != id {
 		panic("EncodeChunk: content does not hash to its id")
 	}
 	s.mu.Lock()
 	s.encodes++
 	s.mu.Unlock()
-	return pack.EncodeBlob(nil, raw)
+	return pack.EncodeBlob(dst, raw)
 }
 
 func (s *chunkSink) PutChunk(id cas.ID, raw, stored []byte) error {
@@ -210,5 +211,73 @@ func TestStreamErrors(t *testing.T) {
 		if len(s.puts) != at-1 {
 			t.Errorf("sink failing at put %d saw %d puts", at, len(s.puts))
 		}
+	}
+}
+
+// stallSink is a chunkSink whose first PutChunk waits until the build
+// has encoded ahead chunks past it, as a spiller waits while it builds
+// a pack or a PUT is slow.
+type stallSink struct {
+	chunkSink
+	ahead   int
+	reached chan struct{} // closed when ahead chunks were encoded
+	closed  bool          // reached is closed
+	stalled bool
+	most    int // encodes seen by the stalled put
+}
+
+func (s *stallSink) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
+	out := s.chunkSink.EncodeChunk(id, raw, dst)
+	s.mu.Lock()
+	if s.encodes >= s.ahead && !s.closed {
+		s.closed = true
+		close(s.reached)
+	}
+	s.mu.Unlock()
+	return out
+}
+
+func (s *stallSink) PutChunk(id cas.ID, raw, stored []byte) error {
+	if !s.stalled {
+		s.stalled = true
+		// A guard against a hang only: the build either encodes ahead
+		// chunks while this put waits or never does.
+		select {
+		case <-s.reached:
+		case <-time.After(time.Minute):
+		}
+		s.mu.Lock()
+		s.most = s.encodes
+		s.mu.Unlock()
+	}
+	return s.chunkSink.PutChunk(id, raw, stored)
+}
+
+// TestStreamKeepsWorkersBusyWhileSinkStalls checks that while the sink
+// takes its time over one chunk, the workers go on hashing and encoding
+// the chunks behind it: at least 32 a worker (up to the cap on chunks in
+// flight), which at 16 KiB chunks is ~1 MiB, several milliseconds of
+// compression. With too short a queue the workers of a large commit sat
+// idle whenever the spiller built a pack or waited on a PUT.
+func TestStreamKeepsWorkersBusyWhileSinkStalls(t *testing.T) {
+	root := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	data := make([]byte, 4<<20)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const workers, ahead = 2, 64
+	if n := len(chunker.Default.Split(data)); n <= ahead+1 {
+		t.Fatalf("test file has %d chunks, want more than %d", n, ahead+1)
+	}
+	s := &stallSink{ahead: ahead, reached: make(chan struct{})}
+	if _, err := tree.BuildDirWith(root, s, tree.DirOptions{Workers: workers}); err != nil {
+		t.Fatal(err)
+	}
+	if s.most < ahead {
+		t.Errorf("while the first chunk waited to be stored, %d chunks were encoded; want at least %d", s.most, ahead)
 	}
 }

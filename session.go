@@ -146,19 +146,15 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	}
 	s.cached, s.stamp = false, ""
 	repo := s.ws.repo
-	n, base, err := repo.FindHeadBase(ctx, s.name)
+	st, base, err := repo.ReadHead(ctx, s.name)
 	if err != nil {
 		return err
 	}
 	s.head, s.index, s.removed = nil, repo.NewIndex(), false
-	if n == 0 {
+	if st == nil {
 		return nil
 	}
-	st, err := repo.ReadStep(ctx, s.name, n)
-	if err != nil {
-		return err
-	}
-	s.head, s.removed = st, n < base || manifest.IsTombstone(st.Manifest)
+	s.head, s.removed = st, st.Manifest.Number < base || manifest.IsTombstone(st.Manifest)
 	return nil
 }
 
@@ -297,20 +293,18 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// As load(ctx, true), but learning the base in the same requests.
-	head, base, err := s.ws.repo.FindHeadBase(ctx, s.name)
+	st, base, err := s.ws.repo.ReadHead(ctx, s.name)
 	if err != nil {
+		// What the session holds is left as it was: the head it last
+		// loaded or committed, whose slot above still fences a commit.
 		return nil, fmt.Errorf("head of %s: %w", s.name, err)
 	}
 	s.head, s.index = nil, s.ws.repo.NewIndex()
 	s.cached, s.stamp = false, ""
-	if head == 0 {
+	if st == nil {
 		return nil, fmt.Errorf("head of %s: %w: %w", s.name, ErrNotFound, manifest.ErrNoSession)
 	}
-	st, err := s.ws.repo.ReadStep(ctx, s.name, head)
-	if err != nil {
-		s.index = nil // not loaded: the next commit reads the store again
-		return nil, fmt.Errorf("head of %s: %w", s.name, err)
-	}
+	head := st.Manifest.Number
 	// Loaded even when the session was removed: a commit to a removed
 	// name claims the step above its last one (never reusing a key), and
 	// loses if another writer took it since, as for any resumed session.

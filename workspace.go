@@ -212,16 +212,12 @@ func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err 
 	if err := manifest.ValidSession(session); err != nil {
 		return nil, err
 	}
-	n, err := w.repo.FindHead(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("head of %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
-	}
-	st, err := w.repo.ReadStep(ctx, session, n)
+	st, _, err := w.repo.ReadHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("head of %s: %w", session, err)
+	}
+	if st == nil {
+		return nil, fmt.Errorf("head of %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
 	}
 	return newStep(w, st), nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -139,6 +140,46 @@ func (r *Repo) ReadPointer(ctx context.Context, p Pointer) (*Step, error) {
 		return nil, fmt.Errorf("%w: %s: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, s.Key, s.ID.Short(), p.ID.Short())
 	}
 	return s, nil
+}
+
+// landingRetries bounds how often ReadHead looks again for a head that
+// a LIST named but a GET did not find; landingPause is the first pause
+// between looks, doubled each time (about 0.75 s in all).
+const (
+	landingRetries = 4
+	landingPause   = 50 * time.Millisecond
+)
+
+// ReadHead finds session's newest step and reads it: FindHeadBase, then
+// ReadStep. It returns a nil step (and no error) if the session has no
+// steps. A step object can be listed before a GET finds it: an object
+// store may list a put that is still landing, or one whose client died
+// and which the store then drops (MinIO does both). So when the listed
+// head is not found, ReadHead pauses and looks again, a few times, and
+// takes whatever head the store then shows; only a head that stays
+// listed and unreadable is an error (cas.ErrCorrupt: the store lists a
+// step it cannot serve).
+func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, base uint64, err error) {
+	pause := landingPause
+	for try := 0; ; try++ {
+		head, b, err := r.FindHeadBase(ctx, session)
+		if err != nil || head == 0 {
+			return nil, b, err
+		}
+		st, err := r.ReadStep(ctx, session, head)
+		if err == nil || !errors.Is(err, cas.ErrNotFound) {
+			return st, b, err
+		}
+		if try == landingRetries {
+			return nil, 0, fmt.Errorf("%w: step %d of %s is listed but cannot be read", cas.ErrCorrupt, head, session)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause *= 2
+	}
 }
 
 // FindHead returns the number of the newest step of session, or 0 if the

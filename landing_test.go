@@ -136,3 +136,52 @@ func TestHeadStillLanding(t *testing.T) {
 		}
 	})
 }
+
+// TestPruneDroppedHead: Prune finds the head as the store settles it. A
+// step listed once and then dropped (a killed client's put) used to be
+// taken as the head, and the base moved past the session's real head.
+func TestPruneDroppedHead(t *testing.T) {
+	ctx := context.Background()
+	backend := mem.New()
+	s, _ := cairn.OpenStore(backend).Session("run")
+	for i := 0; i < 3; i++ {
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":`+string(rune('1'+i))+`}`)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := &landingStore{Store: backend, phantom: manifest.StepKey("run", 4), phantomList: 1}
+	ws := cairn.OpenStore(st)
+	if _, err := ws.Prune(ctx, "run", 1); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := cairn.OpenStore(backend).Session("run")
+	h, err := s2.Head(ctx)
+	if err != nil || h.Number != 3 {
+		t.Fatalf("after prune keeping 1 step, Head = %v, %v; want step 3", h, err)
+	}
+}
+
+// TestRemoveDroppedHeadFences: Remove fences a writer that holds the old
+// head by a tombstone in the slot above the head. Taken from a dropped
+// listed head, the tombstone landed one slot too high, and that writer's
+// next commit was acknowledged into the removed history, unreadable.
+func TestRemoveDroppedHeadFences(t *testing.T) {
+	ctx := context.Background()
+	backend := mem.New()
+	s, _ := cairn.OpenStore(backend).Session("run")
+	for i := 0; i < 3; i++ {
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":`+string(rune('1'+i))+`}`)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := &landingStore{Store: backend, phantom: manifest.StepKey("run", 4), phantomList: 1}
+	if _, err := cairn.OpenStore(st).Remove(ctx, "run"); err != nil {
+		t.Fatal(err)
+	}
+	step, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":4}`)), cairn.CommitOptions{})
+	if err == nil {
+		s2, _ := cairn.OpenStore(backend).Session("run")
+		h, herr := s2.Head(ctx)
+		t.Fatalf("commit after Remove acknowledged step %d (want ErrConflict); Head now: %v, %v", step.Number, h, herr)
+	}
+}

@@ -295,7 +295,9 @@ func (ix *Index) compacted(c *compaction) {
 		}
 	}
 	for _, k := range c.merged {
-		ix.dropObj(k)
+		if k != c.key { // entries were just moved to c.key: keep its number
+			ix.dropObj(k)
+		}
 	}
 	if c.key != "" {
 		ix.keys[c.key] = true

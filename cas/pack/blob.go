@@ -47,7 +47,8 @@ var (
 // cost a large commit about a tenth of its CPU time. The pool drops
 // what sat idle through two garbage collections; making an encoder
 // costs ~0.3 ms and 600 KB, so a dropped one is not lost but kept in
-// spare (by a cleanup on its handle) for the next that is needed.
+// spare (by a cleanup on its handle, up to GOMAXPROCS of them) for the
+// next that is needed.
 var encoders = struct {
 	slots chan struct{} // a token for each encoder in use
 	pool  sync.Pool     // of *encHandle
@@ -86,7 +87,11 @@ func getEncoder() *encHandle {
 	h := &encHandle{e: e}
 	runtime.AddCleanup(h, func(e *zstd.Encoder) {
 		encoders.mu.Lock()
-		encoders.spare = append(encoders.spare, e)
+		// New encoders can be made while dropped ones wait for their
+		// cleanup: keep at most GOMAXPROCS spares, let the rest go.
+		if len(encoders.spare) < cap(encoders.slots) {
+			encoders.spare = append(encoders.spare, e)
+		}
 		encoders.mu.Unlock()
 	}, e)
 	return h

@@ -12,14 +12,25 @@ import (
 // a first goal of 4 MB) a commit spent about a tenth of its CPU in the
 // collector, marking a heap that is freed at exit anyway. Until the live
 // heap first exceeds smallHeap the collector runs only after the heap
-// grows 4× past it (GOGC=400); from then on, for large states and the
-// long-running serve and mcp, it is back to the default, so peak memory
-// stays what it was for them. GOGC or GOMEMLIMIT in the environment turn
-// this off.
+// grows 4× past it (GOGC=400); from then on, for large states, it is
+// back to the default, so peak memory stays what it was for them; serve
+// and mcp, which run until stopped, go back to it at once (serverGC).
+// GOGC or GOMEMLIMIT in the environment turn this off.
 const (
 	smallHeapPercent = 400
 	smallHeap        = 16 << 20
 )
+
+// serverGC puts the collector back to the default for a command that
+// runs until stopped (serve, mcp), whatever its heap: the short-process
+// setting is for commands that exit in milliseconds. GOGC or GOMEMLIMIT
+// in the environment are left alone.
+func serverGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(100)
+}
 
 // tuneGC applies the short-process setting described above.
 func tuneGC() {

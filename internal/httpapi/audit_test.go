@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRefusedCommitSaysOnlyWhy: a patch that does not apply is refused
+// before anything is written, so the answer names the operation and
+// does not claim the step may have been written.
+func TestRefusedCommitSaysOnlyWhy(t *testing.T) {
+	c, _ := newChecker(t, Options{MaxBody: 1 << 20, PollInterval: 20 * time.Millisecond})
+	c.do("POST", "/v1/sessions/p/steps", `{"state":{"a":{"b":1}}}`, 201)
+	for _, body := range []string{
+		`{"patch":[{"op":"remove","path":"/nope"}]}`,
+		`{"patch":[{"op":"test","path":"/a/b","value":2}]}`,
+	} {
+		bad := c.do("POST", "/v1/sessions/p/steps", body, 400)
+		if msg, _ := bad["error"].(string); !strings.Contains(msg, "patch op 1") || strings.Contains(msg, "may have been written") {
+			t.Errorf("%s: error %q, want the failed operation and nothing else", body, msg)
+		}
+	}
+	bad := c.do("POST", "/v1/sessions/new/steps", `{"patch":[{"op":"add","path":"/x","value":1}]}`, 400)
+	if msg, _ := bad["error"].(string); strings.Contains(msg, "may have been written") {
+		t.Errorf("patch of a new session: error %q claims the step may have been written", msg)
+	}
+}
+
+// TestNonUTF8Refused: JSON is UTF-8 (RFC 8259). A state, patch, record or
+// reply holding other bytes would be stored and then served back as a
+// response no strict JSON reader can parse; it is refused with 400
+// naming the field, and nothing is committed.
+func TestNonUTF8Refused(t *testing.T) {
+	c, _ := newChecker(t, Options{MaxBody: 1 << 20, PollInterval: 20 * time.Millisecond})
+	c.do("POST", "/v1/sessions/u/steps", `{"state":{"a":"ok"}}`, 201)
+	for _, tc := range []struct{ path, body, field string }{
+		{"/v1/sessions/u/steps", "{\"state\":{\"a\":\"\xff\"}}", "state"},
+		{"/v1/sessions/u/steps", "{\"state\":{\"a\":1},\"record\":{\"note\":\"\xc3\"}}", "record"},
+		{"/v1/sessions/u/steps", "{\"patch\":[{\"op\":\"add\",\"path\":\"/b\",\"value\":\"\xfe\"}]}", "patch"},
+		{"/v1/sessions/u/reply", "{\"input\":{\"ok\":\"\xff\"}}", "input"},
+	} {
+		if tc.field == "input" {
+			c.do("POST", "/v1/sessions/u/steps", `{"state":{"a":"ok"},"status":"awaiting_input"}`, 201)
+		}
+		bad := c.do("POST", tc.path, tc.body, 400)
+		if msg, _ := bad["error"].(string); !strings.HasPrefix(msg, tc.field+":") || !strings.Contains(msg, "UTF-8") {
+			t.Errorf("%s %q: error %q, want one naming %s and UTF-8", tc.path, tc.body, msg, tc.field)
+		}
+	}
+	if head := c.do("GET", "/v1/sessions/u/head", "", 200); head["step"].(interface{ String() string }).String() != "2" {
+		t.Fatalf("a refused body committed: head %v", head["step"])
+	}
+}

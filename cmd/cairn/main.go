@@ -169,6 +169,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if out.readerGone() {
 		return 0 // the reader went away: stop quietly, as Unix tools do
 	}
+	if out.err != nil && code == 0 {
+		fmt.Fprintf(stderr, "cairn: output lost: %v\n", out.err)
+		return 1
+	}
 	return code
 }
 

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Regression tests of the hostile-user audit of the CLI's boundaries.
+
+// fullWriter is a stdout on a full disk: every write fails with ENOSPC.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+}
+
+// TestOutputLostIsAnError: a command whose output could not be written
+// (a full disk, `cairn export > file` with no room) must not exit 0 as if
+// the output were there. Only a reader that went away (EPIPE) is quiet.
+func TestOutputLostIsAnError(t *testing.T) {
+	store := t.TempDir()
+	for _, doc := range []string{`{"n":1}`, `{"n":2}`} {
+		if _, errs, code := cli(t, store, doc, "commit", "s", "-", "--record", `{"messages":[{"role":"user","content":"hi"}]}`); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	if _, errs, code := cli(t, store, `{"q":1}`, "commit", "w", "-", "--status", "awaiting_input", "--record", `{"question":"ok?"}`); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{
+		{"log", "s"}, {"show", "s"}, {"sessions"}, {"diff", "s@1", "s"}, {"du"}, {"inbox"},
+		{"export", "--format", "openai-jsonl"}, {"version"}, {"help"},
+	} {
+		var errb bytes.Buffer
+		code := run(context.Background(), append([]string{"--store", store}, args...), strings.NewReader(""), fullWriter{}, &errb)
+		errs := errb.String()
+		if code != 1 || !strings.Contains(errs, "no space left on device") || !strings.HasSuffix(errs, "\n") {
+			t.Errorf("cairn %s onto a full stdout: exit %d, stderr %q; want exit 1 and a message", strings.Join(args, " "), code, errs)
+		}
+	}
+}

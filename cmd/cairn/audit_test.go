@@ -43,3 +43,22 @@ func TestOutputLostIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectMinusOneRefused: --expect -1 is not a step number. It was
+// taken for "no --expect" (the flag's hidden default), so the commit
+// landed unfenced; it is a usage error like any other negative value.
+func TestExpectMinusOneRefused(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"n":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, v := range []string{"-1", "-2"} {
+		out, errs, code := cli(t, store, `{"n":2}`, "commit", "s", "-", "--expect", v)
+		if code != 2 || !strings.Contains(errs, "--expect") || out != "" {
+			t.Errorf("commit --expect %s: exit %d, %q, %q; want exit 2 naming --expect", v, code, out, errs)
+		}
+	}
+	if out, _, code := cli(t, store, "", "log", "s"); code != 0 || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		t.Fatalf("log after refused commits: exit %d %q, want one step", code, out)
+	}
+}

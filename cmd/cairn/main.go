@@ -338,6 +338,13 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 	return pos, nil
 }
 
+// given reports whether flag name was on the command line.
+func given(fs *flagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
 func usageOf(fs *flagSet) string {
 	if c, ok := commands[fs.Name()]; ok {
 		return c.usage

@@ -62,3 +62,18 @@ func TestExpectMinusOneRefused(t *testing.T) {
 		t.Fatalf("log after refused commits: exit %d %q, want one step", code, out)
 	}
 }
+
+// TestServeRefusesBadMaxBody: --max-body 0 or less is not a bound; it was
+// silently replaced by the default and the server started.
+func TestServeRefusesBadMaxBody(t *testing.T) {
+	store := t.TempDir()
+	for _, v := range []string{"0", "-5"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a server that starts anyway stops at once
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"--store", store, "serve", "--listen", "127.0.0.1:0", "--max-body", v}, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), "--max-body") || out.Len() != 0 {
+			t.Errorf("serve --max-body %s: exit %d, stdout %q, stderr %q; want exit 2 naming --max-body", v, code, out.String(), errb.String())
+		}
+	}
+}

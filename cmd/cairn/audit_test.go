@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,5 +80,76 @@ func TestServeRefusesBadMaxBody(t *testing.T) {
 		if code != 2 || !strings.Contains(errb.String(), "--max-body") || out.Len() != 0 {
 			t.Errorf("serve --max-body %s: exit %d, stdout %q, stderr %q; want exit 2 naming --max-body", v, code, out.String(), errb.String())
 		}
+	}
+}
+
+// TestMCPSurvivesMalformedLines: a line that is not a JSON-RPC message
+// (not JSON, a bare number, no "jsonrpc":"2.0", an object id, a batch,
+// one over the size bound) is answered with a JSON-RPC error in words,
+// not Go type names, and the session goes on: it used to end `cairn mcp`
+// (exit 1), dropping the answers of calls still running. A patch that
+// does not apply is the tool's error alone, not a step that may have
+// been written.
+func TestMCPSurvivesMalformedLines(t *testing.T) {
+	bin := cairnBinary(t)
+	cmd := exec.Command(bin, "--store", filepath.Join(t.TempDir(), "store"), "mcp")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	c := &rpcClient{t: t, in: in, out: bufio.NewReader(out)}
+	c.call("initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "cairn-test", "version": "1"},
+	})
+	c.send(map[string]any{"method": "notifications/initialized"})
+	c.tool("checkpoint", map[string]any{"session": "m", "state_json": `{"a":1}`})
+	huge := `{"jsonrpc":"2.0","id":99,"method":"tools/list","params":{"x":"` + strings.Repeat("x", 17<<20) + `"}}`
+	for _, line := range []string{
+		"garbage", "5", "{}", `{"foo":1}`, "[]", `{"jsonrpc":"1.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, `[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`, huge,
+	} {
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatalf("write %.40q: %v (stderr %q)", line, err, stderr.String())
+		}
+		reply, err := c.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("after %.40q: %v; stderr %q", line, err, stderr.String())
+		}
+		var resp struct {
+			Error *struct {
+				Code    int
+				Message string
+			}
+		}
+		if json.Unmarshal(reply, &resp) != nil || resp.Error == nil || resp.Error.Code > -32600 || resp.Error.Code < -32700 ||
+			strings.Contains(resp.Error.Message, "Go value") || strings.Contains(resp.Error.Message, "interface {}") {
+			t.Errorf("answer to %.40q: %.300s; want a JSON-RPC parse or invalid-request error in words", line, reply)
+		}
+	}
+	var res struct {
+		IsError bool
+		Content []struct{ Text string }
+	}
+	json.Unmarshal(c.call("tools/call", map[string]any{"name": "checkpoint", "arguments": map[string]any{"session": "m", "patch": `[{"op":"remove","path":"/nope"}]`}}), &res)
+	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "patch op 1") || strings.Contains(res.Content[0].Text, "may have been written") {
+		t.Errorf("failed patch = %+v; want the failed operation and nothing else", res)
+	}
+	if got := c.tool("resume", map[string]any{"session": "m"}); got["state_json"] != `{"a":1}` {
+		t.Fatalf("resume after malformed lines = %v", got)
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("cairn mcp: %v, stderr %q", err, stderr.String())
 	}
 }

@@ -1,9 +1,19 @@
 package httpapi
 
 import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairnlog/cairn"
 )
 
 // TestRefusedCommitSaysOnlyWhy: a patch that does not apply is refused
@@ -51,4 +61,41 @@ func TestNonUTF8Refused(t *testing.T) {
 	if head := c.do("GET", "/v1/sessions/u/head", "", 200); head["step"].(interface{ String() string }).String() != "2" {
 		t.Fatalf("a refused body committed: head %v", head["step"])
 	}
+}
+
+// TestSlowBodyTimesOut: a client that sends its headers and then trickles
+// (or stops sending) its body holds a connection and a goroutine for as
+// long as it likes; the server now gives a body BodyTimeout to arrive and
+// answers 408 after it, committing nothing. A body that arrives in time
+// commits as before.
+func TestSlowBodyTimesOut(t *testing.T) {
+	ws := cairn.OpenStore(memStore())
+	ts := httptest.NewServer(New(ws, Options{BodyTimeout: 200 * time.Millisecond}))
+	t.Cleanup(ts.Close)
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A guard against a server that never answers, not a measurement.
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	body := `{"state":{"a":1}}`
+	fmt.Fprintf(conn, "POST /v1/sessions/slow/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled body: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "request body") {
+		t.Fatalf("stalled body: %d %s, want 408 naming the request body", resp.StatusCode, b)
+	}
+	s, err := ws.Session("slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Head(context.Background()); !errors.Is(err, cairn.ErrNotFound) {
+		t.Fatalf("a stalled body committed: %v", err)
+	}
+	c, _ := newChecker(t, Options{BodyTimeout: 200 * time.Millisecond})
+	c.do("POST", "/v1/sessions/fast/steps", body, 201)
 }

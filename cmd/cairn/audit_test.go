@@ -153,3 +153,29 @@ func TestMCPSurvivesMalformedLines(t *testing.T) {
 		t.Fatalf("cairn mcp: %v, stderr %q", err, stderr.String())
 	}
 }
+
+// TestInterruptSaysSo: a command cut short by SIGINT (its context
+// cancelled) says it was interrupted, in one line, and exits 1; it used
+// to print the store request the signal cut ("read gc/state: context
+// canceled", "write packs/S/...") and, for commit, that the step may have
+// been written when the interrupt came before anything was.
+func TestInterruptSaysSo(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{{"commit", "s", "-"}, {"log", "s"}, {"fork", "s", "t"}, {"gc"}, {"verify"}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // as SIGINT does to main's context
+		var out, errb bytes.Buffer
+		code := run(ctx, append([]string{"--store", store}, args...), strings.NewReader(`{"b":2}`), &out, &errb)
+		errs := errb.String()
+		if code != 1 || !strings.Contains(errs, "interrupted") || strings.Contains(errs, "context canceled") ||
+			strings.Contains(errs, "gc/state") || strings.Contains(errs, "packs/") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("cairn %s interrupted: exit %d, stderr %q; want exit 1 and one line saying it was interrupted", strings.Join(args, " "), code, errs)
+		}
+	}
+	if out, _, code := cli(t, store, "", "log", "s"); code != 0 || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		t.Fatalf("log after interrupted commands: exit %d %q, want one step", code, out)
+	}
+}

@@ -248,6 +248,14 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		return 3
 	case errors.Is(err, errProblems):
 		return 1 // already reported
+	case errors.Is(err, context.Canceled):
+		// SIGINT: say so, not which store request the signal cut short.
+		msg := "interrupted before it finished"
+		if errors.Is(err, cairn.ErrMaybeWritten) {
+			msg += " (the step may have been written: cairn log shows the head)"
+		}
+		fmt.Fprintf(stderr, "cairn %s: %s\n", name, msg)
+		return 1
 	}
 	if hint := cairn.LimitHint(err); hint != "" {
 		fmt.Fprintf(stderr, "cairn %s: %v (%s)\n", name, oneLine(err), hint)

@@ -179,3 +179,23 @@ func TestInterruptSaysSo(t *testing.T) {
 		t.Fatalf("log after interrupted commands: exit %d %q, want one step", code, out)
 	}
 }
+
+// TestExportOutUnwritable: an --out (or --manifest) that cannot be
+// created is bad input (exit 2) named as the user wrote it; it was exit 1
+// naming PATH.tmp, a file the user never mentioned.
+func TestExportOutUnwritable(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir")
+	for _, args := range [][]string{
+		{"export", "--format", "parquet", "--out", filepath.Join(missing, "x.parquet")},
+		{"export", "--format", "parquet", "--out", filepath.Join(t.TempDir(), "x.parquet"), "--manifest", filepath.Join(missing, "m.json")},
+	} {
+		_, errs, code := cli(t, store, "", args...)
+		if code != 2 || strings.Contains(errs, ".tmp") || !strings.Contains(errs, missing) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("cairn %s: exit %d, stderr %q; want exit 2 naming the path given", strings.Join(args, " "), code, errs)
+		}
+	}
+}

@@ -99,3 +99,24 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	c, _ := newChecker(t, Options{BodyTimeout: 200 * time.Millisecond})
 	c.do("POST", "/v1/sessions/fast/steps", body, 201)
 }
+
+// TestBodyEncodingRefused: a body declared in another charset or
+// compressed was read as plain UTF-8 all the same: a gzip body failed as
+// "not valid JSON", and a UTF-16 or Latin-1 one was stored as bytes it
+// did not mean. Both are 415 now, saying what to send; nothing commits.
+func TestBodyEncodingRefused(t *testing.T) {
+	c, _ := newChecker(t, Options{MaxBody: 1 << 20, PollInterval: 20 * time.Millisecond})
+	for _, h := range []map[string][]string{
+		{"Content-Type": {"application/json; charset=utf-16"}},
+		{"Content-Type": {"application/json; charset=iso-8859-1"}},
+		{"Content-Encoding": {"gzip"}},
+	} {
+		bad := c.doWith("POST", "/v1/sessions/e/steps", `{"state":{"a":1}}`, h, 415)
+		if msg, _ := bad["error"].(string); !strings.Contains(msg, "UTF-8") && !strings.Contains(msg, "uncompressed") {
+			t.Errorf("%v: error %q, want what to send", h, msg)
+		}
+	}
+	c.doWith("POST", "/v1/sessions/e/steps", `{"state":{"a":1}}`, map[string][]string{"Content-Type": {"application/json; charset=UTF-8"}}, 201)
+	c.do("GET", "/v1/sessions/e/steps/1", "", 200)
+	c.do("GET", "/v1/sessions/e/steps/2", "", 404)
+}

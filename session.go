@@ -228,8 +228,17 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 			return kind, root, err
 		}
 	}
+	// An error of build (bad JSON, a patch that does not apply, a file
+	// that cannot be read) comes before the step's put: nothing of the
+	// step can have landed, so it is the caller's error as it stands.
+	var buildErr error
+	built := func(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+		kind, root, err := build(sink, known)
+		buildErr = err
+		return kind, root, err
+	}
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
-		Session: s.name, Build: build, Record: record,
+		Session: s.name, Build: built, Record: record,
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
 	})
 	// The stat cache is saved only for an acknowledged step.
@@ -242,6 +251,9 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 			return nil, s.conflict(ctx, s.headNum()+1)
 		}
 		return nil, s.staleCache(ctx)
+	}
+	if err != nil && buildErr != nil {
+		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.headNum()+1, err)
 	}
 	if err != nil {
 		return nil, s.unsure(s.headNum()+1, err)

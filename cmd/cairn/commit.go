@@ -63,7 +63,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	}
 	if *expect >= 0 {
 		opts.Expect = cairn.ExpectHead(uint64(*expect))
-	} else if *expect < -1 {
+	} else if *expect < -1 || given(fs, "expect") {
 		return usagef("--expect must be 0 or more")
 	}
 	var state cairn.State

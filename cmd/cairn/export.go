@@ -140,10 +140,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			c()
 		}
 	}()
-	create := func(path string) (*os.File, error) {
+	create := func(flagName, path string) (*os.File, error) {
 		f, err := os.Create(path + ".tmp")
 		if err != nil {
-			return nil, err
+			// Said of the path the user gave, not of its .tmp.
+			return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(err))
 		}
 		cleanup = append(cleanup, func() { f.Close(); os.Remove(path + ".tmp") })
 		commit = append(commit, func() error {
@@ -158,7 +159,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return f, nil
 	}
 	if *out != "-" {
-		f, err := create(*out)
+		f, err := create("--out", *out)
 		if err != nil {
 			return err
 		}
@@ -166,7 +167,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	var mw *export.ManifestWriter
 	if *manifestPath != "" {
-		f, err := create(*manifestPath)
+		f, err := create("--manifest", *manifestPath)
 		if err != nil {
 			return err
 		}

@@ -170,6 +170,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if out.readerGone() {
 		return 0 // the reader went away: stop quietly, as Unix tools do
 	}
+	if out.err != nil && code == 0 {
+		fmt.Fprintf(stderr, "cairn: output lost: %v\n", out.err)
+		return 1
+	}
 	return code
 }
 
@@ -245,6 +249,14 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		return 3
 	case errors.Is(err, errProblems):
 		return 1 // already reported
+	case errors.Is(err, context.Canceled):
+		// SIGINT: say so, not which store request the signal cut short.
+		msg := "interrupted before it finished"
+		if errors.Is(err, cairn.ErrMaybeWritten) {
+			msg += " (the step may have been written: cairn log shows the head)"
+		}
+		fmt.Fprintf(stderr, "cairn %s: %s\n", name, msg)
+		return 1
 	}
 	if hint := cairn.LimitHint(err); hint != "" {
 		fmt.Fprintf(stderr, "cairn %s: %v (%s)\n", name, oneLine(err), hint)
@@ -333,6 +345,13 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		return nil, usagef("want %s", strings.TrimSpace(fs.Name()+" "+usageOf(fs)))
 	}
 	return pos, nil
+}
+
+// given reports whether flag name was on the command line.
+func given(fs *flagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
 }
 
 func usageOf(fs *flagSet) string {

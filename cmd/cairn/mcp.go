@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,7 +32,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	err = mcpserver.New(ws, version.String()).Run(ctx, &mcp.StdioTransport{})
+	err = mcpserver.New(ws, version.String()).Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) {
 		return nil // the client hung up
 	}

@@ -28,6 +28,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
+	if *maxBody <= 0 {
+		return usagef("--max-body %d: want a size in bytes, 1 or more", *maxBody)
+	}
 	token := os.Getenv("CAIRN_TOKEN")
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)

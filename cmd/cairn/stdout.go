@@ -12,10 +12,13 @@ import (
 var errReaderGone = errors.New("stdout reader went away")
 
 // stdoutWriter is cairn's stdout. It remembers a closed pipe, so that
-// later writes fail at once and run can exit quietly.
+// later writes fail at once and run can exit quietly, and any other
+// failed write, so that a command whose output was lost (a full disk)
+// does not exit 0 even if it ignored the error.
 type stdoutWriter struct {
 	w    io.Writer
 	gone bool
+	err  error // the first write error other than EPIPE
 }
 
 func (s *stdoutWriter) Write(p []byte) (int, error) {
@@ -26,6 +29,9 @@ func (s *stdoutWriter) Write(p []byte) (int, error) {
 	if errors.Is(err, syscall.EPIPE) {
 		s.gone = true
 		return n, fmt.Errorf("write stdout: %w", errReaderGone)
+	}
+	if err != nil && s.err == nil {
+		s.err = err
 	}
 	return n, err
 }

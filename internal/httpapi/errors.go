@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/cairnlog/cairn"
@@ -107,8 +108,8 @@ func decode(r *http.Request, v any, fields ...field) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
+		if errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded) {
+			return bodyError(err, fields)
 		}
 		return badRequest("request body: data after the JSON object")
 	}
@@ -127,6 +128,8 @@ func bodyError(err error, fields []field) error {
 	switch {
 	case errors.As(err, &mbe):
 		return err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: "request body: it did not arrive in full in time (send it at once, not in a trickle)"}
 	case errors.Is(err, io.EOF):
 		return badRequest("request body is empty: want a JSON object with %s", strings.Join(names, ", "))
 	case errors.Is(err, io.ErrUnexpectedEOF):

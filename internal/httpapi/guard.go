@@ -38,7 +38,16 @@ func checkSameOrigin(r *http.Request) error {
 		return nil
 	}
 	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
+	if cs, ok := params["charset"]; err == nil && mt == "application/json" && ok && !strings.EqualFold(cs, "utf-8") {
+		// The body would be read as UTF-8 all the same, and stored wrong.
+		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			msg: fmt.Sprintf("Content-Type %s: JSON bodies are UTF-8; send charset=utf-8 or no charset", ct)}
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			msg: fmt.Sprintf("Content-Encoding %s: send the request body uncompressed", ce)}
+	}
 	if err != nil || mt != "application/json" {
 		if ct == "" {
 			ct = "none"

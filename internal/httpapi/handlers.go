@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
@@ -177,6 +178,17 @@ func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Ste
 	return sw.finish(writeStepTo(r.Context(), sw, st, withState))
 }
 
+// checkUTF8 refuses the JSON value of field name if it holds bytes that
+// are not UTF-8: JSON is UTF-8 (RFC 8259), and such a value would be
+// stored as sent (encoding/json keeps a RawMessage's bytes) and served
+// back as a body that strict JSON readers refuse.
+func checkUTF8(name string, raw json.RawMessage) error {
+	if !utf8.Valid(raw) {
+		return badRequest("%s: not valid UTF-8 text (JSON must be UTF-8)", name)
+	}
+	return nil
+}
+
 // commitRequest is the body of POST /v1/sessions/{session}/steps.
 type commitRequest struct {
 	State  json.RawMessage `json:"state"`
@@ -203,6 +215,14 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	var req commitRequest
 	if err := decode(r, &req, commitFields...); err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"state", req.State}, {"patch", req.Patch}, {"record", req.Record}} {
+		if err := checkUTF8(f.name, f.raw); err != nil {
+			return err
+		}
 	}
 	hasState := len(req.State) > 0 && string(req.State) != "null"
 	hasPatch := len(req.Patch) > 0 && string(req.Patch) != "null"
@@ -618,6 +638,9 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	defer s.sessions.release(e)
 	var req replyRequest
 	if err := decode(r, &req, replyFields...); err != nil {
+		return err
+	}
+	if err := checkUTF8("input", req.Input); err != nil {
 		return err
 	}
 	if len(req.Input) == 0 {

@@ -21,7 +21,9 @@ package httpapi
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -51,6 +53,10 @@ type Options struct {
 	// MaxReads bounds the requests that read states, logs or diffs at
 	// once (default 8); one more gets 503 with Retry-After.
 	MaxReads int
+	// BodyTimeout bounds the time a request body takes to arrive in full
+	// (default 60 s); a slower one gets 408. It is no bound on the work
+	// the request asks for.
+	BodyTimeout time.Duration
 	// IdleSessions is how many sessions no request uses the server keeps
 	// cached, with their heads, so that an agent's next commit need not
 	// re-read its head from the store (default 64).
@@ -66,6 +72,7 @@ const (
 	DefaultMaxWaiters      = 1024
 	DefaultMaxReads        = 8
 	DefaultIdleSessions    = 64
+	DefaultBodyTimeout     = 60 * time.Second
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
 	maxLogLimit            = 10000
@@ -115,6 +122,9 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	if opts.IdleSessions <= 0 {
 		opts.IdleSessions = DefaultIdleSessions
 	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
 	s := &Server{
 		ws: ws, opts: opts, mux: http.NewServeMux(),
 		sessions: newTable(ws, opts.IdleSessions, opts.PollInterval, opts.MaxPollInterval),
@@ -147,11 +157,35 @@ func (s *Server) Routes() []Route { return append([]Route(nil), s.rts...) }
 func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error) {
 	s.rts = append(s.rts, Route{method, path})
 	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			// A body must arrive within BodyTimeout (a slow-loris client
+			// would hold the connection for ever); once it has, the
+			// deadline is lifted so that the work is not cut off.
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
 		if err := h(w, r); err != nil {
 			s.writeErr(w, err)
 		}
 	})
+}
+
+// deadlineBody is a request body under a read deadline, lifted once the
+// body has been read to its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // ServeHTTP checks access, then routes.

@@ -118,3 +118,13 @@ def test_remote_mode_uses_the_url(ws: cairnlog.Workspace) -> None:
 def test_types_check_with_the_py_typed_marker() -> None:
     pkg = pathlib.Path(cairnlog.__file__).parent
     assert (pkg / "py.typed").exists()
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://x", "http://[::1", "http://", "localhost:7474"])
+def test_bad_server_url_is_said_in_the_constructor(url: str) -> None:
+    # As the TypeScript client does: a URL that cannot name a server is
+    # refused at once, naming it, not at the first call as urllib's
+    # "unknown url type: 'not a url/v1/sessions/s/head'".
+    with pytest.raises(ValueError) as e:
+        Client(url)
+    assert repr(url) in str(e.value) and "http://HOST:PORT" in str(e.value)

@@ -28,6 +28,12 @@ class Client:
         url = url or os.environ.get("CAIRN_URL")
         if not url:
             raise ValueError("no server URL: pass url= or set CAIRN_URL")
+        try:
+            parts = urllib.parse.urlsplit(url)
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"server URL {url!r}: want http://HOST:PORT or https://HOST:PORT")
         self.url = url.rstrip("/")
         self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
         self.timeout = timeout

@@ -199,3 +199,45 @@ func TestExportOutUnwritable(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitRefusesEscapingSymlink: `commit --dir` stored a symlink that
+// leads outside the directory (absolute, or up past its root), which
+// checkout then refused after writing part of the tree, and verify called
+// the step corrupt. The commit refuses it, as bad input naming the link,
+// and writes no step.
+func TestCommitRefusesEscapingSymlink(t *testing.T) {
+	for _, target := range []string{"../../../etc", "/etc/passwd", "sub/../../x"} {
+		store, dir := t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, "l")); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code := cli(t, store, "", "commit", "d", "--dir", dir)
+		if code != 2 || !strings.Contains(errs, filepath.Join(dir, "l")) || !strings.Contains(errs, "outside the directory") {
+			t.Errorf("commit --dir with a link to %q: exit %d, stderr %q; want exit 2 naming the link", target, code, errs)
+		}
+		if _, errs, code := cli(t, store, "", "log", "d"); code == 0 {
+			t.Errorf("a step was written for a refused directory: %s", errs)
+		}
+	}
+	// A link that stays inside is kept and checks out.
+	store, dir := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../f", filepath.Join(dir, "sub", "l")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, store, "", "commit", "d", "--dir", dir); code != 0 {
+		t.Fatalf("commit --dir with an inside link: %s", errs)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, errs, code := cli(t, store, "", "checkout", "d", "--dir", out); code != 0 {
+		t.Fatalf("checkout: %s", errs)
+	}
+	if got, err := os.Readlink(filepath.Join(out, "sub", "l")); err != nil || got != "../f" {
+		t.Fatalf("checked-out link = %q, %v", got, err)
+	}
+}

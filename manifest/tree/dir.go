@@ -205,6 +205,11 @@ func (b *dirBuilder) file(p, rel string, de fs.DirEntry) (mode byte, ref Ref, ma
 	if mode == ModeSymlink {
 		var target string
 		if target, err = os.Readlink(p); err == nil {
+			// Checkout and verify refuse a link that leaves the state's
+			// directory; a commit must not store what cannot come back.
+			if serr := SafeSymlink(rel, target); serr != nil {
+				return 0, Ref{}, false, fmt.Errorf("%w: %s: %w", ErrUnsafeLink, p, serr)
+			}
 			ref, err = leafRef(b.sink, []byte(target))
 		}
 	} else {

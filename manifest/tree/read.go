@@ -35,6 +35,11 @@ var DefaultLimits = Limits{MaxDepth: MaxDepth + 16, MaxBytes: 64 << 30, MaxTotal
 // ErrLimit reports content beyond a reader limit.
 var ErrLimit = errors.New("limit exceeded")
 
+// ErrUnsafeLink reports a symlink in a directory state whose target is
+// absolute or leaves the directory: a checkout would refuse to write
+// it, so a commit refuses to store it.
+var ErrUnsafeLink = errors.New("symlink leads outside the directory")
+
 // LimitError reports which limit content exceeded; it wraps ErrLimit.
 type LimitError struct {
 	// Limit names the limit: "MaxBytes" (one value or file),
@@ -445,7 +450,7 @@ func SafeSymlink(p, target string) error {
 	}
 	joined := path.Join(path.Dir(p), target)
 	if joined == ".." || strings.HasPrefix(joined, "../") {
-		return fmt.Errorf("symlink target %q escapes the checkout directory", target)
+		return fmt.Errorf("symlink target %q leads outside the directory", target)
 	}
 	return nil
 }

@@ -122,14 +122,23 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	return e
 }
 
-// unsure builds the error of a step put that failed after it may have
-// reached the store, and forgets the head, so that the next commit finds
-// out whether the step landed and builds on whatever is there.
+// unsure builds the error of a failed commit and, unless the failure
+// was bad input or damage, forgets the head, so that the next commit
+// finds out whether the step landed and builds on whatever is there.
+// Only a step put that failed after it may have reached the store
+// (manifest.StepPutError) is ErrMaybeWritten; any other failure left the
+// step unwritten and says only why.
 func (s *Session) unsure(n uint64, err error) error {
 	if errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrInvalidKey) || errors.Is(err, tree.ErrLimit) || !mayHaveLanded(err) {
 		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
 	}
+	// What the commit did to the index before it failed is not known
+	// here: the next commit reads the head and its index again.
 	s.head, s.index = nil, nil
+	var put *manifest.StepPutError
+	if !errors.As(err, &put) {
+		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
+	}
 	return fmt.Errorf("commit %s@%d: %w: %w", s.name, n, ErrMaybeWritten, err)
 }
 

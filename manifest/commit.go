@@ -211,6 +211,17 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
 	return st, err
 }
 
+// StepPutError is WriteStep's error when the step object's put failed
+// for another reason than the slot being taken: the put may still have
+// reached the store, so whether the step exists is unknown until its
+// slot is read again. Any other error of a commit left the step unwritten.
+type StepPutError struct{ Err error }
+
+func (e *StepPutError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the put's error.
+func (e *StepPutError) Unwrap() error { return e.Err }
+
 // WriteStep writes m with the new blobs in b as one step object, created
 // only if the slot is free (I2, I3). It returns ErrSlotTaken (wrapping
 // cas.ErrExists) if another writer holds the slot; nothing of this
@@ -231,7 +242,7 @@ func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*St
 		if errors.Is(err, cas.ErrExists) {
 			return nil, nil, fmt.Errorf("write %s: %w: %w", key, ErrSlotTaken, cas.ErrExists)
 		}
-		return nil, nil, fmt.Errorf("write %s: %w", key, err)
+		return nil, nil, &StepPutError{fmt.Errorf("write %s: %w", key, err)}
 	}
 	// The writer's next compaction merges this object: keep it at hand.
 	r.remember(key, data)

@@ -3,6 +3,7 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +65,20 @@ func (s *landingStore) List(ctx context.Context, prefix, after string, fn func(c
 	return err
 }
 
+// threeSteps returns a store holding steps 1 to 3 of session "run" and
+// the session that wrote them.
+func threeSteps(t *testing.T) (*mem.Store, *cairn.Session) {
+	t.Helper()
+	backend := mem.New()
+	s, _ := cairn.OpenStore(backend).Session("run")
+	for i := 1; i <= 3; i++ {
+		if _, err := s.Commit(context.Background(), cairn.JSON(fmt.Appendf(nil, `{"n":%d}`, i)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return backend, s
+}
+
 // TestHeadStillLanding: a head that the store lists before it can be
 // read is waited for; one that was listed and then dropped (a killed
 // client's put) gives way to the step below it; only a head that stays
@@ -72,13 +87,7 @@ func (s *landingStore) List(ctx context.Context, prefix, after string, fn func(c
 // with "not found" for a session that was fine.
 func TestHeadStillLanding(t *testing.T) {
 	ctx := context.Background()
-	backend := mem.New()
-	s, _ := cairn.OpenStore(backend).Session("run")
-	for i := 0; i < 3; i++ {
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":`+string(rune('1'+i))+`}`)), cairn.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	backend, _ := threeSteps(t)
 	open := func(st *landingStore) (*cairn.Workspace, *cairn.Session) {
 		st.Store = backend
 		ws := cairn.OpenStore(st)
@@ -142,13 +151,7 @@ func TestHeadStillLanding(t *testing.T) {
 // taken as the head, and the base moved past the session's real head.
 func TestPruneDroppedHead(t *testing.T) {
 	ctx := context.Background()
-	backend := mem.New()
-	s, _ := cairn.OpenStore(backend).Session("run")
-	for i := 0; i < 3; i++ {
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":`+string(rune('1'+i))+`}`)), cairn.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	backend, _ := threeSteps(t)
 	st := &landingStore{Store: backend, phantom: manifest.StepKey("run", 4), phantomList: 1}
 	ws := cairn.OpenStore(st)
 	if _, err := ws.Prune(ctx, "run", 1); err != nil {
@@ -167,13 +170,7 @@ func TestPruneDroppedHead(t *testing.T) {
 // next commit was acknowledged into the removed history, unreadable.
 func TestRemoveDroppedHeadFences(t *testing.T) {
 	ctx := context.Background()
-	backend := mem.New()
-	s, _ := cairn.OpenStore(backend).Session("run")
-	for i := 0; i < 3; i++ {
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":`+string(rune('1'+i))+`}`)), cairn.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	backend, s := threeSteps(t)
 	st := &landingStore{Store: backend, phantom: manifest.StepKey("run", 4), phantomList: 1}
 	if _, err := cairn.OpenStore(st).Remove(ctx, "run"); err != nil {
 		t.Fatal(err)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -91,23 +89,7 @@ func TestServeRefusesBadMaxBody(t *testing.T) {
 // does not apply is the tool's error alone, not a step that may have
 // been written.
 func TestMCPSurvivesMalformedLines(t *testing.T) {
-	bin := cairnBinary(t)
-	cmd := exec.Command(bin, "--store", filepath.Join(t.TempDir(), "store"), "mcp")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	c := &rpcClient{t: t, in: in, out: bufio.NewReader(out)}
+	c, cmd, stderr := startMCP(t, filepath.Join(t.TempDir(), "store"))
 	c.call("initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "cairn-test", "version": "1"},
@@ -119,7 +101,7 @@ func TestMCPSurvivesMalformedLines(t *testing.T) {
 		"garbage", "5", "{}", `{"foo":1}`, "[]", `{"jsonrpc":"1.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, `[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`, huge,
 	} {
-		if _, err := io.WriteString(in, line+"\n"); err != nil {
+		if _, err := io.WriteString(c.in, line+"\n"); err != nil {
 			t.Fatalf("write %.40q: %v (stderr %q)", line, err, stderr.String())
 		}
 		reply, err := c.out.ReadBytes('\n')
@@ -148,7 +130,7 @@ func TestMCPSurvivesMalformedLines(t *testing.T) {
 	if got := c.tool("resume", map[string]any{"session": "m"}); got["state_json"] != `{"a":1}` {
 		t.Fatalf("resume after malformed lines = %v", got)
 	}
-	in.Close()
+	c.in.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("cairn mcp: %v, stderr %q", err, stderr.String())
 	}

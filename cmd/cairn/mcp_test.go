@@ -84,24 +84,8 @@ func (c *rpcClient) tool(name string, args map[string]any) map[string]any {
 // TestMCPStdio talks JSON-RPC to the built binary: initialize, list the
 // tools, then checkpoint -> resume -> fork and read the fork back.
 func TestMCPStdio(t *testing.T) {
-	bin := cairnBinary(t)
 	store := filepath.Join(t.TempDir(), "store")
-	cmd := exec.Command(bin, "--store", store, "mcp")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	c := &rpcClient{t: t, in: in, out: bufio.NewReader(out)}
+	c, cmd, stderr := startMCP(t, store)
 
 	var init struct {
 		ProtocolVersion string
@@ -154,7 +138,7 @@ func TestMCPStdio(t *testing.T) {
 	if got := c.tool("resume", map[string]any{"session": "m-alt"}); got["state_json"] != doc {
 		t.Fatalf("resume of the fork = %v", got)
 	}
-	in.Close() // the client hangs up: the server exits 0
+	c.in.Close() // the client hangs up: the server exits 0
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -169,4 +153,26 @@ func TestMCPStdio(t *testing.T) {
 	if out, _, _ := cli(t, store, "", "show", "m-alt"); out != doc+"\n" {
 		t.Fatalf("cairn show m-alt = %q", out)
 	}
+}
+
+// startMCP starts `cairn mcp` on store and returns a client on its stdio,
+// the process (killed when the test ends) and its stderr.
+func startMCP(t *testing.T, store string) (*rpcClient, *exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(cairnBinary(t), "--store", store, "mcp")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return &rpcClient{t: t, in: in, out: bufio.NewReader(out)}, cmd, stderr
 }

@@ -75,10 +75,11 @@ func TestAppendWorkload(t *testing.T) {
 	if ratio > maxAppendRatio {
 		t.Errorf("stored/appended = %.3f, over the design target %.2f", ratio, maxAppendRatio)
 	}
-	// The README quotes these figures: they must be this run's.
+	// The README quotes these figures, of the 1,000-step run: they must
+	// be this run's (a -short run is shorter, and its figures differ).
 	if readme, err := os.ReadFile("README.md"); err != nil {
 		t.Error(err)
-	} else if quote := fmt.Sprintf("stores %.3f× the appended bytes before\ncompression, at %.3f PUTs per step", ratio, putsPerStep); !strings.Contains(string(readme), quote) {
+	} else if quote := fmt.Sprintf("stores %.3f× the appended bytes before\ncompression, at %.3f PUTs per step", ratio, putsPerStep); !testing.Short() && !strings.Contains(string(readme), quote) {
 		t.Errorf("README.md does not quote this run's figures %q; update it (and the date of the run)", quote)
 	}
 	if gets != 0 || lists != 0 || putsPerStep > 1.1 {

@@ -36,22 +36,12 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 	}
 	// The head as ReadHead settles it: a listed step that is still
 	// landing, or that the store drops, must not place the base or the
-	// tombstone above a slot a writer can still take.
-	// A head that cannot be read (damaged) is still where the session
-	// ends: it can be pruned below or removed all the same.
-	st, base, err := w.repo.ReadHead(ctx, session)
-	switch {
-	case errors.Is(err, cas.ErrCorrupt):
-		if head, err = w.repo.FindHead(ctx, session); err != nil {
-			return 0, 0, err
-		}
-		if base, err = w.repo.ReadBase(ctx, session); err != nil {
-			return 0, 0, err
-		}
-	case err != nil:
+	// tombstone above a slot a writer can still take. A head that cannot
+	// be read (damaged) is still where the session ends: it can be
+	// pruned below or removed all the same.
+	_, head, base, err = w.repo.ReadHead(ctx, session)
+	if err != nil && (head == 0 || !errors.Is(err, cas.ErrCorrupt)) {
 		return 0, 0, err
-	case st != nil:
-		head = st.Manifest.Number
 	}
 	if head == 0 || head < base {
 		return 0, 0, fmt.Errorf("session %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)

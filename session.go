@@ -155,7 +155,7 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	}
 	s.cached, s.stamp = false, ""
 	repo := s.ws.repo
-	st, base, err := repo.ReadHead(ctx, s.name)
+	st, _, base, err := repo.ReadHead(ctx, s.name)
 	if err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// As load(ctx, true), but learning the base in the same requests.
-	st, base, err := s.ws.repo.ReadHead(ctx, s.name)
+	st, _, base, err := s.ws.repo.ReadHead(ctx, s.name)
 	if err != nil {
 		// What the session holds is left as it was: the head it last
 		// loaded or committed, whose slot above still fences a commit.

@@ -212,7 +212,7 @@ func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err 
 	if err := manifest.ValidSession(session); err != nil {
 		return nil, err
 	}
-	st, _, err := w.repo.ReadHead(ctx, session)
+	st, _, _, err := w.repo.ReadHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("head of %s: %w", session, err)
 	}

@@ -159,23 +159,26 @@ const (
 // takes whatever head the store then shows; only a head that stays
 // listed and unreadable is an error (cas.ErrCorrupt: the store lists a
 // step it cannot serve).
-func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, base uint64, err error) {
+//
+// head is the number of the step the store lists as newest, also when
+// err says it cannot be read (a caller that must know where the session
+// ends, readable or not, uses it); it is 0 if finding it failed.
+func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, head, base uint64, err error) {
 	pause := landingPause
 	for try := 0; ; try++ {
-		head, b, err := r.FindHeadBase(ctx, session)
-		if err != nil || head == 0 {
-			return nil, b, err
+		if head, base, err = r.FindHeadBase(ctx, session); err != nil || head == 0 {
+			return nil, 0, base, err
 		}
-		st, err := r.ReadStep(ctx, session, head)
+		st, err = r.ReadStep(ctx, session, head)
 		if err == nil || !errors.Is(err, cas.ErrNotFound) {
-			return st, b, err
+			return st, head, base, err
 		}
 		if try == landingRetries {
-			return nil, 0, fmt.Errorf("%w: step %d of %s is listed but cannot be read", cas.ErrCorrupt, head, session)
+			return nil, head, base, fmt.Errorf("%w: step %d of %s is listed but cannot be read", cas.ErrCorrupt, head, session)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, 0, ctx.Err()
+			return nil, head, base, ctx.Err()
 		case <-time.After(pause):
 		}
 		pause *= 2

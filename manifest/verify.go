@@ -90,11 +90,10 @@ func (v *verifier) problem(object, step string, err error) {
 
 func (v *verifier) session(ctx context.Context, name string) {
 	// The head as ReadHead settles it: a step still landing (listed, not
-	// yet readable) is waited for, not reported.
-	var n uint64
-	if st, _, err := v.r.ReadHead(ctx, name); err == nil && st != nil {
-		n = st.Manifest.Number
-	} else if n, err = v.r.FindHead(ctx, name); err != nil {
+	// yet readable) is waited for, not reported; one that cannot be read
+	// is where the walk starts, and the walk reports it.
+	_, n, _, err := v.r.ReadHead(ctx, name)
+	if n == 0 && err != nil {
 		v.problem(HintKey(name), name, err)
 		return
 	}

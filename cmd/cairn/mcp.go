@@ -22,7 +22,7 @@ var mcpCmd = command{
 }
 
 func runMCP(ctx context.Context, e *env, args []string) error {
-	serverGC()
+	defaultGC()
 	fs := newFlags(e, "mcp", mcpUsage)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err

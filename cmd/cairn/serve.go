@@ -20,7 +20,7 @@ var serveCmd = command{
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
-	serverGC()
+	defaultGC()
 	fs := newFlags(e, "serve", serveUsage)
 	listen := fs.String("listen", "127.0.0.1:7474", "listen on `ADDR`; anything but loopback needs a token")
 	tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (default $CAIRN_TOKEN; none: loopback only)")

@@ -99,6 +99,11 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 // check returns the error reply for a line that the SDK cannot take as
 // a message (or batch of messages), or nil if it can.
 func check(line []byte) []byte {
+	// A good line (nearly every line) is decoded once here; only a bad
+	// one is looked at again, to say what is wrong with it.
+	if _, err := jsonrpc.DecodeMessage(line); err == nil && bytes.TrimSpace(line)[0] != '[' {
+		return nil
+	}
 	if !json.Valid(line) {
 		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
 	}
@@ -120,10 +125,7 @@ func check(line []byte) []byte {
 		// session on one.
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not taken; send one message a line")
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return errorReply(id, jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or number "id" (none for a notification), or a response`)
-	}
-	return nil
+	return errorReply(id, jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or number "id" (none for a notification), or a response`)
 }
 
 // errorReply is a JSON-RPC error response line with id (null if nil).

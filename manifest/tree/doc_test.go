@@ -502,21 +502,7 @@ func BenchmarkDocBuild(b *testing.B) {
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
 			_, n := sizedDoc(size)
 			docs := [2][]byte{appendDocSmall(n), appendDocSmall(n + 1)}
-			d := tree.NewDoc()
-			if _, err := d.Build(docs[0], discard{}); err != nil {
-				b.Fatal(err)
-			}
-			d.Commit()
-			i := 1
-			cpu := startCPU()
-			for b.Loop() {
-				if _, err := d.Build(docs[i%2], discard{}); err != nil {
-					b.Fatal(err)
-				}
-				d.Commit()
-				i++
-			}
-			cpu.report(b)
+			benchAlternate(b, docs, nil)
 		})
 	}
 }
@@ -533,25 +519,34 @@ func BenchmarkDocBuildWindowed(b *testing.B) {
 				docs[0] = docs[1]
 				docs[1], _ = w.Next()
 			}
-			d := tree.NewDoc()
-			if _, err := d.Build(docs[0], discard{}); err != nil {
-				b.Fatal(err)
-			}
-			d.Commit()
 			b.SetBytes(int64(len(docs[1])))
-			runtime.GC() // not the generator's garbage
-			i := 1
-			cpu := startCPU()
-			for b.Loop() {
-				if _, err := d.Build(docs[i%2], discard{}); err != nil {
-					b.Fatal(err)
-				}
-				d.Commit()
-				i++
-			}
-			cpu.report(b)
+			benchAlternate(b, docs, runtime.GC) // not the generator's garbage
 		})
 	}
+}
+
+// benchAlternate builds docs[0], then times steps that build docs[1] and
+// docs[0] in turn on the same Doc, CPU time included; before, if set,
+// runs once before the timing starts.
+func benchAlternate(b *testing.B, docs [2][]byte, before func()) {
+	d := tree.NewDoc()
+	if _, err := d.Build(docs[0], discard{}); err != nil {
+		b.Fatal(err)
+	}
+	d.Commit()
+	if before != nil {
+		before()
+	}
+	i := 1
+	cpu := startCPU()
+	for b.Loop() {
+		if _, err := d.Build(docs[i%2], discard{}); err != nil {
+			b.Fatal(err)
+		}
+		d.Commit()
+		i++
+	}
+	cpu.report(b)
 }
 
 // cpuClock measures the process's CPU time (user and system, GC

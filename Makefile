@@ -78,9 +78,12 @@ bench: build bench-go minio restic clients-deps ## the full benchmark (docs/benc
 	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -out bench-results -restic $(RESTIC) -cairn $(BIN)/cairn
 	$(MAKE) --no-print-directory bench-langgraph
 
+# LANGGRAPH_BENCH STEPS ROUNDS: the LangGraph.js side-by-side run (clients/langgraph/test/bench.mjs).
+LANGGRAPH_BENCH = cd clients/langgraph && npm run --silent build && cd ../.. && CAIRN_BIN=$(BIN)/cairn node clients/langgraph/test/bench.mjs
+
 bench-langgraph: build clients-deps ## LangGraph.js with cairn's checkpointer and with SQLite's, side by side: stored ÷ appended and ms a step, 300 steps (bench-results/langgraph.md)
 	mkdir -p bench-results
-	cd clients/langgraph && npm run --silent build && CAIRN_BIN=$(BIN)/cairn node test/bench.mjs 300 3 > ../../bench-results/langgraph.md
+	$(LANGGRAPH_BENCH) 300 3 > bench-results/langgraph.md
 	cat bench-results/langgraph.md
 
 bench-go: ## Go microbenchmarks: chunker, hashing, compression, packing, manifests, JSON trees
@@ -89,7 +92,7 @@ bench-go: ## Go microbenchmarks: chunker, hashing, compression, packing, manifes
 bench-quick: build minio restic clients-deps ## a reduced cairn-bench run (< 2 min) that checks the harness works; no timing is judged
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
 	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -quick -out bench-results/quick -restic $(RESTIC) -cairn $(BIN)/cairn
-	cd clients/langgraph && npm run --silent build && CAIRN_BIN=$(BIN)/cairn node test/bench.mjs 20 1 > ../../bench-results/quick/langgraph.md
+	$(LANGGRAPH_BENCH) 20 1 > bench-results/quick/langgraph.md
 
 FUZZTIME ?= 10s
 # Each fuzz target is found by its `func FuzzX` line (no test binary is

@@ -1,0 +1,60 @@
+package cairn_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairnlog/cairn"
+)
+
+// TestParseRecordSaysWhatIsWrong: a record field of the wrong kind is
+// named in the convention's words (the field's path, what it wants and
+// what it got), never in Go's ("Go struct field Record.reward of type
+// float64").
+func TestParseRecordSaysWhatIsWrong(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"reward":1e400}`:                                       "step record: reward: 1e400 is out of range",
+		`{"reward":"high"}`:                                      "step record: reward: want a number, got a string",
+		`{"cost_usd":[1]}`:                                       "step record: cost_usd: want a number, got an array",
+		`{"latency_ms":-1e999}`:                                  "step record: latency_ms: -1e999 is out of range",
+		`{"labels":1}`:                                           "step record: labels: want an object of strings, got a number",
+		`{"labels":{"a":1}}`:                                     `step record: labels["a"]: want a string, got a number`,
+		`{"labels":{"a":{"b":"c"}}}`:                             `step record: labels["a"]: want a string, got an object`,
+		`{"model":true}`:                                         "step record: model: want a string, got a boolean",
+		`{"outcome":{}}`:                                         "step record: outcome: want a string, got an object",
+		`{"tools":"all"}`:                                        "step record: tools: want an array, got a string",
+		`{"agent":"me"}`:                                         "step record: agent: want an object, got a string",
+		`{"agent":{"name":7}}`:                                   "step record: agent.name: want a string, got a number",
+		`{"agent":{"name":"a","version":1}}`:                     "step record: agent.version: want a string, got a number",
+		`{"tokens":5}`:                                           "step record: tokens: want an object, got a number",
+		`{"tokens":{"prompt":"many"}}`:                           "step record: tokens.prompt: want a whole number, got a string",
+		`{"tokens":{"completion":1.5}}`:                          "step record: tokens.completion: want a whole number, got 1.5",
+		`{"tokens":{"cached":1e30}}`:                             "step record: tokens.cached: 1e30 is out of range",
+		`{"messages":"hi"}`:                                      "step record: messages: want an array of messages, got a string",
+		`{"messages":[{"role":"user"},3]}`:                       "step record: messages[1]: want a message object, got a number",
+		`{"messages":[{"role":1}]}`:                              "step record: messages[0].role: want a string, got a number",
+		`{"messages":[{"role":"user","content":[1]}]}`:           "step record: messages[0].content: want a string, got an array",
+		`{"messages":[{"role":"user","reasoning":2}]}`:           "step record: messages[0].reasoning: want a string, got a number",
+		`{"messages":[{"role":"tool","tool_call_id":2}]}`:        "step record: messages[0].tool_call_id: want a string, got a number",
+		`{"messages":[{"role":"tool","name":false}]}`:            "step record: messages[0].name: want a string, got a boolean",
+		`{"messages":[{"role":"assistant","tool_calls":{}}]}`:    "step record: messages[0].tool_calls: want an array of tool calls, got an object",
+		`{"messages":[{"role":"assistant","tool_calls":["x"]}]}`: "step record: messages[0].tool_calls[0]: want a tool call object, got a string",
+		`{"messages":[{"role":"assistant","tool_calls":[{"id":1,"name":"ls"}]}]}`:    "step record: messages[0].tool_calls[0].id: want a string, got a number",
+		`{"messages":[{},{"role":"assistant","tool_calls":[{"id":"1","name":[]}]}]}`: "step record: messages[1].tool_calls[0].name: want a string, got an array",
+	} {
+		_, err := cairn.ParseRecord([]byte(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", in, err, want)
+			continue
+		}
+		for _, goWords := range []string{"Go struct", "unmarshal", "float64", "int64", "map[", "cairn."} {
+			if strings.Contains(err.Error(), goWords) {
+				t.Errorf("%s: %v speaks Go (%q)", in, err, goWords)
+			}
+		}
+	}
+	// null is no value, as before: accepted for every field.
+	if _, err := cairn.ParseRecord([]byte(`{"reward":null,"labels":{"a":null},"tokens":{"prompt":null},"messages":[{"role":"user","content":null}]}`)); err != nil {
+		t.Errorf("nulls: %v", err)
+	}
+}

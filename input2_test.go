@@ -1,10 +1,14 @@
 package cairn_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas/mem"
 )
 
 // TestParseRecordSaysWhatIsWrong: a record field of the wrong kind is
@@ -56,5 +60,64 @@ func TestParseRecordSaysWhatIsWrong(t *testing.T) {
 	// null is no value, as before: accepted for every field.
 	if _, err := cairn.ParseRecord([]byte(`{"reward":null,"labels":{"a":null},"tokens":{"prompt":null},"messages":[{"role":"user","content":null}]}`)); err != nil {
 		t.Errorf("nulls: %v", err)
+	}
+}
+
+// TestRemovedSessionReadsAsRemoved: after Remove, every read of the
+// session says it was removed: its head (through Session.Head and
+// Workspace.ReadHead, which returned the tombstone as a step) and each of
+// its old steps (which said "pruned").
+func TestRemovedSessionReadsAsRemoved(t *testing.T) {
+	ctx := context.Background()
+	ws := cairn.OpenStore(mem.New())
+	s, err := ws.Session("gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := s.Commit(ctx, cairn.JSON(fmt.Appendf(nil, `{"i":%d}`, i)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Remove(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	removed := func(what string, st *cairn.Step, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s = %v (%s), want an error saying the session was removed", what, st, st.Record)
+			return
+		}
+		if !errors.Is(err, cairn.ErrNotFound) || !errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "the session was removed") || strings.Contains(err.Error(), "pruned") {
+			t.Errorf("%s: %v, want ErrNotFound and ErrRemoved saying the session was removed", what, err)
+		}
+	}
+	st, err := ws.ReadHead(ctx, "gone")
+	removed("ReadHead", st, err)
+	st, err = s.Head(ctx)
+	removed("Head", st, err)
+	for _, ref := range []string{"gone", "gone@1", "gone@3", "gone@4", "gone@9"} {
+		st, err = ws.Resolve(ctx, ref)
+		removed("Resolve "+ref, st, err)
+	}
+	st, err = s.Step(ctx, 2)
+	removed("Step 2", st, err)
+
+	// A session pruned, not removed, still says pruned; one never
+	// written says it has no steps.
+	p, _ := ws.Session("kept")
+	for i := range 3 {
+		if _, err := p.Commit(ctx, cairn.JSON(fmt.Appendf(nil, `{"i":%d}`, i)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Prune(ctx, "kept", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Step(ctx, 1); err == nil || !strings.Contains(err.Error(), "pruned") || errors.Is(err, cairn.ErrRemoved) {
+		t.Errorf("pruned step: %v, want pruned", err)
+	}
+	if _, err := ws.ReadHead(ctx, "never"); err == nil || errors.Is(err, cairn.ErrRemoved) || !errors.Is(err, cairn.ErrNotFound) {
+		t.Errorf("ReadHead of a session never written: %v", err)
 	}
 }

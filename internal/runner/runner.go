@@ -320,7 +320,9 @@ func question(st *cairn.Step) string {
 	return s
 }
 
-// waitPast polls until the head is past step n.
+// waitPast polls until the head is past step n. A session that no
+// longer has a head (removed, or swept after that) gets no reply: its
+// error ends the wait.
 func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Duration) (*cairn.Step, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -330,11 +332,11 @@ func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Durati
 			return nil, ctx.Err()
 		case <-t.C:
 		}
-		h, err := headOf(ctx, s)
+		h, err := s.Head(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if number(h) > n {
+		if h.Number > n {
 			return h, nil
 		}
 	}

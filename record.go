@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // Record is the step-record convention (docs/records.md): what happened
@@ -86,6 +88,9 @@ type Agent struct {
 	Name    string `json:"name"`
 	Version string `json:"version,omitempty"`
 }
+
+// MaxRecordBytes bounds a step record (CommitOptions.Record): 8 MiB.
+const MaxRecordBytes = manifest.MaxRecordSize
 
 // ErrNotConventional reports a step record that does not even try to
 // follow the convention: it is not a JSON object, or has none of the

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/cairnlog/cairn"
 )
 
-const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON] [--status S] [--expect N] [--withdraw] [--json]"
+const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON | --record-file F] [--status S] [--expect N] [--withdraw] [--json]"
 
 var commitCmd = command{
 	summary: "commit a step: a JSON document, a JSON Patch of the head's document, or a directory",
@@ -24,6 +26,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", "", "commit the directory tree `DIR`")
 	patch := fs.String("patch", "", "commit the head's JSON document changed by the RFC 6902 JSON Patch in `FILE` (- for stdin)")
 	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
+	recordFile := fs.String("record-file", "", "read the step record from `FILE` (- for stdin), for records too long for an argument (up to 8 MiB)")
 	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
 	expect := fs.Int64("expect", -1, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
 	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3)")
@@ -50,11 +53,26 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		return usageError{err.Error()}
 	}
 	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
-	if *record != "" {
+	if *recordFile != "" {
+		switch {
+		case given(fs, "record"):
+			return usagef("give --record or --record-file, not both")
+		case *recordFile == "-" && (stdin || *patch == "-"):
+			return usagef("--record-file - and the state cannot both come from stdin")
+		}
+		if opts.Record, err = readRecordFile(e, *recordFile); err != nil {
+			return err
+		}
+	} else if *record != "" {
+		if len(*record) > cairn.MaxRecordBytes {
+			return usagef("--record: more than %d bytes, the most a step record may hold", cairn.MaxRecordBytes)
+		}
 		if !json.Valid([]byte(*record)) {
 			return usagef("--record is not valid JSON")
 		}
 		opts.Record = json.RawMessage(*record)
+	}
+	if opts.Record != nil {
 		if _, err := cairn.ParseRecord(opts.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
 			// It uses the convention's keys wrongly. Still committed;
 			// exports carry it as raw JSON.
@@ -125,6 +143,39 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s %s\n", step, step.ID.Short())
 	return nil
+}
+
+// readRecordFile reads the step record --record-file names (- for
+// stdin), reading no more than a record may hold. The JSON value is
+// stored without the whitespace around it (a file's last newline).
+func readRecordFile(e *env, path string) (json.RawMessage, error) {
+	name := path
+	r := e.stdin
+	if path == "-" {
+		name = "- (stdin)"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("--record-file %s: %v", path, pathProblem(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, cairn.MaxRecordBytes+1))
+	switch {
+	case err != nil:
+		return nil, usagef("--record-file %s: %v", name, pathProblem(err))
+	case len(b) > cairn.MaxRecordBytes:
+		return nil, usagef("--record-file %s: more than %d bytes, the most a step record may hold", name, cairn.MaxRecordBytes)
+	}
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0:
+		return nil, usagef("--record-file %s is empty: want a JSON value", name)
+	case !json.Valid(b):
+		return nil, usagef("--record-file %s is not valid JSON", name)
+	}
+	return b, nil
 }
 
 type requestCounts struct {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -57,5 +59,67 @@ func TestRunWaitEndsWhenSessionRemoved(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("cairn run --wait still waits 20 s after its session was removed:\n%s", stderr.String())
+	}
+}
+
+// TestCommitRecordFile: --record-file F (- for stdin) carries a record
+// past the OS's limit on one argument (128 KiB) up to the 8 MiB a record
+// may hold, bounded by that limit, and is exclusive with --record and
+// with a state read from stdin.
+func TestCommitRecordFile(t *testing.T) {
+	store := t.TempDir()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	big := `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 200<<10) + `"}]}`
+	rec := write("big.json", big+"\n")
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "r", "-", "--record-file", rec); code != 0 {
+		t.Fatalf("commit --record-file: exit %d: %s", code, errs)
+	}
+	if out, _, _ := cli(t, store, "", "show", "r", "--record"); out != big+"\n" {
+		t.Fatalf("show --record: %d bytes, want the file's record (%d bytes)", len(out), len(big)+1)
+	}
+	state := write("state.json", `{"a":2}`)
+	if _, errs, code := cli(t, store, `{"outcome":"success"}`, "commit", "r", "--json-file", state, "--record-file", "-"); code != 0 {
+		t.Fatalf("commit --record-file -: exit %d: %s", code, errs)
+	}
+	if out, _, _ := cli(t, store, "", "show", "r@2", "--record"); out != `{"outcome":"success"}`+"\n" {
+		t.Fatalf("show r@2 --record = %q", out)
+	}
+
+	tooBig := write("huge.json", `"`+strings.Repeat("y", 8<<20)+`"`)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"--json-file", state, "--record-file", rec, "--record", "{}"}, "give --record or --record-file, not both"},
+		{`{}`, []string{"-", "--record-file", "-"}, "--record-file - and the state cannot both come from stdin"},
+		{`[]`, []string{"--patch", "-", "--record-file", "-"}, "--record-file - and the state cannot both come from stdin"},
+		{"", []string{"--json-file", state, "--record-file", tooBig}, "--record-file " + tooBig + ": more than 8388608 bytes, the most a step record may hold"},
+		{strings.Repeat(" ", 8<<20+1), []string{"--json-file", state, "--record-file", "-"}, "--record-file - (stdin): more than 8388608 bytes"},
+		{"", []string{"--json-file", state, "--record-file", filepath.Join(dir, "missing.json")}, "missing.json: no such file or directory"},
+		{"", []string{"--json-file", state, "--record-file", dir}, dir + ": is a directory"},
+		{"", []string{"--json-file", state, "--record-file", write("bad.json", "{nope")}, "bad.json is not valid JSON"},
+		{"", []string{"--json-file", state, "--record-file", write("empty.json", "\n")}, "empty.json is empty: want a JSON value"},
+	} {
+		_, errs, code := cli(t, store, c.stdin, append([]string{"commit", "r"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("commit %v: exit %d, %q; want exit 2 and one line saying %q", c.args, code, errs, c.want)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "log", "r"); strings.Count(out, "\n") != 2 {
+		t.Fatalf("refused commits wrote steps:\n%s", out)
+	}
+	if out, _, _ := cli(t, store, "", "commit", "-h"); !strings.Contains(out, "--record-file FILE") {
+		t.Errorf("commit -h does not show --record-file:\n%s", out)
+	}
+	if readme, err := os.ReadFile("../../README.md"); err != nil || !strings.Contains(string(readme), "--record-file F") {
+		t.Errorf("README's CLI table does not show --record-file F (%v)", err)
 	}
 }

@@ -121,3 +121,44 @@ func TestRemovedSessionReadsAsRemoved(t *testing.T) {
 		t.Errorf("ReadHead of a session never written: %v", err)
 	}
 }
+
+// TestPatchStoredNotUTF8: a head stored with bytes that are not UTF-8
+// (as commits before the UTF-8 check stored them, and the Go API's
+// whole documents still may) loads unchecked for a patch, by a writer
+// that holds it and by a fresh one; a patch whose own text is not UTF-8
+// is refused before anything is applied, and nothing is committed.
+func TestPatchStoredNotUTF8(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	ws := cairn.OpenStore(store)
+	s, _ := ws.Session("old")
+	if _, err := s.Commit(ctx, cairn.JSON([]byte("{\"a\":\"caf\xe9\"}")), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, cairn.Patch([]byte(`[{"op":"add","path":"/b","value":1}]`)), cairn.CommitOptions{}); err != nil {
+		t.Fatalf("patch of a held head that is not UTF-8: %v", err)
+	}
+	fresh, _ := cairn.OpenStore(store).Session("old")
+	st, err := fresh.Commit(ctx, cairn.Patch([]byte(`[{"op":"add","path":"/c","value":2}]`)), cairn.CommitOptions{})
+	if err != nil {
+		t.Fatalf("patch of a stored head that is not UTF-8: %v", err)
+	}
+	if doc, err := st.JSON(ctx); err != nil || string(doc) != "{\"a\":\"caf\xe9\",\"b\":1,\"c\":2}" {
+		t.Fatalf("patched document = %q, %v", doc, err)
+	}
+	for _, ops := range []string{
+		"[{\"op\":\"add\",\"path\":\"/d\",\"value\":\"\xff\"}]",
+		"[{\"op\":\"add\",\"path\":\"/\xc3\",\"value\":1}]",
+		"[{\"op\":\"add\",\"path\":\"/e\",\"value\":1},{\"op\":\"add\",\"path\":\"/f\",\"value\":{\"k\":\"\xed\xa0\x80\"}}]",
+	} {
+		for _, w := range []*cairn.Session{s, fresh} {
+			_, err := w.Commit(ctx, cairn.Patch([]byte(ops)), cairn.CommitOptions{})
+			if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "patch: not UTF-8") {
+				t.Errorf("patch %q: %v, want ErrInvalid saying the patch is not UTF-8", ops, err)
+			}
+		}
+	}
+	if h, err := ws.ReadHead(ctx, "old"); err != nil || h.Number != 3 {
+		t.Fatalf("head after refused patches = %v, %v; want old@3", h, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 )
@@ -67,8 +68,8 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if len(*record) > cairn.MaxRecordBytes {
 			return usagef("--record: more than %d bytes, the most a step record may hold", cairn.MaxRecordBytes)
 		}
-		if !json.Valid([]byte(*record)) {
-			return usagef("--record is not valid JSON")
+		if err := checkJSONText("--record", []byte(*record)); err != nil {
+			return err
 		}
 		opts.Record = json.RawMessage(*record)
 	}
@@ -109,11 +110,17 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if !utf8.Valid(doc) {
+			return usagef("--json-file %s is not UTF-8, as JSON must be", *jsonFile)
+		}
 		state = cairn.JSON(doc)
 	default:
 		doc, err := io.ReadAll(e.stdin)
 		if err != nil {
 			return fmt.Errorf("read stdin: %w", err)
+		}
+		if !utf8.Valid(doc) {
+			return usagef("the state (stdin) is not UTF-8, as JSON must be")
 		}
 		state = cairn.JSON(doc)
 	}
@@ -172,10 +179,23 @@ func readRecordFile(e *env, path string) (json.RawMessage, error) {
 	switch {
 	case len(b) == 0:
 		return nil, usagef("--record-file %s is empty: want a JSON value", name)
-	case !json.Valid(b):
-		return nil, usagef("--record-file %s is not valid JSON", name)
+	}
+	if err := checkJSONText("--record-file "+name, b); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// checkJSONText refuses a value the flag what gives unless it is JSON
+// and UTF-8 (which encoding/json does not check inside strings).
+func checkJSONText(what string, b []byte) error {
+	switch {
+	case !json.Valid(b):
+		return usagef("%s is not valid JSON", what)
+	case !utf8.Valid(b):
+		return usagef("%s is not UTF-8, as JSON must be", what)
+	}
+	return nil
 }
 
 type requestCounts struct {

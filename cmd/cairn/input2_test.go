@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnlog/cairn"
 )
 
 // lockedBuffer is a bytes.Buffer safe to read while a command writes it.
@@ -121,5 +123,52 @@ func TestCommitRecordFile(t *testing.T) {
 	}
 	if readme, err := os.ReadFile("../../README.md"); err != nil || !strings.Contains(string(readme), "--record-file F") {
 		t.Errorf("README's CLI table does not show --record-file F (%v)", err)
+	}
+}
+
+// TestPatchHeadStoredNotUTF8: cairn commit --patch of a head stored with
+// bytes that are not UTF-8 (as commits did before the UTF-8 check) loads
+// the stored text unchecked and commits; what the command line gives (a
+// state, a patch, a record) must be UTF-8, exit 2, and nothing is written.
+func TestPatchHeadStoredNotUTF8(t *testing.T) {
+	store := t.TempDir()
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("old")
+	// The Go API stores whole documents unchecked, as every commit did
+	// before the command line checked them.
+	if _, err := s.Commit(ctx, cairn.JSON([]byte("{\"a\":\"caf\xe9\"}")), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, store, `[{"op":"add","path":"/b","value":"ok"}]`, "commit", "old", "--patch", "-"); code != 0 {
+		t.Fatalf("commit --patch on a head that is not UTF-8: exit %d: %s", code, errs)
+	}
+	if out, _, _ := cli(t, store, "", "show", "old"); out != "{\"a\":\"caf\xe9\",\"b\":\"ok\"}\n" {
+		t.Fatalf("show = %q", out)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(state, []byte("{\"x\":\"\xff\"}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"[{\"op\":\"add\",\"path\":\"/c\",\"value\":\"\xff\"}]", []string{"--patch", "-"}, "patch: not UTF-8"},
+		{"{\"x\":\"\xc3\"}", []string{"-"}, "the state (stdin) is not UTF-8"},
+		{"", []string{"--json-file", state}, "--json-file " + state + " is not UTF-8"},
+		{`{}`, []string{"-", "--record", "{\"model\":\"\xff\"}"}, "--record is not UTF-8"},
+	} {
+		_, errs, code := cli(t, store, c.stdin, append([]string{"commit", "old"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("commit %q: exit %d, %q; want exit 2 saying %q", c.args, code, errs, c.want)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "log", "old"); strings.Count(out, "\n") != 2 {
+		t.Fatalf("refused commits wrote steps:\n%s", out)
 	}
 }

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -13,7 +14,7 @@ import (
 type patchState []byte
 
 func (patchState) build(tree.Sink, func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
-	return 0, tree.Ref{}, fmt.Errorf("%w: a patch is committed through a session", ErrInvalid)
+	return 0, tree.Ref{}, invalid(errors.New("a patch is committed through a session"))
 }
 
 // Patch returns a state that is the session's head document with the
@@ -43,7 +44,7 @@ func (s *Session) buildState(ctx context.Context, state State, sink tree.Sink) (
 		return manifest.StateJSON, ref, doc, err
 	case patchState:
 		if err := checkUTF8(st); err != nil {
-			return 0, tree.Ref{}, nil, fmt.Errorf("%w: patch: %w", ErrInvalid, err)
+			return 0, tree.Ref{}, nil, invalid(fmt.Errorf("patch: %w", err))
 		}
 		doc, err := s.patchDoc(ctx)
 		if err != nil {
@@ -94,10 +95,10 @@ func (s *Session) patchDoc(ctx context.Context) (*tree.Doc, error) {
 		return doc, nil
 	}
 	if s.head == nil {
-		return nil, fmt.Errorf("%w: patch: the session has no state to patch yet", ErrInvalid)
+		return nil, invalid(errors.New("patch: the session has no state to patch yet"))
 	}
 	if s.head.Manifest.Kind != manifest.StateJSON {
-		return nil, fmt.Errorf("%w: patch: the head's state is not a JSON document", ErrInvalid)
+		return nil, invalid(errors.New("patch: the head's state is not a JSON document"))
 	}
 	text, err := newStep(s.ws, s.head).JSON(ctx)
 	if err != nil {

@@ -150,7 +150,7 @@ func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
 func (w *Workspace) Session(name string) (_ *Session, err error) {
 	defer classifyTo(&err)
 	if err := manifest.ValidSession(name); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, invalid(err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -181,11 +181,25 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error
 	if !hasNum {
 		return s.Head(ctx)
 	}
-	n, err := strconv.ParseUint(num, 10, 64)
-	if err != nil || n == 0 {
-		return nil, fmt.Errorf("%w: bad step reference %q: want SESSION@N with N >= 1", ErrInvalid, ref)
+	n, err := parseStepNumber(num)
+	if err != nil {
+		return nil, invalid(fmt.Errorf("bad step reference %q: %w", ref, err))
 	}
 	return s.Step(ctx, n)
+}
+
+// parseStepNumber parses the N of S@N: decimal digits, 1 or more.
+func parseStepNumber(num string) (uint64, error) {
+	n, err := strconv.ParseUint(num, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("step %s is out of range", num)
+	case err != nil:
+		return 0, errors.New("want SESSION@N with N a whole number, 1 or more")
+	case n == 0:
+		return 0, errors.New("steps are numbered from 1")
+	}
+	return n, nil
 }
 
 // ValidSession reports whether name is a valid session name: 1-128 of

@@ -36,6 +36,10 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A bad name is said before any input is read.
+	if err := cairn.ValidSession(pos[0]); err != nil {
+		return usageError{err.Error()}
+	}
 	stdin := len(pos) == 2 && pos[1] == "-"
 	if len(pos) == 2 && !stdin {
 		return usagef("unexpected argument %q", pos[1])

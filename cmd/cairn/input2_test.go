@@ -172,3 +172,32 @@ func TestPatchHeadStoredNotUTF8(t *testing.T) {
 		t.Fatalf("refused commits wrote steps:\n%s", out)
 	}
 }
+
+// TestBadReferencesSayWhy: a step reference or session name that cannot
+// be one is exit 2 in the command line's words: no "invalid argument:"
+// (the Go error kind's text), and a step number past 2^64 is said to be
+// too large rather than "want N >= 1".
+func TestBadReferencesSayWhy(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "s@0"}, `bad step reference "s@0": steps are numbered from 1`},
+		{[]string{"show", "s@-1"}, `bad step reference "s@-1": want SESSION@N with N a whole number, 1 or more`},
+		{[]string{"checkout", "s@", "--dir", t.TempDir()}, `bad step reference "s@": want SESSION@N with N a whole number, 1 or more`},
+		{[]string{"fork", "s@99999999999999999999", "t"}, `bad step reference "s@99999999999999999999": step 99999999999999999999 is out of range`},
+		{[]string{"fork", "s@0x1", "t"}, `bad step reference "s@0x1": want SESSION@N with N a whole number, 1 or more`},
+		{[]string{"commit", "", "-"}, `invalid session name ""`},
+		{[]string{"commit", "bad/name", "-"}, `invalid session name "bad/name"`},
+		{[]string{"fork", "s", "é"}, `invalid session name "é"`},
+	} {
+		_, errs, code := cli(t, store, `{}`, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "invalid argument") {
+			t.Errorf("cairn %q: exit %d, %q; want exit 2 saying %q", c.args, code, errs, c.want)
+		}
+	}
+}

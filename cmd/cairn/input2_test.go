@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,5 +200,52 @@ func TestBadReferencesSayWhy(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "invalid argument") {
 			t.Errorf("cairn %q: exit %d, %q; want exit 2 saying %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestCountFlagsAreDecimal: whole-number flags take decimal digits only:
+// the flag package read --expect 010 as 8 and --expect 0x1 as 1, so a
+// commit could pass an --expect the user did not write. A number past
+// the flag's range is said to be out of range.
+func TestCountFlagsAreDecimal(t *testing.T) {
+	store := t.TempDir()
+	for range 2 {
+		if _, errs, code := cli(t, store, `{}`, "commit", "s", "-"); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"commit", "s", "-", "--expect", "0x2"}, `--expect "0x2": want a whole number, 0 or more`},
+		{[]string{"commit", "s", "-", "--expect", "002"}, ""},
+		{[]string{"commit", "s", "-", "--expect", "1_0"}, `--expect "1_0": want a whole number, 0 or more`},
+		{[]string{"commit", "s", "-", "--expect", "-1"}, `--expect "-1": want a whole number, 0 or more`},
+		{[]string{"commit", "s", "-", "--expect", "99999999999999999999"}, `--expect "99999999999999999999": out of range`},
+		{[]string{"prune", "s", "--keep-last", "0x1"}, `--keep-last "0x1": want a whole number, 0 or more`},
+		{[]string{"prune", "s", "--keep-last", "99999999999999999999"}, `--keep-last "99999999999999999999": out of range`},
+		{[]string{"run", "--session", "s", "--restart", "0x1", "--", "true"}, `--restart "0x1": want a whole number, 0 or more`},
+		{[]string{"serve", "--max-body", "1_000"}, `--max-body "1_000": want a whole number, 0 or more`},
+	} {
+		// On a flag it misreads, serve would serve: a deadline ends it.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var stderr bytes.Buffer
+		code := run(ctx, append([]string{"--store", store}, c.args...), strings.NewReader(`{}`), io.Discard, &stderr)
+		cancel()
+		errs := stderr.String()
+		if c.want == "" {
+			// 002 is 2, the head: decimal with leading zeros is fine.
+			if code != 0 {
+				t.Errorf("cairn %q: exit %d, %s", c.args, code, errs)
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("cairn %q: exit %d, %q; want exit 2 saying %q", c.args, code, errs, c.want)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "log", "s"); strings.Count(out, "\n") != 3 {
+		t.Fatalf("log after the refused commits:\n%s", out)
 	}
 }

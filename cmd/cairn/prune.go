@@ -16,7 +16,7 @@ var pruneCmd = command{
 
 func runPrune(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "prune", pruneUsage)
-	keep := fs.Uint64("keep-last", 0, "keep the newest `N` steps (N >= 1)")
+	keep := fs.whole("keep-last", 0, "keep the newest `N` steps (N >= 1)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,11 +25,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", serveUsage)
 	listen := fs.String("listen", "127.0.0.1:7474", "listen on `ADDR`; anything but loopback needs a token")
 	tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (default $CAIRN_TOKEN; none: loopback only)")
-	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBody, "refuse request bodies over `BYTES`")
+	maxBody := fs.whole("max-body", httpapi.DefaultMaxBody, "refuse request bodies over `BYTES`")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if *maxBody <= 0 {
+	if *maxBody == 0 || *maxBody > math.MaxInt64 {
 		return usagef("--max-body %d: want a size in bytes, 1 or more", *maxBody)
 	}
 	token := os.Getenv("CAIRN_TOKEN")
@@ -59,5 +60,5 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(e.stdout, "cairn serve: http://%s\n", ln.Addr())
-	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: *maxBody}).Serve(ctx, ln)
+	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody)}).Serve(ctx, ln)
 }

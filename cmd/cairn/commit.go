@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"unicode/utf8"
 
@@ -87,6 +88,12 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if given(fs, "expect") {
 		opts.Expect = cairn.ExpectHead(*expect)
 	}
+	// What is read is bounded as what is read back will be.
+	limits, err := cairn.LimitsFromEnv()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more"}
 	var state cairn.State
 	switch {
 	case *dir != "":
@@ -98,17 +105,13 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 			state = cairn.DirWithCache(*dir, c)
 		}
 	case *patch != "":
-		var ops []byte
-		if *patch == "-" {
-			if ops, err = io.ReadAll(e.stdin); err != nil {
-				return fmt.Errorf("read stdin: %w", err)
-			}
-		} else if ops, err = readInputFile("--patch", *patch); err != nil {
+		ops, err := readInput(e, "--patch", *patch, maxValue)
+		if err != nil {
 			return err
 		}
 		state = cairn.Patch(ops)
 	case *jsonFile != "":
-		doc, err := readInputFile("--json-file", *jsonFile)
+		doc, err := readInput(e, "--json-file", *jsonFile, maxValue)
 		if err != nil {
 			return err
 		}
@@ -117,9 +120,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		}
 		state = cairn.JSON(doc)
 	default:
-		doc, err := io.ReadAll(e.stdin)
+		doc, err := readInput(e, "the state", "-", maxValue)
 		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
+			return err
 		}
 		if !utf8.Valid(doc) {
 			return usagef("the state (stdin) is not UTF-8, as JSON must be")
@@ -154,35 +157,60 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// inputLimit bounds what a command reads from one input, and says which
+// limit it is.
+type inputLimit struct {
+	max  int64
+	what string
+}
+
+// readInput reads the file that flag names (path; - for stdin), no more
+// than limit allows. An input that cannot be read or is too large is bad
+// input (exit 2), said in the flag's words.
+func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
+	name := flag + " " + path
+	r := e.stdin
+	switch {
+	case path != "-":
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("%s: %v", name, pathProblem(err))
+		}
+		defer f.Close()
+		r = f
+	case flag == "the state":
+		name = "the state (stdin)"
+	default:
+		name += " (stdin)"
+	}
+	b, err := io.ReadAll(io.LimitReader(r, min(limit.max, math.MaxInt64-1)+1))
+	switch {
+	case err != nil && path == "-":
+		return nil, usagef("%s: read stdin: %v", name, pathProblem(err))
+	case err != nil:
+		return nil, usagef("%s: %v", name, pathProblem(err))
+	case int64(len(b)) > limit.max:
+		return nil, usagef("%s: more than %d bytes, %s", name, limit.max, limit.what)
+	}
+	return b, nil
+}
+
 // readRecordFile reads the step record --record-file names (- for
 // stdin), reading no more than a record may hold. The JSON value is
 // stored without the whitespace around it (a file's last newline).
 func readRecordFile(e *env, path string) (json.RawMessage, error) {
-	name := path
-	r := e.stdin
+	b, err := readInput(e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold"})
+	if err != nil {
+		return nil, err
+	}
+	name := "--record-file " + path
 	if path == "-" {
-		name = "- (stdin)"
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, usagef("--record-file %s: %v", path, pathProblem(err))
-		}
-		defer f.Close()
-		r = f
+		name += " (stdin)"
 	}
-	b, err := io.ReadAll(io.LimitReader(r, cairn.MaxRecordBytes+1))
-	switch {
-	case err != nil:
-		return nil, usagef("--record-file %s: %v", name, pathProblem(err))
-	case len(b) > cairn.MaxRecordBytes:
-		return nil, usagef("--record-file %s: more than %d bytes, the most a step record may hold", name, cairn.MaxRecordBytes)
+	if b = bytes.TrimSpace(b); len(b) == 0 {
+		return nil, usagef("%s is empty: want a JSON value", name)
 	}
-	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) == 0:
-		return nil, usagef("--record-file %s is empty: want a JSON value", name)
-	}
-	if err := checkJSONText("--record-file "+name, b); err != nil {
+	if err := checkJSONText(name, b); err != nil {
 		return nil, err
 	}
 	return b, nil

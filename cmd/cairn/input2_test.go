@@ -249,3 +249,54 @@ func TestCountFlagsAreDecimal(t *testing.T) {
 		t.Fatalf("log after the refused commits:\n%s", out)
 	}
 }
+
+// TestCommitInputBounded: what cairn commit reads (stdin, --json-file,
+// --patch) is read no further than the limit of one value, and input
+// that cannot be read (stdin a directory) is bad input, exit 2, with
+// nothing committed.
+func TestCommitInputBounded(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	commitFrom := func(stdin io.Reader, args ...string) (string, int) {
+		var stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"--store", store, "commit", "s"}, args...), stdin, io.Discard, &stderr)
+		return stderr.String(), code
+	}
+	for _, args := range [][]string{{"-"}, {"--patch", "-"}} {
+		d, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs, code := commitFrom(d, args...)
+		d.Close()
+		if code != 2 || !strings.Contains(errs, "stdin: is a directory") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("commit %q with a directory on stdin: exit %d, %q; want exit 2 saying stdin is a directory", args, code, errs)
+		}
+	}
+	t.Setenv("CAIRN_MAX_VALUE_BYTES", "64")
+	big := `{"a":"` + strings.Repeat("x", 100) + `"}`
+	file := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(file, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{big, []string{"-"}, "the state (stdin): more than 64 bytes"},
+		{"", []string{"--json-file", file}, "--json-file " + file + ": more than 64 bytes"},
+		{`[{"op":"add","path":"/b","value":"` + strings.Repeat("y", 100) + `"}]`, []string{"--patch", "-"}, "--patch - (stdin): more than 64 bytes"},
+	} {
+		errs, code := commitFrom(strings.NewReader(c.stdin), c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "CAIRN_MAX_VALUE_BYTES") {
+			t.Errorf("commit %q: exit %d, %q; want exit 2 saying %q and how to raise it", c.args, code, errs, c.want)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "log", "s"); strings.Count(out, "\n") != 1 {
+		t.Fatalf("refused commits wrote steps:\n%s", out)
+	}
+}

@@ -300,3 +300,28 @@ func TestCommitInputBounded(t *testing.T) {
 		t.Fatalf("refused commits wrote steps:\n%s", out)
 	}
 }
+
+// TestServeTokenFileBounded: --token-file is read no further than a
+// token can be (a hostile /dev/zero would fill memory), and a token
+// file that cannot be read is bad input, exit 2, naming the flag.
+func TestServeTokenFileBounded(t *testing.T) {
+	store := t.TempDir()
+	long := filepath.Join(t.TempDir(), "long")
+	if err := os.WriteFile(long, bytes.Repeat([]byte("t"), 8<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"/nonexistent/token", "--token-file /nonexistent/token: no such file or directory"},
+		{t.TempDir(), ": is a directory"},
+		{long, ": more than 4096 bytes"},
+		{"/dev/zero", "--token-file /dev/zero: more than 4096 bytes"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var stderr bytes.Buffer
+		code := run(ctx, []string{"--store", store, "serve", "--listen", "127.0.0.1:0", "--token-file", c.file}, strings.NewReader(""), io.Discard, &stderr)
+		cancel()
+		if code != 2 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("serve --token-file %s: exit %d, %q; want exit 2 saying %q", c.file, code, stderr.String(), c.want)
+		}
+	}
+}

@@ -20,6 +20,9 @@ var serveCmd = command{
 	run:     runServe,
 }
 
+// maxTokenBytes bounds what --token-file reads.
+const maxTokenBytes = 4096
+
 func runServe(ctx context.Context, e *env, args []string) error {
 	defaultGC()
 	fs := newFlags(e, "serve", serveUsage)
@@ -34,9 +37,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	token := os.Getenv("CAIRN_TOKEN")
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
+		b, err := readInput(e, "--token-file", *tokenFile, inputLimit{maxTokenBytes, "more than a token needs"})
 		if err != nil {
-			return fmt.Errorf("read token: %w", err)
+			return err
 		}
 		token = strings.TrimSpace(string(b))
 		if token == "" {

@@ -325,3 +325,28 @@ func TestServeTokenFileBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRemovedSessionMaintenance: rm, prune and verify of a removed
+// session say it was removed, exit 1 (rm said "session has no steps",
+// and verify verified it clean with 0 steps); verify names a session
+// given twice once.
+func TestRemovedSessionMaintenance(t *testing.T) {
+	store := t.TempDir()
+	for _, s := range []string{"gone", "kept"} {
+		if _, errs, code := cli(t, store, `{"a":1}`, "commit", s, "-"); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	if _, errs, code := cli(t, store, "", "rm", "gone"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{{"rm", "gone"}, {"prune", "gone", "--keep-last", "1"}, {"verify", "gone"}, {"verify", "kept", "gone"}} {
+		out, errs, code := cli(t, store, "", args...)
+		if code != 1 || !strings.Contains(errs, "gone: not found: the session was removed") {
+			t.Errorf("cairn %q: exit %d, %q %q; want exit 1 saying the session was removed", args, code, out, errs)
+		}
+	}
+	if out, errs, code := cli(t, store, "", "verify", "kept", "kept"); code != 0 || !strings.HasPrefix(out, "verified 1 session, 1 step,") {
+		t.Errorf("verify kept kept: exit %d, %q %q; want one session verified", code, out, errs)
+	}
+}

@@ -396,7 +396,11 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, fmt.Errorf("fork to %s: %w", to, err)
 	}
 	if t.head != nil {
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: "session already exists"}
+		reason := "session already exists"
+		if t.removed {
+			reason = "the session was removed, and a fork cannot take a removed session's name (a commit can; or fork to a new name)"
+		}
+		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: reason}
 	}
 	st, err := w.repo.Fork(ctx, from.m, to)
 	if errors.Is(err, manifest.ErrSlotTaken) {

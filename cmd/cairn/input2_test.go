@@ -350,3 +350,40 @@ func TestRemovedSessionMaintenance(t *testing.T) {
 		t.Errorf("verify kept kept: exit %d, %q %q; want one session verified", code, out, errs)
 	}
 }
+
+// TestForkOntoRemovedName: a fork onto the name of a removed session
+// (whose old step slots still fence it until gc sweeps them) says so,
+// not "session already exists": sessions, show and log all say the
+// name is free.
+func TestForkOntoRemovedName(t *testing.T) {
+	store := t.TempDir()
+	for _, s := range []string{"src", "old"} {
+		if _, errs, code := cli(t, store, `{"a":1}`, "commit", s, "-"); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	if _, errs, code := cli(t, store, "", "rm", "old"); code != 0 {
+		t.Fatal(errs)
+	}
+	_, errs, code := cli(t, store, "", "fork", "src@1", "old")
+	if code != 3 || !strings.Contains(errs, "the session was removed") || strings.Contains(errs, "already exists") {
+		t.Fatalf("fork onto a removed name: exit %d, %q; want exit 3 saying old was removed", code, errs)
+	}
+}
+
+// TestCheckoutDanglingSymlinkDir: --dir naming a symlink to nothing is
+// bad input, exit 2, before any work ("mkdir D: file exists", exit 1).
+func TestCheckoutDanglingSymlinkDir(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	link := filepath.Join(t.TempDir(), "dangling")
+	if err := os.Symlink("nowhere", link); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := cli(t, store, "", "checkout", "s", "--dir", link)
+	if code != 2 || !strings.Contains(errs, "--dir "+link+": a symlink to nothing") {
+		t.Fatalf("checkout --dir dangling: exit %d, %q; want exit 2 naming the dangling symlink", code, errs)
+	}
+}

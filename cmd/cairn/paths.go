@@ -46,6 +46,9 @@ func checkInputDir(flagName, dir string) error {
 func checkOutputDir(flagName, dir string) error {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(dir); lerr == nil {
+			return usagef("%s %s: a symlink to nothing", flagName, dir)
+		}
 		return nil
 	}
 	if err != nil {

@@ -387,3 +387,36 @@ func TestCheckoutDanglingSymlinkDir(t *testing.T) {
 		t.Fatalf("checkout --dir dangling: exit %d, %q; want exit 2 naming the dangling symlink", code, errs)
 	}
 }
+
+// TestRunServeBadValuesAreUsage: a command cairn run cannot start, and
+// a --listen address that cannot be one, are bad input (exit 2) said up
+// front, not exit 1 after a start ("fork/exec …: gave up after 1 failed
+// start") or a listen.
+func TestRunServeBadValuesAreUsage(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--session", "s", "--", "/nonexistent/agent"}, "cannot run /nonexistent/agent: no such file or directory"},
+		{[]string{"run", "--session", "s", "--", "no-such-agent-command"}, `cannot run no-such-agent-command: not found on $PATH`},
+		{[]string{"serve", "--listen", "127.0.0.1:99999"}, `--listen "127.0.0.1:99999": invalid port`},
+		{[]string{"serve", "--listen", ""}, `--listen "": want HOST:PORT`},
+		{[]string{"serve", "--listen", "localhost"}, `--listen "localhost": want HOST:PORT`},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var stderr bytes.Buffer
+		code := run(ctx, append([]string{"--store", store}, c.args...), strings.NewReader(""), io.Discard, &stderr)
+		cancel()
+		errs := stderr.String()
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "fork/exec") {
+			t.Errorf("cairn %q: exit %d, %q; want exit 2 saying %q", c.args, code, errs, c.want)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "log", "s"); strings.Count(out, "\n") != 1 {
+		t.Fatalf("log:\n%s", out)
+	}
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"syscall"
@@ -46,6 +48,17 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if err := checkOutputDir("--dir", *dir); err != nil {
 			return err
 		}
+	}
+	// A command that cannot start would only fail each restart.
+	if _, err := exec.LookPath(command[0]); err != nil {
+		var ee *exec.Error
+		switch {
+		case errors.Is(err, exec.ErrNotFound):
+			return usagef("cannot run %s: not found on $PATH", command[0])
+		case errors.As(err, &ee):
+			return usagef("cannot run %s: %v", command[0], pathProblem(ee.Err))
+		}
+		return usagef("cannot run %s: %v", command[0], err)
 	}
 	ws, err := e.open(ctx)
 	if err != nil {

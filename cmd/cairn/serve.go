@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -45,6 +46,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if token == "" {
 			return usagef("token file %s is empty", *tokenFile)
 		}
+	}
+	if _, port, err := net.SplitHostPort(*listen); err != nil {
+		return usagef("--listen %q: want HOST:PORT, such as 127.0.0.1:7474", *listen)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		return usagef("--listen %q: invalid port %s", *listen, port)
 	}
 	if err := httpapi.CheckListen(*listen, token); err != nil {
 		// Said in this command's flags (httpapi's own message is

@@ -337,8 +337,8 @@ func TestRemovedSessionMaintenance(t *testing.T) {
 			t.Fatal(errs)
 		}
 	}
-	if _, errs, code := cli(t, store, "", "rm", "gone"); code != 0 {
-		t.Fatal(errs)
+	if out, errs, code := cli(t, store, "", "rm", "gone"); code != 0 || !strings.HasPrefix(out, "removed gone: 1 step (head was 1);") {
+		t.Fatalf("rm gone: exit %d, %q %q", code, out, errs)
 	}
 	for _, args := range [][]string{{"rm", "gone"}, {"prune", "gone", "--keep-last", "1"}, {"verify", "gone"}, {"verify", "kept", "gone"}} {
 		out, errs, code := cli(t, store, "", args...)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -418,5 +419,30 @@ func TestRunServeBadValuesAreUsage(t *testing.T) {
 	}
 	if out, _, _ := cli(t, store, "", "log", "s"); strings.Count(out, "\n") != 1 {
 		t.Fatalf("log:\n%s", out)
+	}
+}
+
+// TestRunRestartEndsWhenSessionRemoved: a session removed while cairn
+// run supervises it is not restarted from an empty state (which went
+// on as a new session under the removed name): the run ends saying the
+// session was removed, exit 1.
+func TestRunRestartEndsWhenSessionRemoved(t *testing.T) {
+	bin := cairnBinary(t)
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"n":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	starts := filepath.Join(t.TempDir(), "starts")
+	script := fmt.Sprintf(`echo start >> %q; %q rm s >/dev/null; exit 1`, starts, bin)
+	var stderr lockedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	code := run(ctx, []string{"--store", store, "run", "--session", "s", "--restart", "3", "--", "sh", "-c", script}, strings.NewReader(""), io.Discard, &stderr)
+	b, _ := os.ReadFile(starts)
+	if n := strings.Count(string(b), "start"); code != 1 || n != 1 || !strings.Contains(stderr.String(), "the session was removed") {
+		t.Fatalf("run over a session removed under it: exit %d, %d starts; want exit 1 after 1 start saying the session was removed:\n%s", code, n, stderr.String())
+	}
+	if out, _, _ := cli(t, store, "", "sessions"); out != "no sessions\n" {
+		t.Fatalf("sessions after the run:\n%s", out)
 	}
 }

@@ -143,11 +143,16 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	url := "http://" + ln.Addr().String()
 
 	failures := 0 // failed starts in a row without a new step
+	// A removed session may be run again as a new one (fresh until this
+	// run sees a head), but one removed under the run ends it: it is not
+	// restarted from nothing.
+	fresh := true
 	for {
-		head, err := headOf(ctx, sess)
+		head, err := headOf(ctx, sess, fresh)
 		if err != nil {
 			return res, err
 		}
+		fresh = fresh && head == nil
 		res.Head, res.Status = number(head), statusOf(head)
 		if head != nil && head.Status == cairn.Done {
 			fmt.Fprintf(cfg.Log, "cairn run: %s is done\n", head)
@@ -184,10 +189,11 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		after, err := headOf(ctx, sess)
+		after, err := headOf(ctx, sess, fresh)
 		if err != nil {
 			return res, err
 		}
+		fresh = fresh && after == nil
 		res.Head, res.Status = number(after), statusOf(after)
 		if runErr == nil {
 			if after != nil && after.Status == cairn.AwaitingInput && cfg.Wait {
@@ -286,9 +292,11 @@ func stayInGroup(stdin io.Reader) bool {
 	return ok && isTerminal(f)
 }
 
-func headOf(ctx context.Context, s *cairn.Session) (*cairn.Step, error) {
+// headOf returns the session's head, nil if it has none: never
+// committed, or removed if removedIsNew.
+func headOf(ctx context.Context, s *cairn.Session, removedIsNew bool) (*cairn.Step, error) {
 	h, err := s.Head(ctx)
-	if errors.Is(err, cairn.ErrNotFound) {
+	if errors.Is(err, cairn.ErrNotFound) && (removedIsNew || !errors.Is(err, cairn.ErrRemoved)) {
 		return nil, nil
 	}
 	return h, err

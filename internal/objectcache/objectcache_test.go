@@ -69,3 +69,16 @@ func TestBadFilesIgnored(t *testing.T) {
 		t.Errorf("temporary files left: %v", matches)
 	}
 }
+
+// FuzzDecode: decode never panics on any file, and what it accepts is
+// exactly what encode writes.
+func FuzzDecode(f *testing.F) {
+	f.Add(encode("cairn object\x00/s\x00steps/s/1", []byte("data")))
+	f.Add([]byte("CROC\x01"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		key, data, ok := decode(raw)
+		if ok && !bytes.Equal(encode(key, data), raw) {
+			t.Fatalf("decode accepted a file encode would not write")
+		}
+	})
+}

@@ -136,6 +136,9 @@ type Trajectory struct {
 	Outcome string
 	// Reward is the newest reward on the path (nil if none).
 	Reward *float64
+	// Truncated is true if the path's older steps were pruned away
+	// (cairn prune): it starts part-way, not at the session's first step.
+	Truncated bool
 }
 
 // Head returns the trajectory's last step.
@@ -259,8 +262,16 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 	n := 0
 	err := ordered(ctx, e.workers(), e.ws.EachSession, func(ctx context.Context, name string) (found, error) {
 		origin, err := e.ws.ForkOrigin(ctx, name)
-		if err != nil || origin == nil || !withGroups {
-			return found{name: name, origin: origin}, err
+		if err != nil || origin == nil {
+			return found{name: name}, err
+		}
+		// A removed fork continues nothing: the session it was forked
+		// from is a leaf again (and no preference branch).
+		if h, err := e.head(ctx, name); err != nil || h == nil {
+			return found{name: name}, err
+		}
+		if !withGroups {
+			return found{name: name, origin: origin}, nil
 		}
 		point, err := e.resolvePoint(ctx, *origin)
 		return found{name, origin, &point}, err
@@ -382,9 +393,16 @@ func sameOutcome(want, got string) bool {
 	return wok && gok && w == g
 }
 
-// head reads a session's head; a session marked but never committed is nil.
+// head reads a session's head; a session marked but never committed,
+// or removed (cairn rm: its head is then the tombstone that fences it),
+// is nil. The session is not kept in the workspace afterwards.
 func (e *exporter) head(ctx context.Context, name string) (*cairn.Step, error) {
-	h, err := e.ws.ReadHead(ctx, name)
+	s, err := e.ws.Session(name)
+	if err != nil {
+		return nil, err
+	}
+	defer e.ws.Forget(s)
+	h, err := s.Head(ctx)
 	if errors.Is(err, cairn.ErrNotFound) {
 		return nil, nil
 	}
@@ -439,6 +457,12 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 		if v.skip != "" {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, t.Session, v.example[v.skip])
 			return nil
+		}
+		if t.Truncated {
+			// Said of every format, so a cut history never passes for whole.
+			first := t.Steps[0].Step
+			v.leftOut = append([]string{reasonPruned}, v.leftOut...)
+			v.explain(reasonPruned, fmt.Sprintf("%s starts at %s", t.Session, first))
 		}
 		for _, r := range v.leftOut {
 			e.sum.LeftOut = addNote(e.sum.LeftOut, r, t.Session, v.example[r])
@@ -501,6 +525,7 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 	}
 	slices.Reverse(t.Steps)
+	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
 	for _, s := range t.Steps {
 		r := s.Rec
 		if r == nil {

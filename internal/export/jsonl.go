@@ -97,13 +97,16 @@ type Metadata struct {
 	// ForkedFrom is the step the head's session was forked from,
 	// "session@step", if it is a fork.
 	ForkedFrom string `json:"forked_from,omitempty"`
+	// Truncated is true if the trajectory's older steps were pruned
+	// (cairn prune): it starts part-way.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // metadataOf returns t's metadata.
 func metadataOf(t *Trajectory) *Metadata {
 	h := t.Head()
 	m := &Metadata{Session: t.Session, Head: refName(headRef(h)), HeadID: h.ID.String(),
-		Steps: len(t.Steps), Outcome: t.Outcome, Reward: t.Reward}
+		Steps: len(t.Steps), Outcome: t.Outcome, Reward: t.Reward, Truncated: t.Truncated}
 	if len(t.Labels) > 0 {
 		m.Labels = t.Labels
 	}
@@ -506,6 +509,10 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	}
 	if meta.ForkedFrom != "" {
 		doc.Extra["forked_from"] = meta.ForkedFrom
+	}
+	if t.Truncated {
+		doc.Extra["truncated"] = true
+		doc.Notes = fmt.Sprintf("truncated: the history before %s was pruned", t.Steps[0].Step)
 	}
 	var cost float64
 	var haveCost bool

@@ -46,6 +46,7 @@ const (
 	reasonBroken     = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
 	reasonRawLeftOut = "raw records (not following docs/records.md) left out, as the format has no place for them"
 	reasonBrokenRaw  = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
+	reasonPruned     = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
 	// ShareGPT, as LLaMA-Factory reads it.
 	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"
 	reasonNoAnswer      = "no assistant turn (a ShareGPT conversation ends with the assistant)"

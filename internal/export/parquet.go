@@ -57,6 +57,9 @@ type StepRow struct {
 	// (Trajectory.Outcome, .Reward), the same on each of its rows.
 	TrajectoryOutcome *string  `parquet:"trajectory_outcome,optional,dict"`
 	TrajectoryReward  *float64 `parquet:"trajectory_reward,optional"`
+	// TrajectoryTruncated is true if the trajectory's older steps were
+	// pruned (cairn prune): its first row is not the session's first step.
+	TrajectoryTruncated bool `parquet:"trajectory_truncated"`
 }
 
 // rowsPerGroup bounds the rows the writer buffers before it writes a row group.
@@ -96,6 +99,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 			Session: s.Session, Step: int64(s.Number), ID: s.ID.String(),
 			Time: s.Time.UTC(), Status: s.Status.String(),
 			TrajectoryOutcome: strp(t.Outcome), TrajectoryReward: t.Reward,
+			TrajectoryTruncated: t.Truncated,
 		}
 		if s.Parent != nil {
 			row.Parent = strp(refName(*s.Parent))

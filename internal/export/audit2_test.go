@@ -1,0 +1,123 @@
+package export_test
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/cairnlog/cairn/internal/export"
+)
+
+// A removed session is no trajectory: its tombstone is not exported as a
+// one-step trajectory, and a removed fork does not hide the session it
+// was forked from (that session is a leaf again).
+func TestRemovedSessionsAreNotExported(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := forkedWorkload(t)
+	// b-next was forked at b's head: b was not a leaf until b-next went.
+	if _, err := ws.Remove(ctx, "b-next"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Remove(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{export.OpenAIJSONL, export.ATIF, export.Parquet} {
+		for _, branches := range []string{export.Leaves, export.All} {
+			_, sum, heads := run(t, ws, export.Options{Format: format, Branches: branches})
+			got := headNames(heads)
+			if slices.Contains(got, "b-next") || slices.Contains(got, "c") {
+				t.Errorf("%s --branches %s exported removed sessions: %v", format, branches, got)
+			}
+			if !slices.Contains(got, "b") {
+				t.Errorf("%s --branches %s: b, whose only fork was removed, is missing: %v", format, branches, got)
+			}
+			for _, n := range sum.Skipped {
+				if slices.Contains(n.Names, "b-next") || slices.Contains(n.Names, "c") {
+					t.Errorf("%s: removed session named as skipped: %v", format, n)
+				}
+			}
+		}
+	}
+}
+
+// A trajectory whose older history was pruned says so: in its metadata
+// (openai-jsonl, sharegpt), its ATIF extra, its Parquet rows, and a note.
+func TestPrunedTrajectoryIsMarkedTruncated(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := forkedWorkload(t)
+	if _, err := ws.Prune(ctx, "a-alt2", 1); err != nil {
+		t.Fatal(err)
+	}
+	truncatedNote := func(sum export.Summary) bool {
+		for _, n := range sum.LeftOut {
+			if strings.Contains(n.Reason, "prune") && slices.Contains(n.Names, "a-alt2") && !slices.Contains(n.Names, "a") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, format := range []string{export.OpenAIJSONL, export.ShareGPT, export.ATIF} {
+		out, sum, heads := run(t, ws, export.Options{Format: format})
+		for _, o := range lines(t, out) {
+			var where map[string]any
+			var session string
+			if format == export.ATIF {
+				where = o["extra"].(map[string]any)
+				session = o["session_id"].(string)
+			} else {
+				where = o["metadata"].(map[string]any)
+				session = where["session"].(string)
+			}
+			if got, want := where["truncated"] == true, session == "a-alt2"; got != want {
+				t.Errorf("%s %s: truncated %v, want %v", format, session, where["truncated"], want)
+			}
+		}
+		if slices.Contains(headNames(heads), "a-alt2") && !truncatedNote(sum) {
+			t.Errorf("%s: no note names a-alt2's pruned history: %+v", format, sum.LeftOut)
+		}
+	}
+}
+
+func TestPrunedTrajectoryParquetColumn(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := forkedWorkload(t)
+	if _, err := ws.Prune(ctx, "a-alt2", 1); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := run(t, ws, export.Options{Format: export.Parquet})
+	rows := parquetRows(t, []byte(out))
+	seen := 0
+	for _, r := range rows {
+		want := r.Trajectory == "a-alt2"
+		if r.TrajectoryTruncated != want {
+			t.Errorf("row %s@%d of %s: trajectory_truncated %v", r.Session, r.Step, r.Trajectory, r.TrajectoryTruncated)
+		}
+		if want {
+			seen++
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no rows for a-alt2")
+	}
+}
+
+// parquetRows reads a Parquet export back with parquet-go.
+type truncRow struct {
+	Trajectory          string `parquet:"trajectory"`
+	Session             string `parquet:"session"`
+	Step                int64  `parquet:"step"`
+	TrajectoryTruncated bool   `parquet:"trajectory_truncated"`
+}
+
+func parquetRows(t *testing.T, b []byte) []truncRow {
+	t.Helper()
+	rows, err := parquet.Read[truncRow](bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +51,7 @@ func parseTime(flag, v string) (time.Time, error) {
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", exportUsage)
 	format := fs.String("format", "", "output `FORMAT`: "+strings.Join(export.Formats, ", "))
-	out := fs.String("out", "-", "write to `PATH` (- for stdout); written to PATH.tmp, renamed when complete")
+	out := fs.String("out", "-", "write to `PATH` (- for stdout); a file is written beside it and renamed over it when complete; a FIFO or device is written to")
 	manifestPath := fs.String("manifest", "", "write the export manifest to `PATH` (default PATH.manifest.json with --out PATH)")
 	var globs, labels listFlag
 	fs.Var(&globs, "session", "select sessions whose name matches `GLOB` (repeatable: any matches)")
@@ -107,7 +110,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if *format == export.Preference {
 			return usagef("--heads works with the trajectory formats, not preference")
 		}
-		if _, err := os.Stat(*heads); err != nil {
+		// Read through once before any work, so a path that is not an
+		// export manifest is refused as bad input, not found part-way.
+		if err := checkHeads(*heads); err != nil {
 			return err
 		}
 		opts.FromHeads = func(ctx context.Context, yield func(cairn.StepRef) error) error {
@@ -119,8 +124,25 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return export.ReadManifestHeads(f, yield)
 		}
 	}
-	if *manifestPath == "" && *out != "-" {
+	// Every output path is checked before the store is read: a path that
+	// cannot be written is bad input, said of the path as given.
+	var outT, manT *outTarget
+	if *out != "-" {
+		if outT, err = checkOutput("--out", *out); err != nil {
+			return err
+		}
+	}
+	if *manifestPath == "" && outT != nil && !outT.direct {
+		// Beside a regular file only: not /dev/stdout.manifest.json.
 		*manifestPath = *out + ".manifest.json"
+	}
+	if *manifestPath != "" {
+		if manT, err = checkOutput("--manifest", *manifestPath); err != nil {
+			return err
+		}
+		if outT != nil && sameFile(outT, manT) {
+			return usagef("--manifest %s: is the --out file too; give another path", *manifestPath)
+		}
 	}
 
 	ws, err := e.open(ctx)
@@ -140,34 +162,18 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			c()
 		}
 	}()
-	create := func(flagName, path string) (*os.File, error) {
-		f, err := os.Create(path + ".tmp")
+	create := func(t *outTarget) (*os.File, error) {
+		f, err := t.open()
 		if err != nil {
-			// Said of the path the user gave, not of its .tmp.
-			return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(err))
+			return nil, err
 		}
-		cleanup = append(cleanup, func() { f.Close(); os.Remove(path + ".tmp") })
-		commit = append(commit, func() error {
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			if err := f.Close(); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			return os.Rename(path+".tmp", path)
-		})
+		cleanup = append(cleanup, t.abort)
+		commit = append(commit, t.finish)
 		return f, nil
 	}
-	if *out != "-" {
-		f, err := create("--out", *out)
-		if err != nil {
-			return err
-		}
-		w = f
-	}
 	var mw *export.ManifestWriter
-	if *manifestPath != "" {
-		f, err := create("--manifest", *manifestPath)
+	if manT != nil {
+		f, err := create(manT)
 		if err != nil {
 			return err
 		}
@@ -177,6 +183,15 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		opts.Head = mw.Add
+	}
+	// The output is renamed into place last, after its manifest: a
+	// failed export leaves no file that looks complete.
+	if outT != nil {
+		f, err := create(outT)
+		if err != nil {
+			return err
+		}
+		w = f
 	}
 	var bar *export.ProgressBar
 	var last export.Progress
@@ -204,8 +219,13 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	for _, c := range commit {
+	for i, c := range commit {
 		if err := c(); err != nil {
+			// What was already renamed into place goes too: a
+			// manifest without its output, or the reverse, is no export.
+			if manT != nil && i > 0 {
+				manT.remove()
+			}
 			return err
 		}
 	}
@@ -226,6 +246,172 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "exported %s to %s (%d %s skipped, %d raw records)\n", what, *out, skipped, sessions, sum.RawRecords)
 	}
 	return nil
+}
+
+// outTarget is a path an export writes: a regular file (new or not),
+// written to a temporary file beside it and renamed over it once
+// complete; or a FIFO, device or socket (/dev/stdout, /dev/null, a named
+// pipe), which is written to directly and never replaced.
+type outTarget struct {
+	flag, path string
+	direct     bool
+	info       os.FileInfo // the existing file, if any
+	f          *os.File
+	tmp        string
+}
+
+// checkOutput checks, before any work, that path can take an export's
+// output: its directory exists and it is no directory itself.
+func checkOutput(flagName, path string) (*outTarget, error) {
+	t := &outTarget{flag: flagName, path: path}
+	if path == "" {
+		return nil, usagef("%s: give a file name", flagName)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, usagef("%s %s: is a directory; give a file name", flagName, path)
+	case err == nil && !fi.Mode().IsRegular():
+		t.direct, t.info = true, fi
+		return t, nil
+	case err == nil:
+		t.info = fi
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(err))
+	}
+	if strings.HasSuffix(path, "/") {
+		return nil, usagef("%s %s: names a directory; give a file name", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return nil, usagef("%s %s: cannot write it: directory %s: %v", flagName, path, dir, pathProblem(err))
+	}
+	if !di.IsDir() {
+		return nil, usagef("%s %s: cannot write it: %s is not a directory", flagName, path, dir)
+	}
+	// Try the directory now, so a read-only one is refused before the
+	// export runs rather than after.
+	f, err := t.createTemp()
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return t, nil
+}
+
+// createTemp creates the temporary file the output is written to, beside
+// it (so the rename stays in one directory) and never a file of the
+// user's such as PATH.tmp.
+func (t *outTarget) createTemp() (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(t.path), "."+filepath.Base(t.path)+".*.tmp")
+	if err != nil {
+		return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
+	}
+	return f, nil
+}
+
+// checkHeads reads the export manifest --heads names through once, so
+// a path that is no export manifest is refused before any work.
+func checkHeads(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return usagef("--heads %s: %v", path, pathProblem(err))
+	}
+	if fi.IsDir() {
+		return usagef("--heads %s: is a directory, not an export manifest", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return usagef("--heads %s: %v", path, pathProblem(err))
+	}
+	defer f.Close()
+	err = export.ReadManifestHeads(f, func(r cairn.StepRef) error {
+		if err := cairn.ValidSession(r.Session); err != nil {
+			return fmt.Errorf("head %s: %v", r, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
+	}
+	return nil
+}
+
+// sameFile reports whether two targets name one file.
+func sameFile(a, b *outTarget) bool {
+	if a.info != nil && b.info != nil {
+		return os.SameFile(a.info, b.info)
+	}
+	pa, erra := filepath.Abs(a.path)
+	pb, errb := filepath.Abs(b.path)
+	return erra == nil && errb == nil && pa == pb
+}
+
+// open returns the file to write: the temporary file, or the FIFO or
+// device itself.
+func (t *outTarget) open() (*os.File, error) {
+	if !t.direct {
+		f, err := t.createTemp()
+		if err != nil {
+			return nil, err
+		}
+		t.f, t.tmp = f, f.Name()
+		return f, nil
+	}
+	f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
+	}
+	t.f = f
+	return f, nil
+}
+
+// finish makes the written output visible: the temporary file synced and
+// renamed over the path; a FIFO or device only closed.
+func (t *outTarget) finish() error {
+	if t.direct {
+		if err := t.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+		}
+		return nil
+	}
+	if err := t.f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+	}
+	if err := t.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+	}
+	// Never rename over what is no longer a regular file (it may have
+	// been replaced by a FIFO or device while the export ran).
+	if fi, err := os.Lstat(t.path); err == nil && !fi.Mode().IsRegular() {
+		os.Remove(t.tmp)
+		return fmt.Errorf("write %s: it is no longer a regular file; the export was not put in its place", t.path)
+	}
+	if err := os.Rename(t.tmp, t.path); err != nil {
+		os.Remove(t.tmp)
+		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+	}
+	t.tmp = ""
+	return nil
+}
+
+// abort drops what a failed export wrote.
+func (t *outTarget) abort() {
+	if t.f != nil {
+		t.f.Close()
+	}
+	if t.tmp != "" {
+		os.Remove(t.tmp)
+	}
+}
+
+// remove deletes an output already renamed into place.
+func (t *outTarget) remove() {
+	if !t.direct && t.tmp == "" {
+		os.Remove(t.path)
+	}
 }
 
 // parseReward parses a reward bound ("" is none).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,83 @@ func TestExportOutToFIFOAndDevice(t *testing.T) {
 	}
 	if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		t.Fatalf("the device was replaced by a %v (%v)", fi.Mode(), err)
+	}
+}
+
+// hostileText is text from a store that would drive a terminal or forge
+// a line if printed as is: ESC sequences, a newline, a carriage return,
+// a C1 CSI (U+009B), a bidi override and a bell.
+const hostileText = "x\x1b[2J\nforged@9  done\r\u009b31m\u202e\a"
+
+// checkInert fails if out holds a byte that drives a terminal, or more
+// lines than want.
+func checkInert(t *testing.T, what, out string, wantLines int) {
+	t.Helper()
+	for _, bad := range []string{"\x1b", "\r", "\u009b", "\u202e", "\a"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s prints %q raw: %q", what, bad, out)
+		}
+	}
+	if n := strings.Count(out, "\n"); n != wantLines {
+		t.Errorf("%s prints %d lines, want %d: %q", what, n, wantLines, out)
+	}
+}
+
+// Names and text from the store are escaped in human output, so they can
+// neither drive the terminal nor forge a line; JSON output is unchanged.
+func TestHumanOutputEscapesStoreText(t *testing.T) {
+	store := t.TempDir()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "evil\n\x1b[31mred\u009b"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, store, "", "commit", "d", "--dir", dir); code != 0 {
+		t.Fatalf("commit --dir: %s", errs)
+	}
+	out, _, _ := cli(t, store, "", "show", "d")
+	checkInert(t, "show", out, 1)
+
+	key, _ := json.Marshal(hostileText)
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "j", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, errs, code := cli(t, store, `{"a":1,`+string(key)+`:2}`, "commit", "j", "-", "--record",
+		`{"question":`+string(key)+`,"note":"`+"\u009b\u202e"+`"}`, "--status", "awaiting_input"); code != 0 {
+		t.Fatal(errs)
+	}
+	out, _, _ = cli(t, store, "", "diff", "j@1", "j@2")
+	checkInert(t, "diff", out, 1)
+	out, _, _ = cli(t, store, "", "inbox")
+	checkInert(t, "inbox", out, 1)
+	out, _, _ = cli(t, store, "", "log", "j")
+	checkInert(t, "log", out, 2)
+	// JSON output carries the text exactly.
+	out, _, _ = cli(t, store, "", "inbox", "--json")
+	var p struct{ Question string }
+	if err := json.Unmarshal([]byte(out), &p); err != nil || p.Question != hostileText {
+		t.Errorf("inbox --json question %q, %v", p.Question, err)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain/path.txt":   "plain/path.txt",
+		"日本語 é ✓":          "日本語 é ✓",
+		"a\nb":             `a\nb`,
+		"\x1b[31m":         `\x1b[31m`,
+		"\u009b2J":         `\u009b2J`,
+		"abc\u202eexe.txt": `abc\u202eexe.txt`,
+		"bad\xffutf8":      `bad\xffutf8`,
+		"line\u2028sep":    `line\u2028sep`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := clip("日本語日本語", 5); got != "日本..." {
+		t.Errorf("clip cut a rune: %q", got)
+	}
+	if got := clip(printable("abcdef\x1b"), 9); got != "abcdef..." {
+		t.Errorf("clip left half an escape: %q", got)
 	}
 }

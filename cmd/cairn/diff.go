@@ -41,7 +41,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(changes)
 	}
 	for _, c := range changes {
-		p := c.Path
+		p := printable(c.Path)
 		if p == "" {
 			p = "(the whole document)"
 		}

@@ -46,7 +46,7 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		if json.Unmarshal(p.Question, &s) == nil {
 			q = s
 		}
-		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", p.Session, p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), truncate(q, 100)); err != nil {
+		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", printable(p.Session), p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), clip(printable(q), 100)); err != nil {
 			return err
 		}
 	}

@@ -3,12 +3,14 @@ package export_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
 )
 
@@ -120,4 +122,45 @@ func parquetRows(t *testing.T, b []byte) []truncRow {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// bigRun commits one step whose assistant message is n bytes of text,
+// with a model name and a label value of n bytes too.
+func bigRun(t *testing.T, ws *cairn.Workspace, name string, n int) {
+	t.Helper()
+	big := strings.Repeat("0123456789abcdef", n/16)
+	s, err := ws.Session(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := rec(t, cairn.Record{Model: big, Labels: map[string]string{"k": big}, Outcome: big, Messages: []cairn.Message{
+		{Role: "user", Content: "go"}, {Role: "assistant", Content: big}}})
+	if _, err := s.Commit(context.Background(), cairn.JSON([]byte(`{}`)), opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Parquet file's footer does not copy huge texts as min/max
+// statistics: one 1 MiB message made the footer megabytes long.
+func TestParquetFooterStaysSmallWithHugeTexts(t *testing.T) {
+	ws, err := cairn.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	bigRun(t, ws, "big", 1<<20)
+	out, _, _ := run(t, ws, export.Options{Format: export.Parquet})
+	b := []byte(out)
+	if len(b) < 12 || string(b[len(b)-4:]) != "PAR1" {
+		t.Fatal("not a Parquet file")
+	}
+	footer := binary.LittleEndian.Uint32(b[len(b)-8:])
+	if footer > 64<<10 {
+		t.Errorf("footer of %d bytes for one row: statistics copy the huge texts", footer)
+	}
+	// Still readable, with the text whole.
+	rows, err := parquet.Read[export.StepRow](bytes.NewReader(b), int64(len(b)))
+	if err != nil || len(rows) != 1 || rows[0].Content == nil || len(*rows[0].Content) != 1<<20 {
+		t.Fatalf("read back: %d rows, %v", len(rows), err)
+	}
 }

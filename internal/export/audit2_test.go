@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -162,5 +164,60 @@ func TestParquetFooterStaysSmallWithHugeTexts(t *testing.T) {
 	rows, err := parquet.Read[export.StepRow](bytes.NewReader(b), int64(len(b)))
 	if err != nil || len(rows) != 1 || rows[0].Content == nil || len(*rows[0].Content) != 1<<20 {
 		t.Fatalf("read back: %d rows, %v", len(rows), err)
+	}
+}
+
+// blockingWriter blocks every Write until release is closed.
+type blockingWriter struct{ release chan struct{} }
+
+func (w blockingWriter) Write(b []byte) (int, error) { <-w.release; return len(b), nil }
+
+// Export reads ahead a bounded number of bytes, not only of sessions:
+// with the writer stuck on the first trajectory, 48 sessions of 1.3 MiB
+// records were all read and held (16 workers, a 32-session queue).
+func TestExportReadAheadBoundedByBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("commits 64 MiB")
+	}
+	ws, err := cairn.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	const n, size = 48, 1 << 20
+	for i := range n {
+		bigRun(t, ws, fmt.Sprintf("s%02d", i), size/3)
+	}
+	ws.SetCacheLimit(1 << 20)
+	before := ws.Requests()
+	w := blockingWriter{release: make(chan struct{})}
+	type result struct {
+		sum export.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := export.Export(context.Background(), ws, w, export.Options{Format: export.OpenAIJSONL, Branches: export.All, Workers: 16})
+		done <- result{sum, err}
+	}()
+	// Wait until reading stops: everything the export reads ahead is read.
+	var read int64
+	for stable := 0; stable < 20; {
+		time.Sleep(10 * time.Millisecond)
+		now := ws.Requests().Sub(before).BytesRead
+		if now == read {
+			stable++
+		} else {
+			read, stable = now, 0
+		}
+	}
+	close(w.release)
+	r := <-done
+	if r.err != nil || r.sum.Trajectories != n {
+		t.Fatalf("exported %d of %d: %v", r.sum.Trajectories, n, r.err)
+	}
+	t.Logf("read %d MiB ahead of a stuck writer", read>>20)
+	if read > 40<<20 {
+		t.Errorf("read %d MiB ahead of a stuck writer: read-ahead is not bounded by bytes", read>>20)
 	}
 }

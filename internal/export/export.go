@@ -82,6 +82,9 @@ type Options struct {
 	FromHeads func(ctx context.Context, yield func(cairn.StepRef) error) error
 	// Workers is how many sessions are read at a time (default 16).
 	Workers int
+	// ReadAheadBytes bounds the bytes of steps read ahead of the writer
+	// (default 32 MiB); a single trajectory larger than it is still read.
+	ReadAheadBytes int64
 	// Head, if set, is called for every session whose head an exported
 	// trajectory or pair ends at (for the export manifest).
 	Head func(cairn.StepRef) error
@@ -260,7 +263,7 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 		origin, point *cairn.StepRef
 	}
 	n := 0
-	err := ordered(ctx, e.workers(), e.ws.EachSession, func(ctx context.Context, name string) (found, error) {
+	err := ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (found, error) {
 		origin, err := e.ws.ForkOrigin(ctx, name)
 		if err != nil || origin == nil {
 			return found{name: name}, err
@@ -297,6 +300,16 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 	})
 	e.total = n
 	return f, err
+}
+
+// DefaultReadAheadBytes is Options.ReadAheadBytes's default.
+const DefaultReadAheadBytes = 32 << 20
+
+func (e *exporter) readAhead() int64 {
+	if e.opts.ReadAheadBytes > 0 {
+		return e.opts.ReadAheadBytes
+	}
+	return DefaultReadAheadBytes
 }
 
 func (e *exporter) workers() int {
@@ -419,9 +432,12 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 			return err
 		}
 	}
-	return ordered(ctx, e.workers(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
 		if !e.nameSelected(name) {
 			return nil, nil
+		}
+		if err := reserve(ctx, 0); err != nil { // room before reading
+			return nil, err
 		}
 		h, err := e.head(ctx, name)
 		if err != nil || h == nil {
@@ -478,7 +494,10 @@ var ErrHeadMismatch = errors.New("step does not match the export manifest")
 
 // fromHeads re-exports exactly the trajectories ending at the given heads.
 func (e *exporter) fromHeads(ctx context.Context, w writer) error {
-	return ordered(ctx, e.workers(), e.opts.FromHeads, func(ctx context.Context, r cairn.StepRef) (*Trajectory, error) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.opts.FromHeads, func(ctx context.Context, r cairn.StepRef) (*Trajectory, error) {
+		if err := reserve(ctx, 0); err != nil { // room before reading
+			return nil, err
+		}
 		h, err := e.ws.ReadStep(ctx, r.Session, r.Number)
 		if err != nil {
 			return nil, err
@@ -511,6 +530,11 @@ func (e *exporter) reportHead(h *cairn.Step) error {
 func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error) {
 	t := &Trajectory{Session: h.Session, Labels: map[string]string{}}
 	err := h.Log(ctx, func(st *cairn.Step) error {
+		// What the step holds: its manifest, its record and the record
+		// parsed (which copies its text).
+		if err := reserve(ctx, st.ManifestBytes+2*int64(len(st.Record))+512); err != nil {
+			return err
+		}
 		s := Step{Step: st}
 		if len(st.Record) > 0 {
 			var err error

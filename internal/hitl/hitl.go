@@ -118,27 +118,23 @@ func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn
 	})
 }
 
-// Inbox lists the sessions whose head awaits input, in name order.
+// Inbox lists the sessions whose head awaits input, in name order. It
+// reads each head without keeping it (Workspace.ReadHead), so a
+// long-running server that lists the inbox does not pin every session's
+// head in its workspace. A removed session's head is the tombstone that
+// fences it, which is done, not awaiting input.
 func Inbox(ctx context.Context, ws *cairn.Workspace) ([]Pending, error) {
-	names, err := ws.SessionNames(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("inbox: %w", err)
-	}
 	out := []Pending{}
-	for _, name := range names {
-		s, err := ws.Session(name)
-		if err != nil {
-			continue
-		}
-		head, err := s.Head(ctx)
-		if errors.Is(err, cairn.ErrNotFound) {
-			continue
+	err := ws.EachSession(ctx, func(name string) error {
+		head, err := ws.ReadHead(ctx, name)
+		if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrInvalid) {
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("inbox: %w", err)
+			return err
 		}
 		if head.Status != cairn.AwaitingInput {
-			continue
+			return nil
 		}
 		p := Pending{Session: name, Step: head.Number, ID: head.ID.String(), Time: head.Time,
 			Question: Question(head.Record), Record: head.Record}
@@ -149,6 +145,10 @@ func Inbox(ctx context.Context, ws *cairn.Workspace) ([]Pending, error) {
 			p.Record = json.RawMessage("null")
 		}
 		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
 	}
 	return out, nil
 }

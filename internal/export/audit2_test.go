@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -219,5 +220,116 @@ func TestExportReadAheadBoundedByBytes(t *testing.T) {
 	t.Logf("read %d MiB ahead of a stuck writer", read>>20)
 	if read > 40<<20 {
 		t.Errorf("read %d MiB ahead of a stuck writer: read-ahead is not bounded by bytes", read>>20)
+	}
+}
+
+// harborATIFError applies the rules Harbor's ATIF validator (its
+// Trajectory and Step models) enforces beyond field types: at least one
+// step; step_id sequential from 1; tool_calls, metrics, model_name and
+// reasoning_content on agent steps only; unique tool_call_ids in a step;
+// and each observation result's source_call_id, if not null, one of the
+// same step's tool_call_ids.
+func harborATIFError(doc map[string]any) error {
+	steps := asList(doc["steps"])
+	if len(steps) == 0 {
+		return fmt.Errorf("steps: at least one step is required")
+	}
+	for i, s := range steps {
+		s := s.(map[string]any)
+		if s["step_id"].(float64) != float64(i+1) {
+			return fmt.Errorf("steps[%d].step_id: expected %d, got %v", i, i+1, s["step_id"])
+		}
+		if s["source"] != "agent" {
+			for _, k := range []string{"tool_calls", "metrics", "model_name", "reasoning_content"} {
+				if _, ok := s[k]; ok {
+					return fmt.Errorf("step %d: %s is only for agent steps", i+1, k)
+				}
+			}
+		}
+		ids := map[string]bool{}
+		for _, tc := range asList(s["tool_calls"]) {
+			id := tc.(map[string]any)["tool_call_id"].(string)
+			if ids[id] {
+				return fmt.Errorf("step %d has duplicate tool_call_id %q", i+1, id)
+			}
+			ids[id] = true
+		}
+		if obs, ok := s["observation"].(map[string]any); ok {
+			for _, r := range asList(obs["results"]) {
+				if id, ok := r.(map[string]any)["source_call_id"].(string); ok && !ids[id] {
+					return fmt.Errorf("observation result references source_call_id %q which is not found in step %d's tool_calls", id, i+1)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ATIF documents pass Harbor's validator: a tool result goes to the
+// agent step that made the call (not merely the last agent step), a
+// result for no known call keeps its id out of source_call_id, and a
+// trajectory with nothing ATIF can hold is skipped, not written with no
+// steps.
+func TestATIFPassesHarborValidator(t *testing.T) {
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	call := func(id string) cairn.ToolCall {
+		return cairn.ToolCall{ID: id, Name: "ls", Arguments: json.RawMessage(`{}`)}
+	}
+	s, _ := ws.Session("calls")
+	for _, r := range []cairn.Record{
+		{Messages: []cairn.Message{{Role: "user", Content: "go"},
+			{Role: "assistant", ToolCalls: []cairn.ToolCall{call("c1"), call("c2")}},
+			{Role: "assistant", Content: "and", ToolCalls: []cairn.ToolCall{call("c3")}},
+			{Role: "tool", ToolCallID: "c1", Content: "one"},
+			{Role: "tool", ToolCallID: "c3", Content: "three"},
+		}},
+		{Messages: []cairn.Message{{Role: "tool", ToolCallID: "c2", Content: "two, late"},
+			{Role: "tool", ToolCallID: "zz", Content: "for no call"},
+			{Role: "assistant", Content: "done"}}},
+	} {
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), rec(t, r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty, _ := ws.Session("empty")
+	if _, err := empty.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, sum, heads := run(t, ws, export.Options{Format: export.ATIF})
+	docs := lines(t, out)
+	for _, d := range docs {
+		if err := harborATIFError(d); err != nil {
+			t.Errorf("%s: %v", d["session_id"], err)
+		}
+	}
+	if got := headNames(heads); !slices.Equal(got, []string{"calls"}) {
+		t.Errorf("exported %v, want only calls", got)
+	}
+	named := false
+	for _, n := range sum.Skipped {
+		named = named || slices.Contains(n.Names, "empty")
+	}
+	if !named {
+		t.Errorf("the empty trajectory is not named as skipped: %+v", sum.Skipped)
+	}
+	if len(docs) == 1 {
+		// Every result is kept, with its text.
+		var results []string
+		for _, s := range asList(docs[0]["steps"]) {
+			if obs, ok := s.(map[string]any)["observation"].(map[string]any); ok {
+				for _, r := range asList(obs["results"]) {
+					results = append(results, r.(map[string]any)["content"].(string))
+				}
+			}
+		}
+		slices.Sort(results)
+		if want := []string{"for no call", "one", "three", "two, late"}; !slices.Equal(results, want) {
+			t.Errorf("observation results %q, want %q", results, want)
+		}
 	}
 }

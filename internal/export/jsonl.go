@@ -517,6 +517,7 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	var cost float64
 	var haveCost bool
 	lastAgent := -1
+	callStep := map[string]int{} // tool call id -> the ATIF step that made it
 	for _, s := range t.Steps {
 		ts := s.Time.UTC().Format(time.RFC3339Nano)
 		where := func() map[string]any {
@@ -554,12 +555,30 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 				if id != "" {
 					res.SourceCallID = &id
 				}
-				if lastAgent < 0 {
-					doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "system",
-						Observation: &atifObservation{}, Extra: where()})
-					lastAgent = len(doc.Steps) - 1
+				// ATIF ties a result to a call of its own step: it goes to
+				// the agent step that made the call, wherever that is.
+				target, ok := callStep[id]
+				if !ok {
+					// No call of that id on the path: kept, without a
+					// source_call_id, its id in the step's extra.
+					if id != "" {
+						res.SourceCallID = nil
+						v.leave(reasonUnmatchedResult)
+						v.explain(reasonUnmatchedResult, fmt.Sprintf("%s: tool_call_id %q", s.Step, id))
+					}
+					if lastAgent < 0 {
+						doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "system",
+							Observation: &atifObservation{}, Extra: where()})
+						lastAgent = len(doc.Steps) - 1
+					}
+					target = lastAgent
+					if id != "" {
+						x := doc.Steps[target].Extra
+						ids, _ := x["unmatched_tool_call_ids"].([]string)
+						x["unmatched_tool_call_ids"] = append(ids, id)
+					}
 				}
-				st := &doc.Steps[lastAgent]
+				st := &doc.Steps[target]
 				if st.Observation == nil {
 					st.Observation = &atifObservation{}
 				}
@@ -585,6 +604,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 				doc.Steps = append(doc.Steps, st)
 				lastAgent = len(doc.Steps) - 1
 				stepAgent = lastAgent
+				for _, tc := range st.ToolCalls {
+					callStep[tc.ToolCallID] = lastAgent
+				}
 			default:
 				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
 			}
@@ -616,6 +638,11 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 				}
 			}
 		}
+	}
+	if len(doc.Steps) == 0 {
+		// ATIF needs at least one step (Harbor refuses an empty list).
+		v.skip = reasonNoATIFSteps
+		return nil
 	}
 	if haveCost {
 		doc.FinalMetrics.TotalCostUSD = &cost

@@ -214,3 +214,27 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("clip left half an escape: %q", got)
 	}
 }
+
+// Selectors that can never all hold are refused, not run to an empty
+// export.
+func TestExportContradictorySelectors(t *testing.T) {
+	store := audit2Store(t)
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--since", "2026-02-01", "--until", "2026-01-01"}, "--since"},
+		{[]string{"--since", "2026-01-01", "--until", "2026-01-01"}, "--until"},
+		{[]string{"--label", "task=a", "--label", "task=b"}, "task"},
+		{[]string{"--label", "outcome=success", "--label", "outcome=failure"}, "outcome"},
+	} {
+		out, errs, code := cli(t, store, "", append([]string{"export", "--format", "openai-jsonl"}, c.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.says) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line naming %s", c.args, code, out, errs, c.says)
+		}
+	}
+	// The same label twice is no contradiction.
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--label", "k=v", "--label", "k=v"); code != 0 {
+		t.Errorf("--label k=v twice: exit %d: %s", code, errs)
+	}
+}

@@ -78,6 +78,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if !ok || k == "" {
 			return usagef("--label %q: want KEY=VALUE", l)
 		}
+		if prev, ok := opts.Labels[k]; ok && prev != v && !export.SameOutcome(prev, v, k) {
+			return usagef("--label %s=%s and --label %s=%s contradict each other: a label has one value, so nothing can be selected", k, prev, k, v)
+		}
 		opts.Labels[k] = v
 	}
 	if *status != "" {
@@ -99,6 +102,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	if opts.Until, err = parseTime("until", *until); err != nil {
 		return err
+	}
+	if !opts.Since.IsZero() && !opts.Until.IsZero() && !opts.Since.Before(opts.Until) {
+		// Said with the times as given.
+		return usagef("--since %s is not before --until %s: nothing can be selected (since <= head time < until)", *since, *until)
 	}
 	if err := opts.Validate(); err != nil {
 		return usageError{err.Error()}

@@ -187,6 +187,10 @@ func (o *Options) Validate() error {
 	if o.MinReward != nil && o.MaxReward != nil && *o.MinReward > *o.MaxReward {
 		return fmt.Errorf("--min-reward %g is above --max-reward %g: nothing can be selected", *o.MinReward, *o.MaxReward)
 	}
+	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Since.Before(o.Until) {
+		return fmt.Errorf("--since %s is not before --until %s: nothing can be selected (since <= time < until)",
+			o.Since.Format(time.RFC3339Nano), o.Until.Format(time.RFC3339Nano))
+	}
 	if want, ok := o.Labels["outcome"]; ok && o.Outcome != "" && !sameOutcome(want, o.Outcome) {
 		return fmt.Errorf("--label outcome=%s and --outcome %s contradict each other: nothing can be selected", want, o.Outcome)
 	}
@@ -390,6 +394,13 @@ func (e *exporter) trajectorySelected(t *Trajectory) bool {
 		}
 	}
 	return true
+}
+
+// SameOutcome reports whether two values given for label key select the
+// same trajectories: equal, or, for the key "outcome", the same outcome
+// (success and pass, …; see Options.Outcome).
+func SameOutcome(a, b, key string) bool {
+	return a == b || key == "outcome" && sameOutcome(a, b)
 }
 
 // sameOutcome reports whether outcome got is the outcome want: equal

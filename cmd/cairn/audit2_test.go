@@ -238,3 +238,21 @@ func TestExportContradictorySelectors(t *testing.T) {
 		t.Errorf("--label k=v twice: exit %d: %s", code, errs)
 	}
 }
+
+// An empty reply read from stdin is said to be empty, not a missing flag.
+func TestReplyEmptyStdin(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{}`, "commit", "h", "-", "--status", "awaiting_input", "--record", `{"question":"ok?"}`); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, in := range []string{"", " \n\t"} {
+		_, errs, code := cli(t, store, in, "reply", "h", "--input", "-")
+		if code != 2 || !strings.Contains(errs, "empty") || strings.Contains(errs, "required") {
+			t.Errorf("reply with stdin %q: exit %d, %q; want exit 2 saying the reply was empty", in, code, errs)
+		}
+	}
+	// Nothing was written: the question still waits.
+	if out, _, _ := cli(t, store, "", "inbox"); !strings.Contains(out, "h@1") {
+		t.Errorf("inbox after refused replies: %q", out)
+	}
+}

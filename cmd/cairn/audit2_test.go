@@ -256,3 +256,22 @@ func TestReplyEmptyStdin(t *testing.T) {
 		t.Errorf("inbox after refused replies: %q", out)
 	}
 }
+
+// A directory state and a JSON state cannot be compared: bad input.
+func TestDiffDirAgainstJSON(t *testing.T) {
+	store := t.TempDir()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644)
+	if _, errs, code := cli(t, store, "", "commit", "d", "--dir", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "j", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, args := range [][]string{{"d", "j"}, {"j@1", "d@1"}} {
+		out, errs, code := cli(t, store, "", append([]string{"diff"}, args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, "directory") || !strings.Contains(errs, "JSON") {
+			t.Errorf("diff %v: exit %d, %q %q; want exit 2 saying one is a directory and one JSON", args, code, out, errs)
+		}
+	}
+}

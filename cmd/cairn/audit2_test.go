@@ -275,3 +275,35 @@ func TestDiffDirAgainstJSON(t *testing.T) {
 		}
 	}
 }
+
+// An export file is as readable as any file the user makes (not 0600),
+// and one that replaces a file keeps that file's mode.
+func TestExportFileMode(t *testing.T) {
+	store := audit2Store(t)
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	f, err := os.Create(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	want, _ := os.Stat(ref)
+	out := filepath.Join(dir, "x.jsonl")
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", out); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, p := range []string{out, out + ".manifest.json"} {
+		if got, _ := os.Stat(p); got == nil || got.Mode() != want.Mode() {
+			t.Errorf("%s: mode %v, want %v as os.Create makes", p, got.Mode(), want.Mode())
+		}
+	}
+	if err := os.Chmod(out, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", out); code != 0 {
+		t.Fatal(errs)
+	}
+	if got, _ := os.Stat(out); got.Mode().Perm() != 0o640 {
+		t.Errorf("re-export changed the mode to %v", got.Mode())
+	}
+}

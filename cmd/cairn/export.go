@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -312,11 +313,28 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 // it (so the rename stays in one directory) and never a file of the
 // user's such as PATH.tmp.
 func (t *outTarget) createTemp() (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(t.path), "."+filepath.Base(t.path)+".*.tmp")
-	if err != nil {
-		return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
+	dir, base := filepath.Dir(t.path), filepath.Base(t.path)
+	// Not os.CreateTemp: its files are 0600, and an export is as
+	// readable as any file the user makes (0666 less the umask), or
+	// keeps the mode of the file it replaces.
+	perm := os.FileMode(0o666)
+	if t.info != nil {
+		perm = t.info.Mode().Perm()
 	}
-	return f, nil
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
+		}
+		if t.info != nil {
+			f.Chmod(perm) // the umask applied at creation: keep the old file's mode
+		}
+		return f, nil
+	}
 }
 
 // checkHeads reads the export manifest --heads names through once, so

@@ -307,3 +307,13 @@ func TestExportFileMode(t *testing.T) {
 		t.Errorf("re-export changed the mode to %v", got.Mode())
 	}
 }
+
+// An unknown --format is answered with the formats as a list a person
+// reads, not a Go slice.
+func TestExportUnknownFormat(t *testing.T) {
+	store := audit2Store(t)
+	_, errs, code := cli(t, store, "", "export", "--format", "jsonl")
+	if code != 2 || strings.ContainsAny(errs, "[]") || !strings.Contains(errs, "openai-jsonl, atif, sharegpt, parquet, preference") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+}

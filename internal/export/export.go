@@ -166,13 +166,13 @@ func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	case Parquet:
 		return newParquetWriter(out), nil
 	}
-	return nil, fmt.Errorf("unknown export format %q (want one of %v)", format, Formats)
+	return nil, fmt.Errorf("unknown export format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }
 
 // Validate checks the options without touching a store.
 func (o *Options) Validate() error {
 	if !slices.Contains(Formats, o.Format) {
-		return fmt.Errorf("unknown export format %q (want one of %v)", o.Format, Formats)
+		return fmt.Errorf("unknown --format %q (want one of %s)", o.Format, strings.Join(Formats, ", "))
 	}
 	for _, g := range o.Sessions {
 		if _, err := path.Match(g, ""); err != nil {

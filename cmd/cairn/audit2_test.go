@@ -317,3 +317,21 @@ func TestExportUnknownFormat(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// --manifest - is stdout, as --out - is, not a file named "-".
+func TestExportManifestToStdout(t *testing.T) {
+	store := audit2Store(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	out, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", "x.jsonl", "--manifest", "-")
+	if code != 0 || !strings.HasPrefix(out, `{"version":1`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`a file named "-" was written`)
+	}
+	_, errs, code = cli(t, store, "", "export", "--format", "openai-jsonl", "--manifest", "-")
+	if code != 2 || !strings.Contains(errs, "stdout") {
+		t.Errorf("both to stdout: exit %d, %q", code, errs)
+	}
+}

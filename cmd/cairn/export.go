@@ -53,7 +53,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", exportUsage)
 	format := fs.String("format", "", "output `FORMAT`: "+strings.Join(export.Formats, ", "))
 	out := fs.String("out", "-", "write to `PATH` (- for stdout); a file is written beside it and renamed over it when complete; a FIFO or device is written to")
-	manifestPath := fs.String("manifest", "", "write the export manifest to `PATH` (default PATH.manifest.json with --out PATH)")
+	manifestPath := fs.String("manifest", "", "write the export manifest to `PATH` (- for stdout; default PATH.manifest.json with --out PATH)")
 	var globs, labels listFlag
 	fs.Var(&globs, "session", "select sessions whose name matches `GLOB` (repeatable: any matches)")
 	fs.Var(&labels, "label", "select trajectories labelled `K=V` (repeatable: all must hold; outcome=V is --outcome V)")
@@ -144,7 +144,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		// Beside a regular file only: not /dev/stdout.manifest.json.
 		*manifestPath = *out + ".manifest.json"
 	}
-	if *manifestPath != "" {
+	manToStdout := *manifestPath == "-"
+	if manToStdout && *out == "-" {
+		return usagef("--manifest -: the output already goes to stdout; give --out PATH, or the manifest another path")
+	}
+	if *manifestPath != "" && !manToStdout {
 		if manT, err = checkOutput("--manifest", *manifestPath); err != nil {
 			return err
 		}
@@ -180,10 +184,12 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return f, nil
 	}
 	var mw *export.ManifestWriter
-	if manT != nil {
-		f, err := create(manT)
-		if err != nil {
-			return err
+	if manT != nil || manToStdout {
+		var f io.Writer = e.stdout
+		if manT != nil {
+			if f, err = create(manT); err != nil {
+				return err
+			}
 		}
 		mw, err = export.NewManifestWriter(f, export.ManifestHeader{Format: *format, Output: *out,
 			Store: ws.URL(), CreatedAt: time.Now().UTC(), Args: args})

@@ -333,3 +333,22 @@ func TestATIFPassesHarborValidator(t *testing.T) {
 		}
 	}
 }
+
+// A removed fork whose name was used again for a new session (before gc
+// swept its old steps) no longer continues the session it was forked
+// from: that session is a leaf again.
+func TestRemovedForkNameReused(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := forkedWorkload(t)
+	if _, err := ws.Remove(ctx, "b-next"); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("b-next")
+	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), rec(t, cairn.Record{Messages: []cairn.Message{{Role: "user", Content: "anew"}}})); err != nil {
+		t.Fatal(err)
+	}
+	_, _, heads := run(t, ws, export.Options{Format: export.ATIF})
+	if got := headNames(heads); !slices.Contains(got, "b") || !slices.Contains(got, "b-next") {
+		t.Errorf("exported %v, want b (a leaf again) and the new b-next", got)
+	}
+}

@@ -277,6 +277,12 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 		if h, err := e.head(ctx, name); err != nil || h == nil {
 			return found{name: name}, err
 		}
+		// Nor does a fork whose name was used again after it was
+		// removed: its old first step, not yet swept, is no longer in
+		// its history (the copy of the origin has the origin's number).
+		if live, err := e.live(ctx, name, origin.Number); err != nil || !live {
+			return found{name: name}, err
+		}
 		if !withGroups {
 			return found{name: name, origin: origin}, nil
 		}
@@ -415,6 +421,21 @@ func sameOutcome(want, got string) bool {
 	w, wok := outcomeScores[strings.ToLower(want)]
 	g, gok := outcomeScores[strings.ToLower(got)]
 	return wok && gok && w == g
+}
+
+// live reports whether step n of session is in its history: stored, and
+// not below its base (cairn prune, cairn rm).
+func (e *exporter) live(ctx context.Context, session string, n uint64) (bool, error) {
+	s, err := e.ws.Session(session)
+	if err != nil {
+		return false, err
+	}
+	defer e.ws.Forget(s)
+	_, err = s.Step(ctx, n)
+	if errors.Is(err, cairn.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // head reads a session's head; a session marked but never committed,

@@ -335,3 +335,34 @@ func TestExportManifestToStdout(t *testing.T) {
 		t.Errorf("both to stdout: exit %d, %q", code, errs)
 	}
 }
+
+// --heads may be a pipe (a shell's <(...)): it is read once, not found
+// empty on a second read.
+func TestExportHeadsFromPipe(t *testing.T) {
+	store := audit2Store(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.jsonl")
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", out); code != 0 {
+		t.Fatal(errs)
+	}
+	manifest, err := os.ReadFile(out + ".manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(out)
+	fifo := filepath.Join(dir, "heads")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			f.Write(manifest)
+			f.Close()
+		}
+	}()
+	got, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--heads", fifo)
+	if code != 0 || got != string(want) {
+		t.Fatalf("re-export from a pipe: exit %d, %q, stdout %q, want %q", code, errs, got, want)
+	}
+}

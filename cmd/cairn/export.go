@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -120,16 +121,17 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		// Read through once before any work, so a path that is not an
 		// export manifest is refused as bad input, not found part-way.
-		if err := checkHeads(*heads); err != nil {
+		open, err := checkHeads(*heads)
+		if err != nil {
 			return err
 		}
 		opts.FromHeads = func(ctx context.Context, yield func(cairn.StepRef) error) error {
-			f, err := os.Open(*heads)
+			r, err := open()
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			return export.ReadManifestHeads(f, yield)
+			defer r.Close()
+			return export.ReadManifestHeads(r, yield)
 		}
 	}
 	// Every output path is checked before the store is read: a path that
@@ -343,31 +345,50 @@ func (t *outTarget) createTemp() (*os.File, error) {
 	}
 }
 
+// maxPipedHeads bounds an export manifest read from a pipe (--heads
+// <(...)), which is held in memory to be read twice.
+const maxPipedHeads = 256 << 20
+
 // checkHeads reads the export manifest --heads names through once, so
-// a path that is no export manifest is refused before any work.
-func checkHeads(path string) error {
+// a path that is no export manifest is refused before any work, and
+// returns how to read it again. A pipe or other non-regular file (such
+// as <(cat m.json)) can be read only once: it is read into memory.
+func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return usagef("--heads %s: %v", path, pathProblem(err))
+		return nil, usagef("--heads %s: %v", path, pathProblem(err))
 	}
 	if fi.IsDir() {
-		return usagef("--heads %s: is a directory, not an export manifest", path)
+		return nil, usagef("--heads %s: is a directory, not an export manifest", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return usagef("--heads %s: %v", path, pathProblem(err))
+		return nil, usagef("--heads %s: %v", path, pathProblem(err))
 	}
 	defer f.Close()
-	err = export.ReadManifestHeads(f, func(r cairn.StepRef) error {
-		if err := cairn.ValidSession(r.Session); err != nil {
-			return fmt.Errorf("head %s: %v", r, err)
+	var r io.Reader = f
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	if !fi.Mode().IsRegular() {
+		b, err := io.ReadAll(io.LimitReader(f, maxPipedHeads+1))
+		if err != nil {
+			return nil, usagef("--heads %s: %v", path, pathProblem(err))
+		}
+		if len(b) > maxPipedHeads {
+			return nil, usagef("--heads %s: over %d MiB from a pipe; give the manifest as a file", path, maxPipedHeads>>20)
+		}
+		r = bytes.NewReader(b)
+		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	err = export.ReadManifestHeads(r, func(h cairn.StepRef) error {
+		if err := cairn.ValidSession(h.Session); err != nil {
+			return fmt.Errorf("head %s: %v", h, err)
 		}
 		return nil
 	})
 	if err != nil {
-		return usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
+		return nil, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
 	}
-	return nil
+	return open, nil
 }
 
 // sameFile reports whether two targets name one file.

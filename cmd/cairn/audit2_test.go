@@ -366,3 +366,47 @@ func TestExportHeadsFromPipe(t *testing.T) {
 		t.Fatalf("re-export from a pipe: exit %d, %q, stdout %q, want %q", code, errs, got, want)
 	}
 }
+
+// --out naming a symbolic link writes the file it names and keeps the
+// link.
+func TestExportOutThroughSymlink(t *testing.T) {
+	store := audit2Store(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.jsonl")
+	os.WriteFile(real, []byte("old\n"), 0o644)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("real.jsonl", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", link); code != 0 {
+		t.Fatal(errs)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced by a %v", fi.Mode())
+	}
+	if b, _ := os.ReadFile(real); !strings.Contains(string(b), `"messages"`) {
+		t.Fatalf("the linked file holds %q", b)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink("nowhere/x", dangling)
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", dangling); code != 2 || !strings.Contains(errs, dangling) {
+		t.Fatalf("a dangling link: exit %d, %q", code, errs)
+	}
+}
+
+// --out /dev/stdout is stdout, as --out - is: the stdout the process has
+// (never reopened, so a shell's >> keeps appending), with no manifest.
+// Not to be run against a cairn that renames over its --out: as root,
+// that would replace the system's /dev/stdout.
+func TestExportOutDevStdout(t *testing.T) {
+	store := audit2Store(t)
+	for _, p := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+		out, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", p)
+		if code != 0 || !strings.Contains(out, `"messages"`) {
+			t.Errorf("--out %s: exit %d, stdout %q, stderr %q", p, code, out, errs)
+		}
+		if _, err := os.Stat(p + ".manifest.json"); err == nil {
+			t.Errorf("a manifest was written at %s.manifest.json", p)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,6 +138,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	// Every output path is checked before the store is read: a path that
 	// cannot be written is bad input, said of the path as given.
 	var outT, manT *outTarget
+	if slices.Contains(stdoutAliases, filepath.Clean(*out)) {
+		*out = "-"
+	}
 	if *out != "-" {
 		if outT, err = checkOutput("--out", *out); err != nil {
 			return err
@@ -270,6 +274,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 // pipe), which is written to directly and never replaced.
 type outTarget struct {
 	flag, path string
+	file       string // the file replaced: path, or what the link path names
 	direct     bool
 	info       os.FileInfo // the existing file, if any
 	f          *os.File
@@ -279,11 +284,29 @@ type outTarget struct {
 // checkOutput checks, before any work, that path can take an export's
 // output: its directory exists and it is no directory itself.
 func checkOutput(flagName, path string) (*outTarget, error) {
-	t := &outTarget{flag: flagName, path: path}
+	t := &outTarget{flag: flagName, path: path, file: path}
 	if path == "" {
 		return nil, usagef("%s: give a file name", flagName)
 	}
-	fi, err := os.Stat(path)
+	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
+		// A link is never replaced: what it names is. A link into /dev
+		// or /proc (/dev/stderr, /dev/fd/3) is written through.
+		real, err := filepath.EvalSymlinks(path)
+		fi, serr := os.Stat(path)
+		switch {
+		case serr != nil && errors.Is(serr, fs.ErrNotExist):
+			return nil, usagef("%s %s: is a symbolic link to a missing file", flagName, path)
+		case serr != nil:
+			return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(serr))
+		case fi.IsDir():
+			return nil, usagef("%s %s: is a directory; give a file name", flagName, path)
+		case err != nil || !fi.Mode().IsRegular() || systemPath(real):
+			t.direct, t.info = true, fi
+			return t, nil
+		}
+		t.file = real
+	}
+	fi, err := os.Stat(t.file)
 	switch {
 	case err == nil && fi.IsDir():
 		return nil, usagef("%s %s: is a directory; give a file name", flagName, path)
@@ -298,7 +321,7 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 	if strings.HasSuffix(path, "/") {
 		return nil, usagef("%s %s: names a directory; give a file name", flagName, path)
 	}
-	dir := filepath.Dir(path)
+	dir := filepath.Dir(t.file)
 	di, err := os.Stat(dir)
 	if err != nil {
 		return nil, usagef("%s %s: cannot write it: directory %s: %v", flagName, path, dir, pathProblem(err))
@@ -321,7 +344,7 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 // it (so the rename stays in one directory) and never a file of the
 // user's such as PATH.tmp.
 func (t *outTarget) createTemp() (*os.File, error) {
-	dir, base := filepath.Dir(t.path), filepath.Base(t.path)
+	dir, base := filepath.Dir(t.file), filepath.Base(t.file)
 	// Not os.CreateTemp: its files are 0600, and an export is as
 	// readable as any file the user makes (0666 less the umask), or
 	// keeps the mode of the file it replaces.
@@ -391,13 +414,24 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 	return open, nil
 }
 
+// stdoutAliases are the paths that name this process's stdout: written
+// as --out - is, through the stdout the process has (a shell's >> keeps
+// appending), never reopened or replaced.
+var stdoutAliases = []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
+
+// systemPath reports whether p lies in /dev or /proc, whose files are
+// written to, never replaced.
+func systemPath(p string) bool {
+	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
+}
+
 // sameFile reports whether two targets name one file.
 func sameFile(a, b *outTarget) bool {
 	if a.info != nil && b.info != nil {
 		return os.SameFile(a.info, b.info)
 	}
-	pa, erra := filepath.Abs(a.path)
-	pb, errb := filepath.Abs(b.path)
+	pa, erra := filepath.Abs(a.file)
+	pb, errb := filepath.Abs(b.file)
 	return erra == nil && errb == nil && pa == pb
 }
 
@@ -437,11 +471,11 @@ func (t *outTarget) finish() error {
 	}
 	// Never rename over what is no longer a regular file (it may have
 	// been replaced by a FIFO or device while the export ran).
-	if fi, err := os.Lstat(t.path); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(t.file); err == nil && !fi.Mode().IsRegular() {
 		os.Remove(t.tmp)
 		return fmt.Errorf("write %s: it is no longer a regular file; the export was not put in its place", t.path)
 	}
-	if err := os.Rename(t.tmp, t.path); err != nil {
+	if err := os.Rename(t.tmp, t.file); err != nil {
 		os.Remove(t.tmp)
 		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
 	}
@@ -462,7 +496,7 @@ func (t *outTarget) abort() {
 // remove deletes an output already renamed into place.
 func (t *outTarget) remove() {
 	if !t.direct && t.tmp == "" {
-		os.Remove(t.path)
+		os.Remove(t.file)
 	}
 }
 

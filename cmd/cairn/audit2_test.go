@@ -410,3 +410,17 @@ func TestExportOutDevStdout(t *testing.T) {
 		}
 	}
 }
+
+// An empty --session pattern matches nothing: refused. An export to
+// stdout that selects nothing says so on stderr.
+func TestExportEmptySelections(t *testing.T) {
+	store := audit2Store(t)
+	out, errs, code := cli(t, store, "", "export", "--format", "atif", "--session", "")
+	if code != 2 || out != "" || !strings.Contains(errs, "--session") {
+		t.Errorf("--session '': exit %d, %q %q", code, out, errs)
+	}
+	out, errs, code = cli(t, store, "", "export", "--format", "atif", "--since", "2099-01-01")
+	if code != 0 || out != "" || !strings.Contains(errs, "exported nothing") || !strings.Contains(errs, "1 session") {
+		t.Errorf("nothing selected: exit %d, %q %q", code, out, errs)
+	}
+}

@@ -74,6 +74,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *format == "" {
 		return usagef("--format is required (one of %s)", strings.Join(export.Formats, ", "))
 	}
+	for _, g := range globs {
+		if g == "" {
+			return usagef("--session \"\": an empty pattern matches no session (give a name or a glob such as 'run-*')")
+		}
+	}
 	opts := export.Options{Format: *format, Sessions: globs, Branches: *branches, Labels: map[string]string{},
 		Outcome: *outcome, NoMetadata: !*metadata}
 	for _, l := range labels {
@@ -163,6 +168,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
+	if *out == "-" && *format == export.Parquet && isTerminal(e.stdout) {
+		return usagef("--format parquet writes a binary file: give --out PATH, or redirect stdout")
+	}
 	ws, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -250,6 +258,14 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	cleanup = nil
+	if *out == "-" && sum.Trajectories == 0 && sum.Pairs == 0 && len(sum.Skipped) == 0 {
+		// An empty stdout is otherwise indistinguishable from a failure.
+		looked := fmt.Sprintf("%d sessions", sum.Sessions)
+		if sum.Sessions == 1 {
+			looked = "1 session"
+		}
+		fmt.Fprintf(e.stderr, "exported nothing: no trajectory was selected (%s looked at)\n", looked)
+	}
 	if *out != "-" {
 		what := fmt.Sprintf("%d trajectories, %d steps", sum.Trajectories, sum.Steps)
 		if *format == export.Preference {

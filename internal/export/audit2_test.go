@@ -352,3 +352,32 @@ func TestRemovedForkNameReused(t *testing.T) {
 		t.Errorf("exported %v, want b (a leaf again) and the new b-next", got)
 	}
 }
+
+// How a record breaks the convention is said in the record's terms,
+// never with Go type names.
+func TestBrokenRecordSaidInRecordTerms(t *testing.T) {
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for name, r := range map[string]string{"x": `{"messages":5}`, "y": `{"messages":[{"role":"user","content":5}]}`} {
+		s, _ := ws.Session(name)
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: json.RawMessage(r)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{export.OpenAIJSONL, export.ATIF, export.Parquet} {
+		_, sum, _ := run(t, ws, export.Options{Format: format})
+		notes := append(append([]export.Note{}, sum.Skipped...), sum.LeftOut...)
+		if len(notes) == 0 {
+			t.Fatalf("%s: nothing noted", format)
+		}
+		for _, n := range notes {
+			if strings.Contains(n.Example, "Go ") || strings.Contains(n.Example, "cairn.") || !strings.Contains(n.Example, "messages") {
+				t.Errorf("%s: %q", format, n.Example)
+			}
+		}
+	}
+}

@@ -11,10 +11,12 @@ package export
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -571,7 +573,7 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		if len(st.Record) > 0 {
 			var err error
 			if s.Rec, err = cairn.ParseRecord(st.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
-				s.Broken = err
+				s.Broken = recordProblem(err)
 			}
 		}
 		t.Steps = append(t.Steps, s)
@@ -600,6 +602,53 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		}
 	}
 	return t, nil
+}
+
+// recordProblem says how a record breaks the convention in the record's
+// own terms: a JSON decoding error names Go types ("Go struct field
+// Record.messages of type []cairn.Message"), which mean nothing to the
+// user; it becomes "messages: a number where a list belongs".
+func recordProblem(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := "a value of another kind"
+	if te.Type != nil {
+		switch te.Type.Kind() {
+		case reflect.Slice, reflect.Array:
+			want = "a list"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+			want = "a number"
+		}
+	}
+	got := te.Value
+	switch got {
+	case "array":
+		got = "a list"
+	case "object":
+		got = "an object"
+	case "string":
+		got = "a string"
+	case "bool":
+		got = "true or false"
+	default:
+		if strings.HasPrefix(got, "number") {
+			got = "a number"
+		}
+	}
+	field := te.Field
+	if field == "" {
+		field = "the record"
+	}
+	return fmt.Errorf("step record: %s: %s where %s belongs", field, got, want)
 }
 
 // sortedKeys returns m's keys in order.

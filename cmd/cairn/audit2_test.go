@@ -424,3 +424,22 @@ func TestExportEmptySelections(t *testing.T) {
 		t.Errorf("nothing selected: exit %d, %q %q", code, out, errs)
 	}
 }
+
+// A step below a fork's first step is said to be the origin's, not a
+// missing store object; a step number too large for one is said so.
+func TestStepRefsOfForksAndHugeNumbers(t *testing.T) {
+	store := audit2Store(t)
+	if _, errs, code := cli(t, store, "", "fork", "a@2", "f"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, cmd := range []string{"show", "log"} {
+		_, errs, code := cli(t, store, "", cmd, "f@1")
+		if code != 1 || strings.Contains(errs, "steps/") || strings.Contains(errs, "0000") || !strings.Contains(errs, "a@2") {
+			t.Errorf("%s f@1: exit %d, %q", cmd, code, errs)
+		}
+	}
+	_, errs, code := cli(t, store, "", "show", "a@99999999999999999999999")
+	if code != 2 || !strings.Contains(errs, "too large") {
+		t.Errorf("show a@99999999999999999999999: exit %d, %q", code, errs)
+	}
+}

@@ -443,3 +443,32 @@ func TestStepRefsOfForksAndHugeNumbers(t *testing.T) {
 		t.Errorf("show a@99999999999999999999999: exit %d, %q", code, errs)
 	}
 }
+
+// An export is never written into a local store's directory.
+func TestExportNotIntoTheStore(t *testing.T) {
+	store := audit2Store(t)
+	before := listTree(t, store)
+	for _, args := range [][]string{
+		{"--out", filepath.Join(store, "x.jsonl")},
+		{"--out", filepath.Join(t.TempDir(), "x.jsonl"), "--manifest", filepath.Join(store, "m.json")},
+	} {
+		_, errs, code := cli(t, store, "", append([]string{"export", "--format", "openai-jsonl"}, args...)...)
+		if code != 2 || !strings.Contains(errs, "inside the store") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	if after := listTree(t, store); after != before {
+		t.Errorf("the store changed:\n%s\nnow\n%s", before, after)
+	}
+}
+
+func listTree(t *testing.T, dir string) string {
+	var b strings.Builder
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			b.WriteString(p + "\n")
+		}
+		return nil
+	})
+	return b.String()
+}

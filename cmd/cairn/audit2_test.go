@@ -472,3 +472,28 @@ func listTree(t *testing.T, dir string) string {
 	})
 	return b.String()
 }
+
+// An export that fails part-way (a damaged step) leaves neither its
+// output nor its manifest, nor a temporary file, and exits 1.
+func TestFailedExportLeavesNothing(t *testing.T) {
+	store := audit2Store(t)
+	for i := 0; i < 2; i++ {
+		if _, errs, code := cli(t, store, `{"n":2}`, "commit", "b", "-", "--record", audit2Rec); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	// b's first step is damaged: read last, after a's trajectory is written.
+	if err := os.WriteFile(filepath.Join(store, "steps", "b", "00000000000000000001"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"openai-jsonl", "parquet"} {
+		dir := t.TempDir()
+		_, errs, code := cli(t, store, "", "export", "--format", format, "--out", filepath.Join(dir, "x"))
+		if code != 1 {
+			t.Errorf("%s: exit %d, %q", format, code, errs)
+		}
+		if left := listTree(t, dir); left != "" {
+			t.Errorf("%s: a failed export left %s", format, left)
+		}
+	}
+}

@@ -497,3 +497,21 @@ func TestFailedExportLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A damaged session does not hide the other sessions' questions from the
+// inbox: they are listed, and the damage is named (exit 1).
+func TestInboxListsPastADamagedSession(t *testing.T) {
+	store := audit2Store(t)
+	if _, errs, code := cli(t, store, `{}`, "commit", "q", "-", "--status", "awaiting_input", "--record", `{"question":"ok?"}`); code != 0 {
+		t.Fatal(errs)
+	}
+	if err := os.WriteFile(filepath.Join(store, "steps", "a", "00000000000000000002"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"inbox"}, {"inbox", "--json"}} {
+		out, errs, code := cli(t, store, "", args...)
+		if code != 1 || !strings.Contains(out, "ok?") || !strings.Contains(errs, "a") || !strings.Contains(errs, "corrupt") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}

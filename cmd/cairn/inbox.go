@@ -28,9 +28,11 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	pending, err := hitl.Inbox(ctx, ws)
-	if err != nil {
-		return err
+	// Listed even when some sessions cannot be read; their error
+	// follows (exit 1).
+	pending, ierr := hitl.Inbox(ctx, ws)
+	if ierr != nil && len(pending) == 0 {
+		return ierr
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
@@ -53,5 +55,5 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 	if len(pending) == 0 && !*asJSON {
 		fmt.Fprintln(e.stdout, "no session awaits input")
 	}
-	return nil
+	return ierr
 }

@@ -381,3 +381,29 @@ func TestBrokenRecordSaidInRecordTerms(t *testing.T) {
 		}
 	}
 }
+
+// Preference pairs from a branch whose older history was pruned say so
+// (the TRL format has no field for it: a note, on stderr and in the
+// manifest's summary).
+func TestPreferenceFromPrunedBranchNoted(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := forkedWorkload(t)
+	// a (4 steps), a-alt (3 to 5) and a-alt2 (3 to 4) branch at step 3.
+	// With each one's history before step 3 pruned, no whole path to the
+	// fork point is left for the prompt.
+	for name, keep := range map[string]uint64{"a": 2, "a-alt": 3, "a-alt2": 2} {
+		if _, err := ws.Prune(ctx, name, keep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	if sum.Pairs == 0 {
+		t.Fatal("no pairs")
+	}
+	for _, n := range sum.LeftOut {
+		if strings.Contains(n.Reason, "prune") && strings.Contains(n.Reason, "prompt") {
+			return
+		}
+	}
+	t.Errorf("no note of the pairs' pruned prompt: %+v", sum.LeftOut)
+}

@@ -48,6 +48,7 @@ const (
 	reasonBrokenRaw       = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
 	reasonNoATIFSteps     = "no messages and no records, so no ATIF steps (an ATIF trajectory needs one)"
 	reasonUnmatchedResult = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
+	reasonPrunedPrompt    = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
 	reasonPruned          = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
 	// ShareGPT, as LLaMA-Factory reads it.
 	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"

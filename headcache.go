@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairnlog/cairn/internal/headcache"
+	"github.com/cairnlog/cairn/internal/objectcache"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -26,12 +27,34 @@ import (
 // (a store wiped and rebuilt at the same URL, a session removed,
 // collected and created again) is read from the store. A corrupt,
 // foreign or oversized cache file is ignored. Call it right after Open.
+//
+// Beside the heads, under dir/objects, the workspace keeps a copy of each
+// step object and pack its commits write (each at most 1 MiB, 128 MiB in
+// all, the oldest pruned first), so that the commit every DefaultFanout
+// steps or so that merges them into a pack reads them there instead of
+// from the store. A copy is used only if it holds exactly the blobs the
+// writer's index places in that object, each decoding to its id (see
+// manifest.LocalObjects): a damaged or foreign one costs one GET.
 func (w *Workspace) UseHeadCache(dir string) {
 	if dir == "" || w.url == "" || strings.HasPrefix(w.url, "mem://") {
 		w.heads = ""
+		w.repo.UseLocalObjects(nil)
 		return
 	}
 	w.heads = filepath.Join(dir, "heads")
+	w.repo.UseLocalObjects(objectcache.New(filepath.Join(dir, "objects"), w.cacheURL()))
+}
+
+// cacheURL names the workspace's store in cache keys: its URL, a local
+// path made absolute.
+func (w *Workspace) cacheURL() string {
+	url := w.url
+	if !strings.Contains(url, "://") {
+		if a, err := filepath.Abs(url); err == nil {
+			url = a
+		}
+	}
+	return url
 }
 
 // errStaleHead reports that a commit started from a cached head lost its
@@ -44,13 +67,7 @@ func (s *Session) headCacheFile() (path, key string) {
 	if s.ws.heads == "" {
 		return "", ""
 	}
-	url := s.ws.url
-	if !strings.Contains(url, "://") {
-		if a, err := filepath.Abs(url); err == nil {
-			url = a
-		}
-	}
-	key = "cairn head\x00" + url + "\x00" + s.name
+	key = "cairn head\x00" + s.ws.cacheURL() + "\x00" + s.name
 	return filepath.Join(s.ws.heads, headcache.FileName(key)), key
 }
 

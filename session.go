@@ -256,10 +256,17 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		doc.Rollback()
 	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
-		if !s.cached {
-			return nil, s.conflict(ctx, s.headNum()+1)
+		return nil, s.lostSlot(ctx)
+	}
+	if errors.Is(err, cas.ErrNotFound) && buildErr == nil {
+		// An object of the parent's layout is gone (compaction reads
+		// them). If the slot above the head is taken, the head is no
+		// longer this writer's to extend: above all, gc swept the objects
+		// of a removed session, whose tombstone fences that slot. Answer
+		// as a commit that lost its slot, not with a missing store key.
+		if _, rerr := s.ws.repo.ReadStep(ctx, s.name, s.headNum()+1); rerr == nil {
+			return nil, s.lostSlot(ctx)
 		}
-		return nil, s.staleCache(ctx)
 	}
 	if err != nil && buildErr != nil {
 		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.headNum()+1, err)
@@ -278,6 +285,23 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		s.doc = nil
 	}
 	return newStep(s.ws, st), nil
+}
+
+// lostSlot builds the error of a commit whose slot, the one above its
+// head, is taken: the conflict, with the removal's reason if the holder
+// is gc's tombstone; or, for a head from the cache, errStaleHead if the
+// commit should be retried from the store's head (staleCache).
+func (s *Session) lostSlot(ctx context.Context) error {
+	if s.cached {
+		return s.staleCache(ctx)
+	}
+	e := s.conflict(ctx, s.headNum()+1)
+	if e.fence {
+		// Only a removal fences the slot above a session's head (an
+		// expired fork pin fences the fork's first slot, not a commit's).
+		e.Reason, e.Holder = "the session was removed", ""
+	}
+	return e
 }
 
 // conflict builds the error for a lost slot and forgets the stale head.

@@ -24,9 +24,16 @@ func openStore(ctx context.Context, url string) (cas.Store, bool, error) {
 		for _, s := range cas.Schemes() {
 			want = append(want, s+"://")
 		}
-		return nil, false, invalid(fmt.Errorf("open store %q: unknown scheme %q (want a path, or one of %s; "+
-			"a program links the s3:// and minio:// backends by importing github.com/cairnlog/cairn/cas/s3 and cas/minio)",
-			url, scheme, strings.Join(want, ", ")))
+		hint := ""
+		if scheme == "s3" || scheme == "minio" {
+			// Only a program embedding cairn can lack them; the CLI links both.
+			hint = "; a program links the s3:// and minio:// backends by importing github.com/cairnlog/cairn/cas/s3 and cas/minio"
+		}
+		return nil, false, invalid(fmt.Errorf("open store %q: unknown scheme %q (want a path, or one of %s%s)",
+			url, scheme, strings.Join(want, ", "), hint))
+	}
+	if scheme == "file" && rest == "" {
+		return nil, false, invalid(fmt.Errorf("open store %q: names no directory (want file://PATH or a plain path)", url))
 	}
 	u := &neturl.URL{Scheme: "file", Path: rest} // paths are not URL-escaped
 	if scheme != "file" {

@@ -244,8 +244,13 @@ func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*St
 		}
 		return nil, nil, &StepPutError{fmt.Errorf("write %s: %w", key, err)}
 	}
-	// The writer's next compaction merges this object: keep it at hand.
+	// The writer's next compaction merges this object: keep it at hand,
+	// and on disk for a writer in a later process (a step object with no
+	// blobs is in no layout, so never merged).
 	r.remember(key, data)
+	if len(entries) > 0 {
+		r.keepLocal(key, data)
+	}
 	st := &Step{Manifest: m, ID: cas.Sum(mb), Key: key, Blobs: len(entries), ManifestBytes: int64(len(mb)), Size: int64(len(data))}
 	for _, e := range entries {
 		st.RawBlobBytes += e.RawLen

@@ -146,7 +146,7 @@ func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layou
 		c.merged = append(c.merged, k)
 	}
 	var b pack.Builder
-	w := &liveWalk{repo: r, ix: ix, fresh: fresh, merged: merged, b: &b, seen: map[walked]bool{}}
+	w := &liveWalk{src: &mergeSource{repo: r, ix: ix, merged: merged}, ix: ix, fresh: fresh, merged: merged, b: &b, seen: map[walked]bool{}}
 	if err := w.visit(ctx, root, 0); err != nil {
 		return nil, fmt.Errorf("compact %d objects: %w", len(c.merged), err)
 	}
@@ -181,6 +181,7 @@ func (r *Repo) writePack(ctx context.Context, c *compaction) error {
 		return fmt.Errorf("write %s: %w", c.key, err)
 	}
 	r.remember(c.key, c.data)
+	r.keepLocal(c.key, c.data)
 	return nil
 }
 
@@ -192,7 +193,7 @@ func (r *Repo) writePack(ctx context.Context, c *compaction) error {
 // are the newest of the layout, so a subtree whose root lives in an
 // older object holds nothing to merge and is skipped.
 type liveWalk struct {
-	repo   *Repo
+	src    *mergeSource
 	ix     *Index
 	fresh  blobSource
 	merged map[string]bool
@@ -233,7 +234,7 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 		if !w.merged[loc.Key] && !(inSpill && ref.Kind == tree.Node) {
 			return nil // older: nothing below it is merged
 		}
-		obj, err := w.repo.object(ctx, loc.Key)
+		obj, err := w.src.object(ctx, loc.Key)
 		if err != nil {
 			return err
 		}
@@ -267,7 +268,7 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 // gone from the chain's view if they were dead. The merged objects also
 // leave the object cache: the writer kept them at hand for this merge
 // (WriteStep and writePack remember what they write), and its chain will
-// not read them again. Without this the cache held every step object the
+// not read them again (nor their local copies, which go too). Without this the cache held every step object the
 // writer ever wrote, up to its bound, so a writer's memory grew with the
 // session's length (issue 14, target 5) instead of with its layout.
 func (ix *Index) compacted(c *compaction) {
@@ -279,6 +280,9 @@ func (ix *Index) compacted(c *compaction) {
 			merged[n] = true
 		}
 		ix.repo.forget(k)
+		if ix.repo.local != nil {
+			ix.repo.local.Drop(k)
+		}
 	}
 	inPack := make(map[cas.ID]pack.Entry, len(c.entries))
 	for _, e := range c.entries {

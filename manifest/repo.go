@@ -43,6 +43,9 @@ type Repo struct {
 	// large file goes through them one after another, so a couple
 	// suffice, and they never push small objects out.
 	spills *objectCache
+	// local, if set, keeps copies of the objects commits write, for the
+	// compactions of later processes (UseLocalObjects).
+	local LocalObjects
 }
 
 // spillCacheBytes bounds the cache of spill packs: two of them (a pack

@@ -149,7 +149,7 @@ func envCredentials() (access, secret, token string) {
 // defaults. Credentials never come from the URL.
 func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	fail := func(format string, args ...any) (string, string, Options, error) {
-		return "", "", Options{}, fmt.Errorf("parse minio url %q: %s", u.Redacted(), fmt.Sprintf(format, args...))
+		return "", "", Options{}, fmt.Errorf("parse minio url %q: %s", s3compat.ShowURL(u), fmt.Sprintf(format, args...))
 	}
 	if u.Scheme != "minio" {
 		return fail("scheme must be minio")

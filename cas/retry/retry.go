@@ -165,12 +165,29 @@ func (s *Store) wait(ctx context.Context, attempt int) error {
 
 // Put implements cas.Store. See the package comment for how conditional
 // creates are retried.
+//
+// Once a conditional create has met an existing object after a lost
+// response, the object is known to be there: later attempts only read it
+// back, so each attempt costs one request, not a put and a read. If the
+// read finds it gone, attempts go back to creating it.
 func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	mayHaveLanded := false
+	mayHaveLanded, exists := false, error(nil)
 	return s.do(ctx, func() error {
+		if exists != nil {
+			err := s.ownCreate(ctx, key, data, exists)
+			if errors.Is(err, errAbsent) {
+				exists = nil
+			}
+			return err
+		}
 		err := s.next.Put(ctx, key, data, opts)
 		if opts.IfAbsent && mayHaveLanded && errors.Is(err, cas.ErrExists) {
-			return s.ownCreate(ctx, key, data, err)
+			exists = err
+			err = s.ownCreate(ctx, key, data, err)
+			if errors.Is(err, errAbsent) {
+				exists = nil
+			}
+			return err
 		}
 		if IsTransient(err) {
 			mayHaveLanded = true
@@ -178,6 +195,10 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		return err
 	})
 }
+
+// errAbsent marks ownCreate's finding that the object reported to exist
+// is not there.
+var errAbsent = errors.New("conflict reported but the object is absent")
 
 // ownCreate decides a conditional create that met an existing object
 // after an earlier attempt failed in a way that may have hidden its
@@ -193,9 +214,9 @@ func (s *Store) ownCreate(ctx context.Context, key string, data []byte, exists e
 		// The store said the key exists, yet it is gone (deleted in
 		// between, or S3's 409 ConditionalRequestConflict): nobody holds
 		// the slot now, so create it again.
-		return cas.Transient(fmt.Errorf("put %s: conflict reported but the object is absent", key))
+		return cas.Transient(fmt.Errorf("put %s: %w", key, errAbsent))
 	default:
-		return err // transient: the loop retries the put and then this check
+		return err // transient: the loop reads it again
 	}
 }
 

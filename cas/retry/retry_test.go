@@ -231,3 +231,47 @@ func TestIsTransient(t *testing.T) {
 		}
 	}
 }
+
+// failGets fails the first n reads transiently, counting every read.
+type failGets struct {
+	*script
+	n, gets atomic.Int32
+}
+
+func (f *failGets) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if f.gets.Add(1) <= f.n.Load() {
+		return nil, errTransient
+	}
+	return f.script.Get(ctx, key, off, n)
+}
+
+func TestIfAbsentKnownToExistOnlyReadsAgain(t *testing.T) {
+	// The put landed but its response was lost; the next put meets our
+	// object, and the read that would tell it ours fails transiently.
+	// The object is known to exist by then: later attempts must only
+	// read it, not put again, or each attempt needs two requests to get
+	// through and a lossy link exhausts the attempts.
+	ctx := context.Background()
+	m := mem.New()
+	s := &script{Store: m}
+	s.put = func(n int32, key string, data []byte, opts cas.PutOptions) error {
+		err := m.Put(ctx, key, data, opts)
+		if n == 1 {
+			return errTransient
+		}
+		return err
+	}
+	f := &failGets{script: s}
+	f.n.Store(3)
+	p := fast
+	p.Attempts = 6
+	if err := retry.New(f, p).Put(ctx, "slot/1", []byte("mine"), cas.PutOptions{IfAbsent: true}); err != nil {
+		t.Fatalf("Put = %v, want success", err)
+	}
+	if got, want := s.calls.Load(), int32(2); got != want {
+		t.Errorf("%d put attempts, want %d: once the object is known to exist only reads may follow", got, want)
+	}
+	if got, want := f.gets.Load(), int32(4); got != want {
+		t.Errorf("%d reads, want %d", got, want)
+	}
+}

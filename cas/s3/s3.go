@@ -159,28 +159,28 @@ func envEndpoint() string {
 // AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL), false otherwise.
 func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if u.Scheme != "s3" {
-		return "", "", Options{}, fmt.Errorf("parse s3 url %q: scheme must be s3", u.Redacted())
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: scheme must be s3", s3compat.ShowURL(u))
 	}
 	if u.Host == "" {
-		return "", "", Options{}, fmt.Errorf("parse s3 url %q: no bucket", u.Redacted())
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: no bucket", s3compat.ShowURL(u))
 	}
 	if u.User != nil {
-		return "", "", Options{}, fmt.Errorf("parse s3 url %q: credentials do not belong in the url; use the AWS environment or profile", u.Redacted())
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: credentials do not belong in the url; use the AWS environment or profile", s3compat.ShowURL(u))
 	}
 	bucket, prefix = u.Host, strings.Trim(u.Path, "/")
 	if _, err := s3compat.CleanPrefix(prefix); err != nil {
-		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
 	}
 	tc, err := timeout.FromEnv()
 	if err != nil {
-		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
 	}
 	pathStyle := ""
 	for k, vs := range u.Query() {
 		v := vs[len(vs)-1]
 		if ok, err := tc.Set(k, v); ok {
 			if err != nil {
-				return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", u.Redacted(), err)
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
 			}
 			continue
 		}
@@ -188,7 +188,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		case "endpoint":
 			e, err := url.Parse(v)
 			if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
-				return "", "", Options{}, fmt.Errorf("parse s3 url %q: endpoint %q must be an http or https url", u.Redacted(), v)
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: endpoint %q must be an http or https url", s3compat.ShowURL(u), v)
 			}
 			opts.Endpoint = v
 		case "region":
@@ -196,14 +196,14 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		case "path_style":
 			pathStyle = v
 		default:
-			return "", "", Options{}, fmt.Errorf("parse s3 url %q: unknown parameter %q", u.Redacted(), k)
+			return "", "", Options{}, fmt.Errorf("parse s3 url %q: unknown parameter %q", s3compat.ShowURL(u), k)
 		}
 	}
 	opts.PathStyle = opts.Endpoint != "" || envEndpoint() != ""
 	if pathStyle != "" {
 		b, err := strconv.ParseBool(pathStyle)
 		if err != nil {
-			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style: %w", u.Redacted(), err)
+			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style: %w", s3compat.ShowURL(u), err)
 		}
 		opts.PathStyle = b
 	}

@@ -18,6 +18,17 @@ import (
 	"github.com/cairnlog/cairn/cas"
 )
 
+// ShowURL returns a store URL as a message may show it: as the user
+// wrote it, less any password (url.URL.Redacted), and with its "//" even
+// when it names no host ("s3://", which Redacted prints as "s3:").
+func ShowURL(u *url.URL) string {
+	s := u.Redacted()
+	if u.Host == "" && u.Opaque == "" && u.User == nil && !strings.HasPrefix(s, u.Scheme+"://") {
+		s = u.Scheme + "://" + strings.TrimPrefix(s, u.Scheme+":")
+	}
+	return s
+}
+
 // CleanPrefix returns the prefix under which a store keeps its keys:
 // empty, or a valid key followed by '/'. Slashes around prefix are
 // dropped.

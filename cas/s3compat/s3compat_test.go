@@ -3,6 +3,7 @@ package s3compat_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
@@ -51,5 +52,24 @@ func TestCleanPrefix(t *testing.T) {
 	}
 	if _, err := s3compat.CleanPrefix("a/../b"); err == nil {
 		t.Error("CleanPrefix accepted a dot-dot segment")
+	}
+}
+
+func TestShowURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"s3://":                 "s3://",
+		"s3:///ws":              "s3:///ws",
+		"minio://":              "minio://",
+		"s3://b/ws?region=r":    "s3://b/ws?region=r",
+		"minio://k:secret@h/b":  "minio://k:xxxxx@h/b",
+		"minio://127.0.0.1:1/b": "minio://127.0.0.1:1/b",
+	} {
+		u, err := url.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s3compat.ShowURL(u); got != want {
+			t.Errorf("ShowURL(%s) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,7 +94,10 @@ func TestCrashKillMinIO(t *testing.T) {
 }
 
 // crashLoop runs real `cairn commit` processes against store and SIGKILLs
-// them at random instants until it has dealt kills kills. After every
+// them at random instants until it has dealt kills kills. The instants
+// are drawn from 1.5x the time a whole commit takes, timed on commits
+// that are never killed (see killWindow), so kills land before, during
+// and after the step's put however loaded the machine is. After every
 // kill the session's head must be the last acknowledged step or a step
 // a killed commit wrote whole (its state reads back exactly as one of
 // the documents a commit tried), verify must be clean, and the next
@@ -128,13 +132,13 @@ func crashLoop(t *testing.T, bin, store string, env []string, kills int) {
 	// messages, so the loop can continue from whichever attempt the
 	// store holds at its head.
 	attempts := map[string][]string{}
-	// Kill instants spread over 1.5x the recent commit time, so kills land
-	// before, during and after the step's put.
-	var avg time.Duration
+	var window killWindow
 	var acked uint64
-	killed, completed, landed := 0, 0, 0
+	// completed counts the commits that were to be killed and finished
+	// first; timed, those that were never to be.
+	killed, completed, timed, landed := 0, 0, 0, 0
 	msgs := []string{}
-	for killed < kills {
+	for i := 0; killed < kills; i++ {
 		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":"%d %s"}`, len(msgs), strings.Repeat("x", rng.IntN(6000))))
 		doc := `{"messages":[` + strings.Join(msgs, ",") + `]}`
 		attempts[doc] = append([]string(nil), msgs...)
@@ -150,8 +154,9 @@ func crashLoop(t *testing.T, bin, store string, env []string, kills int) {
 			t.Fatal(err)
 		}
 		var timer *time.Timer
-		if avg > 0 {
-			delay := time.Duration(rng.Int64N(int64(avg * 3 / 2)))
+		timing := window.timing(i)
+		if !timing {
+			delay := time.Duration(rng.Int64N(int64(window.span())))
 			timer = time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
 		}
 		err := cmd.Wait()
@@ -168,13 +173,13 @@ func crashLoop(t *testing.T, bin, store string, env []string, kills int) {
 				t.Fatalf("acknowledged output %q after step %d", out, acked)
 			}
 			ackedNow = res.Step
-			completed++
-			if avg == 0 {
-				avg = took
+			if timing {
+				window.add(took)
+				timed++
 			} else {
-				avg = (avg*7 + took) / 8
+				completed++
 			}
-		case errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signaled():
+		case !timing && errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signaled():
 			killed++
 		default:
 			t.Fatalf("commit after %d kills failed without being killed: %v: %s", killed, err, errb)
@@ -231,8 +236,46 @@ func crashLoop(t *testing.T, bin, store string, env []string, kills int) {
 		t.Fatalf("commit after the last kill: %v", err)
 	}
 	if completed < kills/20 {
-		t.Fatalf("only %d of %d commits completed: the kill window is too short to test crashes mid-commit", completed, completed+killed)
+		t.Fatalf("only %d of %d commits dealt a kill completed first: the kill window (%v) is too short to test crashes mid-commit", completed, completed+killed, window.span())
 	}
-	t.Logf("%s: %d kills (%d of them after the step was written), %d commits completed, head %d, verify clean after every kill (mean commit %v)",
-		t.Name(), killed, landed, completed, acked, avg)
+	t.Logf("%s: %d kills (%d of them after the step was written), %d commits completed before their kill, %d never killed, head %d, verify clean after every kill (kill window %v)",
+		t.Name(), killed, landed, completed, timed, acked, window.span())
+}
+
+// killWindow times whole commits to draw kill instants from. A commit
+// that may be killed cannot time one: only those that finish before
+// their kill would count, the fast ones, and a window taken from them
+// shrinks until nearly every commit is killed before its put, more so
+// on a loaded machine. So the first timedFirst commits, and every
+// timedEvery-th after them, are never killed; the window is 1.5x the
+// median of the last timedKeep of those, following the machine's load.
+type killWindow struct {
+	took []time.Duration // the last timedKeep whole commits, oldest first
+}
+
+const (
+	timedFirst = 3
+	timedEvery = 8
+	timedKeep  = 5
+)
+
+// timing reports whether commit i (from 0) is one to time, not kill.
+func (w *killWindow) timing(i int) bool {
+	return i < timedFirst || i%timedEvery == 0
+}
+
+// add records the time a commit that was never killed took.
+func (w *killWindow) add(d time.Duration) {
+	w.took = append(w.took, d)
+	if len(w.took) > timedKeep {
+		w.took = w.took[1:]
+	}
+}
+
+// span is the window kill instants are drawn from: 1.5x the median of
+// the recent whole commits.
+func (w *killWindow) span() time.Duration {
+	s := slices.Clone(w.took)
+	slices.Sort(s)
+	return s[len(s)/2] * 3 / 2
 }

@@ -30,6 +30,10 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	a, b := steps[0], steps[1]
+	if a.Kind != b.Kind {
+		// Bad input, like any other pair that cannot be compared.
+		return usagef("cannot compare %s, %s, with %s, %s", a, kindName(a.Kind), b, kindName(b.Kind))
+	}
 	changes, err := ws.Diff(ctx, a, b)
 	if err != nil {
 		return err
@@ -41,11 +45,19 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(changes)
 	}
 	for _, c := range changes {
-		p := c.Path
+		p := printable(c.Path)
 		if p == "" {
 			p = "(the whole document)"
 		}
 		fmt.Fprintf(e.stdout, "%-8s %s\n", c.Kind, p)
 	}
 	return nil
+}
+
+// kindName says what kind of state a step holds, in the user's words.
+func kindName(k cairn.Kind) string {
+	if k == cairn.KindJSON {
+		return "a JSON state"
+	}
+	return "a directory state"
 }

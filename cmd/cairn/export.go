@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,8 +54,8 @@ func parseTime(flag, v string) (time.Time, error) {
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", exportUsage)
 	format := fs.String("format", "", "output `FORMAT`: "+strings.Join(export.Formats, ", "))
-	out := fs.String("out", "-", "write to `PATH` (- for stdout); written to PATH.tmp, renamed when complete")
-	manifestPath := fs.String("manifest", "", "write the export manifest to `PATH` (default PATH.manifest.json with --out PATH)")
+	out := fs.String("out", "-", "write to `PATH` (- for stdout); a file is written beside it and renamed over it when complete; a FIFO or device is written to")
+	manifestPath := fs.String("manifest", "", "write the export manifest to `PATH` (- for stdout; default PATH.manifest.json with --out PATH)")
 	var globs, labels listFlag
 	fs.Var(&globs, "session", "select sessions whose name matches `GLOB` (repeatable: any matches)")
 	fs.Var(&labels, "label", "select trajectories labelled `K=V` (repeatable: all must hold; outcome=V is --outcome V)")
@@ -68,12 +74,20 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *format == "" {
 		return usagef("--format is required (one of %s)", strings.Join(export.Formats, ", "))
 	}
+	for _, g := range globs {
+		if g == "" {
+			return usagef("--session \"\": an empty pattern matches no session (give a name or a glob such as 'run-*')")
+		}
+	}
 	opts := export.Options{Format: *format, Sessions: globs, Branches: *branches, Labels: map[string]string{},
 		Outcome: *outcome, NoMetadata: !*metadata}
 	for _, l := range labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
 			return usagef("--label %q: want KEY=VALUE", l)
+		}
+		if prev, ok := opts.Labels[k]; ok && prev != v && !export.SameOutcome(prev, v, k) {
+			return usagef("--label %s=%s and --label %s=%s contradict each other: a label has one value, so nothing can be selected", k, prev, k, v)
 		}
 		opts.Labels[k] = v
 	}
@@ -97,6 +111,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if opts.Until, err = parseTime("until", *until); err != nil {
 		return err
 	}
+	if !opts.Since.IsZero() && !opts.Until.IsZero() && !opts.Since.Before(opts.Until) {
+		// Said with the times as given.
+		return usagef("--since %s is not before --until %s: nothing can be selected (since <= head time < until)", *since, *until)
+	}
 	if err := opts.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
@@ -107,22 +125,59 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if *format == export.Preference {
 			return usagef("--heads works with the trajectory formats, not preference")
 		}
-		if _, err := os.Stat(*heads); err != nil {
+		// Read through once before any work, so a path that is not an
+		// export manifest is refused as bad input, not found part-way.
+		open, err := checkHeads(*heads)
+		if err != nil {
 			return err
 		}
 		opts.FromHeads = func(ctx context.Context, yield func(cairn.StepRef) error) error {
-			f, err := os.Open(*heads)
+			r, err := open()
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			return export.ReadManifestHeads(f, yield)
+			defer r.Close()
+			return export.ReadManifestHeads(r, yield)
 		}
 	}
-	if *manifestPath == "" && *out != "-" {
+	// Every output path is checked before the store is read: a path that
+	// cannot be written is bad input, said of the path as given.
+	var outT, manT *outTarget
+	if slices.Contains(stdoutAliases, filepath.Clean(*out)) {
+		*out = "-"
+	}
+	if *out != "-" {
+		if outT, err = checkOutput("--out", *out); err != nil {
+			return err
+		}
+	}
+	if *manifestPath == "" && outT != nil && !outT.direct {
+		// Beside a regular file only: not /dev/stdout.manifest.json.
 		*manifestPath = *out + ".manifest.json"
 	}
+	manToStdout := *manifestPath == "-"
+	if manToStdout && *out == "-" {
+		return usagef("--manifest -: the output already goes to stdout; give --out PATH, or the manifest another path")
+	}
+	if *manifestPath != "" && !manToStdout {
+		if manT, err = checkOutput("--manifest", *manifestPath); err != nil {
+			return err
+		}
+		if outT != nil && sameFile(outT, manT) {
+			return usagef("--manifest %s: is the --out file too; give another path", *manifestPath)
+		}
+	}
 
+	// Nothing is written into a local store: an output there could
+	// take the place of the store's own objects.
+	for _, t := range []*outTarget{outT, manT} {
+		if t != nil && !t.direct && insideLocalStore(e.storeURL(), t.file) {
+			return usagef("%s %s: is inside the store; write the export elsewhere", t.flag, t.path)
+		}
+	}
+	if *out == "-" && *format == export.Parquet && isTerminal(e.stdout) {
+		return usagef("--format parquet writes a binary file: give --out PATH, or redirect stdout")
+	}
 	ws, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -140,36 +195,22 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			c()
 		}
 	}()
-	create := func(flagName, path string) (*os.File, error) {
-		f, err := os.Create(path + ".tmp")
+	create := func(t *outTarget) (*os.File, error) {
+		f, err := t.open()
 		if err != nil {
-			// Said of the path the user gave, not of its .tmp.
-			return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(err))
+			return nil, err
 		}
-		cleanup = append(cleanup, func() { f.Close(); os.Remove(path + ".tmp") })
-		commit = append(commit, func() error {
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			if err := f.Close(); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			return os.Rename(path+".tmp", path)
-		})
+		cleanup = append(cleanup, t.abort)
+		commit = append(commit, t.finish)
 		return f, nil
 	}
-	if *out != "-" {
-		f, err := create("--out", *out)
-		if err != nil {
-			return err
-		}
-		w = f
-	}
 	var mw *export.ManifestWriter
-	if *manifestPath != "" {
-		f, err := create("--manifest", *manifestPath)
-		if err != nil {
-			return err
+	if manT != nil || manToStdout {
+		var f io.Writer = e.stdout
+		if manT != nil {
+			if f, err = create(manT); err != nil {
+				return err
+			}
 		}
 		mw, err = export.NewManifestWriter(f, export.ManifestHeader{Format: *format, Output: *out,
 			Store: ws.URL(), CreatedAt: time.Now().UTC(), Args: args})
@@ -177,6 +218,15 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		opts.Head = mw.Add
+	}
+	// The output is renamed into place last, after its manifest: a
+	// failed export leaves no file that looks complete.
+	if outT != nil {
+		f, err := create(outT)
+		if err != nil {
+			return err
+		}
+		w = f
 	}
 	var bar *export.ProgressBar
 	var last export.Progress
@@ -204,12 +254,25 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	for _, c := range commit {
+	for i, c := range commit {
 		if err := c(); err != nil {
+			// What was already renamed into place goes too: a
+			// manifest without its output, or the reverse, is no export.
+			if manT != nil && i > 0 {
+				manT.remove()
+			}
 			return err
 		}
 	}
 	cleanup = nil
+	if *out == "-" && sum.Trajectories == 0 && sum.Pairs == 0 && len(sum.Skipped) == 0 {
+		// An empty stdout is otherwise indistinguishable from a failure.
+		looked := fmt.Sprintf("%d sessions", sum.Sessions)
+		if sum.Sessions == 1 {
+			looked = "1 session"
+		}
+		fmt.Fprintf(e.stderr, "exported nothing: no trajectory was selected (%s looked at)\n", looked)
+	}
 	if *out != "-" {
 		what := fmt.Sprintf("%d trajectories, %d steps", sum.Trajectories, sum.Steps)
 		if *format == export.Preference {
@@ -226,6 +289,272 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "exported %s to %s (%d %s skipped, %d raw records)\n", what, *out, skipped, sessions, sum.RawRecords)
 	}
 	return nil
+}
+
+// outTarget is a path an export writes: a regular file (new or not),
+// written to a temporary file beside it and renamed over it once
+// complete; or a FIFO, device or socket (/dev/stdout, /dev/null, a named
+// pipe), which is written to directly and never replaced.
+type outTarget struct {
+	flag, path string
+	file       string // the file replaced: path, or what the link path names
+	direct     bool
+	info       os.FileInfo // the existing file, if any
+	f          *os.File
+	tmp        string
+}
+
+// checkOutput checks, before any work, that path can take an export's
+// output: its directory exists and it is no directory itself.
+func checkOutput(flagName, path string) (*outTarget, error) {
+	t := &outTarget{flag: flagName, path: path, file: path}
+	if path == "" {
+		return nil, usagef("%s: give a file name", flagName)
+	}
+	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
+		// A link is never replaced: what it names is. A link into /dev
+		// or /proc (/dev/stderr, /dev/fd/3) is written through.
+		real, err := filepath.EvalSymlinks(path)
+		fi, serr := os.Stat(path)
+		switch {
+		case serr != nil && errors.Is(serr, fs.ErrNotExist):
+			return nil, usagef("%s %s: is a symbolic link to a missing file", flagName, path)
+		case serr != nil:
+			return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(serr))
+		case fi.IsDir():
+			return nil, usagef("%s %s: is a directory; give a file name", flagName, path)
+		case err != nil || !fi.Mode().IsRegular() || systemPath(real):
+			t.direct, t.info = true, fi
+			return t, nil
+		}
+		t.file = real
+	}
+	fi, err := os.Stat(t.file)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, usagef("%s %s: is a directory; give a file name", flagName, path)
+	case err == nil && !fi.Mode().IsRegular():
+		t.direct, t.info = true, fi
+		return t, nil
+	case err == nil:
+		t.info = fi
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, usagef("%s %s: cannot write it: %v", flagName, path, pathProblem(err))
+	}
+	if strings.HasSuffix(path, "/") {
+		return nil, usagef("%s %s: names a directory; give a file name", flagName, path)
+	}
+	dir := filepath.Dir(t.file)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return nil, usagef("%s %s: cannot write it: directory %s: %v", flagName, path, dir, pathProblem(err))
+	}
+	if !di.IsDir() {
+		return nil, usagef("%s %s: cannot write it: %s is not a directory", flagName, path, dir)
+	}
+	// Try the directory now, so a read-only one is refused before the
+	// export runs rather than after.
+	f, err := t.createTemp()
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return t, nil
+}
+
+// createTemp creates the temporary file the output is written to, beside
+// it (so the rename stays in one directory) and never a file of the
+// user's such as PATH.tmp.
+func (t *outTarget) createTemp() (*os.File, error) {
+	dir, base := filepath.Dir(t.file), filepath.Base(t.file)
+	// Not os.CreateTemp: its files are 0600, and an export is as
+	// readable as any file the user makes (0666 less the umask), or
+	// keeps the mode of the file it replaces.
+	perm := os.FileMode(0o666)
+	if t.info != nil {
+		perm = t.info.Mode().Perm()
+	}
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
+		}
+		if t.info != nil {
+			f.Chmod(perm) // the umask applied at creation: keep the old file's mode
+		}
+		return f, nil
+	}
+}
+
+// maxPipedHeads bounds an export manifest read from a pipe (--heads
+// <(...)), which is held in memory to be read twice.
+const maxPipedHeads = 256 << 20
+
+// checkHeads reads the export manifest --heads names through once, so
+// a path that is no export manifest is refused before any work, and
+// returns how to read it again. A pipe or other non-regular file (such
+// as <(cat m.json)) can be read only once: it is read into memory.
+func checkHeads(path string) (func() (io.ReadCloser, error), error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, usagef("--heads %s: %v", path, pathProblem(err))
+	}
+	if fi.IsDir() {
+		return nil, usagef("--heads %s: is a directory, not an export manifest", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--heads %s: %v", path, pathProblem(err))
+	}
+	defer f.Close()
+	var r io.Reader = f
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	if !fi.Mode().IsRegular() {
+		b, err := io.ReadAll(io.LimitReader(f, maxPipedHeads+1))
+		if err != nil {
+			return nil, usagef("--heads %s: %v", path, pathProblem(err))
+		}
+		if len(b) > maxPipedHeads {
+			return nil, usagef("--heads %s: over %d MiB from a pipe; give the manifest as a file", path, maxPipedHeads>>20)
+		}
+		r = bytes.NewReader(b)
+		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	err = export.ReadManifestHeads(r, func(h cairn.StepRef) error {
+		if err := cairn.ValidSession(h.Session); err != nil {
+			return fmt.Errorf("head %s: %v", h, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
+	}
+	return open, nil
+}
+
+// storeURL is the store the command uses: --store, else $CAIRN_STORE,
+// else the default.
+func (e *env) storeURL() string {
+	if e.store != "" {
+		return e.store
+	}
+	if u := os.Getenv("CAIRN_STORE"); u != "" {
+		return u
+	}
+	return cairn.DefaultStore()
+}
+
+// insideLocalStore reports whether file lies in the directory of a local
+// store (a path or file:// URL).
+func insideLocalStore(url, file string) bool {
+	dir, local := strings.CutPrefix(url, "file://")
+	if !local && strings.Contains(url, "://") {
+		return false
+	}
+	d, err1 := filepath.Abs(dir)
+	f, err2 := filepath.Abs(file)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if rd, err := filepath.EvalSymlinks(d); err == nil {
+		d = rd
+	}
+	if rf, err := filepath.EvalSymlinks(filepath.Dir(f)); err == nil {
+		f = filepath.Join(rf, filepath.Base(f))
+	}
+	rel, err := filepath.Rel(d, f)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// stdoutAliases are the paths that name this process's stdout: written
+// as --out - is, through the stdout the process has (a shell's >> keeps
+// appending), never reopened or replaced.
+var stdoutAliases = []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
+
+// systemPath reports whether p lies in /dev or /proc, whose files are
+// written to, never replaced.
+func systemPath(p string) bool {
+	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
+}
+
+// sameFile reports whether two targets name one file.
+func sameFile(a, b *outTarget) bool {
+	if a.info != nil && b.info != nil {
+		return os.SameFile(a.info, b.info)
+	}
+	pa, erra := filepath.Abs(a.file)
+	pb, errb := filepath.Abs(b.file)
+	return erra == nil && errb == nil && pa == pb
+}
+
+// open returns the file to write: the temporary file, or the FIFO or
+// device itself.
+func (t *outTarget) open() (*os.File, error) {
+	if !t.direct {
+		f, err := t.createTemp()
+		if err != nil {
+			return nil, err
+		}
+		t.f, t.tmp = f, f.Name()
+		return f, nil
+	}
+	f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
+	}
+	t.f = f
+	return f, nil
+}
+
+// finish makes the written output visible: the temporary file synced and
+// renamed over the path; a FIFO or device only closed.
+func (t *outTarget) finish() error {
+	if t.direct {
+		if err := t.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+		}
+		return nil
+	}
+	if err := t.f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+	}
+	if err := t.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+	}
+	// Never rename over what is no longer a regular file (it may have
+	// been replaced by a FIFO or device while the export ran).
+	if fi, err := os.Lstat(t.file); err == nil && !fi.Mode().IsRegular() {
+		os.Remove(t.tmp)
+		return fmt.Errorf("write %s: it is no longer a regular file; the export was not put in its place", t.path)
+	}
+	if err := os.Rename(t.tmp, t.file); err != nil {
+		os.Remove(t.tmp)
+		return fmt.Errorf("write %s: %w", t.path, pathProblem(err))
+	}
+	t.tmp = ""
+	return nil
+}
+
+// abort drops what a failed export wrote.
+func (t *outTarget) abort() {
+	if t.f != nil {
+		t.f.Close()
+	}
+	if t.tmp != "" {
+		os.Remove(t.tmp)
+	}
+}
+
+// remove deletes an output already renamed into place.
+func (t *outTarget) remove() {
+	if !t.direct && t.tmp == "" {
+		os.Remove(t.file)
+	}
 }
 
 // parseReward parses a reward bound ("" is none).

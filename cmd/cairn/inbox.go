@@ -28,9 +28,11 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	pending, err := hitl.Inbox(ctx, ws)
-	if err != nil {
-		return err
+	// Listed even when some sessions cannot be read; their error
+	// follows (exit 1).
+	pending, ierr := hitl.Inbox(ctx, ws)
+	if ierr != nil && len(pending) == 0 {
+		return ierr
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
@@ -46,12 +48,12 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		if json.Unmarshal(p.Question, &s) == nil {
 			q = s
 		}
-		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", p.Session, p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), truncate(q, 100)); err != nil {
+		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", printable(p.Session), p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), clip(printable(q), 100)); err != nil {
 			return err
 		}
 	}
 	if len(pending) == 0 && !*asJSON {
 		fmt.Fprintln(e.stdout, "no session awaits input")
 	}
-	return nil
+	return ierr
 }

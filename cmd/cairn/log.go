@@ -67,9 +67,10 @@ func runLog(ctx context.Context, e *env, args []string) error {
 				Kind: s.Kind.String(), Bytes: s.StoredBytes, Record: s.Record, Truncated: s.Truncated,
 			})
 		}
-		line := fmt.Sprintf("%s  %s  %-14s  %-*s  %s", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"), s.Status, refWidth, s, truncate(string(s.Record), 60))
+		line := fmt.Sprintf("%s  %s  %-14s  %-*s  %s", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"),
+			printable(s.Status.String()), refWidth, printable(s.String()), clip(printable(string(s.Record)), 60))
 		if s.Origin != nil {
-			line += "  (fork of " + *refString(s.Origin) + ")"
+			line += "  (fork of " + printable(*refString(s.Origin)) + ")"
 		}
 		if s.Truncated {
 			line += "  (older history pruned)"
@@ -77,11 +78,4 @@ func runLog(ctx context.Context, e *env, args []string) error {
 		_, err := fmt.Fprintln(e.stdout, strings.TrimRight(line, " "))
 		return err
 	})
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

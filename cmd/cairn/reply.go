@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,6 +34,10 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	switch {
+	case *input == "-" && len(bytes.TrimSpace(in)) == 0:
+		return usagef("--input -: the reply read from stdin is empty; give a JSON value, such as {\"approved\":true}")
+	case len(bytes.TrimSpace(in)) == 0 && *input != "":
+		return usagef("--input is empty; give a JSON value, such as {\"approved\":true}")
 	case len(in) == 0:
 		return usagef("--input is required")
 	case len(in) > hitl.MaxInput:

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +28,26 @@ func exampleAgent(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// lockedBuffer is a process's output that a test reads while the process
+// runs: exec's copying goroutine writes it as the test polls it, which a
+// bytes.Buffer does not allow (go test -race reports it).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // call is one line of the example agent's model-call log.
@@ -155,7 +176,7 @@ func TestRunKilledTwice(t *testing.T) {
 	const turns = 12
 	cmd := exec.Command(bin, "--store", store, "run", "--session", "k", "--restart", "3", "--",
 		py, exampleAgent(t), "--turns", strconv.Itoa(turns), "--calls", callsFile, "--delay", "0.15")
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -343,7 +364,7 @@ func TestHumanReplyCLI(t *testing.T) {
 	args := agent("h2", calls2)
 	args = append(args[:5], append([]string{"--wait"}, args[5:]...)...)
 	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stderr, cmd.Stdout = &stderr, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -399,7 +420,7 @@ func TestHumanReplyHTTP(t *testing.T) {
 	}
 	// A new agent process long-polls for the answer.
 	waiter := agent("wait")
-	var out bytes.Buffer
+	var out lockedBuffer
 	waiter.Stdout, waiter.Stderr = &out, &out
 	if err := waiter.Start(); err != nil {
 		t.Fatal(err)

@@ -11,10 +11,12 @@ package export
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -82,6 +84,9 @@ type Options struct {
 	FromHeads func(ctx context.Context, yield func(cairn.StepRef) error) error
 	// Workers is how many sessions are read at a time (default 16).
 	Workers int
+	// ReadAheadBytes bounds the bytes of steps read ahead of the writer
+	// (default 32 MiB); a single trajectory larger than it is still read.
+	ReadAheadBytes int64
 	// Head, if set, is called for every session whose head an exported
 	// trajectory or pair ends at (for the export manifest).
 	Head func(cairn.StepRef) error
@@ -136,6 +141,9 @@ type Trajectory struct {
 	Outcome string
 	// Reward is the newest reward on the path (nil if none).
 	Reward *float64
+	// Truncated is true if the path's older steps were pruned away
+	// (cairn prune): it starts part-way, not at the session's first step.
+	Truncated bool
 }
 
 // Head returns the trajectory's last step.
@@ -160,13 +168,13 @@ func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	case Parquet:
 		return newParquetWriter(out), nil
 	}
-	return nil, fmt.Errorf("unknown export format %q (want one of %v)", format, Formats)
+	return nil, fmt.Errorf("unknown export format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }
 
 // Validate checks the options without touching a store.
 func (o *Options) Validate() error {
 	if !slices.Contains(Formats, o.Format) {
-		return fmt.Errorf("unknown export format %q (want one of %v)", o.Format, Formats)
+		return fmt.Errorf("unknown --format %q (want one of %s)", o.Format, strings.Join(Formats, ", "))
 	}
 	for _, g := range o.Sessions {
 		if _, err := path.Match(g, ""); err != nil {
@@ -180,6 +188,10 @@ func (o *Options) Validate() error {
 	}
 	if o.MinReward != nil && o.MaxReward != nil && *o.MinReward > *o.MaxReward {
 		return fmt.Errorf("--min-reward %g is above --max-reward %g: nothing can be selected", *o.MinReward, *o.MaxReward)
+	}
+	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Since.Before(o.Until) {
+		return fmt.Errorf("--since %s is not before --until %s: nothing can be selected (since <= time < until)",
+			o.Since.Format(time.RFC3339Nano), o.Until.Format(time.RFC3339Nano))
 	}
 	if want, ok := o.Labels["outcome"]; ok && o.Outcome != "" && !sameOutcome(want, o.Outcome) {
 		return fmt.Errorf("--label outcome=%s and --outcome %s contradict each other: nothing can be selected", want, o.Outcome)
@@ -257,10 +269,24 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 		origin, point *cairn.StepRef
 	}
 	n := 0
-	err := ordered(ctx, e.workers(), e.ws.EachSession, func(ctx context.Context, name string) (found, error) {
+	err := ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (found, error) {
 		origin, err := e.ws.ForkOrigin(ctx, name)
-		if err != nil || origin == nil || !withGroups {
-			return found{name: name, origin: origin}, err
+		if err != nil || origin == nil {
+			return found{name: name}, err
+		}
+		// A removed fork continues nothing: the session it was forked
+		// from is a leaf again (and no preference branch).
+		if h, err := e.head(ctx, name); err != nil || h == nil {
+			return found{name: name}, err
+		}
+		// Nor does a fork whose name was used again after it was
+		// removed: its old first step, not yet swept, is no longer in
+		// its history (the copy of the origin has the origin's number).
+		if live, err := e.live(ctx, name, origin.Number); err != nil || !live {
+			return found{name: name}, err
+		}
+		if !withGroups {
+			return found{name: name, origin: origin}, nil
 		}
 		point, err := e.resolvePoint(ctx, *origin)
 		return found{name, origin, &point}, err
@@ -286,6 +312,16 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 	})
 	e.total = n
 	return f, err
+}
+
+// DefaultReadAheadBytes is Options.ReadAheadBytes's default.
+const DefaultReadAheadBytes = 32 << 20
+
+func (e *exporter) readAhead() int64 {
+	if e.opts.ReadAheadBytes > 0 {
+		return e.opts.ReadAheadBytes
+	}
+	return DefaultReadAheadBytes
 }
 
 func (e *exporter) workers() int {
@@ -368,6 +404,13 @@ func (e *exporter) trajectorySelected(t *Trajectory) bool {
 	return true
 }
 
+// SameOutcome reports whether two values given for label key select the
+// same trajectories: equal, or, for the key "outcome", the same outcome
+// (success and pass, …; see Options.Outcome).
+func SameOutcome(a, b, key string) bool {
+	return a == b || key == "outcome" && sameOutcome(a, b)
+}
+
 // sameOutcome reports whether outcome got is the outcome want: equal
 // ignoring case, or synonyms (success, pass, passed, … / failure, fail, …).
 func sameOutcome(want, got string) bool {
@@ -382,9 +425,31 @@ func sameOutcome(want, got string) bool {
 	return wok && gok && w == g
 }
 
-// head reads a session's head; a session marked but never committed is nil.
+// live reports whether step n of session is in its history: stored, and
+// not below its base (cairn prune, cairn rm).
+func (e *exporter) live(ctx context.Context, session string, n uint64) (bool, error) {
+	s, err := e.ws.Session(session)
+	if err != nil {
+		return false, err
+	}
+	defer e.ws.Forget(s)
+	_, err = s.Step(ctx, n)
+	if errors.Is(err, cairn.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// head reads a session's head; a session marked but never committed,
+// or removed (cairn rm: its head is then the tombstone that fences it),
+// is nil. The session is not kept in the workspace afterwards.
 func (e *exporter) head(ctx context.Context, name string) (*cairn.Step, error) {
-	h, err := e.ws.ReadHead(ctx, name)
+	s, err := e.ws.Session(name)
+	if err != nil {
+		return nil, err
+	}
+	defer e.ws.Forget(s)
+	h, err := s.Head(ctx)
 	if errors.Is(err, cairn.ErrNotFound) {
 		return nil, nil
 	}
@@ -401,9 +466,12 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 			return err
 		}
 	}
-	return ordered(ctx, e.workers(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
 		if !e.nameSelected(name) {
 			return nil, nil
+		}
+		if err := reserve(ctx, 0); err != nil { // room before reading
+			return nil, err
 		}
 		h, err := e.head(ctx, name)
 		if err != nil || h == nil {
@@ -440,6 +508,12 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, t.Session, v.example[v.skip])
 			return nil
 		}
+		if t.Truncated {
+			// Said of every format, so a cut history never passes for whole.
+			first := t.Steps[0].Step
+			v.leftOut = append([]string{reasonPruned}, v.leftOut...)
+			v.explain(reasonPruned, fmt.Sprintf("%s starts at %s", t.Session, first))
+		}
 		for _, r := range v.leftOut {
 			e.sum.LeftOut = addNote(e.sum.LeftOut, r, t.Session, v.example[r])
 		}
@@ -454,7 +528,10 @@ var ErrHeadMismatch = errors.New("step does not match the export manifest")
 
 // fromHeads re-exports exactly the trajectories ending at the given heads.
 func (e *exporter) fromHeads(ctx context.Context, w writer) error {
-	return ordered(ctx, e.workers(), e.opts.FromHeads, func(ctx context.Context, r cairn.StepRef) (*Trajectory, error) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.opts.FromHeads, func(ctx context.Context, r cairn.StepRef) (*Trajectory, error) {
+		if err := reserve(ctx, 0); err != nil { // room before reading
+			return nil, err
+		}
 		h, err := e.ws.ReadStep(ctx, r.Session, r.Number)
 		if err != nil {
 			return nil, err
@@ -487,11 +564,16 @@ func (e *exporter) reportHead(h *cairn.Step) error {
 func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error) {
 	t := &Trajectory{Session: h.Session, Labels: map[string]string{}}
 	err := h.Log(ctx, func(st *cairn.Step) error {
+		// What the step holds: its manifest, its record and the record
+		// parsed (which copies its text).
+		if err := reserve(ctx, st.ManifestBytes+2*int64(len(st.Record))+512); err != nil {
+			return err
+		}
 		s := Step{Step: st}
 		if len(st.Record) > 0 {
 			var err error
 			if s.Rec, err = cairn.ParseRecord(st.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
-				s.Broken = err
+				s.Broken = recordProblem(err)
 			}
 		}
 		t.Steps = append(t.Steps, s)
@@ -501,6 +583,7 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 	}
 	slices.Reverse(t.Steps)
+	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
 	for _, s := range t.Steps {
 		r := s.Rec
 		if r == nil {
@@ -519,6 +602,53 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		}
 	}
 	return t, nil
+}
+
+// recordProblem says how a record breaks the convention in the record's
+// own terms: a JSON decoding error names Go types ("Go struct field
+// Record.messages of type []cairn.Message"), which mean nothing to the
+// user; it becomes "messages: a number where a list belongs".
+func recordProblem(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := "a value of another kind"
+	if te.Type != nil {
+		switch te.Type.Kind() {
+		case reflect.Slice, reflect.Array:
+			want = "a list"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+			want = "a number"
+		}
+	}
+	got := te.Value
+	switch got {
+	case "array":
+		got = "a list"
+	case "object":
+		got = "an object"
+	case "string":
+		got = "a string"
+	case "bool":
+		got = "true or false"
+	default:
+		if strings.HasPrefix(got, "number") {
+			got = "a number"
+		}
+	}
+	field := te.Field
+	if field == "" {
+		field = "the record"
+	}
+	return fmt.Errorf("step record: %s: %s where %s belongs", field, got, want)
 }
 
 // sortedKeys returns m's keys in order.

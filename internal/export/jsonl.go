@@ -97,13 +97,16 @@ type Metadata struct {
 	// ForkedFrom is the step the head's session was forked from,
 	// "session@step", if it is a fork.
 	ForkedFrom string `json:"forked_from,omitempty"`
+	// Truncated is true if the trajectory's older steps were pruned
+	// (cairn prune): it starts part-way.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // metadataOf returns t's metadata.
 func metadataOf(t *Trajectory) *Metadata {
 	h := t.Head()
 	m := &Metadata{Session: t.Session, Head: refName(headRef(h)), HeadID: h.ID.String(),
-		Steps: len(t.Steps), Outcome: t.Outcome, Reward: t.Reward}
+		Steps: len(t.Steps), Outcome: t.Outcome, Reward: t.Reward, Truncated: t.Truncated}
 	if len(t.Labels) > 0 {
 		m.Labels = t.Labels
 	}
@@ -507,9 +510,14 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	if meta.ForkedFrom != "" {
 		doc.Extra["forked_from"] = meta.ForkedFrom
 	}
+	if t.Truncated {
+		doc.Extra["truncated"] = true
+		doc.Notes = fmt.Sprintf("truncated: the history before %s was pruned", t.Steps[0].Step)
+	}
 	var cost float64
 	var haveCost bool
 	lastAgent := -1
+	callStep := map[string]int{} // tool call id -> the ATIF step that made it
 	for _, s := range t.Steps {
 		ts := s.Time.UTC().Format(time.RFC3339Nano)
 		where := func() map[string]any {
@@ -547,12 +555,30 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 				if id != "" {
 					res.SourceCallID = &id
 				}
-				if lastAgent < 0 {
-					doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "system",
-						Observation: &atifObservation{}, Extra: where()})
-					lastAgent = len(doc.Steps) - 1
+				// ATIF ties a result to a call of its own step: it goes to
+				// the agent step that made the call, wherever that is.
+				target, ok := callStep[id]
+				if !ok {
+					// No call of that id on the path: kept, without a
+					// source_call_id, its id in the step's extra.
+					if id != "" {
+						res.SourceCallID = nil
+						v.leave(reasonUnmatchedResult)
+						v.explain(reasonUnmatchedResult, fmt.Sprintf("%s: tool_call_id %q", s.Step, id))
+					}
+					if lastAgent < 0 {
+						doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "system",
+							Observation: &atifObservation{}, Extra: where()})
+						lastAgent = len(doc.Steps) - 1
+					}
+					target = lastAgent
+					if id != "" {
+						x := doc.Steps[target].Extra
+						ids, _ := x["unmatched_tool_call_ids"].([]string)
+						x["unmatched_tool_call_ids"] = append(ids, id)
+					}
 				}
-				st := &doc.Steps[lastAgent]
+				st := &doc.Steps[target]
 				if st.Observation == nil {
 					st.Observation = &atifObservation{}
 				}
@@ -578,6 +604,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 				doc.Steps = append(doc.Steps, st)
 				lastAgent = len(doc.Steps) - 1
 				stepAgent = lastAgent
+				for _, tc := range st.ToolCalls {
+					callStep[tc.ToolCallID] = lastAgent
+				}
 			default:
 				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
 			}
@@ -609,6 +638,11 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 				}
 			}
 		}
+	}
+	if len(doc.Steps) == 0 {
+		// ATIF needs at least one step (Harbor refuses an empty list).
+		v.skip = reasonNoATIFSteps
+		return nil
 	}
 	if haveCost {
 		doc.FinalMetrics.TotalCostUSD = &cost

@@ -57,6 +57,9 @@ type StepRow struct {
 	// (Trajectory.Outcome, .Reward), the same on each of its rows.
 	TrajectoryOutcome *string  `parquet:"trajectory_outcome,optional,dict"`
 	TrajectoryReward  *float64 `parquet:"trajectory_reward,optional"`
+	// TrajectoryTruncated is true if the trajectory's older steps were
+	// pruned (cairn prune): its first row is not the session's first step.
+	TrajectoryTruncated bool `parquet:"trajectory_truncated"`
 }
 
 // rowsPerGroup bounds the rows the writer buffers before it writes a row group.
@@ -67,8 +70,18 @@ type parquetWriter struct {
 	rows []StepRow
 }
 
+// freeTextColumns are the columns whose values are text from records, of
+// any length. Their min/max statistics would copy whole values into the
+// footer — one 6 MB message made a 114 MB file — so none are written
+// for them (readers then just do not skip row groups by them). The short
+// columns (names, ids, status, role) keep theirs.
+var freeTextColumns = [][]string{
+	{"content"}, {"messages"}, {"tool_calls"}, {"model"}, {"outcome"}, {"record"},
+	{"trajectory_outcome"}, {"labels", "key_value", "key"}, {"labels", "key_value", "value"},
+}
+
 func newParquetWriter(out io.Writer) *parquetWriter {
-	return &parquetWriter{w: parquet.NewGenericWriter[StepRow](out,
+	opts := []parquet.WriterOption{
 		parquet.Compression(&parquet.Snappy),
 		// What every common reader reads: version 1 data pages, PLAIN
 		// byte arrays (parquet-go's default, DELTA_LENGTH_BYTE_ARRAY, and
@@ -78,7 +91,11 @@ func newParquetWriter(out io.Writer) *parquetWriter {
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.MaxRowsPerRowGroup(rowsPerGroup),
 		parquet.CreatedBy("cairn", version.String()+" ", version.Revision()), // the library writes "APP version V(build B)"
-	)}
+	}
+	for _, c := range freeTextColumns {
+		opts = append(opts, parquet.SkipPageBounds(c...))
+	}
+	return &parquetWriter{w: parquet.NewGenericWriter[StepRow](out, opts...)}
 }
 
 func strp(s string) *string {
@@ -96,6 +113,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 			Session: s.Session, Step: int64(s.Number), ID: s.ID.String(),
 			Time: s.Time.UTC(), Status: s.Status.String(),
 			TrajectoryOutcome: strp(t.Outcome), TrajectoryReward: t.Reward,
+			TrajectoryTruncated: t.Truncated,
 		}
 		if s.Parent != nil {
 			row.Parent = strp(refName(*s.Parent))

@@ -87,6 +87,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 	}
 	var branches []branch
 	var prompt []cairn.Message
+	var cut *Step // the prompt's oldest step, if its older history was pruned
 	for _, name := range g.members {
 		e.sum.Sessions++
 		e.progress()
@@ -120,8 +121,13 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		if !ok {
 			continue
 		}
-		if prompt == nil {
-			prompt = messagesOf(t.Steps[:i+1])
+		// The prompt is the path up to the point; a path whose older
+		// history was pruned gives it only if no whole one does.
+		if prompt == nil || (cut != nil && !t.Truncated) {
+			prompt, cut = messagesOf(t.Steps[:i+1]), nil
+			if t.Truncated {
+				cut = &t.Steps[0]
+			}
 		}
 		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score})
 	}
@@ -141,6 +147,10 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 	}
 	for i, b := range branches {
 		if used[i] {
+			if cut != nil {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonPrunedPrompt, b.head.Session,
+					fmt.Sprintf("the prompt starts at %s", cut.Step))
+			}
 			e.count(b.steps)
 			if err := e.reportHead(b.head); err != nil {
 				return err

@@ -118,27 +118,31 @@ func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn
 	})
 }
 
-// Inbox lists the sessions whose head awaits input, in name order.
+// Inbox lists the sessions whose head awaits input, in name order. A
+// session whose head is damaged (cairn.ErrCorrupt) does not stop it: the
+// others are listed and the error names each damaged one. It
+// reads each head without keeping it (Workspace.ReadHead), so a
+// long-running server that lists the inbox does not pin every session's
+// head in its workspace. A removed session's head is the tombstone that
+// fences it, which is done, not awaiting input.
 func Inbox(ctx context.Context, ws *cairn.Workspace) ([]Pending, error) {
-	names, err := ws.SessionNames(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("inbox: %w", err)
-	}
 	out := []Pending{}
-	for _, name := range names {
-		s, err := ws.Session(name)
-		if err != nil {
-			continue
+	var damaged []error
+	err := ws.EachSession(ctx, func(name string) error {
+		head, err := ws.ReadHead(ctx, name)
+		if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrInvalid) {
+			return nil
 		}
-		head, err := s.Head(ctx)
-		if errors.Is(err, cairn.ErrNotFound) {
-			continue
+		if err != nil && ctx.Err() == nil && errors.Is(err, cairn.ErrCorrupt) {
+			// One damaged session does not hide the others' questions.
+			damaged = append(damaged, err)
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("inbox: %w", err)
+			return err
 		}
 		if head.Status != cairn.AwaitingInput {
-			continue
+			return nil
 		}
 		p := Pending{Session: name, Step: head.Number, ID: head.ID.String(), Time: head.Time,
 			Question: Question(head.Record), Record: head.Record}
@@ -149,6 +153,17 @@ func Inbox(ctx context.Context, ws *cairn.Workspace) ([]Pending, error) {
 			p.Record = json.RawMessage("null")
 		}
 		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	if len(damaged) > 0 {
+		what := fmt.Sprintf("%d sessions", len(damaged))
+		if len(damaged) == 1 {
+			what = "1 session"
+		}
+		return out, fmt.Errorf("inbox: %s could not be read: %w", what, errors.Join(damaged...))
 	}
 	return out, nil
 }

@@ -16,12 +16,17 @@ const (
 	MinScratch   = 1 << 10  // scratchpad size range
 	MaxScratch   = 2 << 10  //
 	initialTasks = 12       // tasks in the first plan
+	// PlanWindow is the number of tasks a windowed workload's plan keeps:
+	// it drops its oldest task as it drops its oldest message, so a
+	// windowed document stays the same size however long the session.
+	PlanWindow = 50
 )
 
 // AppendOptions configure an Append workload.
 type AppendOptions struct {
 	Seed uint64
-	// Window, if > 0, keeps only the last Window messages in the state.
+	// Window, if > 0, keeps only the last Window messages and the last
+	// PlanWindow tasks in the state.
 	Window int
 }
 
@@ -31,9 +36,9 @@ type Append struct {
 	rng   *rand.Rand
 	text  *text
 	step  int
-	msgs  [][]byte // encoded message objects
-	first int      // index of the first message still in the window
-	tasks []task
+	msgs  [][]byte // encoded message objects, the window's only if windowed
+	tasks []task   // the plan's tasks, the last PlanWindow only if windowed
+	made  int      // tasks made so far: the next task's id is made+1
 }
 
 type task struct {
@@ -66,7 +71,8 @@ func NewAppend(opts AppendOptions) *Append {
 }
 
 func (a *Append) newTask() task {
-	return task{id: len(a.tasks) + 1, title: a.text.appendText(nil, 20+a.rng.IntN(60)), status: "pending"}
+	a.made++
+	return task{id: a.made, title: a.text.appendText(nil, 20+a.rng.IntN(60)), status: "pending"}
 }
 
 // Step is the number of the last step Next returned (0 before the first).
@@ -90,9 +96,8 @@ func (a *Append) Next() (doc []byte, changed int) {
 	msg = a.text.appendText(msg, n)
 	msg = append(msg, `"}`...)
 	a.msgs = append(a.msgs, msg)
-	if a.opts.Window > 0 && len(a.msgs)-a.first > a.opts.Window {
-		a.msgs[a.first] = nil
-		a.first++
+	if a.opts.Window > 0 {
+		a.msgs = keepLast(a.msgs, a.opts.Window)
 	}
 	changed = len(msg)
 	// A small plan edit.
@@ -100,6 +105,9 @@ func (a *Append) Next() (doc []byte, changed int) {
 	case r == 0:
 		t := a.newTask()
 		a.tasks = append(a.tasks, t)
+		if a.opts.Window > 0 {
+			a.tasks = keepLast(a.tasks, PlanWindow)
+		}
 		changed += len(t.title) + 40
 	case r < 4:
 		t := &a.tasks[a.rng.IntN(len(a.tasks))]
@@ -118,7 +126,7 @@ func (a *Append) Next() (doc []byte, changed int) {
 
 	doc = make([]byte, 0, a.size()+len(scratch)+256)
 	doc = append(doc, `{"messages":[`...)
-	for i, m := range a.msgs[a.first:] {
+	for i, m := range a.msgs {
 		if i > 0 {
 			doc = append(doc, ',')
 		}
@@ -143,10 +151,23 @@ func (a *Append) Next() (doc []byte, changed int) {
 // size is the bytes of messages in the window plus a margin for the plan.
 func (a *Append) size() int {
 	n := 0
-	for _, m := range a.msgs[a.first:] {
+	for _, m := range a.msgs {
 		n += len(m) + 1
 	}
 	return n + len(a.tasks)*120
+}
+
+// keepLast returns the last n elements of s, the dropped ones cleared. The
+// next append past the array's end copies only the kept elements to a new
+// array, so a generator that runs for 100,000 steps holds slots for about
+// twice its window, not one for every element it ever made.
+func keepLast[T any](s []T, n int) []T {
+	if len(s) <= n {
+		return s
+	}
+	d := len(s) - n
+	clear(s[:d])
+	return s[d:]
 }
 
 func pow(x, y float64) float64 { return math.Pow(x, y) }

@@ -12,8 +12,9 @@
 //     step in 20 is a 50 KB tool output), the scratchpad (1–2 KB) is rewritten
 //     every step, and the plan (a list of tasks) gets a small edit: one task
 //     changes status, is renamed or is added. With a Window the history keeps
-//     only its last Window messages (a loop that truncates its context), which
-//     keeps very long sessions cheap to generate.
+//     only its last Window messages and the plan its last 50 tasks (a loop
+//     that truncates its context), so the document stays the same size
+//     however long the session runs.
 //   - Files: a working directory of source files (~2,000 by default, 0.5–24 KB
 //     each, in 40 directories). Each step edits a few files (a run of lines
 //     replaced), adds one and deletes one.

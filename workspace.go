@@ -193,7 +193,7 @@ func parseStepNumber(num string) (uint64, error) {
 	n, err := strconv.ParseUint(num, 10, 64)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("step %s is out of range", num)
+		return 0, fmt.Errorf("step number %s is too large", num)
 	case err != nil:
 		return 0, errors.New("want SESSION@N with N a whole number, 1 or more")
 	case n == 0:

@@ -172,7 +172,7 @@ func TestBadReferencesSayWhy(t *testing.T) {
 		{[]string{"show", "s@0"}, `bad step reference "s@0": steps are numbered from 1`},
 		{[]string{"show", "s@-1"}, `bad step reference "s@-1": want SESSION@N with N a whole number, 1 or more`},
 		{[]string{"checkout", "s@", "--dir", t.TempDir()}, `bad step reference "s@": want SESSION@N with N a whole number, 1 or more`},
-		{[]string{"fork", "s@99999999999999999999", "t"}, `bad step reference "s@99999999999999999999": step 99999999999999999999 is out of range`},
+		{[]string{"fork", "s@99999999999999999999", "t"}, `bad step reference "s@99999999999999999999": step number 99999999999999999999 is too large`},
 		{[]string{"fork", "s@0x1", "t"}, `bad step reference "s@0x1": want SESSION@N with N a whole number, 1 or more`},
 		{[]string{"commit", "", "-"}, `invalid session name ""`},
 		{[]string{"commit", "bad/name", "-"}, `invalid session name "bad/name"`},

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -425,5 +427,24 @@ func TestRunRestartEndsWhenSessionRemoved(t *testing.T) {
 	}
 	if out, _, _ := cli(t, store, "", "sessions"); out != "no sessions\n" {
 		t.Fatalf("sessions after the run:\n%s", out)
+	}
+}
+
+// TestMCPStdinDirectory: cairn mcp whose stdin is a directory is bad
+// input, exit 2, said as such ("read /dev/stdin: is a directory", exit 1).
+func TestMCPStdinDirectory(t *testing.T) {
+	bin := cairnBinary(t)
+	d, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	cmd := exec.Command(bin, "--store", t.TempDir(), "mcp")
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stderr = d, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || stderr.String() != "cairn mcp: stdin is a directory, not an MCP client's stream\n" {
+		t.Fatalf("mcp < directory: %v, %q; want exit 2 saying stdin is a directory", err, stderr.String())
 	}
 }

@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
@@ -111,23 +108,13 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		}
 		state = cairn.Patch(ops)
 	case *jsonFile != "":
-		doc, err := readInput(e, "--json-file", *jsonFile, maxValue)
-		if err != nil {
+		if state, err = readJSONState(e, "--json-file", *jsonFile, maxValue); err != nil {
 			return err
 		}
-		if !utf8.Valid(doc) {
-			return usagef("--json-file %s is not UTF-8, as JSON must be", *jsonFile)
-		}
-		state = cairn.JSON(doc)
 	default:
-		doc, err := readInput(e, "the state", "-", maxValue)
-		if err != nil {
+		if state, err = readJSONState(e, "", "-", maxValue); err != nil {
 			return err
 		}
-		if !utf8.Valid(doc) {
-			return usagef("the state (stdin) is not UTF-8, as JSON must be")
-		}
-		state = cairn.JSON(doc)
 	}
 	ws, err := e.open(ctx)
 	if err != nil {
@@ -157,42 +144,17 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// inputLimit bounds what a command reads from one input, and says which
-// limit it is.
-type inputLimit struct {
-	max  int64
-	what string
-}
-
-// readInput reads the file that flag names (path; - for stdin), no more
-// than limit allows. An input that cannot be read or is too large is bad
-// input (exit 2), said in the flag's words.
-func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
-	name := flag + " " + path
-	r := e.stdin
-	switch {
-	case path != "-":
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, usagef("%s: %v", name, pathProblem(err))
-		}
-		defer f.Close()
-		r = f
-	case flag == "the state":
-		name = "the state (stdin)"
-	default:
-		name += " (stdin)"
+// readJSONState reads a whole JSON document to commit, which must be
+// UTF-8 (a parse of the JSON does not check inside strings).
+func readJSONState(e *env, flag, path string, limit inputLimit) (cairn.State, error) {
+	doc, err := readInput(e, flag, path, limit)
+	if err != nil {
+		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(r, min(limit.max, math.MaxInt64-1)+1))
-	switch {
-	case err != nil && path == "-":
-		return nil, usagef("%s: read stdin: %v", name, pathProblem(err))
-	case err != nil:
-		return nil, usagef("%s: %v", name, pathProblem(err))
-	case int64(len(b)) > limit.max:
-		return nil, usagef("%s: more than %d bytes, %s", name, limit.max, limit.what)
+	if !utf8.Valid(doc) {
+		return nil, usagef("%s is not UTF-8, as JSON must be", inputName(flag, path))
 	}
-	return b, nil
+	return cairn.JSON(doc), nil
 }
 
 // readRecordFile reads the step record --record-file names (- for
@@ -203,10 +165,7 @@ func readRecordFile(e *env, path string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := "--record-file " + path
-	if path == "-" {
-		name += " (stdin)"
-	}
+	name := inputName("--record-file", path)
 	if b = bytes.TrimSpace(b); len(b) == 0 {
 		return nil, usagef("%s is empty: want a JSON value", name)
 	}

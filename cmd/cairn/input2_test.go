@@ -256,7 +256,7 @@ func TestCommitInputBounded(t *testing.T) {
 		}
 		errs, code := commitFrom(d, args...)
 		d.Close()
-		if code != 2 || !strings.Contains(errs, "stdin: is a directory") || strings.Count(errs, "\n") != 1 {
+		if code != 2 || !strings.Contains(errs, "(stdin): is a directory") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("commit %q with a directory on stdin: exit %d, %q; want exit 2 saying stdin is a directory", args, code, errs)
 		}
 	}

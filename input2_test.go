@@ -45,6 +45,9 @@ func TestParseRecordSaysWhatIsWrong(t *testing.T) {
 		`{"messages":[{"role":"assistant","tool_calls":["x"]}]}`: "step record: messages[0].tool_calls[0]: want a tool call object, got a string",
 		`{"messages":[{"role":"assistant","tool_calls":[{"id":1,"name":"ls"}]}]}`:    "step record: messages[0].tool_calls[0].id: want a string, got a number",
 		`{"messages":[{},{"role":"assistant","tool_calls":[{"id":"1","name":[]}]}]}`: "step record: messages[1].tool_calls[0].name: want a string, got an array",
+		// A key given twice: encoding/json refuses the first value, the
+		// walk sees the second.
+		`{"reward":"high","reward":1}`: "step record: reward: string of the wrong kind",
 	} {
 		_, err := cairn.ParseRecord([]byte(in))
 		if err == nil || err.Error() != want {

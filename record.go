@@ -216,6 +216,11 @@ func shapeError(raw []byte, err error) error {
 			return errors.New("step record: " + msg)
 		}
 	}
+	// The walk saw the value encoding/json did not take (a key given
+	// twice, the first of the wrong kind): its words, without Go's.
+	if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+		return fmt.Errorf("step record: %s: %s of the wrong kind", te.Field, te.Value)
+	}
 	return fmt.Errorf("step record: %w", err)
 }
 

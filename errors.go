@@ -38,6 +38,9 @@ var (
 	// input, neither replying nor withdrawing the question (see
 	// CommitOptions.Reply and Withdraw).
 	ErrAwaitingInput = fmt.Errorf("%w: the head awaits input", ErrConflict)
+	// ErrRemoved (an ErrNotFound): the session was removed (Remove,
+	// cairn rm): its head and every step it had read as gone.
+	ErrRemoved = fmt.Errorf("%w: the session was removed", ErrNotFound)
 	// ErrMaybeWritten: a commit's or fork's step put failed after it may
 	// have reached the store (a lost response, a timeout), so the step
 	// may or may not exist. The session re-reads its head at its next

@@ -2,7 +2,9 @@ package cairn
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/manifest"
@@ -12,7 +14,7 @@ import (
 type patchState []byte
 
 func (patchState) build(tree.Sink, func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
-	return 0, tree.Ref{}, fmt.Errorf("%w: a patch is committed through a session", ErrInvalid)
+	return 0, tree.Ref{}, invalid(errors.New("a patch is committed through a session"))
 }
 
 // Patch returns a state that is the session's head document with the
@@ -23,7 +25,9 @@ func (patchState) build(tree.Sink, func(cas.ID) bool) (manifest.StateKind, tree.
 // document's size. A patch that fails in any operation commits nothing
 // and returns an error wrapping ErrInvalid that names the operation, as
 // "patch op 2 (remove /messages/7): no element 7 (the array has 5)";
-// operations are numbered from 1.
+// operations are numbered from 1. A patch that is not UTF-8 is refused
+// (ErrInvalid) before any operation applies; the head's document is not
+// checked.
 func Patch(ops []byte) State { return patchState(ops) }
 
 // buildState stores state through sink. For JSON it goes through the
@@ -39,6 +43,9 @@ func (s *Session) buildState(ctx context.Context, state State, sink tree.Sink) (
 		ref, err := doc.Build(st, sink)
 		return manifest.StateJSON, ref, doc, err
 	case patchState:
+		if err := checkUTF8(st); err != nil {
+			return 0, tree.Ref{}, nil, invalid(fmt.Errorf("patch: %w", err))
+		}
 		doc, err := s.patchDoc(ctx)
 		if err != nil {
 			return 0, tree.Ref{}, nil, err
@@ -48,6 +55,26 @@ func (s *Session) buildState(ctx context.Context, state State, sink tree.Sink) (
 	}
 	kind, ref, err := state.build(sink, nil)
 	return kind, ref, nil, err
+}
+
+// checkUTF8 refuses text that is not UTF-8, as JSON must be, naming the
+// first bad byte. A patch is checked whole before any operation applies,
+// so that what it adds is UTF-8; the head's stored document it applies
+// to is not checked (commits before the check stored such documents, and
+// they must stay patchable).
+func checkUTF8(text []byte) error {
+	if utf8.Valid(text) {
+		return nil
+	}
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("not UTF-8 (byte %#02x at offset %d)", text[i], i)
 }
 
 // heldDoc returns the held document if it is the head's state.
@@ -68,10 +95,10 @@ func (s *Session) patchDoc(ctx context.Context) (*tree.Doc, error) {
 		return doc, nil
 	}
 	if s.head == nil {
-		return nil, fmt.Errorf("%w: patch: the session has no state to patch yet", ErrInvalid)
+		return nil, invalid(errors.New("patch: the session has no state to patch yet"))
 	}
 	if s.head.Manifest.Kind != manifest.StateJSON {
-		return nil, fmt.Errorf("%w: patch: the head's state is not a JSON document", ErrInvalid)
+		return nil, invalid(errors.New("patch: the head's state is not a JSON document"))
 	}
 	text, err := newStep(s.ws, s.head).JSON(ctx)
 	if err != nil {

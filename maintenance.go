@@ -43,8 +43,11 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 	if err != nil && (head == 0 || !errors.Is(err, cas.ErrCorrupt)) {
 		return 0, 0, err
 	}
-	if head == 0 || head < base {
+	switch {
+	case head == 0:
 		return 0, 0, fmt.Errorf("session %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
+	case head < base:
+		return 0, 0, fmt.Errorf("session %s: %w", session, ErrRemoved)
 	}
 	return head, base, nil
 }

@@ -5,6 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // Record is the step-record convention (docs/records.md): what happened
@@ -82,6 +89,9 @@ type Agent struct {
 	Version string `json:"version,omitempty"`
 }
 
+// MaxRecordBytes bounds a step record (CommitOptions.Record): 8 MiB.
+const MaxRecordBytes = manifest.MaxRecordSize
+
 // ErrNotConventional reports a step record that does not even try to
 // follow the convention: it is not a JSON object, or has none of the
 // convention's keys. Other ParseRecord errors are records that use the
@@ -120,7 +130,7 @@ func ParseRecord(raw []byte) (rec *Record, err error) {
 	}
 	rec = new(Record)
 	if err := json.Unmarshal(raw, rec); err != nil {
-		return nil, fmt.Errorf("step record: %w", err)
+		return nil, shapeError(raw, err)
 	}
 	if err := rec.Validate(); err != nil {
 		return nil, err
@@ -158,4 +168,144 @@ func MarshalRecord(r *Record) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.Marshal(r)
+}
+
+// A shape is what one value of the convention must be, for saying in
+// the convention's words (not Go's) where a record goes wrong.
+type shape struct {
+	want   string            // "a string", "an array of messages", …
+	kind   byte              // the JSON kind: 's'tring, 'f'loat, 'i'nteger, 'o'bject, 'a'rray, or 0 for any
+	fields map[string]*shape // an object's keys (kind 'o' with fields)
+	elem   *shape            // an array's elements, or a map's values (kind 'o' without fields)
+}
+
+var (
+	shapeString  = &shape{want: "a string", kind: 's'}
+	shapeNumber  = &shape{want: "a number", kind: 'f'}
+	shapeInteger = &shape{want: "a whole number", kind: 'i'}
+	shapeAny     = &shape{}
+	recordShape  = &shape{kind: 'o', fields: map[string]*shape{
+		"messages": {want: "an array of messages", kind: 'a', elem: &shape{want: "a message object", kind: 'o', fields: map[string]*shape{
+			"role": shapeString, "content": shapeString, "reasoning": shapeString,
+			"tool_calls": {want: "an array of tool calls", kind: 'a', elem: &shape{want: "a tool call object", kind: 'o', fields: map[string]*shape{
+				"id": shapeString, "name": shapeString, "arguments": shapeAny,
+			}}},
+			"tool_call_id": shapeString, "name": shapeString,
+		}}},
+		"tools":      {want: "an array", kind: 'a', elem: shapeAny},
+		"agent":      {want: "an object", kind: 'o', fields: map[string]*shape{"name": shapeString, "version": shapeString}},
+		"model":      shapeString,
+		"tokens":     {want: "an object", kind: 'o', fields: map[string]*shape{"prompt": shapeInteger, "completion": shapeInteger, "cached": shapeInteger}},
+		"cost_usd":   shapeNumber,
+		"latency_ms": shapeNumber,
+		"labels":     {want: "an object of strings", kind: 'o', elem: shapeString},
+		"outcome":    shapeString,
+		"reward":     shapeNumber,
+	}}
+)
+
+// shapeError explains why raw, a JSON object, did not decode as a Record
+// (err, in Go's words): the path of the first value of the wrong kind,
+// what it wants and what it got.
+func shapeError(raw []byte, err error) error {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&v) == nil {
+		if msg := recordShape.check(v, ""); msg != "" {
+			return errors.New("step record: " + msg)
+		}
+	}
+	// The walk saw the value encoding/json did not take (a key given
+	// twice, the first of the wrong kind): its words, without Go's.
+	if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+		return fmt.Errorf("step record: %s: %s of the wrong kind", te.Field, te.Value)
+	}
+	return fmt.Errorf("step record: %w", err)
+}
+
+// check returns what is wrong with v at path, or "". A null is no value,
+// as encoding/json takes it, and fits every shape.
+func (s *shape) check(v any, path string) string {
+	if v == nil || s.kind == 0 {
+		return ""
+	}
+	got := ""
+	switch v := v.(type) {
+	case string:
+		if s.kind == 's' {
+			return ""
+		}
+		got = "a string"
+	case bool:
+		got = "a boolean"
+	case json.Number:
+		switch s.kind {
+		case 'f':
+			if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+				return fmt.Sprintf("%s: %s is out of range", path, v)
+			}
+			return ""
+		case 'i':
+			if _, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+				return ""
+			} else if errors.Is(err, strconv.ErrRange) {
+				return fmt.Sprintf("%s: %s is out of range", path, v)
+			}
+			f, err := strconv.ParseFloat(string(v), 64)
+			switch {
+			case err != nil || f == math.Trunc(f) && math.Abs(f) >= 1<<63:
+				return fmt.Sprintf("%s: %s is out of range", path, v)
+			case f == math.Trunc(f):
+				return fmt.Sprintf("%s: want %s in plain digits, got %s", path, s.want, v)
+			}
+			return fmt.Sprintf("%s: want %s, got %s", path, s.want, v)
+		}
+		got = "a number"
+	case []any:
+		if s.kind == 'a' {
+			for i, e := range v {
+				if msg := s.elem.check(e, fmt.Sprintf("%s[%d]", path, i)); msg != "" {
+					return msg
+				}
+			}
+			return ""
+		}
+		got = "an array"
+	case map[string]any:
+		if s.kind == 'o' {
+			return s.checkObject(v, path)
+		}
+		got = "an object"
+	}
+	return fmt.Sprintf("%s: want %s, got %s", path, s.want, got)
+}
+
+// checkObject checks the members of an object (fields matched as
+// encoding/json matches them: exactly, else ignoring case) or of a map.
+func (s *shape) checkObject(v map[string]any, path string) string {
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		e := v[k]
+		var sub *shape
+		name := ""
+		if s.fields == nil {
+			sub, name = s.elem, fmt.Sprintf("%s[%q]", path, k)
+		} else {
+			for f, fs := range s.fields {
+				if f == k || sub == nil && strings.EqualFold(f, k) {
+					sub, name = fs, f
+				}
+			}
+			if sub != nil && path != "" {
+				name = path + "." + name
+			}
+		}
+		if sub == nil {
+			continue // a key outside the convention
+		}
+		if msg := sub.check(e, name); msg != "" {
+			return msg
+		}
+	}
+	return ""
 }

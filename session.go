@@ -349,13 +349,12 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	if st == nil {
 		return nil, fmt.Errorf("head of %s: %w: %w", s.name, ErrNotFound, manifest.ErrNoSession)
 	}
-	head := st.Manifest.Number
 	// Loaded even when the session was removed: a commit to a removed
 	// name claims the step above its last one (never reusing a key), and
 	// loses if another writer took it since, as for any resumed session.
-	s.head, s.removed = st, head < base || manifest.IsTombstone(st.Manifest)
+	s.head, s.removed = st, isRemoved(st, base)
 	if s.removed {
-		return nil, fmt.Errorf("head of %s: %w: the session was removed", s.name, ErrNotFound)
+		return nil, fmt.Errorf("head of %s: %w", s.name, ErrRemoved)
 	}
 	return newStep(s.ws, s.head), nil
 }
@@ -368,15 +367,18 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 		return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
 	}
 	if n < base {
-		return nil, fmt.Errorf("step %s@%d: %w: pruned (the session's history starts at step %d)", s.name, n, ErrNotFound, base)
+		return nil, s.ws.belowBase(ctx, s.name, n, base)
 	}
 	st, err := s.ws.repo.ReadStep(ctx, s.name, n)
 	if errors.Is(err, cas.ErrNotFound) {
 		// Above the head the step was never written: say so in the
 		// user's words. At or below it, an object is missing: name it.
-		if head, herr := s.ws.repo.FindHead(ctx, s.name); herr == nil && n > head {
-			if head == 0 {
+		if head, base, herr := s.ws.repo.FindHeadBase(ctx, s.name); herr == nil && n > head {
+			switch {
+			case head == 0:
 				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
+			case head < base:
+				return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
 		}
@@ -418,7 +420,11 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, fmt.Errorf("fork to %s: %w", to, err)
 	}
 	if t.head != nil {
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: "session already exists"}
+		reason := "session already exists"
+		if t.removed {
+			reason = "the session was removed, and a fork cannot take a removed session's name (a commit can; or fork to a new name)"
+		}
+		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: reason}
 	}
 	st, err := w.repo.Fork(ctx, from.m, to)
 	if errors.Is(err, manifest.ErrSlotTaken) {

@@ -20,15 +20,20 @@ type VerifyReport = manifest.VerifyReport
 // blob and node of every step's state. It reports every bad object it
 // finds rather than stopping at the first; its error is only for
 // failures to run at all, and ErrNotFound for a named session that has
-// no steps (a typo must not verify clean).
+// no steps (a typo must not verify clean) or was removed (ErrRemoved).
 func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyReport, err error) {
 	defer classifyTo(&err)
 	for _, name := range sessions {
 		if manifest.ValidSession(name) != nil {
 			continue // refused by the verifier
 		}
-		if n, err := w.repo.FindHead(ctx, name); err == nil && n == 0 {
+		head, base, err := w.repo.FindHeadBase(ctx, name)
+		switch {
+		case err != nil:
+		case head == 0:
 			return nil, fmt.Errorf("verify %s: %w: %w", name, ErrNotFound, manifest.ErrNoSession)
+		case head < base:
+			return nil, fmt.Errorf("verify %s: %w", name, ErrRemoved)
 		}
 	}
 	mr, err := w.repo.Verify(ctx, sessions...)

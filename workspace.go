@@ -150,7 +150,7 @@ func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
 func (w *Workspace) Session(name string) (_ *Session, err error) {
 	defer classifyTo(&err)
 	if err := manifest.ValidSession(name); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, invalid(err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -181,11 +181,25 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error
 	if !hasNum {
 		return s.Head(ctx)
 	}
-	n, err := strconv.ParseUint(num, 10, 64)
-	if err != nil || n == 0 {
-		return nil, fmt.Errorf("%w: bad step reference %q: want SESSION@N with N >= 1", ErrInvalid, ref)
+	n, err := parseStepNumber(num)
+	if err != nil {
+		return nil, invalid(fmt.Errorf("bad step reference %q: %w", ref, err))
 	}
 	return s.Step(ctx, n)
+}
+
+// parseStepNumber parses the N of S@N: decimal digits, 1 or more.
+func parseStepNumber(num string) (uint64, error) {
+	n, err := strconv.ParseUint(num, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("step number %s is too large", num)
+	case err != nil:
+		return 0, errors.New("want SESSION@N with N a whole number, 1 or more")
+	case n == 0:
+		return 0, errors.New("steps are numbered from 1")
+	}
+	return n, nil
 }
 
 // ValidSession reports whether name is a valid session name: 1-128 of
@@ -206,20 +220,44 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 
 // ReadHead returns the newest step of session like Session.Head, but
 // keeps nothing in the workspace afterwards, so a walk over every session
-// holds only what its caller holds. A session with no steps is ErrNotFound.
+// holds only what its caller holds. A session with no steps is ErrNotFound;
+// a removed one ErrRemoved.
 func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
 	defer classifyTo(&err)
 	if err := manifest.ValidSession(session); err != nil {
 		return nil, err
 	}
-	st, _, _, err := w.repo.ReadHead(ctx, session)
+	st, _, base, err := w.repo.ReadHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("head of %s: %w", session, err)
 	}
 	if st == nil {
 		return nil, fmt.Errorf("head of %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
 	}
+	if isRemoved(st, base) {
+		return nil, fmt.Errorf("head of %s: %w", session, ErrRemoved)
+	}
 	return newStep(w, st), nil
+}
+
+// isRemoved reports whether st, the newest step listed for a session
+// whose base is base, says the session was removed: it is below the base,
+// or it is the tombstone that fences the session.
+func isRemoved(st *manifest.Step, base uint64) bool {
+	return st.Manifest.Number < base || manifest.IsTombstone(st.Manifest)
+}
+
+// belowBase is the error for step n of session, below the session's
+// base: the session was removed if the slot under the base holds the
+// tombstone that removing it put there, else step n was pruned. It costs
+// one GET, on this error path only.
+func (w *Workspace) belowBase(ctx context.Context, session string, n, base uint64) error {
+	if base > 1 {
+		if st, err := w.repo.ReadStep(ctx, session, base-1); err == nil && manifest.IsTombstone(st.Manifest) {
+			return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
+		}
+	}
+	return fmt.Errorf("step %s@%d: %w: pruned (the session's history starts at step %d)", session, n, ErrNotFound, base)
 }
 
 // ForkOrigin returns the step session was forked from (the Origin of its

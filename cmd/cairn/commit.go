@@ -1,16 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 )
 
-const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON] [--status S] [--expect N] [--withdraw] [--json]"
+const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON | --record-file F] [--status S] [--expect N] [--withdraw] [--json]"
 
 var commitCmd = command{
 	summary: "commit a step: a JSON document, a JSON Patch of the head's document, or a directory",
@@ -24,13 +25,18 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", "", "commit the directory tree `DIR`")
 	patch := fs.String("patch", "", "commit the head's JSON document changed by the RFC 6902 JSON Patch in `FILE` (- for stdin)")
 	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
+	recordFile := fs.String("record-file", "", "read the step record from `FILE` (- for stdin), for records too long for an argument (up to 8 MiB)")
 	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
-	expect := fs.Int64("expect", -1, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
+	expect := fs.whole("expect", 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
 	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args, 1, 2)
 	if err != nil {
 		return err
+	}
+	// A bad name is said before any input is read.
+	if err := cairn.ValidSession(pos[0]); err != nil {
+		return usageError{err.Error()}
 	}
 	stdin := len(pos) == 2 && pos[1] == "-"
 	if len(pos) == 2 && !stdin {
@@ -50,22 +56,41 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		return usageError{err.Error()}
 	}
 	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
-	if *record != "" {
-		if !json.Valid([]byte(*record)) {
-			return usagef("--record is not valid JSON")
+	if *recordFile != "" {
+		switch {
+		case given(fs, "record"):
+			return usagef("give --record or --record-file, not both")
+		case *recordFile == "-" && (stdin || *patch == "-"):
+			return usagef("--record-file - and the state cannot both come from stdin")
+		}
+		if opts.Record, err = readRecordFile(e, *recordFile); err != nil {
+			return err
+		}
+	} else if *record != "" {
+		if len(*record) > cairn.MaxRecordBytes {
+			return usagef("--record: more than %d bytes, the most a step record may hold", cairn.MaxRecordBytes)
+		}
+		if err := checkJSONText("--record", []byte(*record)); err != nil {
+			return err
 		}
 		opts.Record = json.RawMessage(*record)
+	}
+	if opts.Record != nil {
 		if _, err := cairn.ParseRecord(opts.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
 			// It uses the convention's keys wrongly. Still committed;
 			// exports carry it as raw JSON.
 			fmt.Fprintf(e.stderr, "cairn commit: note: the record does not follow the step-record convention (docs/records.md), so exports carry it as raw JSON: %v\n", err)
 		}
 	}
-	if *expect >= 0 {
-		opts.Expect = cairn.ExpectHead(uint64(*expect))
-	} else if *expect < -1 || given(fs, "expect") {
-		return usagef("--expect must be 0 or more")
+	if given(fs, "expect") {
+		opts.Expect = cairn.ExpectHead(*expect)
 	}
+	// What is read is bounded as what is read back will be.
+	limits, err := cairn.LimitsFromEnv()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more"}
 	var state cairn.State
 	switch {
 	case *dir != "":
@@ -77,27 +102,19 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 			state = cairn.DirWithCache(*dir, c)
 		}
 	case *patch != "":
-		var ops []byte
-		if *patch == "-" {
-			if ops, err = io.ReadAll(e.stdin); err != nil {
-				return fmt.Errorf("read stdin: %w", err)
-			}
-		} else if ops, err = readInputFile("--patch", *patch); err != nil {
+		ops, err := readInput(e, "--patch", *patch, maxValue)
+		if err != nil {
 			return err
 		}
 		state = cairn.Patch(ops)
 	case *jsonFile != "":
-		doc, err := readInputFile("--json-file", *jsonFile)
-		if err != nil {
+		if state, err = readJSONState(e, "--json-file", *jsonFile, maxValue); err != nil {
 			return err
 		}
-		state = cairn.JSON(doc)
 	default:
-		doc, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
+		if state, err = readJSONState(e, "", "-", maxValue); err != nil {
+			return err
 		}
-		state = cairn.JSON(doc)
 	}
 	ws, err := e.open(ctx)
 	if err != nil {
@@ -124,6 +141,49 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	fmt.Fprintf(e.stdout, "%s %s\n", step, step.ID.Short())
+	return nil
+}
+
+// readJSONState reads a whole JSON document to commit, which must be
+// UTF-8 (a parse of the JSON does not check inside strings).
+func readJSONState(e *env, flag, path string, limit inputLimit) (cairn.State, error) {
+	doc, err := readInput(e, flag, path, limit)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(doc) {
+		return nil, usagef("%s is not UTF-8, as JSON must be", inputName(flag, path))
+	}
+	return cairn.JSON(doc), nil
+}
+
+// readRecordFile reads the step record --record-file names (- for
+// stdin), reading no more than a record may hold. The JSON value is
+// stored without the whitespace around it (a file's last newline).
+func readRecordFile(e *env, path string) (json.RawMessage, error) {
+	b, err := readInput(e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold"})
+	if err != nil {
+		return nil, err
+	}
+	name := inputName("--record-file", path)
+	if b = bytes.TrimSpace(b); len(b) == 0 {
+		return nil, usagef("%s is empty: want a JSON value", name)
+	}
+	if err := checkJSONText(name, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// checkJSONText refuses a value the flag what gives unless it is JSON
+// and UTF-8 (which encoding/json does not check inside strings).
+func checkJSONText(what string, b []byte) error {
+	switch {
+	case !json.Valid(b):
+		return usagef("%s is not valid JSON", what)
+	case !utf8.Valid(b):
+		return usagef("%s is not UTF-8, as JSON must be", what)
+	}
 	return nil
 }
 

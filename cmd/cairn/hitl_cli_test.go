@@ -26,7 +26,7 @@ func TestAgentCommandsExitCodes(t *testing.T) {
 		{"run ok", []string{"run", "--session", "s", "--", "true"}, 0},
 		{"serve beyond loopback without a token", []string{"serve", "--listen", "0.0.0.0:0"}, 2},
 		{"serve bad address", []string{"serve", "--listen", "nowhere"}, 2},
-		{"serve missing token file", []string{"serve", "--token-file", "/nonexistent/token"}, 1},
+		{"serve missing token file", []string{"serve", "--token-file", "/nonexistent/token"}, 2},
 		{"inbox extra argument", []string{"inbox", "x"}, 2},
 		{"reply without input", []string{"reply", "s"}, 2},
 		{"reply bad json", []string{"reply", "s", "--input", "{"}, 2},

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -318,6 +319,36 @@ func newFlags(e *env, name, usage string) *flagSet {
 	return &flagSet{FlagSet: fs, help: help}
 }
 
+// wholeFlag is a flag whose value is a whole number in decimal digits:
+// the flag package's own integers also read 0x10, 1_000 and 010 (as 8),
+// so an --expect could hold a number the user never wrote.
+type wholeFlag uint64
+
+func (f *wholeFlag) String() string { return strconv.FormatUint(uint64(*f), 10) }
+func (f *wholeFlag) Get() any       { return uint64(*f) }
+
+func (f *wholeFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return errOutOfRange
+	case err != nil:
+		return errors.New("parse error")
+	}
+	*f = wholeFlag(n)
+	return nil
+}
+
+// errOutOfRange is the flag package's word for a number too large.
+var errOutOfRange = errors.New("value out of range")
+
+// whole defines a wholeFlag with default value.
+func (fs *flagSet) whole(name string, value uint64, usage string) *uint64 {
+	f := wholeFlag(value)
+	fs.Var(&f, name, usage)
+	return (*uint64)(&f)
+}
+
 // parse parses flags that may come before, between or after the
 // positional arguments, and checks the positional count.
 func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
@@ -377,6 +408,9 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 	}
 	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
 		name = strings.TrimSuffix(name, ":")
+		if strings.HasSuffix(msg, ": "+errOutOfRange.Error()) {
+			return fmt.Sprintf("--%s %q: out of range", name, value)
+		}
 		want := "a valid value"
 		if f := fs.Lookup(name); f != nil {
 			if g, ok := f.Value.(flag.Getter); ok {

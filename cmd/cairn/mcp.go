@@ -27,6 +27,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
+	if fi, err := os.Stdin.Stat(); err == nil && fi.IsDir() {
+		return usagef("stdin is a directory, not an MCP client's stream")
+	}
 	ws, err := e.open(ctx)
 	if err != nil {
 		return err

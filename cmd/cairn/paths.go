@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 )
 
@@ -19,12 +21,45 @@ func pathProblem(err error) error {
 	return err
 }
 
-// readInputFile reads the file a flag names; a file that cannot be read
-// is a usage error.
-func readInputFile(flagName, path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usagef("%s %s: %v", flagName, path, pathProblem(err))
+// inputLimit bounds what a command reads from one input, and says which
+// limit it is.
+type inputLimit struct {
+	max  int64
+	what string
+}
+
+// inputName names an input in messages: the flag and its file, stdin
+// said as such; no flag is the state a command reads from stdin.
+func inputName(flag, path string) string {
+	switch {
+	case flag == "":
+		return "the state (stdin)"
+	case path == "-":
+		return flag + " - (stdin)"
+	}
+	return flag + " " + path
+}
+
+// readInput reads the file that flag names (path; - for stdin), no more
+// than limit allows. An input that cannot be read or is too large is bad
+// input (exit 2), said in the flag's words.
+func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
+	name := inputName(flag, path)
+	r := e.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("%s: %v", name, pathProblem(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, min(limit.max, math.MaxInt64-1)+1))
+	switch {
+	case err != nil:
+		return nil, usagef("%s: %v", name, pathProblem(err))
+	case int64(len(b)) > limit.max:
+		return nil, usagef("%s: more than %d bytes, %s", name, limit.max, limit.what)
 	}
 	return b, nil
 }
@@ -46,6 +81,9 @@ func checkInputDir(flagName, dir string) error {
 func checkOutputDir(flagName, dir string) error {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(dir); lerr == nil {
+			return usagef("%s %s: a symlink to nothing", flagName, dir)
+		}
 		return nil
 	}
 	if err != nil {

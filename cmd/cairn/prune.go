@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 const pruneUsage = "SESSION --keep-last N"
@@ -16,7 +17,7 @@ var pruneCmd = command{
 
 func runPrune(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "prune", pruneUsage)
-	keep := fs.Uint64("keep-last", 0, "keep the newest `N` steps (N >= 1)")
+	keep := fs.whole("keep-last", 0, "keep the newest `N` steps (N >= 1)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -37,6 +38,6 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s: history already starts at step %d (head %d); nothing pruned\n", res.Session, res.NewBase, res.Head)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "pruned %s: %d steps; history now %d..%d; run cairn gc to free their space\n", res.Session, res.Steps, res.NewBase, res.Head)
+	fmt.Fprintf(e.stdout, "pruned %s: %s; history now %d..%d; run cairn gc to free their space\n", res.Session, plural(int(min(res.Steps, math.MaxInt32)), "step"), res.NewBase, res.Head)
 	return nil
 }

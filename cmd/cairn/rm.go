@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 const rmUsage = "SESSION"
@@ -29,6 +30,6 @@ func runRm(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "removed %s: %d steps (head was %d); run cairn gc to free their space\n", res.Session, res.Steps, res.Head)
+	fmt.Fprintf(e.stdout, "removed %s: %s (head was %d); run cairn gc to free their space\n", res.Session, plural(int(min(res.Steps, math.MaxInt32)), "step"), res.Head)
 	return nil
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"math"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"syscall"
@@ -21,7 +24,7 @@ var runCmd = command{
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "run", runUsage)
 	session := fs.String("session", "", "the session `S` to resume and extend")
-	restarts := fs.Int("restart", 0, "restart a failed command up to `N` times in a row, each from the session's last step, after a pause that doubles each time (0.5 s up to 30 s); a new step resets both")
+	restarts := fs.whole("restart", 0, "restart a failed command up to `N` times in a row, each from the session's last step, after a pause that doubles each time (0.5 s up to 30 s); a new step resets both")
 	dir := fs.String("dir", "", "work directory `D` for the head state (must be empty; emptied again at the end; default a temporary one)")
 	wait := fs.Bool("wait", false, "when the session awaits input, wait for a reply and go on (default: stop)")
 	i := slices.Index(args, "--")
@@ -40,13 +43,22 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("no command after --")
 	case *session == "":
 		return usagef("--session is required")
-	case *restarts < 0:
-		return usagef("--restart must be 0 or more")
 	}
 	if *dir != "" {
 		if err := checkOutputDir("--dir", *dir); err != nil {
 			return err
 		}
+	}
+	// A command that cannot start would only fail each restart.
+	if _, err := exec.LookPath(command[0]); err != nil {
+		var ee *exec.Error
+		switch {
+		case errors.Is(err, exec.ErrNotFound):
+			return usagef("cannot run %s: not found on $PATH", command[0])
+		case errors.As(err, &ee):
+			return usagef("cannot run %s: %v", command[0], pathProblem(ee.Err))
+		}
+		return usagef("cannot run %s: %v", command[0], err)
 	}
 	ws, err := e.open(ctx)
 	if err != nil {
@@ -64,7 +76,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		stdin = os.Stdin
 	}
 	_, err = runner.Run(ctx, ws, runner.Config{
-		Session: *session, Command: command, Restarts: *restarts, Dir: *dir, Wait: *wait,
+		Session: *session, Command: command, Restarts: int(min(*restarts, math.MaxInt32)), Dir: *dir, Wait: *wait,
 		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr,
 	})
 	return err

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -19,28 +21,36 @@ var serveCmd = command{
 	run:     runServe,
 }
 
+// maxTokenBytes bounds what --token-file reads.
+const maxTokenBytes = 4096
+
 func runServe(ctx context.Context, e *env, args []string) error {
 	defaultGC()
 	fs := newFlags(e, "serve", serveUsage)
 	listen := fs.String("listen", "127.0.0.1:7474", "listen on `ADDR`; anything but loopback needs a token")
 	tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (default $CAIRN_TOKEN; none: loopback only)")
-	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBody, "refuse request bodies over `BYTES`")
+	maxBody := fs.whole("max-body", httpapi.DefaultMaxBody, "refuse request bodies over `BYTES`")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if *maxBody <= 0 {
+	if *maxBody == 0 || *maxBody > math.MaxInt64 {
 		return usagef("--max-body %d: want a size in bytes, 1 or more", *maxBody)
 	}
 	token := os.Getenv("CAIRN_TOKEN")
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
+		b, err := readInput(e, "--token-file", *tokenFile, inputLimit{maxTokenBytes, "more than a token needs"})
 		if err != nil {
-			return fmt.Errorf("read token: %w", err)
+			return err
 		}
 		token = strings.TrimSpace(string(b))
 		if token == "" {
 			return usagef("token file %s is empty", *tokenFile)
 		}
+	}
+	if _, port, err := net.SplitHostPort(*listen); err != nil {
+		return usagef("--listen %q: want HOST:PORT, such as 127.0.0.1:7474", *listen)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		return usagef("--listen %q: invalid port %s", *listen, port)
 	}
 	if err := httpapi.CheckListen(*listen, token); err != nil {
 		// Said in this command's flags (httpapi's own message is
@@ -59,5 +69,5 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(e.stdout, "cairn serve: http://%s\n", ln.Addr())
-	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: *maxBody}).Serve(ctx, ln)
+	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody)}).Serve(ctx, ln)
 }

@@ -30,20 +30,14 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	names, err := ws.SessionNames(ctx)
-	if err != nil {
-		return err
-	}
 	enc := json.NewEncoder(e.stdout)
 	listed := 0
-	for _, name := range names {
-		s, err := ws.Session(name)
-		if err != nil {
-			continue
-		}
-		head, err := s.Head(ctx)
+	// One session at a time, keeping none: a store's sessions are not
+	// collected, nor their heads held in the workspace.
+	err = ws.EachSession(ctx, func(name string) error {
+		head, err := ws.ReadHead(ctx, name)
 		if errors.Is(err, cairn.ErrNotFound) {
-			continue // marked but never committed
+			return nil // marked but never committed, or removed
 		}
 		if err != nil {
 			return err
@@ -51,17 +45,16 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		listed++
 		if *asJSON {
 			// "step" is the head's number, as in log and inbox.
-			if err := enc.Encode(sessionLine{
+			return enc.Encode(sessionLine{
 				Session: name, Step: head.Number, ID: head.ID.String(),
 				Status: head.Status.String(), Time: head.Time.Format(time.RFC3339Nano),
-			}); err != nil {
-				return err
-			}
-			continue
+			})
 		}
-		if _, err := fmt.Fprintf(e.stdout, "%-30s %6d  %-14s  %s\n", name, head.Number, head.Status, head.Time.Local().Format("2006-01-02 15:04:05")); err != nil {
-			return err
-		}
+		_, err = fmt.Fprintf(e.stdout, "%-30s %6d  %-14s  %s\n", name, head.Number, head.Status, head.Time.Local().Format("2006-01-02 15:04:05"))
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if listed == 0 && !*asJSON {
 		fmt.Fprintln(e.stdout, "no sessions")

@@ -29,11 +29,18 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
+	seen := make(map[string]bool, len(names))
+	unique := names[:0]
 	for _, n := range names {
 		if _, err := ws.Session(n); err != nil {
 			return usageError{err.Error()}
 		}
+		if !seen[n] { // a session named twice is verified once
+			seen[n] = true
+			unique = append(unique, n)
+		}
 	}
+	names = unique
 	rep, err := ws.Verify(ctx, names...)
 	if err != nil {
 		return err

@@ -143,11 +143,16 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	url := "http://" + ln.Addr().String()
 
 	failures := 0 // failed starts in a row without a new step
+	// A removed session may be run again as a new one (fresh until this
+	// run sees a head), but one removed under the run ends it: it is not
+	// restarted from nothing.
+	fresh := true
 	for {
-		head, err := headOf(ctx, sess)
+		head, err := headOf(ctx, sess, fresh)
 		if err != nil {
 			return res, err
 		}
+		fresh = fresh && head == nil
 		res.Head, res.Status = number(head), statusOf(head)
 		if head != nil && head.Status == cairn.Done {
 			fmt.Fprintf(cfg.Log, "cairn run: %s is done\n", head)
@@ -184,10 +189,11 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		after, err := headOf(ctx, sess)
+		after, err := headOf(ctx, sess, fresh)
 		if err != nil {
 			return res, err
 		}
+		fresh = fresh && after == nil
 		res.Head, res.Status = number(after), statusOf(after)
 		if runErr == nil {
 			if after != nil && after.Status == cairn.AwaitingInput && cfg.Wait {
@@ -286,9 +292,11 @@ func stayInGroup(stdin io.Reader) bool {
 	return ok && isTerminal(f)
 }
 
-func headOf(ctx context.Context, s *cairn.Session) (*cairn.Step, error) {
+// headOf returns the session's head, nil if it has none: never
+// committed, or removed if removedIsNew.
+func headOf(ctx context.Context, s *cairn.Session, removedIsNew bool) (*cairn.Step, error) {
 	h, err := s.Head(ctx)
-	if errors.Is(err, cairn.ErrNotFound) {
+	if errors.Is(err, cairn.ErrNotFound) && (removedIsNew || !errors.Is(err, cairn.ErrRemoved)) {
 		return nil, nil
 	}
 	return h, err
@@ -320,7 +328,9 @@ func question(st *cairn.Step) string {
 	return s
 }
 
-// waitPast polls until the head is past step n.
+// waitPast polls until the head is past step n. A session that no
+// longer has a head (removed, or swept after that) gets no reply: its
+// error ends the wait.
 func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Duration) (*cairn.Step, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -330,11 +340,11 @@ func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Durati
 			return nil, ctx.Err()
 		case <-t.C:
 		}
-		h, err := headOf(ctx, s)
+		h, err := s.Head(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if number(h) > n {
+		if h.Number > n {
 			return h, nil
 		}
 	}

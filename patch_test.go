@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"syscall"
@@ -146,13 +147,25 @@ func TestCommitCostFollowsChange(t *testing.T) {
 	const n = 1000 // about 4.5 MB
 	stepOf(t, s, cairn.JSON(appendState(n-2)))
 	stepOf(t, s, cairn.JSON(appendState(n-1)))
-	doc := appendState(n)
-	got := allocated(func() { stepOf(t, s, cairn.JSON(doc)) })
+	// The allocation counter is the process's: a collection that empties
+	// a sync.Pool mid-commit, or another goroutine, can add a few hundred
+	// KB to one step (1 run in 6 failed so). A commit that processes the
+	// whole document again allocates at least its size every time, so the
+	// least of three steps tells the two apart.
+	var doc []byte
+	got := uint64(math.MaxUint64)
+	for i := range 3 {
+		doc = appendState(n + i)
+		got = min(got, allocated(func() { stepOf(t, s, cairn.JSON(doc)) }))
+	}
 	if limit := uint64(len(doc) / 8); got > limit {
 		t.Fatalf("committing one more message to a %d-byte document allocated %d bytes, want at most %d", len(doc), got, limit)
 	}
 	ops := []byte(`[{"op":"add","path":"/messages/-","value":{"role":"user","content":"one more"}},{"op":"replace","path":"/scratchpad","value":"x"}]`)
-	got = allocated(func() { stepOf(t, s, cairn.Patch(ops)) })
+	got = math.MaxUint64
+	for range 3 {
+		got = min(got, allocated(func() { stepOf(t, s, cairn.Patch(ops)) }))
+	}
 	if limit := uint64(len(doc) / 8); got > limit {
 		t.Fatalf("a patch of a %d-byte document allocated %d bytes, want at most %d", len(doc), got, limit)
 	}

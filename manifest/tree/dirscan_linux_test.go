@@ -1,0 +1,58 @@
+//go:build linux
+
+package tree
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestScanStatMatchesLstat: the scan's fstatat gives, for every kind of
+// entry, exactly the stat data os.Lstat gave before it, so stat caches
+// written by earlier versions still match.
+func TestScanStatMatchesLstat(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "plain"), []byte("x"), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "exec"), []byte("#!/bin/sh\n"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "setuid"), nil, 0o600))
+	must(os.Chmod(filepath.Join(dir, "setuid"), 0o4755|os.ModeSetuid|os.ModeSetgid|os.ModeSticky))
+	must(os.Symlink("plain", filepath.Join(dir, "link")))
+	must(os.Mkdir(filepath.Join(dir, "sub"), 0o750))
+	entries, err := readDirStat(dir, true)
+	must(err)
+	if got, want := len(entries), 5; got != want {
+		t.Fatalf("scanned %d entries, want %d", got, want)
+	}
+	for i, e := range entries {
+		if i > 0 && entries[i-1].name >= e.name {
+			t.Errorf("entries out of order: %q before %q", entries[i-1].name, e.name)
+		}
+		info, err := os.Lstat(filepath.Join(dir, e.name))
+		must(err)
+		if got, want := e.st, statOf(info); got != want {
+			t.Errorf("%s: scanned %+v, lstat %+v", e.name, got, want)
+		}
+	}
+}
+
+// TestScanRefusesSymlinkedSubdir: a subdirectory is opened without
+// following a symlink, so one swapped in for it is not walked.
+func TestScanRefusesSymlinkedSubdir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readDirStat(filepath.Join(dir, "sub"), false); err == nil {
+		t.Error("a symlink opened as a subdirectory")
+	}
+	if _, err := readDirStat(filepath.Join(dir, "sub"), true); err != nil {
+		t.Errorf("the root through a symlink: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
@@ -187,11 +188,11 @@ func TestUnwritable(t *testing.T) {
 // whole file and as the part after the checksum guards it: it must not
 // panic, and whatever it accepts must survive encoding unchanged.
 func FuzzDecode(f *testing.F) {
-	recs := map[string]record{
-		"a":     {dir: true, entries: 2, ref: tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("a")), Size: 2}},
-		"a/b":   {st: stat(3), ref: blobRef("abc")},
-		"a/c":   {st: stat(2), ref: tree.Ref{Kind: tree.Inline, Data: []byte("hi")}},
-		"zzzzz": {st: stat(0), ref: tree.Ref{Kind: tree.Inline}},
+	recs := []pathRecord{
+		{"a", record{dir: true, entries: 2, ref: tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("a")), Size: 2}}},
+		{"a/b", record{st: stat(3), ref: blobRef("abc")}},
+		{"a/c", record{st: stat(2), ref: tree.Ref{Kind: tree.Inline, Data: []byte("hi")}}},
+		{"zzzzz", record{st: stat(0), ref: tree.Ref{Kind: tree.Inline}}},
 	}
 	whole := encode("store\x00session\x00/dir", recs)
 	f.Add(whole)
@@ -199,7 +200,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode("", nil))
 	f.Add([]byte("CRDC\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		check := func(key string, recs map[string]record, err error) {
+		check := func(key string, recs []pathRecord, err error) {
 			if err != nil {
 				if !errors.Is(err, errBad) && !errors.Is(err, cas.ErrCorrupt) {
 					t.Fatalf("error %v is not a malformed-cache error", err)
@@ -207,11 +208,47 @@ func FuzzDecode(f *testing.F) {
 				return
 			}
 			k2, r2, err := decode(encode(key, recs))
-			if err != nil || k2 != key || !reflect.DeepEqual(r2, recs) {
+			if err != nil || k2 != key || len(r2) != len(recs) || (len(recs) > 0 && !reflect.DeepEqual(r2, recs)) {
 				t.Fatalf("accepted cache does not survive encoding: %v", err)
 			}
 		}
 		check(decode(data))
 		check(decodeBody(data))
 	})
+}
+
+// TestLookupAnyOrder: records are found whatever order a build asks for
+// them in (the lookup guesses the record after the last one found), the
+// records a build sets in its own order are saved sorted, and a path set
+// twice keeps its last record.
+func TestLookupAnyOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.dircache")
+	c := Open(path, "k")
+	names := []string{"b/z", "a", "b", "a.b", "a/b", "b/a", "a-c"}
+	for i, n := range names {
+		c.SetFile(n, stat(int64(i)), blobRef(n))
+	}
+	c.SetFile("a", stat(99), blobRef("a"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path, "k")
+	defer c.Discard()
+	for _, order := range [][]string{names, {"a-c", "a.b", "a/b", "b/z", "b", "b/a", "a"}} {
+		for _, n := range order {
+			st, ref, ok := c.File(n)
+			want := int64(slices.Index(names, n))
+			if n == "a" {
+				want = 99
+			}
+			if !ok || st != stat(want) || !ref.Equal(blobRef(n)) {
+				t.Errorf("File(%q) = %v, %v, %v; want stat(%d)", n, st, ref, ok, want)
+			}
+		}
+	}
+	for _, n := range []string{"", "a/", "c", "b/y"} {
+		if _, _, ok := c.File(n); ok {
+			t.Errorf("File(%q) found a record", n)
+		}
+	}
 }

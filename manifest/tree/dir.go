@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/cairnlog/cairn/cas"
@@ -228,7 +229,7 @@ func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 	if size <= SmallFile {
 		// Read one byte more than a small file may hold: a file that
 		// grew since the lstat is chunked as the large file it is now.
-		data, err := io.ReadAll(io.LimitReader(f, SmallFile+1))
+		data, err := readSmall(f, size)
 		if err != nil {
 			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
 		}
@@ -244,6 +245,28 @@ func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 		return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
 	}
 	return ref, nil
+}
+
+// readSmall reads f, whose lstat said it has size bytes, to its end or
+// to SmallFile+1 bytes, whichever comes first: into a buffer of the
+// expected size and one byte more, so that a file that did not change
+// size since its lstat is read without growing the buffer.
+func readSmall(f io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, min(max(size, 0), SmallFile)+1)
+	for len(data) <= SmallFile {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, min(cap(data), SmallFile+1-len(data)))
+		}
+		n, err := f.Read(data[len(data):min(cap(data), SmallFile+1)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
 }
 
 // ValidName reports whether name is acceptable as one directory entry

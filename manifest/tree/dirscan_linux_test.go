@@ -3,6 +3,7 @@
 package tree
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,4 +56,45 @@ func TestScanRefusesSymlinkedSubdir(t *testing.T) {
 	if _, err := readDirStat(filepath.Join(dir, "sub"), true); err != nil {
 		t.Errorf("the root through a symlink: %v", err)
 	}
+}
+
+// TestReadSmall: a small file is read whole whatever its lstat said,
+// and reading stops one byte past SmallFile.
+func TestReadSmall(t *testing.T) {
+	for _, tc := range []struct {
+		have int
+		said int64
+		want int
+	}{
+		{0, 0, 0}, {100, 100, 100}, {100, 10, 100}, {100, 1000, 100},
+		{SmallFile, SmallFile, SmallFile}, {SmallFile + 5000, 100, SmallFile + 1},
+		{SmallFile + 5000, SmallFile, SmallFile + 1},
+	} {
+		data := make([]byte, tc.have)
+		for i := range data {
+			data[i] = byte(i)
+		}
+		got, err := readSmall(&oneByteAtATime{data}, tc.said)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.want || string(got) != string(data[:tc.want]) {
+			t.Errorf("have %d, lstat said %d: read %d bytes, want the first %d", tc.have, tc.said, len(got), tc.want)
+		}
+	}
+}
+
+// oneByteAtATime is a reader that returns short reads.
+type oneByteAtATime struct{ p []byte }
+
+func (r *oneByteAtATime) Read(b []byte) (int, error) {
+	if len(r.p) == 0 {
+		return 0, io.EOF
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n := copy(b[:min(len(b), 7)], r.p)
+	r.p = r.p[n:]
+	return n, nil
 }

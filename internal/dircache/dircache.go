@@ -13,8 +13,8 @@
 //
 // Racy timestamps are handled as git's read-cache.c does with its index
 // file's mtime: the cache takes the start of each build from the
-// filesystem (the mtime of its new temporary file, created before the
-// build stats anything) and does not record a file whose mtime or ctime
+// filesystem (the cache file's mtime, set to the filesystem's current
+// time before the build stats anything) and does not record a file whose mtime or ctime
 // is not strictly older than that, at the timestamp granularity of the
 // file's filesystem. Such a file could change again within the same tick
 // without changing its stat data; it is read again next time instead.
@@ -104,11 +104,12 @@ type Cache struct {
 	// Save sorts them.
 	next []pathRecord
 	// start is the build's start as the filesystem stamped it (ns);
-	// tmp is the new cache file being prepared. Both are unset when the
-	// cache cannot be written: then nothing is recorded.
+	// f is the cache file, open to be rewritten by Save. Both are unset
+	// when the cache cannot be written: then nothing is recorded.
 	start int64
-	tmp   *os.File
-	// fresh: there was no cache file; saving adds one to the directory.
+	f     *os.File
+	// fresh: there was no cache file (Open created an empty one);
+	// saving adds one to the directory.
 	fresh bool
 	// Ignored says why the file's records were not used ("" if they
 	// were, or if there was no file).
@@ -143,16 +144,22 @@ func Open(path, key string) *Cache {
 	} else if !c.fresh {
 		c.Ignored = err.Error()
 	}
-	tmp, err := cachedir.CreateTemp(path)
+	if c.fresh {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return c
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return c
 	}
-	fi, err := tmp.Stat()
+	start, err := stampNow(f, path)
 	if err != nil {
-		cachedir.Discard(tmp)
+		f.Close()
+		c.removeFresh()
 		return c
 	}
-	c.tmp, c.start = tmp, fi.ModTime().UnixNano()
+	c.f, c.start = f, start
 	return c
 }
 
@@ -176,7 +183,7 @@ func (c *Cache) Dir(path string) (tree.Ref, int, bool) {
 
 // SetFile implements tree.StatCache. Racy stat data is not recorded.
 func (c *Cache) SetFile(path string, st tree.FileStat, ref tree.Ref) {
-	if c.tmp == nil || Racy(st, c.start) || len(c.next) >= MaxEntries {
+	if c.f == nil || Racy(st, c.start) || len(c.next) >= MaxEntries {
 		return
 	}
 	c.next = append(c.next, pathRecord{path, record{st: st, ref: ref}})
@@ -184,7 +191,7 @@ func (c *Cache) SetFile(path string, st tree.FileStat, ref tree.Ref) {
 
 // SetDir implements tree.StatCache.
 func (c *Cache) SetDir(path string, entries int, ref tree.Ref) {
-	if c.tmp == nil || len(c.next) >= MaxEntries {
+	if c.f == nil || len(c.next) >= MaxEntries {
 		return
 	}
 	c.next = append(c.next, pathRecord{path, record{dir: true, entries: entries, ref: ref}})
@@ -203,24 +210,37 @@ func Racy(st tree.FileStat, start int64) bool {
 	return t >= start
 }
 
-// Save writes the records of this build to the cache file, atomically
-// (the prepared temporary file, renamed over the old one). A cache that
+// Save writes the records of this build to the cache file, in place:
+// over the old bytes, then cut to the new length. A file that is read
+// while being written, or left half written by a crash, fails its
+// checksum and is ignored (it costs the next build reads, as a missing
+// cache does); writing in place spares each commit creating a file,
+// which on a busy filesystem costs more than the write. A cache that
 // would exceed MaxSize is not written, and the old file is removed.
 func (c *Cache) Save() error {
-	if c.tmp == nil {
+	if c.f == nil {
 		return nil
 	}
-	tmp := c.tmp
-	c.tmp = nil
+	f := c.f
+	c.f = nil
 	data := encode(c.key, sortRecords(c.next))
 	if len(data) > MaxSize {
-		cachedir.Discard(tmp)
+		f.Close()
 		if err := cachedir.Remove(c.path); err != nil {
 			return fmt.Errorf("remove stat cache: %w", err)
 		}
 		return nil
 	}
-	if err := cachedir.Replace(tmp, c.path, data); err != nil {
+	_, err := f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// Half written: remove it rather than leave it to be read.
+		_ = cachedir.Remove(c.path)
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	if c.fresh {
@@ -235,11 +255,21 @@ func dir(path string) cachedir.Dir {
 	return cachedir.Dir{Path: path, Suffix: suffix, MaxBytes: MaxDirBytes}
 }
 
-// Discard drops this build's records (the commit did not happen).
+// Discard drops this build's records (the commit did not happen). The
+// old cache file stays as it was.
 func (c *Cache) Discard() {
-	if c.tmp != nil {
-		cachedir.Discard(c.tmp)
-		c.tmp = nil
+	if c.f != nil {
+		c.f.Close()
+		c.f = nil
+		c.removeFresh()
+	}
+}
+
+// removeFresh removes the empty cache file that Open created, if there
+// was none before.
+func (c *Cache) removeFresh() {
+	if c.fresh {
+		_ = cachedir.Remove(c.path)
 	}
 }
 

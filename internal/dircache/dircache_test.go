@@ -3,6 +3,7 @@ package dircache
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -250,5 +251,78 @@ func TestLookupAnyOrder(t *testing.T) {
 		if _, _, ok := c.File(n); ok {
 			t.Errorf("File(%q) found a record", n)
 		}
+	}
+}
+
+// TestInPlace: Save rewrites the cache file in place (no temporary file
+// is left beside it), a shorter cache is cut to its length, Discard
+// leaves the old file as it was (and removes the empty one a first Open
+// made), and the build's start is the filesystem's time, not older than
+// a file written before Open.
+func TestInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.dircache")
+	before := filepath.Join(dir, "before")
+	if err := os.WriteFile(before, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Open(path, "k")
+	if c.start < fi.ModTime().UnixNano() {
+		t.Errorf("start %d is older than a file written before Open (%d)", c.start, fi.ModTime().UnixNano())
+	}
+	c.Discard()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a discarded first build left a cache file: %v", err)
+	}
+
+	c = Open(path, "k")
+	for i := range 50 {
+		c.SetFile(fmt.Sprintf("f%03d", i), stat(int64(i)), blobRef(fmt.Sprint(i)))
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	long, _ := os.ReadFile(path)
+	c = Open(path, "k")
+	c.SetFile("f000", stat(0), blobRef("0"))
+	c.Discard()
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, long) {
+		t.Error("Discard changed the cache file")
+	}
+	c = Open(path, "k")
+	c.SetFile("f000", stat(0), blobRef("0"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	short, _ := os.ReadFile(path)
+	if len(short) >= len(long) {
+		t.Fatalf("cache of 1 record is %d bytes, of 50 %d", len(short), len(long))
+	}
+	c = Open(path, "k")
+	defer c.Discard()
+	if _, _, ok := c.File("f000"); !ok || c.Ignored != "" {
+		t.Errorf("rewritten cache not used: %q", c.Ignored)
+	}
+	if _, _, ok := c.File("f001"); ok {
+		t.Error("a record of the longer old cache survived")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d files in the cache directory, want the cache and one other", len(ents))
+	}
+
+	// A write torn between two caches (the new one's start over the old
+	// one's tail) is ignored.
+	torn := append(bytes.Clone(short), long[len(short):]...)
+	if err := os.WriteFile(path, torn, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d := Open(path, "k"); d.Ignored == "" {
+		t.Error("a torn cache file was used")
+	} else {
+		d.Discard()
 	}
 }

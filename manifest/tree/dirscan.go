@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"sync"
 )
 
@@ -75,19 +74,6 @@ func (s *scanner) scan(d *scanDir, p string, root bool) {
 			s.scan(sub, p, false)
 		}(e.sub, filepath.Join(p, e.name))
 	}
-}
-
-// sortEntries sorts scanned entries by name.
-func sortEntries(es []scanEntry) {
-	slices.SortFunc(es, func(a, b scanEntry) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
 }
 
 // dirError wraps a fault reading directory p.

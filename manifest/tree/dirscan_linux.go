@@ -5,6 +5,8 @@ package tree
 import (
 	"fmt"
 	"io/fs"
+	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,6 +41,7 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 	if err != nil {
 		return nil, dirError(p, err)
 	}
+	slices.Sort(names) // cheaper to swap than entries
 	entries := make([]scanEntry, len(names))
 	for i, name := range names {
 		var st unix.Stat_t
@@ -53,14 +56,19 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 		}
 		entries[i] = scanEntry{name: name, st: statOfSys(&st)}
 	}
-	sortEntries(entries)
 	return entries, nil
 }
+
+// direntBufs are getdents buffers, reused: a fresh buffer for each
+// directory cost a page fault per page.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
 
 // readNames returns the entry names of the open directory fd, "." and
 // ".." left out.
 func readNames(fd int) ([]string, error) {
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	var names []string
 	for {
 		n, err := unix.Getdents(fd, buf)

@@ -3,6 +3,7 @@
 package tree
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -97,4 +98,29 @@ func (r *oneByteAtATime) Read(b []byte) (int, error) {
 	n := copy(b[:min(len(b), 7)], r.p)
 	r.p = r.p[n:]
 	return n, nil
+}
+
+// TestScanLargeDir: a directory whose names take many getdents buffers
+// is read whole and sorted.
+func TestScanLargeDir(t *testing.T) {
+	dir := t.TempDir()
+	const n = 1500
+	for i := range n {
+		name := filepath.Join(dir, fmt.Sprintf("a-rather-long-file-name-to-fill-buffers-%05d.txt", (i*7919)%n))
+		if err := os.WriteFile(name, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := readDirStat(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != n {
+		t.Fatalf("scanned %d entries, want %d", len(entries), n)
+	}
+	for i, e := range entries {
+		if want := fmt.Sprintf("a-rather-long-file-name-to-fill-buffers-%05d.txt", i); e.name != want {
+			t.Fatalf("entry %d is %q, want %q", i, e.name, want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // readDirStat reads directory p and lstats each entry.
@@ -24,4 +25,17 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 	}
 	sortEntries(entries)
 	return entries, nil
+}
+
+// sortEntries sorts scanned entries by name.
+func sortEntries(es []scanEntry) {
+	slices.SortFunc(es, func(a, b scanEntry) int {
+		switch {
+		case a.name < b.name:
+			return -1
+		case a.name > b.name:
+			return 1
+		}
+		return 0
+	})
 }

@@ -112,7 +112,9 @@ func BuildDirWith(root string, sink Sink, opts DirOptions) (Ref, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	b := &dirBuilder{sink: sink, cache: opts.Cache, known: opts.Known, workers: workers}
-	ref, _, err := b.dir(scanTree(root, workers), root, "")
+	scanned, scan := startScan(root, workers)
+	ref, _, err := b.dir(scanned, root, "")
+	scan.stop()
 	return ref, err
 }
 
@@ -134,9 +136,11 @@ func (b *dirBuilder) usable(ref Ref) bool {
 // reports that the directory's entries are exactly those the cache
 // recorded, so its recorded ref stands for it.
 func (b *dirBuilder) dir(d *scanDir, p, rel string) (ref Ref, same bool, err error) {
+	<-d.done
 	if d.err != nil {
 		return Ref{}, false, d.err
 	}
+	defer func() { d.entries = nil }() // built: its stat data is no longer needed
 	entries := make([]Entry, 0, len(d.entries))
 	same = b.cache != nil
 	for i := range d.entries {

@@ -7,7 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/cairnlog/cairn/cas"
 )
 
 // TestScanStatMatchesLstat: the scan's fstatat gives, for every kind of
@@ -124,3 +129,46 @@ func TestScanLargeDir(t *testing.T) {
 		}
 	}
 }
+
+// TestScanStopsWithTheBuild: a build that fails early (an unsupported
+// file in its first directory) returns its error and leaves no scan
+// worker behind, however much of the tree is still unread; a good tree
+// of many directories builds to the same ref whatever the worker count.
+func TestScanStopsWithTheBuild(t *testing.T) {
+	root := t.TempDir()
+	for i := range 60 {
+		sub := filepath.Join(root, fmt.Sprintf("d%02d", i), "inner")
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "f"), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want Ref
+	for _, workers := range []int{1, 2, 7} {
+		got, err := BuildDirWith(root, discardSink{}, DirOptions{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if workers == 1 {
+			want = got
+		} else if !got.Equal(want) {
+			t.Errorf("%d workers built %v, 1 worker %v", workers, got, want)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "d00", "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	if _, err := BuildDirWith(root, discardSink{}, DirOptions{Workers: 2}); err == nil || !strings.Contains(err.Error(), "fifo") {
+		t.Fatalf("build with a fifo: %v", err)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines before the build, %d after", before, after)
+	}
+}
+
+type discardSink struct{}
+
+func (discardSink) Put(cas.ID, []byte) error { return nil }

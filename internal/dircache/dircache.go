@@ -123,9 +123,10 @@ var _ tree.StatCache = (*Cache)(nil)
 func FileName(key string) string { return cachedir.Name(key, suffix) }
 
 // Open reads the cache at path if it exists and was written for key, and
-// prepares its successor; call it before the build stats any file. It
-// never fails: an unreadable or invalid file gives an empty cache, and
-// a cache that cannot be written records nothing.
+// opens the file for Save to rewrite (creating an empty one if there was
+// none), stamping it with the build's start; call it before the build
+// stats any file. It never fails: an unreadable or invalid file gives an
+// empty cache, and a cache that cannot be written records nothing.
 func Open(path, key string) *Cache {
 	c := &Cache{path: path, key: key}
 	data, err := cachedir.Read(path, MaxSize)

@@ -13,8 +13,8 @@
 //
 // Racy timestamps are handled as git's read-cache.c does with its index
 // file's mtime: the cache takes the start of each build from the
-// filesystem (the mtime of its new temporary file, created before the
-// build stats anything) and does not record a file whose mtime or ctime
+// filesystem (the cache file's mtime, set to the filesystem's current
+// time before the build stats anything) and does not record a file whose mtime or ctime
 // is not strictly older than that, at the timestamp granularity of the
 // file's filesystem. Such a file could change again within the same tick
 // without changing its stat data; it is read again next time instead.
@@ -27,7 +27,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/cachedir"
@@ -60,20 +61,55 @@ type record struct {
 	ref     tree.Ref
 }
 
+// pathRecord is a record with its path: a cache's records are a slice
+// of them sorted by path, as the file stores them.
+type pathRecord struct {
+	path string
+	record
+}
+
+// records are the records of one build, sorted by path. A build looks
+// its paths up in nearly the file's order (each directory's names in
+// order), so a lookup first tries the record after the last one found,
+// then falls back to a binary search: no map is built when a cache is
+// read, and no path string allocated (they are slices of one copy of
+// the file).
+type records struct {
+	recs []pathRecord
+	hint int
+}
+
+// find returns the record of path.
+func (rs *records) find(path string) (record, bool) {
+	if i := rs.hint; i < len(rs.recs) && rs.recs[i].path == path {
+		rs.hint = i + 1
+		return rs.recs[i].record, true
+	}
+	i, ok := slices.BinarySearchFunc(rs.recs, path, func(r pathRecord, p string) int { return strings.Compare(r.path, p) })
+	if !ok {
+		return record{}, false
+	}
+	rs.hint = i + 1
+	return rs.recs[i].record, true
+}
+
 // Cache is a tree.StatCache read from one file and written back to it by
 // Save. Its zero value is not usable; call Open. Not safe for concurrent
 // use.
 type Cache struct {
 	path string
 	key  string
-	old  map[string]record
-	next map[string]record
+	old  records
+	// next are this build's records in the order they were set;
+	// Save sorts them.
+	next []pathRecord
 	// start is the build's start as the filesystem stamped it (ns);
-	// tmp is the new cache file being prepared. Both are unset when the
-	// cache cannot be written: then nothing is recorded.
+	// f is the cache file, open to be rewritten by Save. Both are unset
+	// when the cache cannot be written: then nothing is recorded.
 	start int64
-	tmp   *os.File
-	// fresh: there was no cache file; saving adds one to the directory.
+	f     *os.File
+	// fresh: there was no cache file (Open created an empty one);
+	// saving adds one to the directory.
 	fresh bool
 	// Ignored says why the file's records were not used ("" if they
 	// were, or if there was no file).
@@ -87,11 +123,12 @@ var _ tree.StatCache = (*Cache)(nil)
 func FileName(key string) string { return cachedir.Name(key, suffix) }
 
 // Open reads the cache at path if it exists and was written for key, and
-// prepares its successor; call it before the build stats any file. It
-// never fails: an unreadable or invalid file gives an empty cache, and
-// a cache that cannot be written records nothing.
+// opens the file for Save to rewrite (creating an empty one if there was
+// none), stamping it with the build's start; call it before the build
+// stats any file. It never fails: an unreadable or invalid file gives an
+// empty cache, and a cache that cannot be written records nothing.
 func Open(path, key string) *Cache {
-	c := &Cache{path: path, key: key, old: map[string]record{}, next: map[string]record{}}
+	c := &Cache{path: path, key: key}
 	data, err := cachedir.Read(path, MaxSize)
 	c.fresh = errors.Is(err, os.ErrNotExist)
 	if err == nil {
@@ -102,28 +139,34 @@ func Open(path, key string) *Cache {
 		case k != key:
 			c.Ignored = "written for another store, session or directory"
 		default:
-			c.old = recs
-			c.next = make(map[string]record, len(recs))
+			c.old = records{recs: recs}
+			c.next = make([]pathRecord, 0, len(recs))
 		}
 	} else if !c.fresh {
 		c.Ignored = err.Error()
 	}
-	tmp, err := cachedir.CreateTemp(path)
+	if c.fresh {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return c
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return c
 	}
-	fi, err := tmp.Stat()
+	start, err := stampNow(f, path)
 	if err != nil {
-		cachedir.Discard(tmp)
+		f.Close()
+		c.removeFresh()
 		return c
 	}
-	c.tmp, c.start = tmp, fi.ModTime().UnixNano()
+	c.f, c.start = f, start
 	return c
 }
 
 // File implements tree.StatCache.
 func (c *Cache) File(path string) (tree.FileStat, tree.Ref, bool) {
-	r, ok := c.old[path]
+	r, ok := c.old.find(path)
 	if !ok || r.dir {
 		return tree.FileStat{}, tree.Ref{}, false
 	}
@@ -132,7 +175,7 @@ func (c *Cache) File(path string) (tree.FileStat, tree.Ref, bool) {
 
 // Dir implements tree.StatCache.
 func (c *Cache) Dir(path string) (tree.Ref, int, bool) {
-	r, ok := c.old[path]
+	r, ok := c.old.find(path)
 	if !ok || !r.dir {
 		return tree.Ref{}, 0, false
 	}
@@ -141,18 +184,18 @@ func (c *Cache) Dir(path string) (tree.Ref, int, bool) {
 
 // SetFile implements tree.StatCache. Racy stat data is not recorded.
 func (c *Cache) SetFile(path string, st tree.FileStat, ref tree.Ref) {
-	if c.tmp == nil || Racy(st, c.start) || len(c.next) >= MaxEntries {
+	if c.f == nil || Racy(st, c.start) || len(c.next) >= MaxEntries {
 		return
 	}
-	c.next[path] = record{st: st, ref: ref}
+	c.next = append(c.next, pathRecord{path, record{st: st, ref: ref}})
 }
 
 // SetDir implements tree.StatCache.
 func (c *Cache) SetDir(path string, entries int, ref tree.Ref) {
-	if c.tmp == nil || len(c.next) >= MaxEntries {
+	if c.f == nil || len(c.next) >= MaxEntries {
 		return
 	}
-	c.next[path] = record{dir: true, entries: entries, ref: ref}
+	c.next = append(c.next, pathRecord{path, record{dir: true, entries: entries, ref: ref}})
 }
 
 // Racy reports whether stat data st cannot vouch for content read after
@@ -168,24 +211,37 @@ func Racy(st tree.FileStat, start int64) bool {
 	return t >= start
 }
 
-// Save writes the records of this build to the cache file, atomically
-// (the prepared temporary file, renamed over the old one). A cache that
+// Save writes the records of this build to the cache file, in place:
+// over the old bytes, then cut to the new length. A file that is read
+// while being written, or left half written by a crash, fails its
+// checksum and is ignored (it costs the next build reads, as a missing
+// cache does); writing in place spares each commit creating a file,
+// which on a busy filesystem costs more than the write. A cache that
 // would exceed MaxSize is not written, and the old file is removed.
 func (c *Cache) Save() error {
-	if c.tmp == nil {
+	if c.f == nil {
 		return nil
 	}
-	tmp := c.tmp
-	c.tmp = nil
-	data := encode(c.key, c.next)
+	f := c.f
+	c.f = nil
+	data := encode(c.key, sortRecords(c.next))
 	if len(data) > MaxSize {
-		cachedir.Discard(tmp)
+		f.Close()
 		if err := cachedir.Remove(c.path); err != nil {
 			return fmt.Errorf("remove stat cache: %w", err)
 		}
 		return nil
 	}
-	if err := cachedir.Replace(tmp, c.path, data); err != nil {
+	_, err := f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// Half written: remove it rather than leave it to be read.
+		_ = cachedir.Remove(c.path)
 		return fmt.Errorf("write stat cache: %w", err)
 	}
 	if c.fresh {
@@ -200,36 +256,55 @@ func dir(path string) cachedir.Dir {
 	return cachedir.Dir{Path: path, Suffix: suffix, MaxBytes: MaxDirBytes}
 }
 
-// Discard drops this build's records (the commit did not happen).
+// Discard drops this build's records (the commit did not happen). The
+// old cache file stays as it was.
 func (c *Cache) Discard() {
-	if c.tmp != nil {
-		cachedir.Discard(c.tmp)
-		c.tmp = nil
+	if c.f != nil {
+		c.f.Close()
+		c.f = nil
+		c.removeFresh()
 	}
 }
 
-// encode returns the file form of recs: magic, version, key, records in
-// path order, then the BLAKE3 hash of all that.
-func encode(key string, recs map[string]record) []byte {
-	paths := make([]string, 0, len(recs))
-	for p := range recs {
-		paths = append(paths, p)
+// removeFresh removes the empty cache file that Open created, if there
+// was none before.
+func (c *Cache) removeFresh() {
+	if c.fresh {
+		_ = cachedir.Remove(c.path)
 	}
-	sort.Strings(paths)
+}
+
+// sortRecords sorts recs by path in place and drops all but the last
+// record set for a path.
+func sortRecords(recs []pathRecord) []pathRecord {
+	slices.SortStableFunc(recs, func(a, b pathRecord) int { return strings.Compare(a.path, b.path) })
+	out := recs[:0]
+	for i, r := range recs {
+		if i+1 < len(recs) && recs[i+1].path == r.path {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// encode returns the file form of recs, which are sorted by path with
+// no path twice: magic, version, key, records in path order, then the
+// BLAKE3 hash of all that.
+func encode(key string, recs []pathRecord) []byte {
 	// Sized up front (a record is its path, stat varints and a ref):
 	// the cache of a large tree would otherwise be copied at each doubling.
 	size := len(magic) + 1 + 2*binary.MaxVarintLen64 + len(key) + cas.IDSize
-	for _, p := range paths {
-		size += len(p) + 6*binary.MaxVarintLen64 + 2 + cas.IDSize + 16
+	for _, r := range recs {
+		size += len(r.path) + 6*binary.MaxVarintLen64 + 2 + cas.IDSize + 16
 	}
 	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
 	out = append(out, magic...)
 	out = append(out, version)
 	out = appendBytes(out, key)
-	out = binary.AppendUvarint(out, uint64(len(paths)))
-	for _, p := range paths {
-		r := recs[p]
-		out = appendBytes(out, p)
+	out = binary.AppendUvarint(out, uint64(len(recs)))
+	for _, r := range recs {
+		out = appendBytes(out, r.path)
 		if r.dir {
 			out = append(out, 'd')
 			out = binary.AppendUvarint(out, uint64(r.entries))
@@ -257,7 +332,7 @@ func appendBytes(out []byte, s string) []byte {
 var errBad = errors.New("malformed stat cache")
 
 // decode parses a cache file, checking everything encode guarantees.
-func decode(data []byte) (key string, recs map[string]record, err error) {
+func decode(data []byte) (key string, recs []pathRecord, err error) {
 	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic {
 		return "", nil, fmt.Errorf("%w: bad magic", errBad)
 	}
@@ -272,16 +347,20 @@ func decode(data []byte) (key string, recs map[string]record, err error) {
 }
 
 // decodeBody parses what follows the version byte, up to the checksum.
-func decodeBody(body []byte) (key string, recs map[string]record, err error) {
+func decodeBody(body []byte) (key string, recs []pathRecord, err error) {
+	// Paths are slices of one copy of the body, not one string each.
+	text := string(body)
 	d := newDecoder(body)
 	key = string(d.Bytes(maxKey))
 	n := d.Uvarint(MaxEntries)
 	// A record takes at least 4 bytes (path length, kind, a varint and
 	// a ref's kind), so what is left of the file bounds n.
-	recs = make(map[string]record, min(n, uint64(len(d.P)/4)))
+	recs = make([]pathRecord, 0, min(n, uint64(len(d.P)/4)))
 	prev := ""
 	for i := uint64(0); i < n && d.Err == nil; i++ {
-		p := string(d.Bytes(maxPath))
+		b := d.Bytes(maxPath)
+		end := len(body) - len(d.P)
+		p := text[end-len(b) : end]
 		if i > 0 && p <= prev {
 			d.Fail("paths out of order")
 		}
@@ -309,7 +388,7 @@ func decodeBody(body []byte) (key string, recs map[string]record, err error) {
 			r.ref, rest, d.Err = tree.ReadRef(d.P, "stat cache")
 			d.P = rest
 		}
-		recs[p] = r
+		recs = append(recs, pathRecord{p, r})
 	}
 	if d.Err == nil && len(d.P) != 0 {
 		d.Fail("trailing bytes")

@@ -3,9 +3,11 @@ package dircache
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
@@ -187,11 +189,11 @@ func TestUnwritable(t *testing.T) {
 // whole file and as the part after the checksum guards it: it must not
 // panic, and whatever it accepts must survive encoding unchanged.
 func FuzzDecode(f *testing.F) {
-	recs := map[string]record{
-		"a":     {dir: true, entries: 2, ref: tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("a")), Size: 2}},
-		"a/b":   {st: stat(3), ref: blobRef("abc")},
-		"a/c":   {st: stat(2), ref: tree.Ref{Kind: tree.Inline, Data: []byte("hi")}},
-		"zzzzz": {st: stat(0), ref: tree.Ref{Kind: tree.Inline}},
+	recs := []pathRecord{
+		{"a", record{dir: true, entries: 2, ref: tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("a")), Size: 2}}},
+		{"a/b", record{st: stat(3), ref: blobRef("abc")}},
+		{"a/c", record{st: stat(2), ref: tree.Ref{Kind: tree.Inline, Data: []byte("hi")}}},
+		{"zzzzz", record{st: stat(0), ref: tree.Ref{Kind: tree.Inline}}},
 	}
 	whole := encode("store\x00session\x00/dir", recs)
 	f.Add(whole)
@@ -199,7 +201,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode("", nil))
 	f.Add([]byte("CRDC\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		check := func(key string, recs map[string]record, err error) {
+		check := func(key string, recs []pathRecord, err error) {
 			if err != nil {
 				if !errors.Is(err, errBad) && !errors.Is(err, cas.ErrCorrupt) {
 					t.Fatalf("error %v is not a malformed-cache error", err)
@@ -207,11 +209,120 @@ func FuzzDecode(f *testing.F) {
 				return
 			}
 			k2, r2, err := decode(encode(key, recs))
-			if err != nil || k2 != key || !reflect.DeepEqual(r2, recs) {
+			if err != nil || k2 != key || len(r2) != len(recs) || (len(recs) > 0 && !reflect.DeepEqual(r2, recs)) {
 				t.Fatalf("accepted cache does not survive encoding: %v", err)
 			}
 		}
 		check(decode(data))
 		check(decodeBody(data))
 	})
+}
+
+// TestLookupAnyOrder: records are found whatever order a build asks for
+// them in (the lookup guesses the record after the last one found), the
+// records a build sets in its own order are saved sorted, and a path set
+// twice keeps its last record.
+func TestLookupAnyOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.dircache")
+	c := Open(path, "k")
+	names := []string{"b/z", "a", "b", "a.b", "a/b", "b/a", "a-c"}
+	for i, n := range names {
+		c.SetFile(n, stat(int64(i)), blobRef(n))
+	}
+	c.SetFile("a", stat(99), blobRef("a"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path, "k")
+	defer c.Discard()
+	for _, order := range [][]string{names, {"a-c", "a.b", "a/b", "b/z", "b", "b/a", "a"}} {
+		for _, n := range order {
+			st, ref, ok := c.File(n)
+			want := int64(slices.Index(names, n))
+			if n == "a" {
+				want = 99
+			}
+			if !ok || st != stat(want) || !ref.Equal(blobRef(n)) {
+				t.Errorf("File(%q) = %v, %v, %v; want stat(%d)", n, st, ref, ok, want)
+			}
+		}
+	}
+	for _, n := range []string{"", "a/", "c", "b/y"} {
+		if _, _, ok := c.File(n); ok {
+			t.Errorf("File(%q) found a record", n)
+		}
+	}
+}
+
+// TestInPlace: Save rewrites the cache file in place (no temporary file
+// is left beside it), a shorter cache is cut to its length, Discard
+// leaves the old file as it was (and removes the empty one a first Open
+// made), and the build's start is the filesystem's time, not older than
+// a file written before Open.
+func TestInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.dircache")
+	before := filepath.Join(dir, "before")
+	if err := os.WriteFile(before, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Open(path, "k")
+	if c.start < fi.ModTime().UnixNano() {
+		t.Errorf("start %d is older than a file written before Open (%d)", c.start, fi.ModTime().UnixNano())
+	}
+	c.Discard()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a discarded first build left a cache file: %v", err)
+	}
+
+	c = Open(path, "k")
+	for i := range 50 {
+		c.SetFile(fmt.Sprintf("f%03d", i), stat(int64(i)), blobRef(fmt.Sprint(i)))
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	long, _ := os.ReadFile(path)
+	c = Open(path, "k")
+	c.SetFile("f000", stat(0), blobRef("0"))
+	c.Discard()
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, long) {
+		t.Error("Discard changed the cache file")
+	}
+	c = Open(path, "k")
+	c.SetFile("f000", stat(0), blobRef("0"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	short, _ := os.ReadFile(path)
+	if len(short) >= len(long) {
+		t.Fatalf("cache of 1 record is %d bytes, of 50 %d", len(short), len(long))
+	}
+	c = Open(path, "k")
+	defer c.Discard()
+	if _, _, ok := c.File("f000"); !ok || c.Ignored != "" {
+		t.Errorf("rewritten cache not used: %q", c.Ignored)
+	}
+	if _, _, ok := c.File("f001"); ok {
+		t.Error("a record of the longer old cache survived")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d files in the cache directory, want the cache and one other", len(ents))
+	}
+
+	// A write torn between two caches (the new one's start over the old
+	// one's tail) is ignored.
+	torn := append(bytes.Clone(short), long[len(short):]...)
+	if err := os.WriteFile(path, torn, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d := Open(path, "k"); d.Ignored == "" {
+		t.Error("a torn cache file was used")
+	} else {
+		d.Discard()
+	}
 }

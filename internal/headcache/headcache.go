@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -103,9 +104,12 @@ func Save(path, key string, h *Head) error {
 	if !ok {
 		return Remove(path)
 	}
-	old, err := cachedir.Read(path, MaxSize)
-	if err == nil {
-		if k, number, stamp, err := decodeHeader(old); err == nil && k == key && stamp == h.Stamp && number > h.Number {
+	// The old file is read whole and its checksum checked only if its
+	// header, read first, names a newer step: a damaged header can
+	// then cost that read, and never keeps a bad file.
+	prefix, err := readPrefix(path, maxHeader)
+	if err == nil && newer(prefix, key, h) {
+		if old, err := cachedir.Read(path, MaxSize); err == nil && newerVerified(old, key, h) {
 			return nil
 		}
 	}
@@ -117,6 +121,44 @@ func Save(path, key string, h *Head) error {
 		dir(filepath.Dir(path)).Prune()
 	}
 	return nil
+}
+
+// maxHeader bounds the header of a cache file: magic, version, key,
+// step number and stamp.
+const maxHeader = len(magic) + 1 + 3*binary.MaxVarintLen64 + maxKey + maxStamp
+
+// readPrefix reads at most n bytes from the start of the file at path.
+func readPrefix(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:m], err
+}
+
+// newer reports whether the header at the start of prefix, not yet
+// verified, names a step of h's session, under h's stamp, above h's.
+func newer(prefix []byte, key string, h *Head) bool {
+	if len(prefix) < len(magic)+1 || string(prefix[:len(magic)]) != magic || prefix[len(magic)] != version {
+		return false
+	}
+	d := newDecoder(prefix[len(magic)+1:])
+	k := d.Bytes(maxKey)
+	number := d.Uvarint(1<<63 - 1)
+	stamp := d.Bytes(maxStamp)
+	return d.Err == nil && string(k) == key && string(stamp) == h.Stamp && number > h.Number
+}
+
+// newerVerified is newer for a whole file, its checksum checked.
+func newerVerified(data []byte, key string, h *Head) bool {
+	k, number, stamp, err := decodeHeader(data)
+	return err == nil && k == key && stamp == h.Stamp && number > h.Number
 }
 
 // dir is the cache directory holding path's cache files: bounded by

@@ -74,6 +74,39 @@ func TestSaveKeepsNewer(t *testing.T) {
 	}
 }
 
+// TestSaveReplacesDamagedNewer: a file whose header names a newer step
+// but whose body is damaged does not stop a save (Save reads only the
+// header first, and the whole file before keeping it).
+func TestSaveReplacesDamagedNewer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("k"))
+	newer, ok := encode("k", sample(34))
+	if !ok {
+		t.Fatal("sample does not encode")
+	}
+	newer[len(newer)-5] ^= 1
+	if err := os.WriteFile(path, newer, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(path, "k", sample(33)); err != nil {
+		t.Fatal(err)
+	}
+	if h, why := Load(path, "k"); h == nil || h.Number != 33 {
+		t.Fatalf("a damaged newer file was kept: %+v, %q", h, why)
+	}
+	// A whole file that names a newer step still wins (TestSaveKeepsNewer),
+	// and one for another key does not.
+	other, _ := encode("other", sample(40))
+	if err := os.WriteFile(path, other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(path, "k", sample(33)); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := Load(path, "k"); h == nil || h.Number != 33 {
+		t.Fatalf("another key's newer file was kept: %+v", h)
+	}
+}
+
 // TestBadFilesIgnored: every kind of damage makes Load report a reason
 // and return no head.
 func TestBadFilesIgnored(t *testing.T) {
@@ -151,6 +184,13 @@ func FuzzDecode(f *testing.F) {
 		hk, hn, hs, herr := decodeHeader(data)
 		if k, h, err := decode(data); err == nil && (herr != nil || hk != k || hn != h.Number || hs != h.Stamp) {
 			t.Fatalf("header %q %d %q %v disagrees with the file", hk, hn, hs, herr)
+		}
+		// Save's first look at the header agrees with the verified one.
+		if herr == nil && hn > 0 {
+			probe := &Head{Number: hn - 1, Stamp: hs}
+			if !newer(data[:min(len(data), maxHeader)], hk, probe) || !newerVerified(data, hk, probe) {
+				t.Fatalf("a verified header naming step %d is not newer than %d", hn, hn-1)
+			}
 		}
 	})
 }

@@ -5,10 +5,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/cairnlog/cairn/cas"
@@ -113,7 +112,9 @@ func BuildDirWith(root string, sink Sink, opts DirOptions) (Ref, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	b := &dirBuilder{sink: sink, cache: opts.Cache, known: opts.Known, workers: workers}
-	ref, _, err := b.dir(root, "")
+	scanned, scan := startScan(root, workers)
+	ref, _, err := b.dir(scanned, root, "")
+	scan.stop()
 	return ref, err
 }
 
@@ -131,26 +132,30 @@ func (b *dirBuilder) usable(ref Ref) bool {
 	return b.known != nil && ref.Kind != Inline && b.known(ref.ID)
 }
 
-// dir builds the directory at p (rel from the root). same reports that
-// the directory's entries are exactly those the cache recorded, so its
-// recorded ref stands for it.
-func (b *dirBuilder) dir(p, rel string) (ref Ref, same bool, err error) {
-	des, err := os.ReadDir(p)
-	if err != nil {
-		return Ref{}, false, fmt.Errorf("read state directory: %w", err)
+// dir builds the scanned directory d at p (rel from the root). same
+// reports that the directory's entries are exactly those the cache
+// recorded, so its recorded ref stands for it.
+func (b *dirBuilder) dir(d *scanDir, p, rel string) (ref Ref, same bool, err error) {
+	<-d.done
+	if d.err != nil {
+		return Ref{}, false, d.err
 	}
-	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
-	entries := make([]Entry, 0, len(des))
+	defer func() { d.entries = nil }() // built: its stat data is no longer needed
+	entries := make([]Entry, 0, len(d.entries))
 	same = b.cache != nil
-	for _, de := range des {
-		name := de.Name()
-		e := Entry{Name: name}
+	for i := range d.entries {
+		se := &d.entries[i]
+		e := Entry{Name: se.name}
 		var match bool
-		if de.IsDir() {
+		childRel := se.name
+		if rel != "" {
+			childRel = rel + "/" + se.name
+		}
+		if se.sub != nil {
 			e.Mode = ModeDir
-			e.Ref, match, err = b.dir(filepath.Join(p, name), path.Join(rel, name))
+			e.Ref, match, err = b.dir(se.sub, filepath.Join(p, se.name), childRel)
 		} else {
-			e.Mode, e.Ref, match, err = b.file(filepath.Join(p, name), path.Join(rel, name), de)
+			e.Mode, e.Ref, match, err = b.file(p, se, childRel)
 		}
 		if err != nil {
 			return Ref{}, false, err
@@ -174,34 +179,26 @@ func (b *dirBuilder) dir(p, rel string) (ref Ref, same bool, err error) {
 	return ref, false, nil
 }
 
-// file stores the file or symlink at p. match reports that its mode and
-// ref are those the cache recorded.
-func (b *dirBuilder) file(p, rel string, de fs.DirEntry) (mode byte, ref Ref, match bool, err error) {
-	t := de.Type()
+// file stores the scanned file or symlink se of directory dir. match
+// reports that its mode and ref are those the cache recorded.
+func (b *dirBuilder) file(dir string, se *scanEntry, rel string) (mode byte, ref Ref, match bool, err error) {
+	t := fs.FileMode(se.st.Mode)
 	if !t.IsRegular() && t&fs.ModeSymlink == 0 {
-		return 0, Ref{}, false, fmt.Errorf("read state directory: %s: unsupported file type %v", p, t)
+		return 0, Ref{}, false, fmt.Errorf("read state directory: %s: unsupported file type %v", filepath.Join(dir, se.name), t.Type())
 	}
-	info, err := de.Info() // lstat, before the content is read
-	if err != nil {
-		return 0, Ref{}, false, fmt.Errorf("read state file %s: %w", p, err)
-	}
-	mode = entryMode(info.Mode())
-	if mode == ModeDir || (mode == ModeSymlink) != (t&fs.ModeSymlink != 0) {
-		// Replaced between the directory read and the lstat.
-		return 0, Ref{}, false, fmt.Errorf("read state file %s: changed type while being read", p)
-	}
-	var st FileStat
+	mode = entryMode(t)
+	st := se.st
 	var old FileStat
 	var oldRef Ref
 	var found bool
 	if b.cache != nil {
-		st = statOf(info)
 		old, oldRef, found = b.cache.File(rel)
 		if found && old == st && b.usable(oldRef) {
 			b.cache.SetFile(rel, st, oldRef)
 			return mode, oldRef, true, nil
 		}
 	}
+	p := filepath.Join(dir, se.name)
 	if mode == ModeSymlink {
 		var target string
 		if target, err = os.Readlink(p); err == nil {
@@ -213,7 +210,7 @@ func (b *dirBuilder) file(p, rel string, de fs.DirEntry) (mode byte, ref Ref, ma
 			ref, err = leafRef(b.sink, []byte(target))
 		}
 	} else {
-		ref, err = buildFile(p, info.Size(), b.sink, b.workers)
+		ref, err = buildFile(p, st.Size, b.sink, b.workers)
 	}
 	if err != nil {
 		return 0, Ref{}, false, err
@@ -236,7 +233,7 @@ func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 	if size <= SmallFile {
 		// Read one byte more than a small file may hold: a file that
 		// grew since the lstat is chunked as the large file it is now.
-		data, err := io.ReadAll(io.LimitReader(f, SmallFile+1))
+		data, err := readSmall(f, size)
 		if err != nil {
 			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
 		}
@@ -252,6 +249,28 @@ func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 		return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
 	}
 	return ref, nil
+}
+
+// readSmall reads f, whose lstat said it has size bytes, to its end or
+// to SmallFile+1 bytes, whichever comes first: into a buffer of the
+// expected size and one byte more, so that a file that did not change
+// size since its lstat is read without growing the buffer.
+func readSmall(f io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, min(max(size, 0), SmallFile)+1)
+	for len(data) <= SmallFile {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, min(cap(data), SmallFile+1-len(data)))
+		}
+		n, err := f.Read(data[len(data):min(cap(data), SmallFile+1)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
 }
 
 // ValidName reports whether name is acceptable as one directory entry

@@ -89,6 +89,16 @@ const maxSize = 1 << 50
 
 // ReadRef decodes a ref from the front of p and returns the rest.
 func ReadRef(p []byte, what string) (Ref, []byte, error) {
+	// A well-formed blob or node ref, the common case (a stat cache holds
+	// thousands), is read without a reader: no allocation. Anything else,
+	// including every fault, takes the reader's path and its errors.
+	if len(p) > 1+cas.IDSize && (RefKind(p[0]) == Blob || RefKind(p[0]) == Node) {
+		if v, n := binary.Uvarint(p[1+cas.IDSize:]); n > 0 && v <= maxSize {
+			ref := Ref{Kind: RefKind(p[0]), Size: int64(v)}
+			copy(ref.ID[:], p[1:1+cas.IDSize])
+			return ref, p[1+cas.IDSize+n:], nil
+		}
+	}
 	r := newReader(p, what)
 	ref := r.ref()
 	return ref, r.P, r.Err

@@ -375,31 +375,46 @@ func backgroundOf(c string) *regexp.Regexp {
 	return nil
 }
 
+// portWait is how long startBackground waits for a documented command's
+// fixed port (cairn serve's 127.0.0.1:7474) that another process holds:
+// the port is the machine's, and another checkout's run of this test, or
+// a cairn serve someone started by hand, may have it for a while.
+const portWait = 2 * time.Minute
+
 // startBackground starts a serving command and waits until it prints its
-// ready line (or exits, which is a failure).
+// ready line (or exits, which is a failure, unless its address was in
+// use: then it is started again, for up to portWait).
 func startBackground(t *testing.T, repo string, env []string, doc string, line int, c string, ready *regexp.Regexp) *exec.Cmd {
 	t.Helper()
-	cmd := shell(repo, env, "exec "+c) // exec: the signal reaches the command itself
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if ready.MatchString(sc.Text()) {
-			go io.Copy(io.Discard, stdout)
-			t.Logf("%s:%d: %s: serving (%s)", doc, line, c, sc.Text())
-			return cmd
+	deadline := time.Now().Add(portWait)
+	for {
+		cmd := shell(repo, env, "exec "+c) // exec: the signal reaches the command itself
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if ready.MatchString(sc.Text()) {
+				go io.Copy(io.Discard, stdout)
+				t.Logf("%s:%d: %s: serving (%s)", doc, line, c, sc.Text())
+				return cmd
+			}
+		}
+		err = cmd.Wait()
+		if strings.Contains(errb.String(), "address already in use") && time.Now().Before(deadline) {
+			t.Logf("%s:%d: %s: its address is in use by another process; trying again", doc, line, c)
+			time.Sleep(2 * time.Second)
+			continue
+		}
+		t.Fatalf("%s:%d: %s\n  ended before it served: %v\n%s", doc, line, c, err, indent(errb.String()))
+		return nil
 	}
-	err = cmd.Wait()
-	t.Fatalf("%s:%d: %s\n  ended before it served: %v\n%s", doc, line, c, err, indent(errb.String()))
-	return nil
 }
 
 // stopBackground stops a serving command with SIGTERM; it must exit 0.

@@ -198,11 +198,19 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 			return nil, fmt.Errorf("commit %s: %w", s.name, err)
 		}
 		if s.visibleHead() != *opts.Expect {
-			reason := fmt.Sprintf("expected head %d, but the head is %d", *opts.Expect, s.headNum())
-			if s.removed {
-				reason = fmt.Sprintf("expected head %d, but the session was removed", *opts.Expect)
+			// Number is the step this commit would have written, above
+			// the head it found: not the one the caller expected to write.
+			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
+			if *opts.Expect == 0 {
+				expected = "expected a session with no steps"
 			}
-			return nil, &ConflictError{Session: s.name, Number: *opts.Expect + 1, Head: s.visibleHead(), Reason: reason}
+			switch {
+			case s.removed:
+				found = "the session was removed"
+			case s.head == nil:
+				found = "the session has no steps"
+			}
+			return nil, &ConflictError{Session: s.name, Number: s.headNum() + 1, Head: s.visibleHead(), Reason: expected + ", but " + found}
 		}
 	}
 	if err := s.checkPause(ctx, opts); err != nil {

@@ -252,17 +252,29 @@ func isRemoved(st *manifest.Step, base uint64) bool {
 // tombstone that removing it put there, else step n was pruned. It costs
 // one GET, on this error path only.
 func (w *Workspace) belowBase(ctx context.Context, session string, n, base uint64) error {
-	if base > 1 {
-		if st, err := w.repo.ReadStep(ctx, session, base-1); err == nil && manifest.IsTombstone(st.Manifest) {
-			return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
-		}
+	if w.removedBelow(ctx, session, base) {
+		return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
 	}
 	return fmt.Errorf("step %s@%d: %w: pruned (the session's history starts at step %d)", session, n, ErrNotFound, base)
 }
 
-// ForkOrigin returns the step session was forked from (the Origin of its
-// oldest stored step), or nil if it was not forked. It costs one LIST
-// and one GET.
+// removedBelow reports whether the history of session ends at base
+// because the session was removed there (the slot under the base holds
+// Remove's tombstone), not because it was pruned. It costs one GET.
+func (w *Workspace) removedBelow(ctx context.Context, session string, base uint64) bool {
+	if base <= 1 {
+		return false
+	}
+	st, err := w.repo.ReadStep(ctx, session, base-1)
+	return err == nil && manifest.IsTombstone(st.Manifest)
+}
+
+// ForkOrigin returns the step session was forked from (the Origin of the
+// oldest step of its history), or nil if it was not forked. The history
+// starts at the session's base (see Prune and Remove): a fork whose first
+// step was pruned, or a removed fork whose name was committed to again,
+// continues no fork, whether or not gc has swept the older steps. It
+// costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
 	defer classifyTo(&err)
 	if err := manifest.ValidSession(session); err != nil {

@@ -284,7 +284,21 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 	if err != nil || n == 0 {
 		return nil, err
 	}
+	base, err := w.repo.ReadBase(ctx, session)
+	if err != nil {
+		return nil, fmt.Errorf("fork origin of %s: %w", session, err)
+	}
+	// Steps below the base are pruned or removed, until gc sweeps them:
+	// the history starts at the base, which a removed session that was
+	// not committed to again does not hold.
+	below := n < base
+	if below {
+		n = base
+	}
 	st, err := w.repo.ReadStep(ctx, session, n)
+	if below && errors.Is(err, cas.ErrNotFound) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fork origin of %s: %w", session, err)
 	}

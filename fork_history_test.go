@@ -2,6 +2,9 @@ package cairn_test
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -52,3 +55,34 @@ func TestForkOriginFollowsBase(t *testing.T) {
 	}
 }
 
+// A step below a fork's first step belongs to the session it was forked
+// from: Session.Step says so, on every surface, instead of naming the
+// store key that is missing.
+func TestStepBelowForkSaysOrigin(t *testing.T) {
+	ctx := context.Background()
+	ws := cairn.OpenStore(mem.New())
+	p := commitSmall(t, ws, "p", 4)
+	from, err := p.Step(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ws.Fork(ctx, from, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := ws.Session("f")
+	for n := uint64(1); n < f.Number; n++ {
+		_, err := fs.Step(ctx, n)
+		if !errors.Is(err, cairn.ErrNotFound) {
+			t.Fatalf("f@%d: err = %v, want ErrNotFound", n, err)
+		}
+		msg := err.Error()
+		noStoreWords(t, "step below a fork", msg)
+		if !strings.Contains(msg, "forked from p@4") || !strings.Contains(msg, "p@"+strconv.FormatUint(n, 10)) {
+			t.Errorf("f@%d: %q; want it to say f was forked from p@4 and name p@%d", n, msg, n)
+		}
+		if _, err := ws.Resolve(ctx, "f@"+strconv.FormatUint(n, 10)); err == nil || err.Error() != msg {
+			t.Errorf("Resolve f@%d: %v; want %q", n, err, msg)
+		}
+	}
+}

@@ -445,6 +445,11 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
 		}
+		// Below a fork's first step the history is its origin's.
+		if o, oerr := s.ws.ForkOrigin(ctx, s.name); oerr == nil && o != nil && n < o.Number {
+			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its steps before %d are %s's (%s@%d)",
+				s.name, n, ErrNotFound, s.name, o, o.Number, o.Session, o.Session, n)
+		}
 		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
 	}
 	if err != nil {

@@ -85,4 +85,13 @@ func TestStepBelowForkSaysOrigin(t *testing.T) {
 			t.Errorf("Resolve f@%d: %v; want %q", n, err, msg)
 		}
 	}
+	// A fork of the fork shares p's steps below 4, not f's (f has none).
+	if _, err := ws.Fork(ctx, f, "g"); err != nil {
+		t.Fatal(err)
+	}
+	gs, _ := ws.Session("g")
+	_, err = gs.Step(ctx, 2)
+	if err == nil || !strings.Contains(err.Error(), "forked from f@4") || !strings.Contains(err.Error(), "is p@2") {
+		t.Errorf("g@2: %v; want it to say g was forked from f@4 and its step 2 is p@2", err)
+	}
 }

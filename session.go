@@ -445,10 +445,13 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
 		}
-		// Below a fork's first step the history is its origin's.
-		if o, oerr := s.ws.ForkOrigin(ctx, s.name); oerr == nil && o != nil && n < o.Number {
-			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its steps before %d are %s's (%s@%d)",
-				s.name, n, ErrNotFound, s.name, o, o.Number, o.Session, o.Session, n)
+		// Below a fork's first step the history is shared: step n is
+		// the one of the session its first step's parent belongs to
+		// (not always the origin's: a fork of a fork shares the first
+		// fork's parent).
+		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && n < first.Number && first.Parent != nil {
+			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s shows it)",
+				s.name, n, ErrNotFound, s.name, first.Origin, n, first.Parent.Session, n, s.name)
 		}
 		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
 	}

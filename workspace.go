@@ -280,6 +280,16 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 	if err := manifest.ValidSession(session); err != nil {
 		return nil, err
 	}
+	st, err := w.firstStep(ctx, session)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return refOf(st.Origin), nil
+}
+
+// firstStep returns the oldest step of session's history, or nil if it
+// has none: see ForkOrigin.
+func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.Step, error) {
 	n, err := w.repo.FirstStep(ctx, session)
 	if err != nil || n == 0 {
 		return nil, err
@@ -302,7 +312,7 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 	if err != nil {
 		return nil, fmt.Errorf("fork origin of %s: %w", session, err)
 	}
-	return refOf(st.Origin), nil
+	return st, nil
 }
 
 // ReadStep returns step n of session without registering the session in

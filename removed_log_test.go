@@ -2,6 +2,8 @@ package cairn_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -39,5 +41,25 @@ func TestLogAfterRemoveIsNotPruned(t *testing.T) {
 	s.Log(ctx, func(st *cairn.Step) error { truncated = truncated || st.Truncated; return nil })
 	if !truncated {
 		t.Errorf("log after a prune: not marked truncated")
+	}
+}
+
+// A step of a removed session whose name was committed to again is
+// still the removed session's: it says so, and that the name lives on.
+func TestStepOfRemovedSessionCommittedAgain(t *testing.T) {
+	ctx := context.Background()
+	ws := cairn.OpenStore(mem.New())
+	commitSmall(t, ws, "p", 3)
+	if _, err := ws.Remove(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ws.Resolve(ctx, "p@2")
+	if !errors.Is(err, cairn.ErrRemoved) || strings.Contains(err.Error(), "again") {
+		t.Errorf("p@2 of a removed session: %v; want ErrRemoved", err)
+	}
+	commitSmall(t, ws, "p", 1)
+	_, err = ws.Resolve(ctx, "p@2")
+	if !errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "committed to again") || !strings.Contains(err.Error(), "starts at step 5") {
+		t.Errorf("p@2 after the name was committed to again: %v; want ErrRemoved saying p lives on from step 5", err)
 	}
 }

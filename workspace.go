@@ -250,9 +250,16 @@ func isRemoved(st *manifest.Step, base uint64) bool {
 // belowBase is the error for step n of session, below the session's
 // base: the session was removed if the slot under the base holds the
 // tombstone that removing it put there, else step n was pruned. It costs
-// one GET, on this error path only.
+// one GET on this error path only, and for a removed session a head
+// lookup, to say whether the name was committed to again.
 func (w *Workspace) belowBase(ctx context.Context, session string, n, base uint64) error {
 	if w.removedBelow(ctx, session, base) {
+		// The name may have been committed to since: say where its new
+		// history starts, or the user reads a live session as gone.
+		if head, err := w.repo.FindHead(ctx, session); err == nil && head >= base {
+			return fmt.Errorf("step %s@%d: %w; %s was committed to again since, and its history starts at step %d",
+				session, n, ErrRemoved, session, base)
+		}
 		return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
 	}
 	return fmt.Errorf("step %s@%d: %w: pruned (the session's history starts at step %d)", session, n, ErrNotFound, base)

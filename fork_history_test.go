@@ -95,3 +95,13 @@ func TestStepBelowForkSaysOrigin(t *testing.T) {
 		t.Errorf("g@2: %v; want it to say g was forked from f@4 and its step 2 is p@2", err)
 	}
 }
+
+// Session.Step(0) is bad input, as S@0 is: not a pruned step.
+func TestStepZeroIsInvalid(t *testing.T) {
+	ws := cairn.OpenStore(mem.New())
+	s := commitSmall(t, ws, "s", 1)
+	_, err := s.Step(context.Background(), 0)
+	if !errors.Is(err, cairn.ErrInvalid) || errors.Is(err, cairn.ErrNotFound) || !strings.Contains(err.Error(), "numbered from 1") {
+		t.Errorf("Step(0): %v; want ErrInvalid saying steps are numbered from 1", err)
+	}
+}

@@ -422,9 +422,13 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	return newStep(s.ws, s.head), nil
 }
 
-// Step returns step n of the session.
+// Step returns step n of the session; steps are numbered from 1 (n = 0
+// is ErrInvalid).
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 	defer classifyTo(&err)
+	if n == 0 {
+		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", s.name))
+	}
 	base, err := s.ws.repo.ReadBase(ctx, s.name)
 	if err != nil {
 		return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)

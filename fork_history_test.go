@@ -105,3 +105,29 @@ func TestStepZeroIsInvalid(t *testing.T) {
 		t.Errorf("Step(0): %v; want ErrInvalid saying steps are numbered from 1", err)
 	}
 }
+
+// Below a fork's first step, a step its parent pruned is still the
+// fork's: the error says the fork's log shows it, and that the parent's
+// own history starts later, so show of the parent's step is no surprise.
+func TestStepBelowForkParentPruned(t *testing.T) {
+	ctx := context.Background()
+	ws := cairn.OpenStore(mem.New())
+	p := commitSmall(t, ws, "p", 6)
+	from, _ := p.Step(ctx, 4)
+	if _, err := ws.Fork(ctx, from, "f"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Prune(ctx, "p", 2); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ws.Resolve(ctx, "f@2")
+	if err == nil || !strings.Contains(err.Error(), "is p@2") || !strings.Contains(err.Error(), "p's own history now starts at step 5") {
+		t.Errorf("f@2: %v; want it to name p@2 and say p's history starts at step 5", err)
+	}
+	var steps []string
+	f, _ := ws.Session("f")
+	f.Log(ctx, func(st *cairn.Step) error { steps = append(steps, st.String()); return nil })
+	if len(steps) != 4 || steps[2] != "p@2" {
+		t.Errorf("log of f: %v; want f@4 p@3 p@2 p@1", steps)
+	}
+}

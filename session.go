@@ -454,8 +454,13 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 		// (not always the origin's: a fork of a fork shares the first
 		// fork's parent).
 		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && n < first.Number && first.Parent != nil {
-			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s shows it)",
-				s.name, n, ErrNotFound, s.name, first.Origin, n, first.Parent.Session, n, s.name)
+			owner, shown := first.Parent.Session, "shows it"
+			// Pruned from its own session, it is still in this one's.
+			if b, berr := s.ws.repo.ReadBase(ctx, owner); berr == nil && n < b {
+				shown = fmt.Sprintf("still shows it, though %s's own history now starts at step %d", owner, b)
+			}
+			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s %s)",
+				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)
 		}
 		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
 	}

@@ -405,12 +405,12 @@ func flagProblem(fs *flag.FlagSet, err error, args []string) string {
 	}
 	var value, name string
 	if _, serr := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); serr == nil {
-		return fmt.Sprintf("%s=%q: want true or false", typedFlag(args, strings.TrimSuffix(name, ":")), value)
+		return fmt.Sprintf("%s=%q: want true or false", typedFlag(args, strings.TrimSuffix(name, ":"), value), value)
 	}
 	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
 		name = strings.TrimSuffix(name, ":")
 		if strings.HasSuffix(msg, ": "+errOutOfRange.Error()) {
-			return fmt.Sprintf("%s %q: out of range", typedFlag(args, name), value)
+			return fmt.Sprintf("%s %q: out of range", typedFlag(args, name, value), value)
 		}
 		want := "a valid value"
 		if f := fs.Lookup(name); f != nil {
@@ -427,16 +427,17 @@ func flagProblem(fs *flag.FlagSet, err error, args []string) string {
 				}
 			}
 		}
-		return fmt.Sprintf("%s %q: want %s", typedFlag(args, name), value, want)
+		return fmt.Sprintf("%s %q: want %s", typedFlag(args, name, value), value, want)
 	}
 	return msg
 }
 
 // typedFlag returns flag name as the user typed it: with the one or two
-// dashes of its first use in args, a flag argument being -name,
-// --name, -name=V or --name=V. A flag not found is said with two.
-func typedFlag(args []string, name string) string {
-	for _, a := range args {
+// dashes of its use in args (-name, --name, -name=V or --name=V) that
+// gave value, if value is not nil (a flag may be given twice), else of
+// its first use. A flag not found is said with two.
+func typedFlag(args []string, name string, value ...string) string {
+	for i, a := range args {
 		if a == "--" {
 			break
 		}
@@ -448,9 +449,17 @@ func typedFlag(args []string, name string) string {
 				continue
 			}
 		}
-		if n, _, _ := strings.Cut(rest, "="); n == name {
-			return dashes + name
+		n, v, hasV := strings.Cut(rest, "=")
+		if n != name {
+			continue
 		}
+		if len(value) > 0 && !(hasV && v == value[0]) && !(!hasV && i+1 < len(args) && args[i+1] == value[0]) {
+			continue
+		}
+		return dashes + name
+	}
+	if len(value) > 0 {
+		return typedFlag(args, name)
 	}
 	return "--" + name
 }

@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
+	"github.com/cairnlog/cairn/manifest"
+	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 // TestParseRecordSaysWhatIsWrong: a record field of the wrong kind is
@@ -126,18 +129,25 @@ func TestRemovedSessionReadsAsRemoved(t *testing.T) {
 }
 
 // TestPatchStoredNotUTF8: a head stored with bytes that are not UTF-8
-// (as commits before the UTF-8 check stored them, and the Go API's
-// whole documents still may) loads unchecked for a patch, by a writer
-// that holds it and by a fresh one; a patch whose own text is not UTF-8
-// is refused before anything is applied, and nothing is committed.
+// (as commits before the UTF-8 check stored them; planted here below the
+// Go API, which now refuses them) loads unchecked for a patch, by a
+// writer that then holds it and by a fresh one; a patch whose own text
+// is not UTF-8 is refused before anything is applied, and nothing is
+// committed.
 func TestPatchStoredNotUTF8(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New()
-	ws := cairn.OpenStore(store)
-	s, _ := ws.Session("old")
-	if _, err := s.Commit(ctx, cairn.JSON([]byte("{\"a\":\"caf\xe9\"}")), cairn.CommitOptions{}); err != nil {
+	if _, err := manifest.NewRepo(store, 0).Commit(ctx, nil, nil, manifest.CommitInput{
+		Session: "old",
+		Build: func(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
+			ref, err := tree.BuildJSON([]byte("{\"a\":\"caf\xe9\"}"), sink)
+			return manifest.StateJSON, ref, err
+		},
+	}); err != nil {
 		t.Fatal(err)
 	}
+	ws := cairn.OpenStore(store)
+	s, _ := ws.Session("old")
 	if _, err := s.Commit(ctx, cairn.Patch([]byte(`[{"op":"add","path":"/b","value":1}]`)), cairn.CommitOptions{}); err != nil {
 		t.Fatalf("patch of a held head that is not UTF-8: %v", err)
 	}

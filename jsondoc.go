@@ -105,7 +105,9 @@ func (s *Session) patchDoc(ctx context.Context) (*tree.Doc, error) {
 		return nil, fmt.Errorf("patch: read the head's document: %w", err)
 	}
 	doc := tree.NewDoc()
-	root, err := doc.Build(text, discard{})
+	// Not checked for UTF-8: documents stored before commits checked it
+	// must stay patchable.
+	root, err := doc.BuildStored(text, discard{})
 	if err != nil {
 		return nil, fmt.Errorf("patch: parse the head's document: %w", err)
 	}

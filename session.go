@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -198,11 +201,19 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 			return nil, fmt.Errorf("commit %s: %w", s.name, err)
 		}
 		if s.visibleHead() != *opts.Expect {
-			reason := fmt.Sprintf("expected head %d, but the head is %d", *opts.Expect, s.headNum())
-			if s.removed {
-				reason = fmt.Sprintf("expected head %d, but the session was removed", *opts.Expect)
+			// Number is the step this commit would have written, above
+			// the head it found: not the one the caller expected to write.
+			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
+			if *opts.Expect == 0 {
+				expected = "expected a session with no steps"
 			}
-			return nil, &ConflictError{Session: s.name, Number: *opts.Expect + 1, Head: s.visibleHead(), Reason: reason}
+			switch {
+			case s.removed:
+				found = "the session was removed"
+			case s.head == nil:
+				found = "the session has no steps"
+			}
+			return nil, &ConflictError{Session: s.name, Number: s.headNum() + 1, Head: s.visibleHead(), Reason: expected + ", but " + found}
 		}
 	}
 	if err := s.checkPause(ctx, opts); err != nil {
@@ -269,6 +280,9 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		}
 	}
 	if err != nil && buildErr != nil {
+		if special := specialFileError(state, buildErr); special != nil {
+			err = special
+		}
 		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.headNum()+1, err)
 	}
 	if err != nil {
@@ -285,6 +299,55 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		s.doc = nil
 	}
 	return newStep(s.ws, st), nil
+}
+
+// specialFileError returns, for a directory state whose build failed
+// with err on an entry that is not a regular file, directory or symlink
+// (a FIFO, socket or device), that failure as bad input naming the entry
+// by its path inside the directory; else nil. The directory is walked
+// again only here, on the error path, in the build's order (names
+// sorted, depth first), and the entry must be the one err names: a
+// build that failed earlier for another reason keeps its own error.
+// (manifest/tree marks the failure with no sentinel of its own yet.)
+func specialFileError(state State, err error) error {
+	var root string
+	switch d := state.(type) {
+	case dirState:
+		root = string(d)
+	case cachedDirState:
+		root = d.path
+	default:
+		return nil
+	}
+	var found error
+	filepath.WalkDir(root, func(p string, de fs.DirEntry, werr error) error {
+		if werr != nil {
+			return filepath.SkipAll
+		}
+		t := de.Type()
+		if de.IsDir() || t.IsRegular() || t&fs.ModeSymlink != 0 {
+			return nil
+		}
+		if rel, rerr := filepath.Rel(root, p); rerr == nil && strings.Contains(err.Error(), p) {
+			found = invalid(fmt.Errorf("%s is %s: a directory state holds only regular files, directories and symlinks",
+				filepath.ToSlash(rel), fileKind(t)))
+		}
+		return filepath.SkipAll
+	})
+	return found
+}
+
+// fileKind names a file type that a directory state cannot hold.
+func fileKind(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its
@@ -359,9 +422,13 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	return newStep(s.ws, s.head), nil
 }
 
-// Step returns step n of the session.
+// Step returns step n of the session; steps are numbered from 1 (n = 0
+// is ErrInvalid).
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 	defer classifyTo(&err)
+	if n == 0 {
+		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", s.name))
+	}
 	base, err := s.ws.repo.ReadBase(ctx, s.name)
 	if err != nil {
 		return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
@@ -381,6 +448,19 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 				return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
+		}
+		// Below a fork's first step the history is shared: step n is
+		// the one of the session its first step's parent belongs to
+		// (not always the origin's: a fork of a fork shares the first
+		// fork's parent).
+		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && n < first.Number && first.Parent != nil {
+			owner, shown := first.Parent.Session, "shows it"
+			// Pruned from its own session, it is still in this one's.
+			if b, berr := s.ws.repo.ReadBase(ctx, owner); berr == nil && n < b {
+				shown = fmt.Sprintf("still shows it, though %s's own history now starts at step %d", owner, b)
+			}
+			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s %s)",
+				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)
 		}
 		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
 	}

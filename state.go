@@ -26,7 +26,10 @@ func (j jsonState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKin
 // JSON returns a state that is one JSON document. It is stored
 // structurally, so handing over the whole document every step costs only
 // what changed; it reads back in compact form with key order and number
-// text kept exactly.
+// text kept exactly. The document must be UTF-8, as JSON must be: a
+// commit checks what changed since the session's previous document (the
+// whole document the first time) and refuses invalid UTF-8 with an error
+// wrapping ErrInvalid that gives its offset.
 func JSON(doc []byte) State { return jsonState(doc) }
 
 type dirState string

@@ -212,7 +212,9 @@ func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
 // Log calls fn for st and each of its ancestors, newest first. Each
 // parent's manifest is checked against the hash its child recorded. The
 // walk ends at the base of st's session (see Workspace.Prune); the last
-// step it yields then has Truncated set.
+// step it yields then has Truncated set, unless the history below the
+// base is a removed session's (see Workspace.Remove): a session committed
+// to again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 	defer classifyTo(&err)
 	floor, err := st.ws.repo.ReadBase(ctx, st.Session)
@@ -221,7 +223,7 @@ func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 	}
 	for cur := st; cur != nil; {
 		if p := cur.m.Parent; p != nil && p.Number < floor {
-			cur.Truncated = true
+			cur.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)
 			return fn(cur)
 		}
 		if err := fn(cur); err != nil {

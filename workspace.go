@@ -250,33 +250,76 @@ func isRemoved(st *manifest.Step, base uint64) bool {
 // belowBase is the error for step n of session, below the session's
 // base: the session was removed if the slot under the base holds the
 // tombstone that removing it put there, else step n was pruned. It costs
-// one GET, on this error path only.
+// one GET on this error path only, and for a removed session a head
+// lookup, to say whether the name was committed to again.
 func (w *Workspace) belowBase(ctx context.Context, session string, n, base uint64) error {
-	if base > 1 {
-		if st, err := w.repo.ReadStep(ctx, session, base-1); err == nil && manifest.IsTombstone(st.Manifest) {
-			return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
+	if w.removedBelow(ctx, session, base) {
+		// The name may have been committed to since: say where its new
+		// history starts, or the user reads a live session as gone.
+		if head, err := w.repo.FindHead(ctx, session); err == nil && head >= base {
+			return fmt.Errorf("step %s@%d: %w; %s was committed to again since, and its history starts at step %d",
+				session, n, ErrRemoved, session, base)
 		}
+		return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
 	}
 	return fmt.Errorf("step %s@%d: %w: pruned (the session's history starts at step %d)", session, n, ErrNotFound, base)
 }
 
-// ForkOrigin returns the step session was forked from (the Origin of its
-// oldest stored step), or nil if it was not forked. It costs one LIST
-// and one GET.
+// removedBelow reports whether the history of session ends at base
+// because the session was removed there (the slot under the base holds
+// Remove's tombstone), not because it was pruned. It costs one GET.
+func (w *Workspace) removedBelow(ctx context.Context, session string, base uint64) bool {
+	if base <= 1 {
+		return false
+	}
+	st, err := w.repo.ReadStep(ctx, session, base-1)
+	return err == nil && manifest.IsTombstone(st.Manifest)
+}
+
+// ForkOrigin returns the step session was forked from (the Origin of the
+// oldest step of its history), or nil if it was not forked. The history
+// starts at the session's base (see Prune and Remove): a fork whose first
+// step was pruned, or a removed fork whose name was committed to again,
+// continues no fork, whether or not gc has swept the older steps. It
+// costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
 	defer classifyTo(&err)
 	if err := manifest.ValidSession(session); err != nil {
 		return nil, err
 	}
+	st, err := w.firstStep(ctx, session)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return refOf(st.Origin), nil
+}
+
+// firstStep returns the oldest step of session's history, or nil if it
+// has none: see ForkOrigin.
+func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.Step, error) {
 	n, err := w.repo.FirstStep(ctx, session)
 	if err != nil || n == 0 {
 		return nil, err
 	}
-	st, err := w.repo.ReadStep(ctx, session, n)
+	base, err := w.repo.ReadBase(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("fork origin of %s: %w", session, err)
 	}
-	return refOf(st.Origin), nil
+	// Steps below the base are pruned or removed, until gc sweeps them:
+	// the history starts at the base, which a removed session that was
+	// not committed to again does not hold.
+	below := n < base
+	if below {
+		n = base
+	}
+	st, err := w.repo.ReadStep(ctx, session, n)
+	if below && errors.Is(err, cas.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fork origin of %s: %w", session, err)
+	}
+	return st, nil
 }
 
 // ReadStep returns step n of session without registering the session in

@@ -98,8 +98,12 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 	}
 	var done *compaction
 	if head != nil {
-		p := head.Pointer()
-		m.Parent = &p
+		// A tombstone's step begins a new history for the name: it
+		// links to no removed session's steps, so a log ends at it
+		// rather than reading as pruned once gc sweeps the tombstone.
+		if p := head.Pointer(); !IsTombstone(head.Manifest) {
+			m.Parent = &p
+		}
 		m.Layout = head.Layout.clone()
 		// A step that spilled is not the one to compact: compaction
 		// merges its objects' blobs in memory, and its spill packs are

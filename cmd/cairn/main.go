@@ -359,7 +359,7 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usageError{flagProblem(fs.FlagSet, err)}
+			return nil, usageError{flagProblem(fs.FlagSet, err, args)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -393,23 +393,24 @@ func usageOf(fs *flagSet) string {
 }
 
 // flagProblem rewrites the flag package's parse errors ("invalid value
-// "1.5" for flag -expect: parse error") in the words of cairn's help.
-func flagProblem(fs *flag.FlagSet, err error) string {
+// "1.5" for flag -expect: parse error") in the words of cairn's help,
+// naming the flag as the user typed it in args (-n or --n).
+func flagProblem(fs *flag.FlagSet, err error, args []string) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown flag --%s (see cairn help %s)", name, fs.Name())
+		return fmt.Sprintf("unknown flag %s (see cairn help %s)", typedFlag(args, name), fs.Name())
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("--%s needs a value", name)
+		return fmt.Sprintf("%s needs a value", typedFlag(args, name))
 	}
 	var value, name string
 	if _, serr := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); serr == nil {
-		return fmt.Sprintf("--%s=%q: want true or false", strings.TrimSuffix(name, ":"), value)
+		return fmt.Sprintf("%s=%q: want true or false", typedFlag(args, strings.TrimSuffix(name, ":"), value), value)
 	}
 	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
 		name = strings.TrimSuffix(name, ":")
 		if strings.HasSuffix(msg, ": "+errOutOfRange.Error()) {
-			return fmt.Sprintf("--%s %q: out of range", name, value)
+			return fmt.Sprintf("%s %q: out of range", typedFlag(args, name, value), value)
 		}
 		want := "a valid value"
 		if f := fs.Lookup(name); f != nil {
@@ -426,7 +427,39 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 				}
 			}
 		}
-		return fmt.Sprintf("--%s %q: want %s", name, value, want)
+		return fmt.Sprintf("%s %q: want %s", typedFlag(args, name, value), value, want)
 	}
 	return msg
+}
+
+// typedFlag returns flag name as the user typed it: with the one or two
+// dashes of its use in args (-name, --name, -name=V or --name=V) that
+// gave value, if value is not nil (a flag may be given twice), else of
+// its first use. A flag not found is said with two.
+func typedFlag(args []string, name string, value ...string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		dashes := "--"
+		rest, ok := strings.CutPrefix(a, dashes)
+		if !ok {
+			dashes = "-"
+			if rest, ok = strings.CutPrefix(a, dashes); !ok {
+				continue
+			}
+		}
+		n, v, hasV := strings.Cut(rest, "=")
+		if n != name {
+			continue
+		}
+		if len(value) > 0 && !(hasV && v == value[0]) && !(!hasV && i+1 < len(args) && args[i+1] == value[0]) {
+			continue
+		}
+		return dashes + name
+	}
+	if len(value) > 0 {
+		return typedFlag(args, name)
+	}
+	return "--" + name
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -86,25 +84,10 @@ func modeName(m cairn.FileMode) string {
 
 // resolve turns S or S@N into a step, with usage errors for bad names.
 func resolve(ctx context.Context, ws *cairn.Workspace, ref string) (*cairn.Step, error) {
-	name, num, hasNum := strings.Cut(ref, "@")
-	if hasNum && num != "" && strings.Trim(num, "0123456789") == "" {
-		if _, err := strconv.ParseUint(num, 10, 64); err != nil {
-			return nil, usagef("bad step reference %q: step number %s is too large", ref, num)
-		}
-	}
 	st, err := ws.Resolve(ctx, ref)
 	if err != nil {
-		if _, verr := ws.Session(name); verr != nil {
+		if _, verr := ws.Session(sessionOf(ref)); verr != nil {
 			return nil, usageError{verr.Error()}
-		}
-		if hasNum && errors.Is(err, cairn.ErrNotFound) {
-			// Below a fork's first step, the history is its origin's:
-			// say so, not which object is missing.
-			n, _ := strconv.ParseUint(num, 10, 64)
-			if o, oerr := ws.ForkOrigin(ctx, name); oerr == nil && o != nil && n < o.Number {
-				return nil, fmt.Errorf("step %s: not found: %s was forked from %s, so its history before step %d is %s's (cairn log %s shows it)",
-					ref, name, o, o.Number, o.Session, name)
-			}
 		}
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Doc is a JSON document held by its writer between commits: its text,
@@ -88,12 +89,34 @@ func (d *Doc) Text() []byte { return d.text }
 // through sink and returns the root ref. It is equivalent to
 // BuildJSON(doc, sink) on a sink that already holds the previous
 // version's blobs.
+//
+// The document must be UTF-8, as JSON must be. Build checks the bytes
+// that changed since the previous version (the whole document the first
+// time), so the check costs what changed: invalid UTF-8 is an error
+// wrapping ErrSyntax that gives its offset, and stages nothing.
 func (d *Doc) Build(doc []byte, sink Sink) (Ref, error) {
+	return d.stage(doc, sink, true)
+}
+
+// BuildStored is Build for a document read back from a store: its first
+// version is not checked for UTF-8, so that a document stored before
+// the check stays usable; what later versions change is checked.
+func (d *Doc) BuildStored(doc []byte, sink Sink) (Ref, error) {
+	return d.stage(doc, sink, d.root != nil)
+}
+
+func (d *Doc) stage(doc []byte, sink Sink, check bool) (Ref, error) {
 	d.begin()
 	p, s := 0, 0
 	if d.root != nil {
 		p = commonPrefix(d.text, doc)
 		s = commonSuffix(d.text[p:], doc[p:])
+	}
+	if check {
+		if err := checkUTF8(doc, p, len(doc)-s); err != nil {
+			d.Rollback()
+			return Ref{}, err
+		}
 	}
 	oldLen := len(d.text)
 	var span []byte
@@ -202,6 +225,35 @@ func (d *Doc) build(sink Sink) (Ref, error) {
 		return Ref{}, err
 	}
 	return ref, nil
+}
+
+// checkUTF8 refuses invalid UTF-8 in doc[at:end], the bytes that differ
+// from a previous version that was UTF-8, widened to the runes that
+// overlap them: UTF-8 synchronises itself, so a rune wholly in the
+// unchanged prefix or suffix is as valid as it was. The window starts at
+// the first rune start of the UTFMax-1 bytes before at (a rune starting
+// earlier ends before at) and ends at the first rune start from end on.
+func checkUTF8(doc []byte, at, end int) error {
+	lo := max(at-(utf8.UTFMax-1), 0)
+	for lo < at && !utf8.RuneStart(doc[lo]) {
+		lo++
+	}
+	hi := end
+	for hi < len(doc) && !utf8.RuneStart(doc[hi]) {
+		hi++
+	}
+	if utf8.Valid(doc[lo:hi]) {
+		return nil
+	}
+	i := lo
+	for i < hi {
+		r, n := utf8.DecodeRune(doc[i:hi])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return (&jsonParser{pos: i}).errorf("not UTF-8 (byte %#02x), as JSON must be", doc[i])
 }
 
 // commonPrefix returns the length of the common prefix of a and b,

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -280,9 +277,6 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		}
 	}
 	if err != nil && buildErr != nil {
-		if special := specialFileError(state, buildErr); special != nil {
-			err = special
-		}
 		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.headNum()+1, err)
 	}
 	if err != nil {
@@ -299,55 +293,6 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		s.doc = nil
 	}
 	return newStep(s.ws, st), nil
-}
-
-// specialFileError returns, for a directory state whose build failed
-// with err on an entry that is not a regular file, directory or symlink
-// (a FIFO, socket or device), that failure as bad input naming the entry
-// by its path inside the directory; else nil. The directory is walked
-// again only here, on the error path, in the build's order (names
-// sorted, depth first), and the entry must be the one err names: a
-// build that failed earlier for another reason keeps its own error.
-// (manifest/tree marks the failure with no sentinel of its own yet.)
-func specialFileError(state State, err error) error {
-	var root string
-	switch d := state.(type) {
-	case dirState:
-		root = string(d)
-	case cachedDirState:
-		root = d.path
-	default:
-		return nil
-	}
-	var found error
-	filepath.WalkDir(root, func(p string, de fs.DirEntry, werr error) error {
-		if werr != nil {
-			return filepath.SkipAll
-		}
-		t := de.Type()
-		if de.IsDir() || t.IsRegular() || t&fs.ModeSymlink != 0 {
-			return nil
-		}
-		if rel, rerr := filepath.Rel(root, p); rerr == nil && strings.Contains(err.Error(), p) {
-			found = invalid(fmt.Errorf("%s is %s: a directory state holds only regular files, directories and symlinks",
-				filepath.ToSlash(rel), fileKind(t)))
-		}
-		return filepath.SkipAll
-	})
-	return found
-}
-
-// fileKind names a file type that a directory state cannot hold.
-func fileKind(t fs.FileMode) string {
-	switch {
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its

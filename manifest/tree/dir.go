@@ -179,12 +179,25 @@ func (b *dirBuilder) dir(d *scanDir, p, rel string) (ref Ref, same bool, err err
 	return ref, false, nil
 }
 
+// fileKind names a file type that a directory state cannot hold.
+func fileKind(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
 // file stores the scanned file or symlink se of directory dir. match
 // reports that its mode and ref are those the cache recorded.
 func (b *dirBuilder) file(dir string, se *scanEntry, rel string) (mode byte, ref Ref, match bool, err error) {
 	t := fs.FileMode(se.st.Mode)
 	if !t.IsRegular() && t&fs.ModeSymlink == 0 {
-		return 0, Ref{}, false, fmt.Errorf("read state directory: %s: unsupported file type %v", filepath.Join(dir, se.name), t.Type())
+		return 0, Ref{}, false, fmt.Errorf("%s is %s: %w", rel, fileKind(t), ErrUnsupportedFile)
 	}
 	mode = entryMode(t)
 	st := se.st

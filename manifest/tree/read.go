@@ -40,6 +40,11 @@ var ErrLimit = errors.New("limit exceeded")
 // it, so a commit refuses to store it.
 var ErrUnsafeLink = errors.New("symlink leads outside the directory")
 
+// ErrUnsupportedFile reports an entry of a directory state that is not a
+// regular file, directory or symlink (a named pipe, socket or device): a
+// state cannot hold it, so a commit refuses it.
+var ErrUnsupportedFile = errors.New("a directory state holds only regular files, directories and symlinks")
+
 // LimitError reports which limit content exceeded; it wraps ErrLimit.
 type LimitError struct {
 	// Limit names the limit: "MaxBytes" (one value or file),

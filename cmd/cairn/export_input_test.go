@@ -10,14 +10,14 @@ import (
 	"time"
 )
 
-const audit2Rec = `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`
+const chatRecord = `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`
 
-// audit2Store is a store with one conversational session "a" of two steps.
-func audit2Store(t *testing.T) string {
+// chatStore is a store with one conversational session "a" of two steps.
+func chatStore(t *testing.T) string {
 	t.Helper()
 	store := t.TempDir()
 	for i := 0; i < 2; i++ {
-		if _, errs, code := cli(t, store, `{"n":1}`, "commit", "a", "-", "--record", audit2Rec); code != 0 {
+		if _, errs, code := cli(t, store, `{"n":1}`, "commit", "a", "-", "--record", chatRecord); code != 0 {
 			t.Fatalf("commit: %s", errs)
 		}
 	}
@@ -27,7 +27,7 @@ func audit2Store(t *testing.T) string {
 // Paths that cannot serve are refused before any work, as bad input
 // naming the path as given, and nothing is left behind.
 func TestExportBadPathsRefusedUpFront(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
@@ -78,7 +78,7 @@ func TestExportBadPathsRefusedUpFront(t *testing.T) {
 // A file named PATH.tmp beside --out PATH is the user's: an export does
 // not overwrite or remove it.
 func TestExportKeepsUsersTmpFile(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.jsonl")
 	if err := os.WriteFile(out+".tmp", []byte("mine"), 0o644); err != nil {
@@ -96,7 +96,7 @@ func TestExportKeepsUsersTmpFile(t *testing.T) {
 // regular file. The device is a null device made in a temporary
 // directory, so a failing test cannot replace the system's.
 func TestExportOutToFIFOAndDevice(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -218,7 +218,7 @@ func TestPrintable(t *testing.T) {
 // Selectors that can never all hold are refused, not run to an empty
 // export.
 func TestExportContradictorySelectors(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	for _, c := range []struct {
 		args []string
 		says string
@@ -279,7 +279,7 @@ func TestDiffDirAgainstJSON(t *testing.T) {
 // An export file is as readable as any file the user makes (not 0600),
 // and one that replaces a file keeps that file's mode.
 func TestExportFileMode(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref")
 	f, err := os.Create(ref)
@@ -311,7 +311,7 @@ func TestExportFileMode(t *testing.T) {
 // An unknown --format is answered with the formats as a list a person
 // reads, not a Go slice.
 func TestExportUnknownFormat(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	_, errs, code := cli(t, store, "", "export", "--format", "jsonl")
 	if code != 2 || strings.ContainsAny(errs, "[]") || !strings.Contains(errs, "openai-jsonl, atif, sharegpt, parquet, preference") {
 		t.Errorf("exit %d, %q", code, errs)
@@ -320,7 +320,7 @@ func TestExportUnknownFormat(t *testing.T) {
 
 // --manifest - is stdout, as --out - is, not a file named "-".
 func TestExportManifestToStdout(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	t.Chdir(dir)
 	out, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", "x.jsonl", "--manifest", "-")
@@ -339,7 +339,7 @@ func TestExportManifestToStdout(t *testing.T) {
 // --heads may be a pipe (a shell's <(...)): it is read once, not found
 // empty on a second read.
 func TestExportHeadsFromPipe(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.jsonl")
 	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", out); code != 0 {
@@ -370,7 +370,7 @@ func TestExportHeadsFromPipe(t *testing.T) {
 // --out naming a symbolic link writes the file it names and keeps the
 // link.
 func TestExportOutThroughSymlink(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real.jsonl")
 	os.WriteFile(real, []byte("old\n"), 0o644)
@@ -399,7 +399,7 @@ func TestExportOutThroughSymlink(t *testing.T) {
 // Not to be run against a cairn that renames over its --out: as root,
 // that would replace the system's /dev/stdout.
 func TestExportOutDevStdout(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	for _, p := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
 		out, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", p)
 		if code != 0 || !strings.Contains(out, `"messages"`) {
@@ -414,7 +414,7 @@ func TestExportOutDevStdout(t *testing.T) {
 // An empty --session pattern matches nothing: refused. An export to
 // stdout that selects nothing says so on stderr.
 func TestExportEmptySelections(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	out, errs, code := cli(t, store, "", "export", "--format", "atif", "--session", "")
 	if code != 2 || out != "" || !strings.Contains(errs, "--session") {
 		t.Errorf("--session '': exit %d, %q %q", code, out, errs)
@@ -428,7 +428,7 @@ func TestExportEmptySelections(t *testing.T) {
 // A step below a fork's first step is said to be the origin's, not a
 // missing store object; a step number too large for one is said so.
 func TestStepRefsOfForksAndHugeNumbers(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	if _, errs, code := cli(t, store, "", "fork", "a@2", "f"); code != 0 {
 		t.Fatal(errs)
 	}
@@ -446,7 +446,7 @@ func TestStepRefsOfForksAndHugeNumbers(t *testing.T) {
 
 // An export is never written into a local store's directory.
 func TestExportNotIntoTheStore(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	before := listTree(t, store)
 	for _, args := range [][]string{
 		{"--out", filepath.Join(store, "x.jsonl")},
@@ -476,9 +476,9 @@ func listTree(t *testing.T, dir string) string {
 // An export that fails part-way (a damaged step) leaves neither its
 // output nor its manifest, nor a temporary file, and exits 1.
 func TestFailedExportLeavesNothing(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	for i := 0; i < 2; i++ {
-		if _, errs, code := cli(t, store, `{"n":2}`, "commit", "b", "-", "--record", audit2Rec); code != 0 {
+		if _, errs, code := cli(t, store, `{"n":2}`, "commit", "b", "-", "--record", chatRecord); code != 0 {
 			t.Fatal(errs)
 		}
 	}
@@ -501,7 +501,7 @@ func TestFailedExportLeavesNothing(t *testing.T) {
 // A damaged session does not hide the other sessions' questions from the
 // inbox: they are listed, and the damage is named (exit 1).
 func TestInboxListsPastADamagedSession(t *testing.T) {
-	store := audit2Store(t)
+	store := chatStore(t)
 	if _, errs, code := cli(t, store, `{}`, "commit", "q", "-", "--status", "awaiting_input", "--record", `{"question":"ok?"}`); code != 0 {
 		t.Fatal(errs)
 	}

@@ -158,6 +158,12 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 	s.rts = append(s.rts, Route{method, path})
 	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 {
+			if r.ContentLength > s.opts.MaxBody {
+				// Said before a byte of it is read: the client need not
+				// send it, nor the server wait for it.
+				s.writeErr(w, &http.MaxBytesError{Limit: s.opts.MaxBody})
+				return
+			}
 			// A body must arrive within BodyTimeout (a slow-loris client
 			// would hold the connection for ever); once it has, the
 			// deadline is lifted so that the work is not cut off.

@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -52,4 +55,78 @@ func TestDeclaredOversizeBodyRefusedAtOnce(t *testing.T) {
 	if took > 10*time.Second {
 		t.Fatalf("the 413 took %v: the server waited for a body it would refuse", took)
 	}
+}
+
+// TestBodiesBoundedTogether: MaxBody bounded each request body, but any
+// number of them were read and committed at once, and a commit holds
+// several times its body in memory while it builds the step (12 commits
+// of 30 MiB at once took a server to 1 GB). Bodies together are bounded
+// now: with the default MaxBodies (= MaxBody), a second body that does
+// not fit waits until the first is done.
+func TestBodiesBoundedTogether(t *testing.T) {
+	ws := cairn.OpenStore(memStore())
+	ts := httptest.NewServer(New(ws, Options{MaxBody: 1 << 10, BodyTimeout: 500 * time.Millisecond}))
+	t.Cleanup(ts.Close)
+	addr := ts.Listener.Addr().String()
+	body := `{"state":"` + strings.Repeat("x", 600) + `"}`
+	head := func(session string) string {
+		return fmt.Sprintf("POST /v1/sessions/%s/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", session, len(body))
+	}
+	// The first body stalls half way: it holds its bytes until it times
+	// out, 500 ms after it began.
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		status, b, _ := rawRequest(t, addr, head("stalled")+body[:300])
+		if status != http.StatusRequestTimeout {
+			t.Errorf("stalled body: %d %s, want 408", status, b)
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // let it be read first
+	status, b, took := rawRequest(t, addr, head("second")+body)
+	if status != http.StatusCreated {
+		t.Fatalf("second body: %d %s, want 201", status, b)
+	}
+	if took < 200*time.Millisecond {
+		t.Fatalf("the second body (%d bytes) was taken in %v, while the first held %d of the %d bytes the server reads at once", len(body), took, len(body), 1<<10)
+	}
+	<-first
+}
+
+// TestBodyBudgetWaitsInOrder: the byte budget grants in arrival order,
+// gives up after its wait with a 503, and hands back what it took.
+func TestBodyBudgetWaitsInOrder(t *testing.T) {
+	b := newBudget(10)
+	ctx := context.Background()
+	if err := b.acquire(ctx, 8, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	err := b.acquire(ctx, 5, 20*time.Millisecond)
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.status != http.StatusServiceUnavailable {
+		t.Fatalf("acquire over the budget: %v, want 503", err)
+	}
+	got := make(chan int64, 2)
+	go func() { _ = b.acquire(ctx, 5, 10*time.Second); got <- 5 }()
+	time.Sleep(20 * time.Millisecond)
+	go func() { _ = b.acquire(ctx, 1, 10*time.Second); got <- 1 }()
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case n := <-got:
+		t.Fatalf("a waiter of %d bytes was granted while 8 of 10 are taken and 5 wait before it", n)
+	default:
+	}
+	b.release(8)
+	<-got
+	<-got
+	b.release(5)
+	b.release(1)
+	if b.free != 10 || b.waiters.Len() != 0 {
+		t.Fatalf("after release: free %d, %d waiting; want 10, 0", b.free, b.waiters.Len())
+	}
+	// An oversize request takes the whole budget rather than waiting for ever.
+	if err := b.acquire(ctx, 99, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b.release(99)
 }

@@ -61,6 +61,14 @@ type Options struct {
 	// cached, with their heads, so that an agent's next commit need not
 	// re-read its head from the store (default 64).
 	IdleSessions int
+	// MaxBodies bounds the bytes of the request bodies being read and
+	// acted on at once (default MaxBody, at least MaxBody): a commit
+	// holds far more memory than its body while it builds the step, so
+	// MaxBody alone bounds one request, not a crowd of them. A request
+	// whose body would go over waits for others to finish (up to
+	// BodyTimeout, then 503 with Retry-After). A body of unknown length
+	// (chunked) counts as MaxBody.
+	MaxBodies int64
 }
 
 // Defaults.
@@ -96,6 +104,7 @@ type Server struct {
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
 	reads    chan struct{} // a slot per heavy read in progress
+	bodies   *budget       // bytes of request bodies in progress
 }
 
 // New returns a server over ws.
@@ -125,11 +134,13 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
+	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
 	s := &Server{
 		ws: ws, opts: opts, mux: http.NewServeMux(),
 		sessions: newTable(ws, opts.IdleSessions, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
+		bodies:   newBudget(opts.MaxBodies),
 	}
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
@@ -164,6 +175,15 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 				s.writeErr(w, &http.MaxBytesError{Limit: s.opts.MaxBody})
 				return
 			}
+			n := r.ContentLength
+			if n < 0 {
+				n = s.opts.MaxBody // chunked: as much as it may be
+			}
+			if err := s.bodies.acquire(r.Context(), n, s.opts.BodyTimeout); err != nil {
+				s.writeErr(w, err)
+				return
+			}
+			defer s.bodies.release(n)
 			// A body must arrive within BodyTimeout (a slow-loris client
 			// would hold the connection for ever); once it has, the
 			// deadline is lifted so that the work is not cut off.

@@ -130,3 +130,40 @@ func TestBodyBudgetWaitsInOrder(t *testing.T) {
 	}
 	b.release(99)
 }
+
+// TestDotSegmentsRefused: a path with "..", "." or empty segments was
+// redirected by ServeMux (307, which keeps the method and the body) to
+// another route, with an HTML body: DELETE /v1/sessions/keep/steps/..
+// landed, once the client followed it, on DELETE /v1/sessions/keep and
+// removed the session. Such paths are a 400 in the API's words now, and
+// nothing is redirected.
+func TestDotSegmentsRefused(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/keep/steps", `{"state":{"a":1}}`, 201)
+	for _, tc := range []struct{ method, path string }{
+		{"DELETE", "/v1/sessions/keep/steps/.."},
+		{"POST", "/v1/sessions/../steps"},
+		{"POST", "/v1/sessions/keep/fork/../steps"},
+		{"GET", "/v1/sessions/./head"},
+		{"GET", "/v1/sessions/keep/steps/1/.."},
+		{"GET", "/v1//sessions"},
+		{"GET", "/v1/sessions/keep//head"},
+	} {
+		body := ""
+		if tc.method == "POST" {
+			body = `{"state":{"b":2}}`
+		}
+		// http.DefaultClient follows redirects, as most clients do.
+		status, b := c.raw(tc.method, tc.path, body, "", "")
+		if status != http.StatusBadRequest || !strings.Contains(string(b), "'..'") {
+			t.Errorf("%s %s: %d %s, want 400 saying what is wrong with the path", tc.method, tc.path, status, b)
+		}
+	}
+	if head := c.do("GET", "/v1/sessions/keep/head", "", 200); fmt.Sprint(head["step"]) != "1" {
+		t.Fatalf("after the requests above, keep's head is %v, want 1", head["step"])
+	}
+	// %2e%2e is a session name, and a bad one.
+	if got := c.do("GET", "/v1/sessions/%2e%2e/head", "", 400); !strings.Contains(got["error"].(string), `session ".."`) {
+		t.Errorf("GET /v1/sessions/%%2e%%2e/head: %v", got)
+	}
+}

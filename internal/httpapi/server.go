@@ -26,6 +26,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -232,7 +233,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
+	if p := r.URL.EscapedPath(); p != cleanPath(p) {
+		// ServeMux would redirect it (307, which keeps the method and
+		// body) to another route: DELETE /v1/sessions/s/steps/.. would
+		// land on DELETE /v1/sessions/s.
+		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf(
+			"path %s: empty, '.' and '..' segments are not taken (no session is named '.' or '..')", p))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// cleanPath is p with empty, "." and ".." segments resolved, keeping a
+// trailing slash, as ServeMux cleans paths.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }
 
 // slot takes a slot of sem for a request, or answers 503: the server is

@@ -167,3 +167,37 @@ func TestDotSegmentsRefused(t *testing.T) {
 		t.Errorf("GET /v1/sessions/%%2e%%2e/head: %v", got)
 	}
 }
+
+// TestLoneSurrogatesRefused: a \u escape of half a UTF-16 surrogate pair
+// is valid JSON syntax but no Unicode text; it was stored as sent and
+// served back as a string that Python's json reads into a str it cannot
+// write as UTF-8, and that Go's reads as U+FFFD. Like bytes that are not
+// UTF-8, it is a 400 naming the field; whole pairs and an escaped
+// backslash before "ud800" are fine.
+func TestLoneSurrogatesRefused(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/u/steps", `{"state":{"a":"ok"}}`, 201)
+	for _, tc := range []struct{ path, body, field string }{
+		{"/v1/sessions/u/steps", `{"state":{"a":"\ud800"}}`, "state"},
+		{"/v1/sessions/u/steps", `{"state":{"a":"x\udc00y"}}`, "state"},
+		{"/v1/sessions/u/steps", `{"state":{"\ud83d":1}}`, "state"},
+		{"/v1/sessions/u/steps", `{"state":["\ud83d\u0041"]}`, "state"},
+		{"/v1/sessions/u/steps", `{"state":["\ude00\ud83d"]}`, "state"},
+		{"/v1/sessions/u/steps", `{"state":1,"record":{"n":"\uD800"}}`, "record"},
+		{"/v1/sessions/u/steps", `{"patch":[{"op":"add","path":"/b","value":"\ud800"}]}`, "patch"},
+		{"/v1/sessions/u/reply", `{"input":"\udfff"}`, "input"},
+	} {
+		if tc.field == "input" {
+			c.do("POST", "/v1/sessions/u/steps", `{"state":{"a":"ok"},"status":"awaiting_input"}`, 201)
+		}
+		bad := c.do("POST", tc.path, tc.body, 400)
+		if msg, _ := bad["error"].(string); !strings.HasPrefix(msg, tc.field+":") || !strings.Contains(msg, "surrogate") {
+			t.Errorf("%s %s: error %q, want one naming %s and the surrogate", tc.path, tc.body, msg, tc.field)
+		}
+	}
+	c.do("POST", "/v1/sessions/v/steps", `{"state":{"a":"\ud83d\ude00 \uD83D\uDE00 \\ud800 \u00e9"}}`, 201)
+	got := c.do("GET", "/v1/sessions/v/head", "", 200)
+	if s := got["state"].(map[string]any)["a"]; s != "😀 😀 \\ud800 é" {
+		t.Fatalf("state a = %q", s)
+	}
+}

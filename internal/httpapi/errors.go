@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,19 +102,19 @@ type field struct {
 // trailing data. fields lists the members v takes; errors name them and
 // say what each wants, never the server's own types.
 func decode(r *http.Request, v any, fields ...field) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return bodyError(err, fields)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err, fields)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded) {
-			return bodyError(err, fields)
-		}
 		return badRequest("request body: data after the JSON object")
 	}
-	return nil
+	return checkNames(body, fields)
 }
 
 // bodyError turns an error of encoding/json into one in the API's words.

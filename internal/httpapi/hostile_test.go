@@ -168,6 +168,38 @@ func TestDotSegmentsRefused(t *testing.T) {
 	}
 }
 
+// TestDuplicateFieldsRefused: encoding/json takes the last of two members
+// of one name and matches names regardless of case, so a body with
+// "state" twice, or "state" and "State", committed one of them while
+// another reader of the same body (a proxy, a log, Python's json) may
+// take the other. Such bodies are a 400 naming the field now, and
+// nothing is committed; names inside a state are the state's own.
+func TestDuplicateFieldsRefused(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/d/steps", `{"state":{"a":1},"status":"awaiting_input"}`, 201)
+	for _, tc := range []struct{ path, body, want string }{
+		{"/v1/sessions/d/steps", `{"state":{"a":2},"state":{"a":3}}`, `field "state" is given twice`},
+		{"/v1/sessions/d/steps", `{"state":{"a":2},"State":{"a":3}}`, `unknown field "State"`},
+		{"/v1/sessions/d/steps", `{"STATE":{"a":2}}`, `unknown field "STATE"`},
+		{"/v1/sessions/d/steps", `{"state":{"a":2},"expect":1,"expect":0}`, `field "expect" is given twice`},
+		{"/v1/sessions/d/steps", `{"state":{"a":2},"st\u0061te":{"a":3}}`, `field "state" is given twice`},
+		{"/v1/sessions/d/fork", `{"to":"e","to":"f"}`, `field "to" is given twice`},
+		{"/v1/sessions/d/reply", `{"input":"yes","input":"no"}`, `field "input" is given twice`},
+	} {
+		got := c.do("POST", tc.path, tc.body, 400)
+		if msg := got["error"].(string); !strings.Contains(msg, tc.want) {
+			t.Errorf("POST %s %s: error %q, want it to say %q", tc.path, tc.body, msg, tc.want)
+		}
+	}
+	if head := c.do("GET", "/v1/sessions/d/head", "", 200); fmt.Sprint(head["step"]) != "1" {
+		t.Fatalf("a refused body committed: head %v", head["step"])
+	}
+	c.do("GET", "/v1/sessions/e/head", "", 404)
+	// Members of one name inside a value, and names that only look like
+	// the fields, are not the body's fields.
+	c.do("POST", "/v1/sessions/d2/steps", `{"record":{"state":1,"state":2},"state":{"x":{"state":[1,{"state":2}]},"s\"tate":"state"}}`, 201)
+}
+
 // TestLoneSurrogatesRefused: a \u escape of half a UTF-16 surrogate pair
 // is valid JSON syntax but no Unicode text; it was stored as sent and
 // served back as a string that Python's json reads into a str it cannot
@@ -199,5 +231,21 @@ func TestLoneSurrogatesRefused(t *testing.T) {
 	got := c.do("GET", "/v1/sessions/v/head", "", 200)
 	if s := got["state"].(map[string]any)["a"]; s != "😀 😀 \\ud800 é" {
 		t.Fatalf("state a = %q", s)
+	}
+}
+
+// TestMemberNames pins the scanner behind TestDuplicateFieldsRefused on
+// strings with escaped quotes and backslashes, and nesting.
+func TestMemberNames(t *testing.T) {
+	for in, want := range map[string]string{
+		`{}`:                                   "",
+		` {"a":1,"b":[1,{"c":2}],"d":{"e":3}}`: "a b d",
+		`{"a\\":"\"","b":"\\\\","c":"x\\\"y"}`: `a\ b c`,
+		`[{"a":1}]`:                            "",
+		`null`:                                 "",
+	} {
+		if got := strings.Join(memberNames([]byte(in)), " "); got != want {
+			t.Errorf("memberNames(%s) = %q, want %q", in, got, want)
+		}
 	}
 }

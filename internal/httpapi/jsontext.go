@@ -6,6 +6,66 @@ import (
 	"unicode/utf8"
 )
 
+// memberNames returns the member names of the JSON object b, in order,
+// duplicates included; nil if b is not an object. b must be valid JSON.
+func memberNames(b []byte) []string {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var names []string
+	depth, key := 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			end := stringEnd(b, i)
+			if depth == 1 && key {
+				names = append(names, unquote(b[i:end]))
+				key = false
+			}
+			i = end - 1
+		case '{', '[':
+			depth++
+			key = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		}
+	}
+	return names
+}
+
+// stringEnd returns the index just past the JSON string that starts at
+// b[start] (a quote).
+func stringEnd(b []byte, start int) int {
+	i := start + 1
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		n := 0 // backslashes before the quote
+		for n < i-start-1 && b[i-1-n] == '\\' {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+func unquote(s []byte) string {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s[1 : len(s)-1])
+	}
+	var v string
+	_ = json.Unmarshal(s, &v)
+	return v
+}
+
 // checkText refuses the JSON value of field name unless its strings are
 // Unicode text: UTF-8 bytes (JSON is UTF-8, RFC 8259), and no \u escape
 // of half a UTF-16 surrogate pair without its other half. encoding/json
@@ -72,4 +132,37 @@ func hex4(b []byte, i int) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// checkNames refuses a request body whose members are not exactly the
+// request's fields, each at most once. encoding/json takes the last of
+// two members of one name, and matches names regardless of case, so
+// {"state":1,"State":2} committed 2 where another reader sees 1.
+func checkNames(body []byte, fields []field) error {
+	seen := make(map[string]bool, len(fields))
+	for _, n := range memberNames(body) {
+		known := false
+		for _, f := range fields {
+			known = known || f.name == n
+		}
+		if !known {
+			return badRequest("request body: unknown field %q (this request takes %s; names are case-sensitive)", n, fieldNames(fields))
+		}
+		if seen[n] {
+			return badRequest("request body: field %q is given twice; give each field once", n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+func fieldNames(fields []field) string {
+	var b bytes.Buffer
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.name)
+	}
+	return b.String()
 }

@@ -249,3 +249,27 @@ func TestMemberNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBearerSchemeAnyCase: the name of an authentication scheme is
+// case-insensitive (RFC 9110 section 11.1), but only "Bearer " was taken:
+// "bearer TOKEN", as some HTTP libraries send it, got 401. A token in
+// the query string is still no token.
+func TestBearerSchemeAnyCase(t *testing.T) {
+	c, _ := newChecker(t, Options{Token: "s3cret"})
+	for _, h := range []string{"Bearer s3cret", "bearer s3cret", "BEARER s3cret", "Bearer   s3cret"} {
+		status, b, _ := c.send("GET", "/v1/sessions", "", http.Header{"Authorization": {h}}, "")
+		if status != http.StatusOK {
+			t.Errorf("Authorization: %s: %d %s, want 200", h, status, b)
+		}
+	}
+	for _, h := range []string{"", "Bearer", "Bearer ", "Bearers3cret", "Basic s3cret", "Bearer s3cret2", "Bearer s3cre"} {
+		if status, b, _ := c.send("GET", "/v1/sessions", "", http.Header{"Authorization": {h}}, ""); status != http.StatusUnauthorized {
+			t.Errorf("Authorization: %q: %d %s, want 401", h, status, b)
+		}
+	}
+	for _, q := range []string{"?token=s3cret", "?access_token=s3cret"} {
+		if status, b, _ := c.send("GET", "/v1/sessions"+q, "", http.Header{}, ""); status != http.StatusUnauthorized {
+			t.Errorf("GET /v1/sessions%s: %d %s, want 401", q, status, b)
+		}
+	}
+}

@@ -218,7 +218,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 // ServeHTTP checks access, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Token != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], s.token[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
@@ -255,6 +255,16 @@ func cleanPath(p string) string {
 		c += "/"
 	}
 	return c
+}
+
+// bearer returns the token of an Authorization header of the Bearer
+// scheme, whose name is case-insensitive (RFC 9110 section 11.1).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
 }
 
 // slot takes a slot of sem for a request, or answers 503: the server is

@@ -135,6 +135,9 @@ func bodyError(err error, fields []field) error {
 		return badRequest("request body is empty: want a JSON object with %s", strings.Join(names, ", "))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("request body is not valid JSON: it ends too early")
+	case errors.As(err, &se) && strings.HasSuffix(se.Error(), "exceeded max depth"):
+		// encoding/json stops at 10000 levels; the JSON is not invalid.
+		return badRequest("request body: nested deeper than 10000 levels (at byte %d), too deep to read", se.Offset)
 	case errors.As(err, &se):
 		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
 	case errors.As(err, &te):

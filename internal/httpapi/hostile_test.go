@@ -273,3 +273,21 @@ func TestBearerSchemeAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepBodySaysDepth: a body nested 100,000 levels deep was "not valid
+// JSON ... invalid character '[' exceeded max depth"; it is valid JSON,
+// only too deep for the server, and the 400 says so now. Nothing commits.
+func TestDeepBodySaysDepth(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	const n = 100000
+	for _, body := range []string{
+		`{"state":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`,
+		`{"state":1,"record":` + strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) + `}`,
+	} {
+		got := c.do("POST", "/v1/sessions/deep/steps", body, 400)
+		if msg := got["error"].(string); strings.Contains(msg, "not valid JSON") || !strings.Contains(msg, "deeper than") {
+			t.Errorf("a body %d levels deep: error %q, want one saying it is too deep", n, msg)
+		}
+	}
+	c.do("GET", "/v1/sessions/deep/head", "", 404)
+}

@@ -234,22 +234,6 @@ func TestLoneSurrogatesRefused(t *testing.T) {
 	}
 }
 
-// TestMemberNames pins the scanner behind TestDuplicateFieldsRefused on
-// strings with escaped quotes and backslashes, and nesting.
-func TestMemberNames(t *testing.T) {
-	for in, want := range map[string]string{
-		`{}`:                                   "",
-		` {"a":1,"b":[1,{"c":2}],"d":{"e":3}}`: "a b d",
-		`{"a\\":"\"","b":"\\\\","c":"x\\\"y"}`: `a\ b c`,
-		`[{"a":1}]`:                            "",
-		`null`:                                 "",
-	} {
-		if got := strings.Join(memberNames([]byte(in)), " "); got != want {
-			t.Errorf("memberNames(%s) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestBearerSchemeAnyCase: the name of an authentication scheme is
 // case-insensitive (RFC 9110 section 11.1), but only "Bearer " was taken:
 // "bearer TOKEN", as some HTTP libraries send it, got 401. A token in

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // MaxMessage bounds one inbound JSON-RPC message (one line), as the
@@ -97,35 +100,115 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 }
 
 // check returns the error reply for a line that the SDK cannot take as
-// a message (or batch of messages), or nil if it can.
+// a message, or would take as another message than the one sent: it
+// reads a member given twice as the last, a fractional id as the
+// integer below it, a null id as no id (and answers nothing), and a line
+// with an id but neither a method nor a result as an answer to nothing
+// (and drops it); its complaints about params name Go types. It returns
+// nil for a line the SDK can take.
 func check(line []byte) []byte {
-	// A good line (nearly every line) is decoded once here; only a bad
-	// one is looked at again, to say what is wrong with it.
-	if _, err := jsonrpc.DecodeMessage(line); err == nil && bytes.TrimSpace(line)[0] != '[' {
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil || bytes.TrimSpace(line)[0] == '[' {
+		return malformed(line)
+	}
+	members := jsontext.Members(line)
+	var id, method, params json.RawMessage
+	have := map[string]bool{}
+	for _, m := range members {
+		if have[m.Name] {
+			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: member %q is given twice; give each member once", m.Name))
+		}
+		have[m.Name] = true
+		switch m.Name {
+		case "id":
+			id = m.Value
+		case "method":
+			method = m.Value
+		case "params":
+			params = m.Value
+		}
+	}
+	if !utf8.Valid(line) {
+		return errorReply(usableID(id), jsonrpc.CodeParseError, "parse error: the line is not UTF-8 text (JSON must be UTF-8)")
+	}
+	if at, esc := jsontext.LoneSurrogate(line); at >= 0 {
+		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"invalid request: the escape %s at byte %d is half of a UTF-16 surrogate pair without its other half: JSON strings must be Unicode text", esc, at))
+	}
+	if _, ok := msg.(*jsonrpc.Request); !ok {
+		if !have["result"] && !have["error"] {
+			return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a "method" (a request or notification), or a "result" or "error" (a response)`)
+		}
+		return nil // a response to a request of the server's
+	}
+	if have["id"] && usableID(id) == nil {
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer (leave it out for a notification)", clip(id)))
+	}
+	if params == nil || string(params) == "null" {
 		return nil
 	}
-	if !json.Valid(line) {
-		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
+	if params[0] != '{' {
+		return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: want a JSON object, not %s", clip(params)))
 	}
-	var id json.RawMessage
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
-		var v any
-		if json.Unmarshal(probe.ID, &v) == nil {
-			switch v.(type) {
-			case string, float64:
-				id = probe.ID
+	if string(method) == `"tools/call"` {
+		for _, m := range jsontext.Members(params) {
+			switch {
+			case m.Name == "name" && m.Value[0] != '"':
+				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: name: want the tool's name, a string, not %s", clip(m.Value)))
+			case m.Name == "arguments" && m.Value[0] != '{' && string(m.Value) != "null":
+				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: arguments: want a JSON object of the tool's arguments, not %s", clip(m.Value)))
 			}
 		}
+	}
+	return nil
+}
+
+// malformed returns the error reply for a line the SDK cannot decode.
+func malformed(line []byte) []byte {
+	if !json.Valid(line) {
+		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
 	}
 	if bytes.TrimSpace(line)[0] == '[' {
 		// MCP dropped JSON-RPC batches (2025-06-18); the SDK ends the
 		// session on one.
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not taken; send one message a line")
 	}
-	return errorReply(id, jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or number "id" (none for a notification), or a response`)
+	var id json.RawMessage
+	for _, m := range jsontext.Members(line) {
+		if m.Name == "id" {
+			id = m.Value
+		}
+	}
+	return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or integer "id" (none for a notification), or a response`)
+}
+
+// usableID returns id if it is a string or an integer (what MCP allows
+// and what a client can match an answer to), else nil.
+func usableID(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return nil
+	}
+	if id[0] == '"' {
+		return id
+	}
+	digits := bytes.TrimPrefix(id, []byte("-"))
+	if len(digits) == 0 || len(digits) > 19 {
+		return nil
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil
+		}
+	}
+	return id
+}
+
+// clip returns JSON text for a message, shortened if long.
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:37]) + "..."
+	}
+	return string(b)
 }
 
 // errorReply is a JSON-RPC error response line with id (null if nil).

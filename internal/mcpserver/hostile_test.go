@@ -1,0 +1,136 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas/mem"
+)
+
+// stdio is a `cairn mcp` session as the binary runs it: the server over
+// Transport, fed line by line.
+type stdio struct {
+	t   *testing.T
+	ws  *cairn.Workspace
+	in  *io.PipeWriter
+	out *bufio.Reader
+}
+
+func startStdio(t *testing.T) *stdio {
+	t.Helper()
+	ws := cairn.OpenStore(mem.New())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = New(ws, "test").Run(ctx, Transport(inR, outW))
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		cancel()
+		go io.Copy(io.Discard, outR)
+		<-done
+	})
+	s := &stdio{t: t, ws: ws, in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if r := s.next(); string(r.ID) != `"init"` || r.Error != nil {
+		t.Fatalf("initialize: %+v", r)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+func (s *stdio) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// reply is one line the server wrote.
+type reply struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	raw string
+}
+
+// next returns the next line the server writes, within 10 s.
+func (s *stdio) next() reply {
+	s.t.Helper()
+	type res struct {
+		line string
+		err  error
+	}
+	c := make(chan res, 1)
+	go func() {
+		l, err := s.out.ReadString('\n')
+		c <- res{l, err}
+	}()
+	select {
+	case r := <-c:
+		if r.err != nil {
+			s.t.Fatalf("read: %v", r.err)
+		}
+		var rep reply
+		if err := json.Unmarshal([]byte(r.line), &rep); err != nil {
+			s.t.Fatalf("line %q: %v", r.line, err)
+		}
+		rep.raw = r.line
+		return rep
+	case <-time.After(10 * time.Second):
+		s.t.Fatalf("no answer in 10 s")
+		return reply{}
+	}
+}
+
+// TestEveryRequestAnswered: a line that the SDK reads as another message
+// than the one sent got no answer, or an answer the client cannot match:
+// {"id":3} (no method) and a request with "id":null were dropped, a
+// request with "id":1.5 was answered as id 1, one with "id" twice as
+// the last. Each gets a JSON-RPC error now, with the id when it is one a
+// client can match, and the session goes on.
+func TestEveryRequestAnswered(t *testing.T) {
+	s := startStdio(t)
+	for _, tc := range []struct {
+		line, id string
+		code     int
+		says     string
+	}{
+		{`{"jsonrpc":"2.0","id":3}`, "3", -32600, `want a "method"`},
+		{`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, "null", -32600, "id null: want a string or an integer"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, "null", -32600, "id 1.5: want a string or an integer"},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","id":8}`, "null", -32600, `"id" is given twice`},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, "9", -32602, "want a JSON object, not [1]"},
+		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}`, "10", -32602, "name: want the tool's name"},
+		{`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"resume","arguments":5}}`, "11", -32602, "arguments: want a JSON object"},
+		{`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"resume","arguments":"x"}}`, `"s"`, -32602, "arguments: want a JSON object"},
+	} {
+		s.send(tc.line)
+		r := s.next()
+		if string(r.ID) != tc.id || r.Error == nil || r.Error.Code != tc.code || !strings.Contains(r.Error.Message, tc.says) {
+			t.Errorf("%s: answered %s, want error %d with id %s saying %q", tc.line, strings.TrimSpace(r.raw), tc.code, tc.id, tc.says)
+		}
+		for _, leak := range []string{"Go value", "mcp.", "unmarshal", "interface {}"} {
+			if r.Error != nil && strings.Contains(r.Error.Message, leak) {
+				t.Errorf("%s: error %q names %q", tc.line, r.Error.Message, leak)
+			}
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":12,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "12" || r.Error != nil {
+		t.Fatalf("ping after the bad lines: %s", r.raw)
+	}
+}

@@ -134,3 +134,57 @@ func TestEveryRequestAnswered(t *testing.T) {
 		t.Fatalf("ping after the bad lines: %s", r.raw)
 	}
 }
+
+// TestCheckpointKeepsText: encoding/json reads bytes that are not UTF-8,
+// and a \u escape of half a surrogate pair, as U+FFFD, so checkpoint
+// committed a state or record other than the one sent and said nothing.
+// Both are refused now, naming the argument, whether the escape is in
+// the message or in the JSON text of state_json; nothing is committed.
+func TestCheckpointKeepsText(t *testing.T) {
+	ws := cairn.OpenStore(mem.New())
+	cs := connect(t, ws)
+	for _, args := range []string{
+		`{"session":"u","state_json":"{\"a\":\"\ud800\"}"}`,
+		`{"session":"u","state_json":"{\"a\":\"\\ud800\"}"}`,
+		`{"session":"u","state_json":"{}","record":{"note":"\udc00"}}`,
+		`{"session":"u","state_json":"{}","record":"{\"note\":\"\\udc00\"}"}`,
+		`{"session":"u","patch":[{"op":"add","path":"/a","value":"\ud83d"}]}`,
+	} {
+		msg := call(t, cs, ToolCheckpoint, json.RawMessage(args), nil, true)
+		if !strings.Contains(msg, "surrogate") {
+			t.Errorf("checkpoint %s: error %q, want one about the surrogate", args, msg)
+		}
+	}
+	s, _ := ws.Session("u")
+	if st, err := s.Head(context.Background()); err == nil {
+		t.Fatalf("a refused checkpoint committed %v", st)
+	}
+	var out StepInfo
+	call(t, cs, ToolCheckpoint, json.RawMessage(`{"session":"u","state_json":"{\"a\":\"\\ud83d\\ude00\\\\ud800\"}"}`), &out, false)
+	st, err := s.Head(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := st.JSON(context.Background()); string(doc) != `{"a":"\ud83d\ude00\\ud800"}` {
+		t.Fatalf("state %s", doc)
+	}
+}
+
+// TestLineText: over stdio, a line that is not UTF-8 or holds a lone
+// surrogate escape is refused with the request's id before the SDK turns
+// its strings into U+FFFD.
+func TestLineText(t *testing.T) {
+	s := startStdio(t)
+	for _, tc := range []struct {
+		line string
+		code int
+	}{
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"resume\",\"arguments\":{\"session\":\"a\xff\"}}}", -32700},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_for_approval","arguments":{"session":"a","question":"ok?\ud800"}}}`, -32600},
+	} {
+		s.send(tc.line)
+		if r := s.next(); r.Error == nil || r.Error.Code != tc.code || string(r.ID) == "null" {
+			t.Errorf("%q: answered %s, want error %d with the id", tc.line, strings.TrimSpace(r.raw), tc.code)
+		}
+	}
+}

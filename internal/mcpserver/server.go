@@ -15,12 +15,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // Tool names.
@@ -180,6 +182,11 @@ func (t *tools) checkpoint(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 }
 
 func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*CheckpointOut, error) {
+	// encoding/json would read bytes that are not UTF-8, and a lone
+	// surrogate escape, as U+FFFD: a state that is not the one sent.
+	if err := unicodeText("arguments", raw); err != nil {
+		return nil, err
+	}
 	var in CheckpointIn
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -202,11 +209,16 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	case in.StateJSON != "" && patch != nil:
 		return nil, errors.New("give state_json or patch, not both")
 	case patch != nil:
+		if err := unicodeText("patch", patch); err != nil {
+			return nil, err
+		}
 		state = cairn.Patch(patch)
 	case in.StateJSON == "":
 		return nil, errors.New("state_json is required: the whole state as JSON text (or patch: a JSON Patch to apply to the last checkpoint's state)")
 	case !json.Valid([]byte(in.StateJSON)):
 		return nil, errors.New("state_json is not valid JSON text")
+	case unicodeText("state_json", []byte(in.StateJSON)) != nil:
+		return nil, unicodeText("state_json", []byte(in.StateJSON))
 	default:
 		state = cairn.JSON([]byte(in.StateJSON))
 	}
@@ -218,6 +230,9 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	}
 	rec, err := recordArg(in.Record)
 	if err != nil {
+		return nil, err
+	}
+	if err := unicodeText("record", rec); err != nil {
 		return nil, err
 	}
 	opts.Record = rec
@@ -238,6 +253,19 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 		}
 	}
 	return out, nil
+}
+
+// unicodeText refuses JSON text that is not Unicode text: bytes that
+// are not UTF-8, or a \u escape of half a surrogate pair without its
+// other half. name is the argument it is, or holds.
+func unicodeText(name string, b []byte) error {
+	if !utf8.Valid(b) {
+		return fmt.Errorf("%s: not valid UTF-8 text (JSON must be UTF-8)", name)
+	}
+	if at, esc := jsontext.LoneSurrogate(b); at >= 0 {
+		return fmt.Errorf("%s: the escape %s at byte %d is half of a UTF-16 surrogate pair without its other half: JSON strings must be Unicode text", name, esc, at)
+	}
+	return nil
 }
 
 // recordArg returns checkpoint's record: a JSON object as sent, or the

@@ -188,3 +188,55 @@ func TestLineText(t *testing.T) {
 		}
 	}
 }
+
+// TestToolArgumentsInTheirWords: a tool called with arguments it cannot
+// take was answered in the SDK's words, of schemas and Go types
+// ("validating root: validating /properties/step: type: 1.5 has type
+// \"number\"", "Go struct field mcpserver.ResumeIn.step of type uint64",
+// "invalid argument: invalid session name"), and an argument given twice,
+// or spelled in another case, was taken silently: checkpoint committed to
+// the session named last. Each is now a tool error naming the argument
+// and what it wants, and nothing is committed.
+func TestToolArgumentsInTheirWords(t *testing.T) {
+	ws := cairn.OpenStore(mem.New())
+	cs := connect(t, ws)
+	call(t, cs, ToolCheckpoint, json.RawMessage(`{"session":"a","state_json":"{\"x\":1}"}`), nil, false)
+	for _, tc := range []struct{ tool, args, want string }{
+		{ToolResume, `{"session":5}`, "session: want a string"},
+		{ToolResume, `{}`, "session is required"},
+		{ToolResume, `[1]`, "arguments: want a JSON object with session, step"},
+		{ToolResume, `{"session":"a","step":1.5}`, "step: want an integer >= 1"},
+		{ToolResume, `{"session":"a","step":0}`, "step: want an integer >= 1"},
+		{ToolResume, `{"session":"a","step":-1}`, "step: want an integer >= 1"},
+		{ToolResume, `{"session":"a","step":"1"}`, "step: want an integer >= 1"},
+		{ToolResume, `{"session":"a","step":18446744073709551616}`, "too large"},
+		{ToolResume, `{"session":"a","colour":1}`, `unknown argument "colour" (resume takes session, step`},
+		{ToolResume, `{"session":"../x"}`, `session "../x": want a session name`},
+		{ToolResume, `{"session":"a","session":"b"}`, `argument "session" is given twice`},
+		{ToolFork, `{"from":"a@0","to":"b"}`, `from "a@0": want SESSION or SESSION@N with N >= 1`},
+		{ToolFork, `{"from":"a","to":".b"}`, `to ".b": want a session name`},
+		{ToolShow, `{"ref":"a","record_only":"yes"}`, "record_only: want true or false"},
+		{ToolShow, `{"ref":"a@18446744073709551616"}`, `ref "a@18446744073709551616": want SESSION or SESSION@N`},
+		{ToolLog, `{"ref":"a","limit":99999999999999999999}`, "limit: want an integer"},
+		{ToolDiff, `{"a":"a"}`, "b is required"},
+		{ToolAsk, `{"session":"a","question":5}`, "question: want a string"},
+		{ToolCheckpoint, `5`, "arguments: want a JSON object with session"},
+		{ToolCheckpoint, `{"session":"a","state_json":"{}","session":"b"}`, `argument "session" is given twice`},
+		{ToolCheckpoint, `{"session":"a","state_json":"{}","Session":"b"}`, `unknown argument "Session"`},
+	} {
+		msg := call(t, cs, tc.tool, json.RawMessage(tc.args), nil, true)
+		if !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %s: error %q, want it to say %q", tc.tool, tc.args, msg, tc.want)
+		}
+		for _, leak := range []string{"Go ", "mcpserver.", "validating", "/properties", "invalid argument", "uint64", "json:"} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("%s %s: error %q names %q", tc.tool, tc.args, msg, leak)
+			}
+		}
+	}
+	if b, _ := ws.Session("b"); b != nil {
+		if _, err := b.Head(context.Background()); err == nil {
+			t.Fatal("a checkpoint with its session given twice committed to the last one")
+		}
+	}
+}

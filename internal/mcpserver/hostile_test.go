@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
 )
 
@@ -24,7 +27,12 @@ type stdio struct {
 
 func startStdio(t *testing.T) *stdio {
 	t.Helper()
-	ws := cairn.OpenStore(mem.New())
+	return startStdioOn(t, mem.New())
+}
+
+func startStdioOn(t *testing.T, store cas.Store) *stdio {
+	t.Helper()
+	ws := cairn.OpenStore(store)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -238,5 +246,97 @@ func TestToolArgumentsInTheirWords(t *testing.T) {
 		if _, err := b.Head(context.Background()); err == nil {
 			t.Fatal("a checkpoint with its session given twice committed to the last one")
 		}
+	}
+}
+
+// gatedStore holds every Put until its gate is closed, and says on
+// held when the first one is held.
+type gatedStore struct {
+	cas.Store
+	gate chan struct{}
+	held chan struct{}
+	once sync.Once
+}
+
+func (g *gatedStore) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	g.once.Do(func() { close(g.held) })
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return g.Store.Put(ctx, key, data, opts)
+}
+
+// TestToolCallsInFlightBounded: the SDK reads the next line as soon as it
+// has started a call, so a client could have any number of 16 MiB
+// checkpoints in memory at once (20 of 14 MiB took `cairn mcp` to
+// 900 MB). The transport now reads no further line while the calls in
+// flight and the next one would pass MaxInFlight bytes; one call always
+// runs, and small calls beside it are not held.
+func TestToolCallsInFlightBounded(t *testing.T) {
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	s := startStdioOn(t, store)
+	big := func(id int) string {
+		state, _ := json.Marshal(map[string]string{"x": strings.Repeat("a", MaxInFlight*2/3)})
+		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+			"params": map[string]any{"name": "checkpoint", "arguments": map[string]any{"session": fmt.Sprint("s", id), "state_json": string(state)}}})
+		return string(line)
+	}
+	go func() {
+		s.send(big(1)) // held in the store
+		s.send(big(2)) // does not fit beside it: waits
+		s.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	}()
+	answered := make(chan reply, 3)
+	go func() {
+		for range 3 {
+			answered <- s.next()
+		}
+	}()
+	<-store.held
+	select {
+	case r := <-answered:
+		t.Fatalf("while a call of %d bytes was in flight, a line after one that does not fit beside it was read and answered: %s", MaxInFlight*2/3, r.raw)
+	case <-time.After(3 * time.Second):
+	}
+	close(store.gate)
+	ids := map[string]bool{}
+	for range 3 {
+		r := <-answered
+		if r.Error != nil {
+			t.Errorf("answer %s", r.raw)
+		}
+		ids[string(r.ID)] = true
+	}
+	if !ids["1"] || !ids["2"] || !ids["3"] {
+		t.Fatalf("answered %v, want 1, 2 and 3", ids)
+	}
+}
+
+// TestFlightLands: an answer, however its id is written, ends its call's
+// flight; a cancelled call's flight ends at its cancellation; a request
+// of the server's own is no answer.
+func TestFlightLands(t *testing.T) {
+	fl := newFlight(100)
+	for _, id := range []string{`7`, `"a"`, `"b"`} {
+		key, ok := idKey([]byte(id))
+		if !ok {
+			t.Fatalf("idKey(%s) not ok", id)
+		}
+		fl.depart(key, 10)
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`,
+		`{"jsonrpc":"2.0","id":7,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"\u0061","error":{"code":1,"message":"x"}}`,
+	} {
+		if key, ok := answerTo([]byte(line)); ok {
+			fl.land(key)
+		}
+	}
+	message{method: "notifications/cancelled", params: json.RawMessage(`{"requestId":"b","reason":"x"}`)}.fly(fl, 5)
+	if n := fl.inFlight(); n != 0 {
+		t.Fatalf("in flight %d bytes after every call landed, want 0", n)
 	}
 }

@@ -340,3 +340,35 @@ func TestFlightLands(t *testing.T) {
 		t.Fatalf("in flight %d bytes after every call landed, want 0", n)
 	}
 }
+
+// TestServerForgetsSessions: the workspace caches every session a call
+// names, with its head's state, and `cairn mcp` never let one go: 24
+// checkpoints of 14 MiB to as many sessions took it to 1 GB and kept it
+// there. The server now keeps the IdleSessions most recently used and
+// has the workspace forget the others.
+func TestServerForgetsSessions(t *testing.T) {
+	ws := cairn.OpenStore(mem.New())
+	cs := connect(t, ws)
+	first, err := ws.Session("first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, ToolCheckpoint, json.RawMessage(`{"session":"first","state_json":"{\"big\":1}"}`), nil, false)
+	if again, _ := ws.Session("first"); again != first {
+		t.Fatal("the workspace does not cache a session in use")
+	}
+	for i := range 3 * IdleSessions {
+		name := fmt.Sprint("n", i)
+		call(t, cs, ToolCheckpoint, json.RawMessage(`{"session":"`+name+`","state_json":"{}"}`), nil, false)
+		call(t, cs, ToolShow, json.RawMessage(`{"ref":"`+name+`@1"}`), nil, false)
+	}
+	if again, _ := ws.Session("first"); again == first {
+		t.Fatalf("after %d other sessions the workspace still caches session first", 3*IdleSessions)
+	}
+	// A forgotten session reads its head from the store again.
+	var out ResumeOut
+	call(t, cs, ToolResume, json.RawMessage(`{"session":"first"}`), &out, false)
+	if out.Step != 1 || out.StateJSON != `{"big":1}` {
+		t.Fatalf("resume first after it was forgotten: %+v", out)
+	}
+}

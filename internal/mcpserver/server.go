@@ -68,7 +68,7 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 		InputSchema: in(ToolDiff, schemaFor[DiffIn](), true), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply.",
 		InputSchema: in(ToolAsk, schemaFor[AskIn](), true), Annotations: &mcp.ToolAnnotations{}}, t.ask)
-	s.AddReceivingMiddleware(checkArgs(specs))
+	s.AddReceivingMiddleware(checkArgs(specs), newRecent(ws, IdleSessions).middleware)
 	return s
 }
 

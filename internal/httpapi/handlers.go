@@ -239,6 +239,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.sessions.weigh(e, int64(len(req.State)+len(req.Patch)), hasPatch)
 	s.sessions.publish(e, st)
 	writeJSON(w, http.StatusCreated, info(st))
 	return nil

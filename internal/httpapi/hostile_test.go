@@ -275,3 +275,35 @@ func TestDeepBodySaysDepth(t *testing.T) {
 	}
 	c.do("GET", "/v1/sessions/deep/head", "", 404)
 }
+
+// TestIdleStatesBounded: the server kept 64 idle sessions cached, and
+// each keeps its head's state: 30 commits of 10 MiB to as many sessions
+// took `cairn serve` from 150 MB to 630 MB, on the way to 64 of them
+// (and 64 of --max-body). Idle sessions are bounded by the bytes of
+// their states too now (IdleBytes, as estimated from the states last
+// committed): beyond it the least recently used are forgotten.
+func TestIdleStatesBounded(t *testing.T) {
+	ws := cairn.OpenStore(memStore())
+	srv := New(ws, Options{MaxBody: 1 << 20})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	c := &checker{t: t, spec: loadSpec(t), base: ts.URL, covered: map[string]bool{}}
+	first, err := ws.Session("big-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := `{"state":"` + strings.Repeat("x", 600<<10) + `"}`
+	for i := range 8 {
+		c.do("POST", fmt.Sprintf("/v1/sessions/big-%d/steps", i), state, 201)
+	}
+	if again, _ := ws.Session("big-0"); again == first {
+		t.Fatalf("after 8 states of 600 KiB (4.7 MiB, over the default IdleBytes of 4 × MaxBody = 4 MiB) the oldest session is still cached")
+	}
+	if n := srv.sessions.size(); n >= 8 {
+		t.Fatalf("the table holds %d sessions", n)
+	}
+	// A forgotten session reads its head from the store again.
+	if got := c.do("GET", "/v1/sessions/big-0/head?state=false", "", 200); fmt.Sprint(got["step"]) != "1" {
+		t.Fatalf("head of big-0: %v", got)
+	}
+}

@@ -62,6 +62,10 @@ type Options struct {
 	// cached, with their heads, so that an agent's next commit need not
 	// re-read its head from the store (default 64).
 	IdleSessions int
+	// IdleBytes bounds the states the idle sessions keep cached, together,
+	// as estimated from the states last committed to them (default
+	// 4 × MaxBody): beyond it the least recently used are forgotten too.
+	IdleBytes int64
 	// MaxBodies bounds the bytes of the request bodies being read and
 	// acted on at once (default MaxBody, at least MaxBody): a commit
 	// holds far more memory than its body while it builds the step, so
@@ -136,9 +140,12 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
+	if opts.IdleBytes <= 0 {
+		opts.IdleBytes = 4 * opts.MaxBody
+	}
 	s := &Server{
 		ws: ws, opts: opts, mux: http.NewServeMux(),
-		sessions: newTable(ws, opts.IdleSessions, opts.PollInterval, opts.MaxPollInterval),
+		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
 		bodies:   newBudget(opts.MaxBodies),

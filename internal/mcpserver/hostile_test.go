@@ -372,3 +372,40 @@ func TestServerForgetsSessions(t *testing.T) {
 		t.Fatalf("resume first after it was forgotten: %+v", out)
 	}
 }
+
+// TestCallBeforeInitialize: a request before initialize, or a second
+// initialize, was refused with error code 0, which JSON-RPC does not
+// define; it is -32600 (invalid request) now, with the request's id, and
+// the session can still be initialized.
+func TestCallBeforeInitialize(t *testing.T) {
+	ws := cairn.OpenStore(mem.New())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = New(ws, "test").Run(ctx, Transport(inR, outW))
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		cancel()
+		go io.Copy(io.Discard, outR)
+		<-done
+	})
+	s := &stdio{t: t, ws: ws, in: inW, out: bufio.NewReader(outR)}
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"resume","arguments":{"session":"a"}}}`)
+	if r := s.next(); string(r.ID) != "1" || r.Error == nil || r.Error.Code != -32600 {
+		t.Fatalf("a call before initialize: %s, want error -32600 with id 1", r.raw)
+	}
+	init := `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	s.send(init)
+	if r := s.next(); string(r.ID) != "2" || r.Error != nil {
+		t.Fatalf("initialize after a refused call: %s", r.raw)
+	}
+	s.send(strings.Replace(init, `"id":2`, `"id":3`, 1))
+	if r := s.next(); string(r.ID) != "3" || r.Error == nil || r.Error.Code != -32600 {
+		t.Fatalf("a second initialize: %s, want error -32600 with id 3", r.raw)
+	}
+}

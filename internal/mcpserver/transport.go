@@ -65,11 +65,31 @@ type answerWriter struct {
 }
 
 func (a *answerWriter) Write(p []byte) (int, error) {
+	key, ok := answerTo(p)
+	if ok {
+		p = fixCode(p)
+	}
 	n, err := a.out.Write(p)
-	if key, ok := answerTo(p); ok {
+	if ok {
 		a.fl.land(key)
 	}
 	return n, err
+}
+
+// fixCode gives an error answer of code 0 the code -32600 (invalid
+// request). The SDK answers so a call before initialize, or a second
+// initialize, with a code that JSON-RPC does not define and clients do
+// not expect.
+func fixCode(p []byte) []byte {
+	const zero = `,"error":{"code":0,`
+	i := bytes.Index(p, []byte(zero))
+	if i < 0 || bytes.Contains(p[:i], []byte(`"result"`)) {
+		return p
+	}
+	fixed := make([]byte, 0, len(p)+6)
+	fixed = append(fixed, p[:i]...)
+	fixed = append(fixed, `,"error":{"code":-32600,`...)
+	return append(fixed, p[i+len(zero):]...)
 }
 
 func (a *answerWriter) Close() error {

@@ -409,3 +409,23 @@ func TestCallBeforeInitialize(t *testing.T) {
 		t.Fatalf("a second initialize: %s, want error -32600 with id 3", r.raw)
 	}
 }
+
+// TestTooLongLineAnswersItsID: a line over MaxMessage was refused with id
+// null, so the client that sent the request waited for its answer for
+// ever. The error carries the id now when the line begins with it.
+func TestTooLongLineAnswersItsID(t *testing.T) {
+	s := startStdio(t)
+	huge := strings.Repeat("x", MaxMessage)
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"a","state_json":"` + huge + `"}}}`)
+	if r := s.next(); string(r.ID) != "5" || r.Error == nil || !strings.Contains(r.Error.Message, "exceeds") {
+		t.Fatalf("a line over %d bytes: %s, want an error with id 5", MaxMessage, r.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `"},"id":6}`)
+	if r := s.next(); string(r.ID) != "null" || r.Error == nil {
+		t.Fatalf("a line over %d bytes with its id at the end: %s, want an error with id null", MaxMessage, r.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "7" || r.Error != nil {
+		t.Fatalf("ping after: %s", r.raw)
+	}
+}

@@ -225,7 +225,7 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight) error {
 			var reply []byte
 			var msg message
 			if tooLong {
-				reply = errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message exceeds %d bytes", MaxMessage))
+				reply = errorReply(idOfHead(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message exceeds %d bytes (send a big state as a patch of what changed)", MaxMessage))
 			} else {
 				reply, msg = check(line)
 			}
@@ -276,13 +276,15 @@ func (m message) fly(fl *flight, n int) {
 }
 
 // readLine reads one line without its newline, holding at most limit
-// bytes: the rest of a longer line is read and dropped (tooLong).
+// bytes: of a longer line (tooLong) only the first headBytes are kept,
+// for its id, and the rest is read and dropped.
 func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
 			if len(line)+len(chunk) > limit+1 {
-				tooLong, line = true, nil
+				tooLong = true
+				line = append(line[:min(len(line), headBytes):min(len(line), headBytes)], chunk[:max(0, min(len(chunk), headBytes-len(line)))]...)
 			} else {
 				line = append(line, chunk...)
 			}
@@ -292,6 +294,33 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 		}
 		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
 	}
+}
+
+// headBytes is how much of a line over MaxMessage is kept to find its id.
+const headBytes = 4 << 10
+
+// idOfHead returns the id of the message that head (the start of a line
+// too long to read) begins, if its members before the first one cut off
+// hold a usable id; else nil.
+func idOfHead(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == "id" {
+			return usableID(v)
+		}
+	}
+	return nil
 }
 
 // check returns the error reply for a line that the SDK cannot take as

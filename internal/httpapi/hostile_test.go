@@ -307,3 +307,25 @@ func TestIdleStatesBounded(t *testing.T) {
 		t.Fatalf("head of big-0: %v", got)
 	}
 }
+
+// TestQueryStringChecked: net/url drops the pairs of a query string it
+// cannot parse without a word, so ?limit=%zz read as no limit and
+// answered 100 steps; and of a parameter given twice the handlers read
+// the first. Both are a 400 now.
+func TestQueryStringChecked(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/q/steps", `{"state":1}`, 201)
+	for path, want := range map[string]string{
+		"/v1/sessions/q/log?limit=%zz":               `invalid URL escape "%zz"`,
+		"/v1/sessions/q/log?limit=1;from=1":          "semicolon",
+		"/v1/sessions/q/log?limit=1&limit=2":         "query parameter limit is given 2 times",
+		"/v1/sessions/q/head?state=false&state=true": "query parameter state is given 2 times",
+		"/v1/diff?a=q&b=q&a=q@1":                     "query parameter a is given 2 times",
+	} {
+		got := c.do("GET", path, "", 400)
+		if msg := got["error"].(string); !strings.Contains(msg, want) {
+			t.Errorf("GET %s: error %q, want it to say %q", path, msg, want)
+		}
+	}
+	c.do("GET", "/v1/sessions/q/log?limit=1&from=1", "", 200)
+}

@@ -26,6 +26,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -248,7 +249,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"path %s: empty, '.' and '..' segments are not taken (no session is named '.' or '..')", p))
 		return
 	}
+	if err := checkQuery(r.URL.RawQuery); err != nil {
+		s.writeErr(w, err)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// checkQuery refuses a query string that does not parse (net/url drops
+// such pairs without a word, so ?limit=%zz read as no limit) or that
+// gives a parameter twice (of which the handlers would read the first).
+func checkQuery(raw string) error {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return badRequest("query string %q: %v", raw, err)
+	}
+	for k, v := range q {
+		if len(v) > 1 {
+			return badRequest("query parameter %s is given %d times; give it once", k, len(v))
+		}
+	}
+	return nil
 }
 
 // cleanPath is p with empty, "." and ".." segments resolved, keeping a

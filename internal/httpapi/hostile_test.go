@@ -329,3 +329,16 @@ func TestQueryStringChecked(t *testing.T) {
 	}
 	c.do("GET", "/v1/sessions/q/log?limit=1&from=1", "", 200)
 }
+
+// TestContentTypeOnce: a request with two Content-Type headers was read
+// by the first, application/json, while the second said text/plain:
+// another reader of the same request (a proxy, a browser's CORS rules)
+// may go by the other. It is a 415 now, and nothing is committed.
+func TestContentTypeOnce(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	got := c.doWith("POST", "/v1/sessions/ct/steps", `{"state":1}`, map[string][]string{"Content-Type": {"application/json", "text/plain"}}, 415)
+	if msg := got["error"].(string); !strings.Contains(msg, "given 2 times") {
+		t.Errorf("two Content-Types: error %q", msg)
+	}
+	c.do("GET", "/v1/sessions/ct/head", "", 404)
+}

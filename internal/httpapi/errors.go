@@ -106,6 +106,9 @@ func decode(r *http.Request, v any, fields ...field) error {
 	if err != nil {
 		return bodyError(err, fields)
 	}
+	if err := takeBody(r.Context(), int64(len(body))); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 )
 
 // rawRequest sends req as written on a new connection and returns the
@@ -58,39 +60,75 @@ func TestDeclaredOversizeBodyRefusedAtOnce(t *testing.T) {
 }
 
 // TestBodiesBoundedTogether: MaxBody bounded each request body, but any
-// number of them were read and committed at once, and a commit holds
-// several times its body in memory while it builds the step (12 commits
-// of 30 MiB at once took a server to 1 GB). Bodies together are bounded
-// now: with the default MaxBodies (= MaxBody), a second body that does
-// not fit waits until the first is done.
+// number of them were committed at once, and a commit holds several
+// times its body in memory while it builds the step (12 commits of
+// 30 MiB at once took a server to 1 GB). Bodies being acted on are
+// bounded together now: with the default MaxBodies (= MaxBody), a second
+// body that does not fit beside one being committed waits until that
+// commit is done. A body still arriving holds nothing: a client that
+// trickles its body delays no one but itself.
 func TestBodiesBoundedTogether(t *testing.T) {
-	ws := cairn.OpenStore(memStore())
-	ts := httptest.NewServer(New(ws, Options{MaxBody: 1 << 10, BodyTimeout: 500 * time.Millisecond}))
+	store := &firstPutHeld{Store: memStore(), held: make(chan struct{}), gate: make(chan struct{})}
+	ws := cairn.OpenStore(store)
+	ts := httptest.NewServer(New(ws, Options{MaxBody: 1 << 10, BodyTimeout: 5 * time.Second}))
 	t.Cleanup(ts.Close)
+	var open sync.Once
+	release := func() { open.Do(func() { close(store.gate) }) }
+	t.Cleanup(release) // before ts.Close, which waits for the held commit
 	addr := ts.Listener.Addr().String()
 	body := `{"state":"` + strings.Repeat("x", 600) + `"}`
 	head := func(session string) string {
 		return fmt.Sprintf("POST /v1/sessions/%s/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", session, len(body))
 	}
-	// The first body stalls half way: it holds its bytes until it times
-	// out, 500 ms after it began.
-	first := make(chan struct{})
+	// A trickler: its body never arrives in full while the others run.
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, head("trickle")+body[:100])
+	// The first commit is held in the store, with its 612 bytes.
+	first := make(chan int, 1)
 	go func() {
-		defer close(first)
-		status, b, _ := rawRequest(t, addr, head("stalled")+body[:300])
-		if status != http.StatusRequestTimeout {
-			t.Errorf("stalled body: %d %s, want 408", status, b)
-		}
+		status, _, _ := rawRequest(t, addr, head("first")+body)
+		first <- status
 	}()
-	time.Sleep(100 * time.Millisecond) // let it be read first
-	status, b, took := rawRequest(t, addr, head("second")+body)
-	if status != http.StatusCreated {
-		t.Fatalf("second body: %d %s, want 201", status, b)
+	<-store.held
+	second := make(chan int, 1)
+	go func() {
+		status, _, _ := rawRequest(t, addr, head("second")+body)
+		second <- status
+	}()
+	select {
+	case status := <-second:
+		t.Fatalf("a second body of %d bytes was committed (%d) while one of %d was, with %d bytes allowed at once", len(body), status, len(body), 1<<10)
+	case <-time.After(500 * time.Millisecond):
 	}
-	if took < 200*time.Millisecond {
-		t.Fatalf("the second body (%d bytes) was taken in %v, while the first held %d of the %d bytes the server reads at once", len(body), took, len(body), 1<<10)
+	release()
+	if got := <-first; got != http.StatusCreated {
+		t.Fatalf("first: %d", got)
 	}
-	<-first
+	if got := <-second; got != http.StatusCreated {
+		t.Fatalf("second: %d", got)
+	}
+}
+
+// firstPutHeld holds the first Put until gate is closed, saying on held
+// when it begins to.
+type firstPutHeld struct {
+	cas.Store
+	once       sync.Once
+	held, gate chan struct{}
+}
+
+func (s *firstPutHeld) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	first := false
+	s.once.Do(func() { first = true })
+	if first {
+		close(s.held)
+		<-s.gate
+	}
+	return s.Store.Put(ctx, key, data, opts)
 }
 
 // TestBodyBudgetWaitsInOrder: the byte budget grants in arrival order,

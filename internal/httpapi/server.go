@@ -19,6 +19,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -67,13 +68,12 @@ type Options struct {
 	// as estimated from the states last committed to them (default
 	// 4 × MaxBody): beyond it the least recently used are forgotten too.
 	IdleBytes int64
-	// MaxBodies bounds the bytes of the request bodies being read and
-	// acted on at once (default MaxBody, at least MaxBody): a commit
-	// holds far more memory than its body while it builds the step, so
-	// MaxBody alone bounds one request, not a crowd of them. A request
-	// whose body would go over waits for others to finish (up to
-	// BodyTimeout, then 503 with Retry-After). A body of unknown length
-	// (chunked) counts as MaxBody.
+	// MaxBodies bounds the bytes of the request bodies being acted on
+	// at once (default MaxBody, at least MaxBody): a commit holds far
+	// more memory than its body while it builds the step, so MaxBody
+	// alone bounds one request, not a crowd of them. A request whose
+	// body, once it has arrived, would go over waits for others to
+	// finish (up to BodyTimeout, then 503 with Retry-After).
 	MaxBodies int64
 }
 
@@ -184,15 +184,12 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 				s.writeErr(w, &http.MaxBytesError{Limit: s.opts.MaxBody})
 				return
 			}
-			n := r.ContentLength
-			if n < 0 {
-				n = s.opts.MaxBody // chunked: as much as it may be
-			}
-			if err := s.bodies.acquire(r.Context(), n, s.opts.BodyTimeout); err != nil {
-				s.writeErr(w, err)
-				return
-			}
-			defer s.bodies.release(n)
+			// The body's bytes are taken from the budget once it has
+			// arrived (see decode): a client that trickles its body holds
+			// no more than its own connection.
+			g := &bodyGate{b: s.bodies, wait: s.opts.BodyTimeout}
+			defer g.release()
+			r = r.WithContext(context.WithValue(r.Context(), bodyGateKey{}, g))
 			// A body must arrive within BodyTimeout (a slow-loris client
 			// would hold the connection for ever); once it has, the
 			// deadline is lifted so that the work is not cut off.
@@ -206,6 +203,35 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			s.writeErr(w, err)
 		}
 	})
+}
+
+// bodyGate takes a request's body bytes from the server's budget, once.
+type bodyGate struct {
+	b    *budget
+	wait time.Duration
+	held int64
+}
+
+type bodyGateKey struct{}
+
+// take takes n bytes for the request of ctx, waiting up to the gate's
+// wait; it does nothing for a request without a gate.
+func takeBody(ctx context.Context, n int64) error {
+	g, ok := ctx.Value(bodyGateKey{}).(*bodyGate)
+	if !ok || g.held > 0 {
+		return nil
+	}
+	if err := g.b.acquire(ctx, n, g.wait); err != nil {
+		return err
+	}
+	g.held = n
+	return nil
+}
+
+func (g *bodyGate) release() {
+	if g.held > 0 {
+		g.b.release(g.held)
+	}
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the

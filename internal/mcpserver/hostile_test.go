@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -27,10 +28,10 @@ type stdio struct {
 
 func startStdio(t *testing.T) *stdio {
 	t.Helper()
-	return startStdioOn(t, mem.New())
+	return startStdioOn(t, mem.New(), MaxInFlight)
 }
 
-func startStdioOn(t *testing.T, store cas.Store) *stdio {
+func startStdioOn(t *testing.T, store cas.Store, maxInFlight int) *stdio {
 	t.Helper()
 	ws := cairn.OpenStore(store)
 	inR, inW := io.Pipe()
@@ -39,7 +40,7 @@ func startStdioOn(t *testing.T, store cas.Store) *stdio {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = New(ws, "test").Run(ctx, Transport(inR, outW))
+		_ = New(ws, "test").Run(ctx, transport(inR, outW, maxInFlight))
 		outW.Close()
 	}()
 	t.Cleanup(func() {
@@ -78,6 +79,15 @@ type reply struct {
 // next returns the next line the server writes, within 10 s.
 func (s *stdio) next() reply {
 	s.t.Helper()
+	r, err := s.nextErr()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return r
+}
+
+// nextErr is next for goroutines other than the test's.
+func (s *stdio) nextErr() (reply, error) {
 	type res struct {
 		line string
 		err  error
@@ -90,17 +100,16 @@ func (s *stdio) next() reply {
 	select {
 	case r := <-c:
 		if r.err != nil {
-			s.t.Fatalf("read: %v", r.err)
+			return reply{}, fmt.Errorf("read: %v", r.err)
 		}
 		var rep reply
 		if err := json.Unmarshal([]byte(r.line), &rep); err != nil {
-			s.t.Fatalf("line %q: %v", r.line, err)
+			return reply{}, fmt.Errorf("line %q: %v", r.line, err)
 		}
 		rep.raw = r.line
-		return rep
+		return rep, nil
 	case <-time.After(10 * time.Second):
-		s.t.Fatalf("no answer in 10 s")
-		return reply{}
+		return reply{}, errors.New("no answer in 10 s")
 	}
 }
 
@@ -275,10 +284,14 @@ func (g *gatedStore) Put(ctx context.Context, key string, data []byte, opts cas.
 // flight and the next one would pass MaxInFlight bytes; one call always
 // runs, and small calls beside it are not held.
 func TestToolCallsInFlightBounded(t *testing.T) {
+	const limit = 64 << 10 // as MaxInFlight, at a size quick to test
 	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
-	s := startStdioOn(t, store)
+	var open sync.Once
+	release := func() { open.Do(func() { close(store.gate) }) }
+	t.Cleanup(release)
+	s := startStdioOn(t, store, limit)
 	big := func(id int) string {
-		state, _ := json.Marshal(map[string]string{"x": strings.Repeat("a", MaxInFlight*2/3)})
+		state, _ := json.Marshal(map[string]string{"x": strings.Repeat("a", limit*2/3)})
 		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
 			"params": map[string]any{"name": "checkpoint", "arguments": map[string]any{"session": fmt.Sprint("s", id), "state_json": string(state)}}})
 		return string(line)
@@ -291,16 +304,20 @@ func TestToolCallsInFlightBounded(t *testing.T) {
 	answered := make(chan reply, 3)
 	go func() {
 		for range 3 {
-			answered <- s.next()
+			r, err := s.nextErr()
+			if err != nil {
+				r.raw = err.Error()
+			}
+			answered <- r
 		}
 	}()
 	<-store.held
 	select {
 	case r := <-answered:
-		t.Fatalf("while a call of %d bytes was in flight, a line after one that does not fit beside it was read and answered: %s", MaxInFlight*2/3, r.raw)
+		t.Fatalf("while a call of %d bytes was in flight, a line after one that does not fit beside it was read and answered: %s", limit*2/3, r.raw)
 	case <-time.After(3 * time.Second):
 	}
-	close(store.gate)
+	release()
 	ids := map[string]bool{}
 	for range 3 {
 		r := <-answered

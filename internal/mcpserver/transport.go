@@ -36,8 +36,13 @@ const MaxInFlight = MaxMessage
 // dropping the answers of calls still running and saying why in Go's
 // type names. Tool calls in flight are bounded by MaxInFlight bytes.
 func Transport(r io.Reader, w io.Writer) mcp.Transport {
+	return transport(r, w, MaxInFlight)
+}
+
+// transport is Transport with tool calls in flight bounded by maxInFlight.
+func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 	out := &lockedWriter{w: w}
-	fl := newFlight(MaxInFlight)
+	fl := newFlight(maxInFlight)
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(filterLines(r, pw, out, fl)) }()
 	return &mcp.IOTransport{Reader: pr, Writer: &answerWriter{out: out, fl: fl}}

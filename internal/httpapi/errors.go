@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,19 +102,22 @@ type field struct {
 // trailing data. fields lists the members v takes; errors name them and
 // say what each wants, never the server's own types.
 func decode(r *http.Request, v any, fields ...field) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return bodyError(err, fields)
+	}
+	if err := takeBody(r.Context(), int64(len(body))); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err, fields)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded) {
-			return bodyError(err, fields)
-		}
 		return badRequest("request body: data after the JSON object")
 	}
-	return nil
+	return checkNames(body, fields)
 }
 
 // bodyError turns an error of encoding/json into one in the API's words.
@@ -134,6 +138,9 @@ func bodyError(err error, fields []field) error {
 		return badRequest("request body is empty: want a JSON object with %s", strings.Join(names, ", "))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("request body is not valid JSON: it ends too early")
+	case errors.As(err, &se) && strings.HasSuffix(se.Error(), "exceeded max depth"):
+		// encoding/json stops at 10000 levels; the JSON is not invalid.
+		return badRequest("request body: nested deeper than 10000 levels (at byte %d), too deep to read", se.Offset)
 	case errors.As(err, &se):
 		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
 	case errors.As(err, &te):

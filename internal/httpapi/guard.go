@@ -37,6 +37,11 @@ func checkSameOrigin(r *http.Request) error {
 		// without a CORS preflight, which this server never grants.
 		return nil
 	}
+	if cts := r.Header.Values("Content-Type"); len(cts) > 1 {
+		// Another reader of the request may take another of them.
+		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+			msg: fmt.Sprintf("Content-Type is given %d times (%s): send it once, as application/json", len(cts), strings.Join(cts, ", "))}
+	}
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if cs, ok := params["charset"]; err == nil && mt == "application/json" && ok && !strings.EqualFold(cs, "utf-8") {

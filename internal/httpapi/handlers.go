@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
@@ -178,17 +177,6 @@ func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Ste
 	return sw.finish(writeStepTo(r.Context(), sw, st, withState))
 }
 
-// checkUTF8 refuses the JSON value of field name if it holds bytes that
-// are not UTF-8: JSON is UTF-8 (RFC 8259), and such a value would be
-// stored as sent (encoding/json keeps a RawMessage's bytes) and served
-// back as a body that strict JSON readers refuse.
-func checkUTF8(name string, raw json.RawMessage) error {
-	if !utf8.Valid(raw) {
-		return badRequest("%s: not valid UTF-8 text (JSON must be UTF-8)", name)
-	}
-	return nil
-}
-
 // commitRequest is the body of POST /v1/sessions/{session}/steps.
 type commitRequest struct {
 	State  json.RawMessage `json:"state"`
@@ -220,7 +208,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 		name string
 		raw  json.RawMessage
 	}{{"state", req.State}, {"patch", req.Patch}, {"record", req.Record}} {
-		if err := checkUTF8(f.name, f.raw); err != nil {
+		if err := checkText(f.name, f.raw); err != nil {
 			return err
 		}
 	}
@@ -251,6 +239,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.sessions.weigh(e, int64(len(req.State)+len(req.Patch)), hasPatch)
 	s.sessions.publish(e, st)
 	writeJSON(w, http.StatusCreated, info(st))
 	return nil
@@ -640,7 +629,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req, replyFields...); err != nil {
 		return err
 	}
-	if err := checkUTF8("input", req.Input); err != nil {
+	if err := checkText("input", req.Input); err != nil {
 		return err
 	}
 	if len(req.Input) == 0 {

@@ -19,6 +19,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -26,6 +27,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -61,6 +64,17 @@ type Options struct {
 	// cached, with their heads, so that an agent's next commit need not
 	// re-read its head from the store (default 64).
 	IdleSessions int
+	// IdleBytes bounds the states the idle sessions keep cached, together,
+	// as estimated from the states last committed to them (default
+	// 4 × MaxBody): beyond it the least recently used are forgotten too.
+	IdleBytes int64
+	// MaxBodies bounds the bytes of the request bodies being acted on
+	// at once (default MaxBody, at least MaxBody): a commit holds far
+	// more memory than its body while it builds the step, so MaxBody
+	// alone bounds one request, not a crowd of them. A request whose
+	// body, once it has arrived, would go over waits for others to
+	// finish (up to BodyTimeout, then 503 with Retry-After).
+	MaxBodies int64
 }
 
 // Defaults.
@@ -96,6 +110,7 @@ type Server struct {
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
 	reads    chan struct{} // a slot per heavy read in progress
+	bodies   *budget       // bytes of request bodies in progress
 }
 
 // New returns a server over ws.
@@ -125,11 +140,16 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
+	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
+	if opts.IdleBytes <= 0 {
+		opts.IdleBytes = 4 * opts.MaxBody
+	}
 	s := &Server{
 		ws: ws, opts: opts, mux: http.NewServeMux(),
-		sessions: newTable(ws, opts.IdleSessions, opts.PollInterval, opts.MaxPollInterval),
+		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
+		bodies:   newBudget(opts.MaxBodies),
 	}
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
@@ -158,6 +178,18 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 	s.rts = append(s.rts, Route{method, path})
 	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 {
+			if r.ContentLength > s.opts.MaxBody {
+				// Said before a byte of it is read: the client need not
+				// send it, nor the server wait for it.
+				s.writeErr(w, &http.MaxBytesError{Limit: s.opts.MaxBody})
+				return
+			}
+			// The body's bytes are taken from the budget once it has
+			// arrived (see decode): a client that trickles its body holds
+			// no more than its own connection.
+			g := &bodyGate{b: s.bodies, wait: s.opts.BodyTimeout}
+			defer g.release()
+			r = r.WithContext(context.WithValue(r.Context(), bodyGateKey{}, g))
 			// A body must arrive within BodyTimeout (a slow-loris client
 			// would hold the connection for ever); once it has, the
 			// deadline is lifted so that the work is not cut off.
@@ -171,6 +203,35 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			s.writeErr(w, err)
 		}
 	})
+}
+
+// bodyGate takes a request's body bytes from the server's budget, once.
+type bodyGate struct {
+	b    *budget
+	wait time.Duration
+	held int64
+}
+
+type bodyGateKey struct{}
+
+// take takes n bytes for the request of ctx, waiting up to the gate's
+// wait; it does nothing for a request without a gate.
+func takeBody(ctx context.Context, n int64) error {
+	g, ok := ctx.Value(bodyGateKey{}).(*bodyGate)
+	if !ok || g.held > 0 {
+		return nil
+	}
+	if err := g.b.acquire(ctx, n, g.wait); err != nil {
+		return err
+	}
+	g.held = n
+	return nil
+}
+
+func (g *bodyGate) release() {
+	if g.held > 0 {
+		g.b.release(g.held)
+	}
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the
@@ -191,7 +252,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 // ServeHTTP checks access, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Token != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], s.token[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
@@ -206,7 +267,58 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
+	if p := r.URL.EscapedPath(); p != cleanPath(p) {
+		// ServeMux would redirect it (307, which keeps the method and
+		// body) to another route: DELETE /v1/sessions/s/steps/.. would
+		// land on DELETE /v1/sessions/s.
+		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf(
+			"path %s: empty, '.' and '..' segments are not taken (no session is named '.' or '..')", p))
+		return
+	}
+	if err := checkQuery(r.URL.RawQuery); err != nil {
+		s.writeErr(w, err)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// checkQuery refuses a query string that does not parse (net/url drops
+// such pairs without a word, so ?limit=%zz read as no limit) or that
+// gives a parameter twice (of which the handlers would read the first).
+func checkQuery(raw string) error {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return badRequest("query string %q: %v", raw, err)
+	}
+	for k, v := range q {
+		if len(v) > 1 {
+			return badRequest("query parameter %s is given %d times; give it once", k, len(v))
+		}
+	}
+	return nil
+}
+
+// cleanPath is p with empty, "." and ".." segments resolved, keeping a
+// trailing slash, as ServeMux cleans paths.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// bearer returns the token of an Authorization header of the Bearer
+// scheme, whose name is case-insensitive (RFC 9110 section 11.1).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
 }
 
 // slot takes a slot of sem for a request, or answers 503: the server is

@@ -15,17 +15,19 @@ import (
 // about. A session evicted from the table is forgotten by the workspace
 // too. Each session that has waiters gets one poller, shared by them all.
 type table struct {
-	ws      *cairn.Workspace
-	maxIdle int
-	minPoll time.Duration
-	maxPoll time.Duration
+	ws       *cairn.Workspace
+	maxIdle  int
+	maxBytes int64 // bound of the idle entries' weights together
+	minPoll  time.Duration
+	maxPoll  time.Duration
 	// sleep returns a channel that fires after d; tests replace it to
 	// drive pollers without a clock.
 	sleep func(d time.Duration) <-chan time.Time
 
-	mu      sync.Mutex
-	entries map[string]*entry
-	idle    list.List // of *entry with refs == 0, least recently used first
+	mu        sync.Mutex
+	entries   map[string]*entry
+	idle      list.List // of *entry with refs == 0, least recently used first
+	idleBytes int64     // the weights of the idle entries
 }
 
 // entry is one session in the table.
@@ -34,6 +36,10 @@ type entry struct {
 	sess *cairn.Session
 	refs int           // requests using the entry
 	elem *list.Element // in table.idle while refs == 0
+	// weight estimates the bytes the workspace holds for the session:
+	// the size of the last state committed through the server, which
+	// the session keeps cached with its head.
+	weight int64
 
 	// news is closed, and replaced, whenever a newer head becomes known:
 	// committed through this server, or found by the poller.
@@ -43,9 +49,9 @@ type entry struct {
 	stop    chan struct{} // closed to end the poller; nil when none runs
 }
 
-func newTable(ws *cairn.Workspace, maxIdle int, minPoll, maxPoll time.Duration) *table {
+func newTable(ws *cairn.Workspace, maxIdle int, maxBytes int64, minPoll, maxPoll time.Duration) *table {
 	return &table{
-		ws: ws, maxIdle: maxIdle, minPoll: minPoll, maxPoll: maxPoll,
+		ws: ws, maxIdle: maxIdle, maxBytes: maxBytes, minPoll: minPoll, maxPoll: maxPoll,
 		sleep:   time.After,
 		entries: map[string]*entry{},
 	}
@@ -68,13 +74,26 @@ func (t *table) acquire(name string) (*entry, error) {
 	if e.elem != nil {
 		t.idle.Remove(e.elem)
 		e.elem = nil
+		t.idleBytes -= e.weight
 	}
 	e.refs++
 	return e, nil
 }
 
+// weigh records a commit of a whole state of n bytes to e's session, or
+// (patch) of a patch of n bytes to its state, for entry.weight.
+func (t *table) weigh(e *entry, n int64, patch bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if patch {
+		n += e.weight
+	}
+	e.weight = n
+}
+
 // release ends one use of e. An unused entry joins the idle list; the
-// least recently used idle entries beyond maxIdle are dropped.
+// least recently used idle entries beyond maxIdle, or beyond maxBytes of
+// weight together, are dropped.
 func (t *table) release(e *entry) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -84,9 +103,11 @@ func (t *table) release(e *entry) {
 	}
 	e.head = nil // only waiters need it; an idle entry keeps just its session
 	e.elem = t.idle.PushBack(e)
-	for t.idle.Len() > t.maxIdle {
+	t.idleBytes += e.weight
+	for t.idle.Len() > t.maxIdle || t.idleBytes > t.maxBytes {
 		old := t.idle.Remove(t.idle.Front()).(*entry)
 		old.elem = nil
+		t.idleBytes -= old.weight
 		delete(t.entries, old.name)
 		t.ws.Forget(old.sess)
 	}

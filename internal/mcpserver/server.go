@@ -15,12 +15,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // Tool names.
@@ -42,24 +44,31 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 			"(the session then waits with no process; resume shows the reply once a human answered).",
 	})
 	t := &tools{ws: ws}
+	specs := map[string]argSpec{}
+	// in records a tool's input schema for checkArgs and returns it.
+	in := func(tool string, sch *jsonschema.Schema, types bool) *jsonschema.Schema {
+		specs[tool] = argSpec{schema: sch, types: types}
+		return sch
+	}
 	// checkpoint reads its arguments itself: the SDK would decode the
 	// record into a map and re-sort its keys.
 	s.AddTool(&mcp.Tool{Name: ToolCheckpoint, Description: "Commit the agent's whole state (state_json), or a JSON Patch of the last checkpoint's state (patch), as the next step of a session, with a record of what happened this step. " +
 		"The result warns when the record does not follow the step-record convention (docs/records.md).",
-		InputSchema: checkpointSchema(), OutputSchema: schemaFor[CheckpointOut](), Annotations: &mcp.ToolAnnotations{}}, t.checkpoint)
+		InputSchema: in(ToolCheckpoint, checkpointSchema(), false), OutputSchema: schemaFor[CheckpointOut](), Annotations: &mcp.ToolAnnotations{}}, t.checkpoint)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolResume, Description: "Read a session's newest step (or step N): its state, record and status, to continue from it. Tells whether it awaits a human and carries a human's reply. " +
 		"For a session with no steps it says new: true and carries no step.",
-		OutputSchema: schemaFor[ResumeOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.resume)
+		InputSchema: in(ToolResume, schemaFor[ResumeIn](), true), OutputSchema: schemaFor[ResumeOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.resume)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolFork, Description: "Start a new session from a step of another (no data is copied); the new session continues from that step.",
-		OutputSchema: schemaFor[StepInfo](), Annotations: &mcp.ToolAnnotations{}}, t.fork)
+		InputSchema: in(ToolFork, schemaFor[ForkIn](), true), OutputSchema: schemaFor[StepInfo](), Annotations: &mcp.ToolAnnotations{}}, t.fork)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolShow, Description: "Show one step, SESSION or SESSION@N: its record and, unless record_only, its state.",
-		OutputSchema: schemaFor[StepState](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.show)
+		InputSchema: in(ToolShow, schemaFor[ShowIn](), true), OutputSchema: schemaFor[StepState](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.show)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "List a session's steps newest first, following parents across forks.",
-		OutputSchema: schemaFor[LogOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)
+		InputSchema: in(ToolLog, schemaFor[LogIn](), true), OutputSchema: schemaFor[LogOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolDiff, Description: "List the entries added, removed or changed from step a to step b (JSON pointers, or file paths).",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
+		InputSchema: in(ToolDiff, schemaFor[DiffIn](), true), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
 	mcp.AddTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply.",
-		Annotations: &mcp.ToolAnnotations{}}, t.ask)
+		InputSchema: in(ToolAsk, schemaFor[AskIn](), true), Annotations: &mcp.ToolAnnotations{}}, t.ask)
+	s.AddReceivingMiddleware(checkArgs(specs), newRecent(ws, IdleSessions).middleware)
 	return s
 }
 
@@ -180,6 +189,11 @@ func (t *tools) checkpoint(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 }
 
 func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*CheckpointOut, error) {
+	// encoding/json would read bytes that are not UTF-8, and a lone
+	// surrogate escape, as U+FFFD: a state that is not the one sent.
+	if err := unicodeText("arguments", raw); err != nil {
+		return nil, err
+	}
 	var in CheckpointIn
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -202,11 +216,16 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	case in.StateJSON != "" && patch != nil:
 		return nil, errors.New("give state_json or patch, not both")
 	case patch != nil:
+		if err := unicodeText("patch", patch); err != nil {
+			return nil, err
+		}
 		state = cairn.Patch(patch)
 	case in.StateJSON == "":
 		return nil, errors.New("state_json is required: the whole state as JSON text (or patch: a JSON Patch to apply to the last checkpoint's state)")
 	case !json.Valid([]byte(in.StateJSON)):
 		return nil, errors.New("state_json is not valid JSON text")
+	case unicodeText("state_json", []byte(in.StateJSON)) != nil:
+		return nil, unicodeText("state_json", []byte(in.StateJSON))
 	default:
 		state = cairn.JSON([]byte(in.StateJSON))
 	}
@@ -218,6 +237,9 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	}
 	rec, err := recordArg(in.Record)
 	if err != nil {
+		return nil, err
+	}
+	if err := unicodeText("record", rec); err != nil {
 		return nil, err
 	}
 	opts.Record = rec
@@ -238,6 +260,19 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 		}
 	}
 	return out, nil
+}
+
+// unicodeText refuses JSON text that is not Unicode text: bytes that
+// are not UTF-8, or a \u escape of half a surrogate pair without its
+// other half. name is the argument it is, or holds.
+func unicodeText(name string, b []byte) error {
+	if !utf8.Valid(b) {
+		return fmt.Errorf("%s: not valid UTF-8 text (JSON must be UTF-8)", name)
+	}
+	if at, esc := jsontext.LoneSurrogate(b); at >= 0 {
+		return fmt.Errorf("%s: the escape %s at byte %d is half of a UTF-16 surrogate pair without its other half: JSON strings must be Unicode text", name, esc, at)
+	}
+	return nil
 }
 
 // recordArg returns checkpoint's record: a JSON object as sent, or the
@@ -338,6 +373,9 @@ type ResumeOut struct {
 }
 
 func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn) (*mcp.CallToolResult, ResumeOut, error) {
+	if err := sessionArg("session", in.Session); err != nil {
+		return nil, ResumeOut{}, err
+	}
 	s, err := t.ws.Session(in.Session)
 	if err != nil {
 		return nil, ResumeOut{}, err
@@ -396,10 +434,10 @@ type ForkIn struct {
 }
 
 func (t *tools) fork(ctx context.Context, _ *mcp.CallToolRequest, in ForkIn) (*mcp.CallToolResult, StepInfo, error) {
-	if err := cairn.ValidSession(in.To); err != nil {
+	if err := sessionArg("to", in.To); err != nil {
 		return nil, StepInfo{}, err
 	}
-	from, err := t.resolve(ctx, in.From)
+	from, err := t.resolve(ctx, "from", in.From)
 	if err != nil {
 		return nil, StepInfo{}, err
 	}
@@ -410,9 +448,9 @@ func (t *tools) fork(ctx context.Context, _ *mcp.CallToolRequest, in ForkIn) (*m
 	return nil, info(st), nil
 }
 
-func (t *tools) resolve(ctx context.Context, ref string) (*cairn.Step, error) {
-	name, _, _ := strings.Cut(ref, "@")
-	if err := cairn.ValidSession(name); err != nil {
+// resolve reads the step that ref, the argument arg, names.
+func (t *tools) resolve(ctx context.Context, arg, ref string) (*cairn.Step, error) {
+	if err := refArg(arg, ref); err != nil {
 		return nil, err
 	}
 	return t.ws.Resolve(ctx, ref)
@@ -425,7 +463,7 @@ type ShowIn struct {
 }
 
 func (t *tools) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowIn) (*mcp.CallToolResult, StepState, error) {
-	st, err := t.resolve(ctx, in.Ref)
+	st, err := t.resolve(ctx, "ref", in.Ref)
 	if err != nil {
 		return nil, StepState{}, err
 	}
@@ -461,7 +499,7 @@ func (t *tools) log(ctx context.Context, _ *mcp.CallToolRequest, in LogIn) (*mcp
 		}
 		limit = *in.Limit
 	}
-	st, err := t.resolve(ctx, in.Ref)
+	st, err := t.resolve(ctx, "ref", in.Ref)
 	if err != nil {
 		return nil, LogOut{}, err
 	}
@@ -498,11 +536,11 @@ type DiffOut struct {
 }
 
 func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*mcp.CallToolResult, DiffOut, error) {
-	a, err := t.resolve(ctx, in.A)
+	a, err := t.resolve(ctx, "a", in.A)
 	if err != nil {
 		return nil, DiffOut{}, err
 	}
-	b, err := t.resolve(ctx, in.B)
+	b, err := t.resolve(ctx, "b", in.B)
 	if err != nil {
 		return nil, DiffOut{}, err
 	}
@@ -531,6 +569,9 @@ type AskOut struct {
 }
 
 func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, AskOut, error) {
+	if err := sessionArg("session", in.Session); err != nil {
+		return nil, AskOut{}, err
+	}
 	s, err := t.ws.Session(in.Session)
 	if err != nil {
 		return nil, AskOut{}, err

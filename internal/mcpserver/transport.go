@@ -7,15 +7,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // MaxMessage bounds one inbound JSON-RPC message (one line), as the
 // SDK's own stdio transport does.
 const MaxMessage = mcp.DefaultMaxLineLength
+
+// MaxInFlight bounds the bytes of the tool calls being answered at once.
+// The SDK reads the next line as soon as it has started a call, so a
+// client could otherwise have any number of 16 MiB checkpoints in
+// memory at once; past this bound the transport reads no further line
+// until answers have gone out. A single call may always run.
+const MaxInFlight = MaxMessage
 
 // Transport returns the transport of `cairn mcp`: newline-delimited
 // JSON-RPC over r and w, as the SDK's StdioTransport, except that a line
@@ -23,12 +34,18 @@ const MaxMessage = mcp.DefaultMaxLineLength
 // a batch) or longer than MaxMessage is answered with a JSON-RPC
 // error and skipped. The SDK ends the whole session on such a line,
 // dropping the answers of calls still running and saying why in Go's
-// type names.
+// type names. Tool calls in flight are bounded by MaxInFlight bytes.
 func Transport(r io.Reader, w io.Writer) mcp.Transport {
+	return transport(r, w, MaxInFlight)
+}
+
+// transport is Transport with tool calls in flight bounded by maxInFlight.
+func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 	out := &lockedWriter{w: w}
+	fl := newFlight(maxInFlight)
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(filterLines(r, pw, out)) }()
-	return &mcp.IOTransport{Reader: pr, Writer: out}
+	go func() { pw.CloseWithError(filterLines(r, pw, out, fl)) }()
+	return &mcp.IOTransport{Reader: pr, Writer: &answerWriter{out: out, fl: fl}}
 }
 
 // lockedWriter serialises whole messages: the SDK's and the filter's.
@@ -45,23 +62,185 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func (l *lockedWriter) Close() error { return nil }
 
+// answerWriter is the SDK's side of the output: each message it writes
+// that answers a request ends that request's flight.
+type answerWriter struct {
+	out *lockedWriter
+	fl  *flight
+}
+
+func (a *answerWriter) Write(p []byte) (int, error) {
+	key, ok := answerTo(p)
+	if ok {
+		p = fixCode(p)
+	}
+	n, err := a.out.Write(p)
+	if ok {
+		a.fl.land(key)
+	}
+	return n, err
+}
+
+// fixCode gives an error answer of code 0 the code -32600 (invalid
+// request). The SDK answers so a call before initialize, or a second
+// initialize, with a code that JSON-RPC does not define and clients do
+// not expect.
+func fixCode(p []byte) []byte {
+	const zero = `,"error":{"code":0,`
+	i := bytes.Index(p, []byte(zero))
+	if i < 0 || bytes.Contains(p[:i], []byte(`"result"`)) {
+		return p
+	}
+	fixed := make([]byte, 0, len(p)+6)
+	fixed = append(fixed, p[:i]...)
+	fixed = append(fixed, `,"error":{"code":-32600,`...)
+	return append(fixed, p[i+len(zero):]...)
+}
+
+func (a *answerWriter) Close() error {
+	a.fl.close()
+	return nil
+}
+
+// answerTo returns the id key of the request that the message p (one
+// line, as the SDK encodes it: jsonrpc, then id, then result or error)
+// answers, if it is an answer.
+func answerTo(p []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok || len(rest) == 0 {
+		return "", false
+	}
+	end := bytes.IndexByte(rest, ',')
+	if rest[0] == '"' {
+		end = stringEnd(rest)
+	}
+	if end <= 0 || end >= len(rest) {
+		return "", false
+	}
+	if !bytes.HasPrefix(rest[end:], []byte(`,"result":`)) && !bytes.HasPrefix(rest[end:], []byte(`,"error":`)) {
+		return "", false // a request of the server's own
+	}
+	return idKey(rest[:end])
+}
+
+// stringEnd returns the index just past the JSON string at the start of
+// b, or -1.
+func stringEnd(b []byte) int {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// idKey returns a key for the JSON-RPC id raw (a string or an integer)
+// that is the same however the id is written: "a" and "\u0061" alike.
+func idKey(raw []byte) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if usableID(raw) == nil {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return "", false
+	}
+	return "n" + strconv.FormatInt(n, 10), true
+}
+
+// flight counts the bytes of the tool calls that have gone to the SDK
+// and not been answered yet.
+type flight struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	limit  int
+	total  int
+	open   map[string][]int // id key -> sizes of the calls in flight with it
+	closed bool
+}
+
+func newFlight(limit int) *flight {
+	f := &flight{limit: limit, open: map[string][]int{}}
+	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+// depart waits until a call of n bytes fits beside those in flight (one
+// call always fits), then counts it under key.
+func (f *flight) depart(key string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.total > 0 && f.total+n > f.limit && !f.closed {
+		f.cond.Wait()
+	}
+	f.total += n
+	f.open[key] = append(f.open[key], n)
+}
+
+// land ends the flight of the oldest call under key, if any.
+func (f *flight) land(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sizes := f.open[key]
+	if len(sizes) == 0 {
+		return
+	}
+	f.total -= sizes[0]
+	if len(sizes) == 1 {
+		delete(f.open, key)
+	} else {
+		f.open[key] = sizes[1:]
+	}
+	f.cond.Broadcast()
+}
+
+// inFlight returns the bytes in flight.
+func (f *flight) inFlight() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.total
+}
+
+func (f *flight) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	f.cond.Broadcast()
+}
+
 // filterLines copies the valid messages of r, one a line, to to, and
-// answers every other line on errs. It returns nil at the end of r.
-func filterLines(r io.Reader, to io.Writer, errs io.Writer) error {
+// answers every other line on errs. With fl, it counts each tool call in
+// flight, waiting before one that does not fit. It returns nil at the
+// end of r.
+func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, MaxMessage)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			var reply []byte
+			var msg message
 			if tooLong {
-				reply = errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message exceeds %d bytes", MaxMessage))
+				reply = errorReply(idOfHead(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message exceeds %d bytes (send a big state as a patch of what changed)", MaxMessage))
 			} else {
-				reply = check(line)
+				reply, msg = check(line)
 			}
 			var werr error
 			if reply != nil {
 				_, werr = errs.Write(reply)
 			} else {
+				if fl != nil {
+					msg.fly(fl, len(line))
+				}
 				_, werr = to.Write(append(line, '\n'))
 			}
 			if werr != nil {
@@ -77,14 +256,40 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer) error {
 	}
 }
 
+// message is what the filter needs of a line that passes.
+type message struct {
+	method string          // "" for a response
+	id     json.RawMessage // as sent; nil for a notification
+	params json.RawMessage
+}
+
+// fly counts a tool call of n bytes in fl, and ends the flight of a call
+// that the client cancels (the SDK may then send no answer).
+func (m message) fly(fl *flight, n int) {
+	switch m.method {
+	case "tools/call":
+		if key, ok := idKey(m.id); ok {
+			fl.depart(key, n)
+		}
+	case "notifications/cancelled":
+		for _, p := range jsontext.Members(m.params) {
+			if key, ok := idKey(p.Value); ok && p.Name == "requestId" {
+				fl.land(key)
+			}
+		}
+	}
+}
+
 // readLine reads one line without its newline, holding at most limit
-// bytes: the rest of a longer line is read and dropped (tooLong).
+// bytes: of a longer line (tooLong) only the first headBytes are kept,
+// for its id, and the rest is read and dropped.
 func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
 			if len(line)+len(chunk) > limit+1 {
-				tooLong, line = true, nil
+				tooLong = true
+				line = append(line[:min(len(line), headBytes):min(len(line), headBytes)], chunk[:max(0, min(len(chunk), headBytes-len(line)))]...)
 			} else {
 				line = append(line, chunk...)
 			}
@@ -96,36 +301,145 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 	}
 }
 
-// check returns the error reply for a line that the SDK cannot take as
-// a message (or batch of messages), or nil if it can.
-func check(line []byte) []byte {
-	// A good line (nearly every line) is decoded once here; only a bad
-	// one is looked at again, to say what is wrong with it.
-	if _, err := jsonrpc.DecodeMessage(line); err == nil && bytes.TrimSpace(line)[0] != '[' {
+// headBytes is how much of a line over MaxMessage is kept to find its id.
+const headBytes = 4 << 10
+
+// idOfHead returns the id of the message that head (the start of a line
+// too long to read) begins, if its members before the first one cut off
+// hold a usable id; else nil.
+func idOfHead(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
-	if !json.Valid(line) {
-		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == "id" {
+			return usableID(v)
+		}
 	}
-	var id json.RawMessage
-	var probe struct {
-		ID json.RawMessage `json:"id"`
+	return nil
+}
+
+// check returns the error reply for a line that the SDK cannot take as
+// a message, or would take as another message than the one sent: it
+// reads a member given twice as the last, a fractional id as the
+// integer below it, a null id as no id (and answers nothing), and a line
+// with an id but neither a method nor a result as an answer to nothing
+// (and drops it); its complaints about params name Go types. It returns
+// nil for a line the SDK can take.
+func check(line []byte) ([]byte, message) {
+	var none message
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil || bytes.TrimSpace(line)[0] == '[' {
+		return malformed(line), none
 	}
-	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
-		var v any
-		if json.Unmarshal(probe.ID, &v) == nil {
-			switch v.(type) {
-			case string, float64:
-				id = probe.ID
+	members := jsontext.Members(line)
+	var id, method, params json.RawMessage
+	have := map[string]bool{}
+	for _, m := range members {
+		if have[m.Name] {
+			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: member %q is given twice; give each member once", m.Name)), none
+		}
+		have[m.Name] = true
+		switch m.Name {
+		case "id":
+			id = m.Value
+		case "method":
+			method = m.Value
+		case "params":
+			params = m.Value
+		}
+	}
+	if !utf8.Valid(line) {
+		return errorReply(usableID(id), jsonrpc.CodeParseError, "parse error: the line is not UTF-8 text (JSON must be UTF-8)"), none
+	}
+	if at, esc := jsontext.LoneSurrogate(line); at >= 0 {
+		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"invalid request: the escape %s at byte %d is half of a UTF-16 surrogate pair without its other half: JSON strings must be Unicode text", esc, at)), none
+	}
+	if _, ok := msg.(*jsonrpc.Request); !ok {
+		if !have["result"] && !have["error"] {
+			return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a "method" (a request or notification), or a "result" or "error" (a response)`), none
+		}
+		return nil, none // a response to a request of the server's
+	}
+	if have["id"] && usableID(id) == nil {
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer (leave it out for a notification)", clip(id))), none
+	}
+	req := message{method: msg.(*jsonrpc.Request).Method, id: id, params: params}
+	if params == nil || string(params) == "null" {
+		return nil, req
+	}
+	if params[0] != '{' {
+		return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: want a JSON object, not %s", clip(params))), none
+	}
+	if string(method) == `"tools/call"` {
+		for _, m := range jsontext.Members(params) {
+			switch {
+			case m.Name == "name" && m.Value[0] != '"':
+				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: name: want the tool's name, a string, not %s", clip(m.Value))), none
+			case m.Name == "arguments" && m.Value[0] != '{' && string(m.Value) != "null":
+				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: arguments: want a JSON object of the tool's arguments, not %s", clip(m.Value))), none
 			}
 		}
+	}
+	return nil, req
+}
+
+// malformed returns the error reply for a line the SDK cannot decode.
+func malformed(line []byte) []byte {
+	if !json.Valid(line) {
+		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
 	}
 	if bytes.TrimSpace(line)[0] == '[' {
 		// MCP dropped JSON-RPC batches (2025-06-18); the SDK ends the
 		// session on one.
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not taken; send one message a line")
 	}
-	return errorReply(id, jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or number "id" (none for a notification), or a response`)
+	var id json.RawMessage
+	for _, m := range jsontext.Members(line) {
+		if m.Name == "id" {
+			id = m.Value
+		}
+	}
+	return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or integer "id" (none for a notification), or a response`)
+}
+
+// usableID returns id if it is a string or an integer (what MCP allows
+// and what a client can match an answer to), else nil.
+func usableID(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return nil
+	}
+	if id[0] == '"' {
+		return id
+	}
+	digits := bytes.TrimPrefix(id, []byte("-"))
+	if len(digits) == 0 || len(digits) > 19 {
+		return nil
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil
+		}
+	}
+	return id
+}
+
+// clip returns JSON text for a message, shortened if long.
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:37]) + "..."
+	}
+	return string(b)
 }
 
 // errorReply is a JSON-RPC error response line with id (null if nil).

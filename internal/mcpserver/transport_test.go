@@ -10,7 +10,8 @@ import (
 // TestFilterLines: valid messages pass through byte for byte, one a
 // line; every other line gets one JSON-RPC error on the error side (with
 // the line's id when it has a usable one), and a line over MaxMessage is
-// dropped without being held whole.
+// dropped without being held whole (its error carries its id when the
+// line starts with it).
 func TestFilterLines(t *testing.T) {
 	good := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	input := strings.Join([]string{
@@ -19,14 +20,14 @@ func TestFilterLines(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 	}, "\n")
 	var passed, errs bytes.Buffer
-	if err := filterLines(strings.NewReader(input), &passed, &errs); err != nil {
+	if err := filterLines(strings.NewReader(input), &passed, &errs, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := good + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"; passed.String() != want {
 		t.Fatalf("passed %q, want %q", passed.String(), want)
 	}
 	lines := strings.Split(strings.TrimSuffix(errs.String(), "\n"), "\n")
-	wantIDs := []string{"null", `"a7"`, "null", "null"}
+	wantIDs := []string{"null", `"a7"`, "null", "2"}
 	if len(lines) != len(wantIDs) {
 		t.Fatalf("error replies %q, want %d", lines, len(wantIDs))
 	}

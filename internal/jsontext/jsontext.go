@@ -1,0 +1,145 @@
+// Package jsontext looks at JSON text that has already been found valid,
+// for what encoding/json does not report: the members of an object
+// exactly as written (names twice, names in another case), and \u
+// escapes that are no Unicode text. It is shared by the HTTP and MCP
+// servers, which take JSON from untrusted clients.
+package jsontext
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Member is one member of a JSON object: its name, unescaped, and its
+// value as written.
+type Member struct {
+	Name  string
+	Value []byte
+}
+
+// Members returns the members of the JSON object b in order, duplicates
+// included, or nil if b is not an object. b must be valid JSON. Values
+// are slices of b.
+func Members(b []byte) []Member {
+	start := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
+	if start == len(b) || b[start] != '{' {
+		return nil
+	}
+	var ms []Member
+	depth, key, value := 0, false, -1
+	for i := start; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			end := stringEnd(b, i)
+			if depth == 1 && key {
+				ms = append(ms, Member{Name: unquote(b[i:end])})
+				key = false
+			}
+			i = end - 1
+		case ':':
+			if depth == 1 {
+				value = i + 1
+			}
+		case '{', '[':
+			depth++
+			key = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+			if depth == 0 && value >= 0 {
+				ms[len(ms)-1].Value = bytes.TrimSpace(b[value:i])
+			}
+		case ',':
+			if depth == 1 {
+				key = true
+				ms[len(ms)-1].Value = bytes.TrimSpace(b[value:i])
+				value = -1
+			}
+		}
+	}
+	return ms
+}
+
+// stringEnd returns the index just past the JSON string that starts at
+// b[start] (a quote).
+func stringEnd(b []byte, start int) int {
+	i := start + 1
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		n := 0 // backslashes before the quote
+		for n < i-start-1 && b[i-1-n] == '\\' {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+func unquote(s []byte) string {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s[1 : len(s)-1])
+	}
+	var v string
+	_ = json.Unmarshal(s, &v)
+	return v
+}
+
+// LoneSurrogate returns the offset and text of the first \u escape in
+// the JSON text b that is half of a UTF-16 surrogate pair without its
+// other half, or -1. Such an escape is valid JSON syntax but no Unicode
+// text: encoding/json reads it as U+FFFD, Python's json into a str it
+// cannot encode as UTF-8.
+func LoneSurrogate(b []byte) (int, string) {
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '\\')
+		if k < 0 {
+			return -1, ""
+		}
+		i += k
+		if i+1 >= len(b) || b[i+1] != 'u' {
+			i += 2 // \" \\ \/ \b \f \n \r \t
+			continue
+		}
+		r := hex4(b, i+2)
+		switch {
+		case r >= 0xd800 && r < 0xdc00:
+			if i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if lo := hex4(b, i+8); lo >= 0xdc00 && lo < 0xe000 {
+					i += 12
+					continue
+				}
+			}
+			return i, string(b[i:min(i+6, len(b))])
+		case r >= 0xdc00 && r < 0xe000:
+			return i, string(b[i:min(i+6, len(b))])
+		}
+		i += 6
+	}
+}
+
+// hex4 is the value of the four hex digits at b[i:], or -1.
+func hex4(b []byte, i int) rune {
+	if i+4 > len(b) {
+		return -1
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

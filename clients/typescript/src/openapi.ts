@@ -312,7 +312,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description bad input: the message names the parameter or field and says what it wants */
+        /** @description bad input: the message names the parameter or field and says what it wants (also a query string that does not parse, a query parameter or body field given twice, or a path with '.', '..' or empty segments) */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -366,7 +366,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the request body is over the server's limit */
+        /** @description the request body is over the server's limit (said at once when its Content-Length is) */
         TooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -402,7 +402,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the server is at its limit of concurrent long-polls or reads; retry after Retry-After seconds */
+        /** @description the server is at its limit of concurrent long-polls, reads or request body bytes; retry after Retry-After seconds */
         Busy: {
             headers: {
                 /** @description seconds to wait before retrying */
@@ -467,6 +467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Inbox"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
@@ -539,6 +540,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Busy"];
         };
     };
     removeSession: {
@@ -749,6 +751,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Busy"];
         };
     };
     reply: {
@@ -785,6 +788,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Busy"];
         };
     };
 }

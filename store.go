@@ -39,7 +39,7 @@ func openStore(ctx context.Context, url string) (cas.Store, bool, error) {
 	if scheme != "file" {
 		var err error
 		if u, err = neturl.Parse(url); err != nil {
-			return nil, false, fmt.Errorf("open store %q: %w: %w", url, ErrInvalid, err)
+			return nil, false, invalid(fmt.Errorf("open store %q: %w", url, err))
 		}
 	}
 	s, err := b.Open(ctx, u)

@@ -29,3 +29,12 @@ func TestOpenBadStoreURL(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenStoreURLThatDoesNotParse: a URL net/url cannot parse is bad
+// input, said without the "invalid argument" prefix of the sentinel.
+func TestOpenStoreURLThatDoesNotParse(t *testing.T) {
+	_, err := cairn.Open(context.Background(), "mem://b/%zz")
+	if !errors.Is(err, cairn.ErrInvalid) || strings.Contains(err.Error(), "invalid argument") {
+		t.Fatalf("Open = %v; want ErrInvalid in the URL's words", err)
+	}
+}

@@ -373,7 +373,32 @@ func (d *Doc) add(path []string, v []byte) error {
 }
 
 // remove implements the remove operation.
+//
+// A document may name an object's member more than once (JSON allows it,
+// and a state is stored as given); a pointer reads the last of them, as
+// most JSON readers do. Removing it removes every member of that name,
+// so that no earlier one shows through.
 func (d *Doc) remove(path []string) error {
+	if err := d.removeOne(path); err != nil {
+		return err
+	}
+	for {
+		pnd, pstart, err := d.get(path[:len(path)-1])
+		if err != nil {
+			return err
+		}
+		c := d.children(pnd, pstart)
+		if c.kind != '{' || memberIndex(c, d.text[pstart:], path[len(path)-1]) < 0 {
+			return nil
+		}
+		if err := d.removeOne(path); err != nil {
+			return err
+		}
+	}
+}
+
+// removeOne removes the element path names.
+func (d *Doc) removeOne(path []string) error {
 	if len(path) == 0 {
 		return errors.New("cannot remove the whole document")
 	}

@@ -156,7 +156,12 @@ func refRemove(root *jv, path []string) error {
 	if i < 0 {
 		return errRef
 	}
-	c.kids, c.keys = slices.Delete(c.kids, i, i+1), slices.Delete(c.keys, i, i+1)
+	for ; i >= 0; i = c.lookup(path[len(path)-1], false) {
+		c.kids, c.keys = slices.Delete(c.kids, i, i+1), slices.Delete(c.keys, i, i+1)
+		if !c.obj {
+			break
+		}
+	}
 	return nil
 }
 

@@ -263,12 +263,13 @@ func (s *Server) head(w http.ResponseWriter, r *http.Request) error {
 	return s.writeStep(w, r, st, withState, false)
 }
 
-// stepOf reads step n of e's session, with a not-found answer in the
-// API's words.
+// stepOf reads step n of e's session. A step that is not there is a 404
+// that says why, in the words of the Go API: never written (the head is
+// below it), pruned, removed, or below a fork's first step.
 func stepOf(ctx context.Context, e *entry, n uint64) (*cairn.Step, error) {
 	st, err := e.sess.Step(ctx, n)
 	if errors.Is(err, cairn.ErrNotFound) {
-		return nil, notFound("no step %s@%d (never written, pruned or removed)", e.name, n)
+		return nil, notFound("%s", strings.Replace(err.Error(), ": not found:", ":", 1))
 	}
 	return st, err
 }

@@ -175,3 +175,28 @@ func TestPatchStoredNotUTF8(t *testing.T) {
 		t.Fatalf("head after refused patches = %v, %v; want old@3", h, err)
 	}
 }
+
+// TestCommitTooDeepSaysSo: a state nested deeper than a state may hold
+// is valid JSON: the refusal says how deep is too deep, not "invalid
+// JSON", on the first commit and on a later one.
+func TestCommitTooDeepSaysSo(t *testing.T) {
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("deep")
+	deep := []byte(`{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`)
+	for i, doc := range [][]byte{deep, []byte(`{"a":1}`), deep} {
+		_, err := s.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{})
+		if i == 1 {
+			if err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if !errors.Is(err, cairn.ErrInvalid) || strings.Contains(err.Error(), "invalid JSON") || !strings.Contains(err.Error(), "512 levels") {
+			t.Errorf("commit %d of a 601-deep state: %v; want ErrInvalid saying the nesting limit", i+1, err)
+		}
+	}
+}

@@ -502,7 +502,7 @@ func (p *incParser) value(old *jnode, oldAt, known int) (*jnode, error) {
 func (p *incParser) container(open byte, old *jnode, oldStart, known int) (*jnode, error) {
 	p.depth++
 	if p.depth > MaxDepth {
-		return nil, p.errorf("nesting deeper than %d", MaxDepth)
+		return nil, tooDeep(p.pos)
 	}
 	defer func() { p.depth-- }()
 	closer := byte('}')

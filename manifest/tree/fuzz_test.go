@@ -111,7 +111,7 @@ func FuzzBuildJSON(f *testing.F) {
 			return
 		}
 		if nesting(doc) > tree.MaxDepth {
-			if !errors.Is(err, tree.ErrSyntax) {
+			if !errors.Is(err, tree.ErrTooDeep) {
 				t.Fatalf("BuildJSON nested deeper than MaxDepth = %v", err)
 			}
 			return

@@ -57,6 +57,16 @@ func (p *jsonParser) parseDoc() (jval, error) {
 	return v, nil
 }
 
+// ErrTooDeep reports a JSON document nested deeper than MaxDepth: valid
+// JSON, but more than a state may hold.
+var ErrTooDeep = errors.New("nested too deep")
+
+// tooDeep is the error of a document nested deeper than MaxDepth at
+// offset pos.
+func tooDeep(pos int) error {
+	return fmt.Errorf("%w: more than %d levels at offset %d, the most a state may hold", ErrTooDeep, MaxDepth, pos)
+}
+
 func (p *jsonParser) errorf(format string, a ...any) error {
 	return fmt.Errorf("%w: offset %d: %s", ErrSyntax, p.pos, fmt.Sprintf(format, a...))
 }
@@ -108,7 +118,7 @@ func (p *jsonParser) value() (jval, error) {
 func (p *jsonParser) container(open byte) (jval, error) {
 	p.depth++
 	if p.depth > MaxDepth {
-		return jval{}, p.errorf("nesting deeper than %d", MaxDepth)
+		return jval{}, tooDeep(p.pos)
 	}
 	defer func() { p.depth-- }()
 	closer := byte('}')

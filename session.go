@@ -407,10 +407,10 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s %s)",
 				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)
 		}
-		// At or below the head with no object: pruned and swept since
-		// the base was read, or the store lost it. Say so in the user's
-		// words; verify names the object.
-		return nil, fmt.Errorf("step %s@%d: %w: its record is gone from the store (pruned meanwhile, or the store is damaged: cairn verify %s names what is missing)", s.name, n, ErrNotFound, s.name)
+		// At or below the head with no object: the store lost it (or a
+		// prune and gc swept it since the base was read). That is damage,
+		// and the error names the object, as every read of damage does.
+		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
 	}
 	if err != nil {
 		return nil, err

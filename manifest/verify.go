@@ -92,9 +92,9 @@ func (v *verifier) session(ctx context.Context, name string) {
 	// The head as ReadHead settles it: a step still landing (listed, not
 	// yet readable) is waited for, not reported; one that cannot be read
 	// is where the walk starts, and the walk reports it.
-	_, n, _, err := v.r.ReadHead(ctx, name)
-	if n == 0 && err != nil {
-		v.problem(HintKey(name), name, err)
+	_, n, _, headErr := v.r.ReadHead(ctx, name)
+	if n == 0 && headErr != nil {
+		v.problem(HintKey(name), name, headErr)
 		return
 	}
 	if n == 0 {
@@ -104,6 +104,13 @@ func (v *verifier) session(ctx context.Context, name string) {
 	if err != nil {
 		v.problem(BaseKey(name), name, err)
 		return
+	}
+	if n < floor && headErr != nil {
+		// Removed: its history is empty, but its newest slot (the
+		// tombstone, or the last step of a session an older cairn
+		// removed) is read by sessions, du and gc, which refuse a bad
+		// one; so is it here.
+		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
 	}
 	if err := v.r.CheckMarker(ctx, name); err != nil {
 		v.problem(SessionKey(name), name, err)

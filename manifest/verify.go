@@ -42,7 +42,8 @@ type VerifyReport struct {
 // finds rather than stopping at the first; its error is only for
 // failures to run at all.
 func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, error) {
-	if len(sessions) == 0 {
+	whole := len(sessions) == 0
+	if whole {
 		// Every session with a marker, and every one with step objects:
 		// a session whose marker is gone is still checked (and reported).
 		seen := map[string]bool{}
@@ -62,6 +63,12 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 		sort.Strings(sessions)
 	}
 	v := &verifier{r: r, rep: &VerifyReport{}, objects: map[string]bool{}, blobs: map[cas.ID]bool{}, steps: map[string]uint64{}}
+	if whole {
+		// gc reads every fork pin and refuses a store with a bad one.
+		if err := r.CheckPins(ctx, func(key string, err error) { v.problem(key, "fork pin", err) }); err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+	}
 	for _, name := range sessions {
 		if err := ValidSession(name); err != nil {
 			return nil, fmt.Errorf("verify: %w", err)

@@ -106,3 +106,31 @@ func TestGCRefusesMissingLayoutObject(t *testing.T) {
 		t.Fatalf("verify exit %d, want 1", code)
 	}
 }
+
+// A damaged fork pin makes gc refuse the store (it cannot tell what the
+// fork will name); verify of the whole store must report it too, or the
+// user has no way to find what stops gc.
+func TestVerifyReportsBadForkPin(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "a", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	pin := filepath.Join(store, "pins", "n", "0000000000000007")
+	if err := os.MkdirAll(filepath.Dir(pin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pin, []byte("junk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := cli(t, store, "", "gc", "--grace", "0s"); code != 1 || !strings.Contains(errs, "pins/n/0000000000000007") {
+		t.Fatalf("gc exit %d, want 1 naming the pin: %s", code, errs)
+	}
+	out, errs, code := cli(t, store, "", "verify")
+	if code != 1 || !strings.Contains(out+errs, "pins/n/0000000000000007") {
+		t.Fatalf("verify exit %d, want 1 naming the pin:\n%s%s", code, out, errs)
+	}
+	// Verifying one session is about that session's steps only.
+	if out, errs, code := cli(t, store, "", "verify", "a"); code != 0 {
+		t.Fatalf("verify a exit %d:\n%s%s", code, out, errs)
+	}
+}

@@ -110,6 +110,15 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
 	}
 	rep.LiveSteps = live.steps
+	// Before the pins: a pinned chain may name what an earlier run
+	// deleted (see markPin), a live step's never.
+	if gone := l.missing(live); len(gone) > 0 {
+		more := ""
+		if len(gone) > 1 {
+			more = " and others"
+		}
+		return nil, fmt.Errorf("gc: %w: %s%s, which a live step needs, is missing from the store (cairn verify names the steps); nothing deleted", cas.ErrCorrupt, gone[0], more)
+	}
 	// Pins are read after every base the mark used: a fork that read its
 	// source's base after that either saw it pruned (and refuses) or
 	// wrote its pin before this listing of pins.

@@ -137,21 +137,48 @@ func (r *Repo) Pins(ctx context.Context) ([]PinInfo, error) {
 	}
 	out := make([]PinInfo, 0, len(infos))
 	for _, i := range infos {
-		b, err := r.store.Get(ctx, i.Key, 0, maxPinSize+1)
+		p, err := r.readPin(ctx, i.Key)
 		if errors.Is(err, cas.ErrNotFound) {
 			continue // its fork finished since the listing
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", i.Key, err)
-		}
-		p, err := DecodePin(b, i.Key)
-		if err != nil {
 			return nil, err
-		}
-		if !strings.HasPrefix(i.Key, pinsPrefix+p.Target+"/") {
-			return nil, fmt.Errorf("%w: %s: pin names target %s", cas.ErrCorrupt, i.Key, p.Target)
 		}
 		out = append(out, PinInfo{Key: i.Key, Info: i, Pin: p})
 	}
 	return out, nil
+}
+
+// readPin reads and checks the pin at key, as gc does.
+func (r *Repo) readPin(ctx context.Context, key string) (*Pin, error) {
+	b, err := r.store.Get(ctx, key, 0, maxPinSize+1)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	p, err := DecodePin(b, key)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(key, pinsPrefix+p.Target+"/") {
+		return nil, fmt.Errorf("%w: %s: pin names target %s", cas.ErrCorrupt, key, p.Target)
+	}
+	return p, nil
+}
+
+// CheckPins reads every pin as gc does and calls bad for each that gc
+// would refuse; its error is only for failing to list them.
+func (r *Repo) CheckPins(ctx context.Context, bad func(key string, err error)) error {
+	err := r.store.List(ctx, pinsPrefix, "", func(i cas.Info) error {
+		if !IsPinKey(i.Key) {
+			return nil
+		}
+		if _, err := r.readPin(ctx, i.Key); err != nil && !errors.Is(err, cas.ErrNotFound) {
+			bad(i.Key, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list pins: %w", err)
+	}
+	return nil
 }

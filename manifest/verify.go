@@ -42,7 +42,8 @@ type VerifyReport struct {
 // finds rather than stopping at the first; its error is only for
 // failures to run at all.
 func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, error) {
-	if len(sessions) == 0 {
+	whole := len(sessions) == 0
+	if whole {
 		// Every session with a marker, and every one with step objects:
 		// a session whose marker is gone is still checked (and reported).
 		seen := map[string]bool{}
@@ -62,6 +63,12 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 		sort.Strings(sessions)
 	}
 	v := &verifier{r: r, rep: &VerifyReport{}, objects: map[string]bool{}, blobs: map[cas.ID]bool{}, steps: map[string]uint64{}}
+	if whole {
+		// gc reads every fork pin and refuses a store with a bad one.
+		if err := r.CheckPins(ctx, func(key string, err error) { v.problem(key, "fork pin", err) }); err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+	}
 	for _, name := range sessions {
 		if err := ValidSession(name); err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
@@ -92,9 +99,9 @@ func (v *verifier) session(ctx context.Context, name string) {
 	// The head as ReadHead settles it: a step still landing (listed, not
 	// yet readable) is waited for, not reported; one that cannot be read
 	// is where the walk starts, and the walk reports it.
-	_, n, _, err := v.r.ReadHead(ctx, name)
-	if n == 0 && err != nil {
-		v.problem(HintKey(name), name, err)
+	_, n, _, headErr := v.r.ReadHead(ctx, name)
+	if n == 0 && headErr != nil {
+		v.problem(HintKey(name), name, headErr)
 		return
 	}
 	if n == 0 {
@@ -104,6 +111,13 @@ func (v *verifier) session(ctx context.Context, name string) {
 	if err != nil {
 		v.problem(BaseKey(name), name, err)
 		return
+	}
+	if n < floor && headErr != nil {
+		// Removed: its history is empty, but its newest slot (the
+		// tombstone, or the last step of a session an older cairn
+		// removed) is read by sessions, du and gc, which refuse a bad
+		// one; so is it here.
+		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
 	}
 	if err := v.r.CheckMarker(ctx, name); err != nil {
 		v.problem(SessionKey(name), name, err)

@@ -112,7 +112,9 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	rep.LiveSteps = live.steps
 	// Before the pins: a pinned chain may name what an earlier run
 	// deleted (see markPin), a live step's never.
-	if gone := l.missing(live); len(gone) > 0 {
+	if gone, err := r.absent(ctx, l.missing(live)); err != nil {
+		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
+	} else if len(gone) > 0 {
 		more := ""
 		if len(gone) > 1 {
 			more = " and others"
@@ -317,4 +319,23 @@ func (r *Repo) Fence(ctx context.Context, session string, n uint64) error {
 		return err
 	}
 	return r.WriteBase(ctx, session, n+1)
+}
+
+// absent returns the keys of those that the store does not hold. An
+// object the listing lacks may still be there: the listing is not one
+// instant, and a fork written while it ran can name a step of a session
+// listed before that step was written. Only an object the store says is
+// not there is missing.
+func (r *Repo) absent(ctx context.Context, keys []string) ([]string, error) {
+	var out []string
+	for _, k := range keys {
+		_, err := r.store.Stat(ctx, k)
+		switch {
+		case errors.Is(err, cas.ErrNotFound):
+			out = append(out, k)
+		case err != nil:
+			return nil, fmt.Errorf("check %s: %w", k, err)
+		}
+	}
+	return out, nil
 }

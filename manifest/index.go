@@ -90,9 +90,15 @@ func (ix *Index) dropObj(key string) {
 
 // set locates id at e in the object at key. ix.mu must be held for
 // writing.
-func (ix *Index) set(key string, e pack.Entry) {
-	l := blobLoc{off: e.Offset, stored: uint32(e.StoredLen), raw: uint32(e.RawLen), obj: ix.objNum(key)}
-	delete(ix.big, e.ID)
+func (ix *Index) set(key string, e pack.Entry) { ix.setNum(ix.objNum(key), e) }
+
+// setNum locates id at e in the object numbered obj (objNum). ix.mu must
+// be held for writing.
+func (ix *Index) setNum(obj uint32, e pack.Entry) {
+	l := blobLoc{off: e.Offset, stored: uint32(e.StoredLen), raw: uint32(e.RawLen), obj: obj}
+	if ix.big != nil {
+		delete(ix.big, e.ID)
+	}
 	if e.StoredLen < 0 || e.StoredLen >= bigLen || e.RawLen < 0 || e.RawLen >= bigLen {
 		if ix.big == nil {
 			ix.big = make(map[cas.ID]pack.Entry)
@@ -138,14 +144,26 @@ func (ix *Index) Load(ctx context.Context, l Layout) error {
 func (ix *Index) Add(key string, entries []pack.Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.add(key, entries)
+}
+
+// add is Add with ix.mu held for writing. The object's number and size
+// are looked up once, not per entry: a fresh process restoring a cached
+// index adds every blob of the layout (issue 14, target 7).
+func (ix *Index) add(key string, entries []pack.Entry) {
 	ix.keys[key] = true
-	ix.bytes[key] = 0
+	var bytes int64
+	obj, numbered := uint32(0), false
 	for _, e := range entries {
-		ix.bytes[key] += e.StoredLen
+		bytes += e.StoredLen
 		if _, ok := ix.locs[e.ID]; !ok {
-			ix.set(key, e)
+			if !numbered {
+				obj, numbered = ix.objNum(key), true
+			}
+			ix.setNum(obj, e)
 		}
 	}
+	ix.bytes[key] = bytes
 }
 
 // Has reports whether the index holds id.

@@ -46,19 +46,27 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 		out = append(out, IndexObject{Key: k, Bytes: ix.bytes[k]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	pos := make(map[string]int, len(out))
+	// Each object's place in out, by its number in the index (-1: not
+	// in l): a slice, not a map by key, as the loops below run once per
+	// blob of the layout.
+	pos := make([]int32, len(ix.objs))
+	for i := range pos {
+		pos[i] = -1
+	}
 	for i, o := range out {
-		if _, dup := pos[o.Key]; dup {
+		if i > 0 && o.Key == out[i-1].Key {
 			return nil, false
 		}
-		pos[o.Key] = i
+		if n, ok := ix.num[o.Key]; ok {
+			pos[n] = int32(i)
+		}
 	}
 	// Two passes over the index: count each object's blobs, then fill
 	// slices of exactly that size (one allocation for all of them).
 	counts := make([]int, len(out))
 	for _, l := range ix.locs {
-		i, ok := pos[ix.objs[l.obj]]
-		if !ok {
+		i := pos[l.obj]
+		if i < 0 {
 			return nil, false
 		}
 		counts[i]++
@@ -69,9 +77,8 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 		all = all[:len(all)+n]
 	}
 	for id, l := range ix.locs {
-		loc := ix.location(id, l)
-		i := pos[loc.Key]
-		out[i].Entries = append(out[i].Entries, loc.Entry)
+		i := pos[l.obj]
+		out[i].Entries = append(out[i].Entries, ix.location(id, l).Entry)
 	}
 	return out, true
 }
@@ -111,6 +118,9 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	}
 	// Sized up front: a large state's index has a blob per chunk.
 	ix := r.newIndex(total, len(objs))
+	// ix is not shared yet; the lock only keeps add's contract.
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)
@@ -124,10 +134,8 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, o.Key)
 			}
 		}
-		ix.Add(o.Key, o.Entries)
-		ix.mu.Lock()
+		ix.add(o.Key, o.Entries)
 		ix.bytes[o.Key] = o.Bytes
-		ix.mu.Unlock()
 	}
 	if len(want) != 0 {
 		return nil, nil, fmt.Errorf("%w: an object is listed twice", ErrBadSnapshot)

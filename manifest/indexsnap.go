@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,13 +32,50 @@ type IndexObject struct {
 var ErrBadSnapshot = errors.New("index snapshot does not match the step's layout")
 
 // Snapshot returns the index as the objects of layout l, in key order,
-// each with the blobs the index locates in it (in no particular order). It reports false if the
+// each with the blobs the index locates in it (in no particular order;
+// the entries may be the index's own: the caller must not modify them). It reports false if the
 // index does not cover exactly l's objects: a snapshot is only taken of
 // a writer's index right after the step whose layout is l.
 func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 	keys := LayoutKeys(l)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if out, ok := ix.keptSnapshot(keys); ok {
+		return out, true
+	}
+	return ix.buildSnapshot(keys)
+}
+
+// keptSnapshot returns ix.snap as the snapshot of the objects keys, if
+// it is one: a restored index that has only grown by Add since, in a
+// fresh CLI process, snapshots without going over every blob of its map
+// (issue 14, target 7). It checks that the kept objects are exactly
+// keys, each once with the index's size for it, and hold as many blobs
+// as the index; anything else is left to buildSnapshot. ix.mu must be
+// held.
+func (ix *Index) keptSnapshot(keys []string) ([]IndexObject, bool) {
+	if ix.snap == nil || len(ix.snap) != len(keys) {
+		return nil, false
+	}
+	out := slices.Clone(ix.snap)
+	slices.SortFunc(out, func(a, b IndexObject) int { return strings.Compare(a.Key, b.Key) })
+	want := slices.Clone(keys)
+	slices.Sort(want)
+	blobs := 0
+	for i, o := range out {
+		if o.Key != want[i] || (i > 0 && o.Key == out[i-1].Key) || !ix.keys[o.Key] || ix.bytes[o.Key] != o.Bytes {
+			return nil, false
+		}
+		blobs += len(o.Entries)
+	}
+	if blobs != len(ix.locs) {
+		return nil, false
+	}
+	return out, true
+}
+
+// buildSnapshot is Snapshot from the index's map. ix.mu must be held.
+func (ix *Index) buildSnapshot(keys []string) ([]IndexObject, bool) {
 	out := make([]IndexObject, 0, len(keys))
 	for _, k := range keys {
 		if !ix.keys[k] {
@@ -121,6 +159,10 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	// ix is not shared yet; the lock only keeps add's contract.
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	// The restored objects, as the snapshot of the index they describe
+	// until it changes other than by Add (kept, not copied: objs is the
+	// index's from here on).
+	snap := make([]IndexObject, 0, len(objs)+4)
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)
@@ -134,12 +176,17 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, o.Key)
 			}
 		}
-		ix.add(o.Key, o.Entries)
+		if located := ix.add(o.Key, o.Entries); len(located) == len(o.Entries) && snap != nil {
+			snap = append(snap, o)
+		} else {
+			snap = nil // a blob listed twice: Snapshot builds from the map
+		}
 		ix.bytes[o.Key] = o.Bytes
 	}
 	if len(want) != 0 {
 		return nil, nil, fmt.Errorf("%w: an object is listed twice", ErrBadSnapshot)
 	}
+	ix.snap = snap
 	key := StepKey(session, m.Number)
 	return &Step{Manifest: m, ID: id, Key: key, ManifestBytes: int64(len(mb))}, ix, nil
 }

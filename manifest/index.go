@@ -162,10 +162,7 @@ func (ix *Index) Add(key string, entries []pack.Entry) {
 // add is Add with ix.mu held for writing. The object's number and size
 // are looked up once, not per entry: a fresh process restoring a cached
 // index adds every blob of the layout (issue 14, target 7).
-//
-// It returns the entries it located in the object (those whose id the
-// index did not hold yet): entries itself if all of them.
-func (ix *Index) add(key string, entries []pack.Entry) []pack.Entry {
+func (ix *Index) add(key string, entries []pack.Entry) {
 	ix.keys[key] = true
 	var bytes int64
 	obj, numbered := uint32(0), false
@@ -180,19 +177,19 @@ func (ix *Index) add(key string, entries []pack.Entry) []pack.Entry {
 			if located != nil {
 				located = append(located, e)
 			}
-		} else if located == nil {
+		} else if located == nil && ix.snap != nil {
 			located = append(make([]pack.Entry, 0, len(entries)), entries[:i]...)
 		}
 	}
 	ix.bytes[key] = bytes
-	if located == nil {
-		located = entries
-	}
 	if ix.snap != nil {
-		// Copied: the caller's slice is not the index's to keep.
-		ix.snap = append(ix.snap, IndexObject{Key: key, Bytes: bytes, Entries: slices.Clone(located)})
+		// The entries it located (those whose id the index did not hold
+		// yet), copied: the caller's slice is not the index's to keep.
+		if located == nil {
+			located = slices.Clone(entries)
+		}
+		ix.snap = append(ix.snap, IndexObject{Key: key, Bytes: bytes, Entries: located})
 	}
-	return located
 }
 
 // Has reports whether the index holds id.

@@ -159,10 +159,10 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	// ix is not shared yet; the lock only keeps add's contract.
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	// The restored objects, as the snapshot of the index they describe
+	// The restored objects are the snapshot of the index they describe
 	// until it changes other than by Add (kept, not copied: objs is the
 	// index's from here on).
-	snap := make([]IndexObject, 0, len(objs)+4)
+	limit := r.maxObject()
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)
@@ -171,21 +171,31 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 		if o.Bytes < 0 {
 			return nil, nil, fmt.Errorf("%w: size of %s", ErrBadSnapshot, o.Key)
 		}
+		ix.keys[o.Key] = true
+		ix.bytes[o.Key] = o.Bytes
+		if len(o.Entries) == 0 {
+			continue
+		}
+		// As add, without its lookup before each insert: Snapshot lists
+		// each blob once, so a blob listed twice (the map not growing)
+		// is a file Snapshot did not write.
+		obj := ix.objNum(o.Key)
 		for _, e := range o.Entries {
-			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > r.maxObject() || e.StoredLen > r.maxObject()-e.Offset {
+			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > limit || e.StoredLen > limit-e.Offset {
 				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, o.Key)
 			}
+			n := len(ix.locs)
+			ix.setNum(obj, e)
+			if len(ix.locs) == n {
+				return nil, nil, fmt.Errorf("%w: blob %s listed twice", ErrBadSnapshot, e.ID.Short())
+			}
 		}
-		if located := ix.add(o.Key, o.Entries); len(located) == len(o.Entries) && snap != nil {
-			snap = append(snap, o)
-		} else {
-			snap = nil // a blob listed twice: Snapshot builds from the map
-		}
-		ix.bytes[o.Key] = o.Bytes
 	}
 	if len(want) != 0 {
 		return nil, nil, fmt.Errorf("%w: an object is listed twice", ErrBadSnapshot)
 	}
+	snap := make([]IndexObject, len(objs), len(objs)+4)
+	copy(snap, objs)
 	ix.snap = snap
 	key := StepKey(session, m.Number)
 	return &Step{Manifest: m, ID: id, Key: key, ManifestBytes: int64(len(mb))}, ix, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -38,6 +39,12 @@ type Index struct {
 	objs []string
 	num  map[string]uint32
 	free []uint32
+	// snap, if not nil, is the index as a snapshot (see Snapshot): the
+	// objects RestoreHead restored and those added since, each with
+	// exactly the blobs the index located in it. It is kept only while
+	// the index has only grown by Add: any other change drops it, and
+	// Snapshot then builds the snapshot from the map.
+	snap []IndexObject
 }
 
 // blobLoc is a Location as the index keeps it.
@@ -79,6 +86,7 @@ func (ix *Index) objNum(key string) uint32 {
 // dropObj forgets the object at key and frees its number. No blob may
 // still be located in it. ix.mu must be held for writing.
 func (ix *Index) dropObj(key string) {
+	ix.snap = nil
 	delete(ix.keys, key)
 	delete(ix.bytes, key)
 	if n, ok := ix.num[key]; ok {
@@ -91,8 +99,17 @@ func (ix *Index) dropObj(key string) {
 // set locates id at e in the object at key. ix.mu must be held for
 // writing.
 func (ix *Index) set(key string, e pack.Entry) {
-	l := blobLoc{off: e.Offset, stored: uint32(e.StoredLen), raw: uint32(e.RawLen), obj: ix.objNum(key)}
-	delete(ix.big, e.ID)
+	ix.snap = nil // perhaps moved, not added
+	ix.setNum(ix.objNum(key), e)
+}
+
+// setNum locates id at e in the object numbered obj (objNum). ix.mu must
+// be held for writing.
+func (ix *Index) setNum(obj uint32, e pack.Entry) {
+	l := blobLoc{off: e.Offset, stored: uint32(e.StoredLen), raw: uint32(e.RawLen), obj: obj}
+	if ix.big != nil {
+		delete(ix.big, e.ID)
+	}
 	if e.StoredLen < 0 || e.StoredLen >= bigLen || e.RawLen < 0 || e.RawLen >= bigLen {
 		if ix.big == nil {
 			ix.big = make(map[cas.ID]pack.Entry)
@@ -107,6 +124,7 @@ func (ix *Index) set(key string, e pack.Entry) {
 func (ix *Index) remove(id cas.ID) {
 	delete(ix.locs, id)
 	delete(ix.big, id)
+	ix.snap = nil
 }
 
 // location returns the Location of id, kept as l. ix.mu must be held.
@@ -138,13 +156,39 @@ func (ix *Index) Load(ctx context.Context, l Layout) error {
 func (ix *Index) Add(key string, entries []pack.Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.add(key, entries)
+}
+
+// add is Add with ix.mu held for writing. The object's number and size
+// are looked up once, not per entry: a fresh process restoring a cached
+// index adds every blob of the layout (issue 14, target 7).
+func (ix *Index) add(key string, entries []pack.Entry) {
 	ix.keys[key] = true
-	ix.bytes[key] = 0
-	for _, e := range entries {
-		ix.bytes[key] += e.StoredLen
+	var bytes int64
+	obj, numbered := uint32(0), false
+	var located []pack.Entry
+	for i, e := range entries {
+		bytes += e.StoredLen
 		if _, ok := ix.locs[e.ID]; !ok {
-			ix.set(key, e)
+			if !numbered {
+				obj, numbered = ix.objNum(key), true
+			}
+			ix.setNum(obj, e)
+			if located != nil {
+				located = append(located, e)
+			}
+		} else if located == nil && ix.snap != nil {
+			located = append(make([]pack.Entry, 0, len(entries)), entries[:i]...)
 		}
+	}
+	ix.bytes[key] = bytes
+	if ix.snap != nil {
+		// The entries it located (those whose id the index did not hold
+		// yet), copied: the caller's slice is not the index's to keep.
+		if located == nil {
+			located = slices.Clone(entries)
+		}
+		ix.snap = append(ix.snap, IndexObject{Key: key, Bytes: bytes, Entries: located})
 	}
 }
 

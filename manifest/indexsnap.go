@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,13 +32,50 @@ type IndexObject struct {
 var ErrBadSnapshot = errors.New("index snapshot does not match the step's layout")
 
 // Snapshot returns the index as the objects of layout l, in key order,
-// each with the blobs the index locates in it (in no particular order). It reports false if the
+// each with the blobs the index locates in it (in no particular order;
+// the entries may be the index's own: the caller must not modify them). It reports false if the
 // index does not cover exactly l's objects: a snapshot is only taken of
 // a writer's index right after the step whose layout is l.
 func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 	keys := LayoutKeys(l)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if out, ok := ix.keptSnapshot(keys); ok {
+		return out, true
+	}
+	return ix.buildSnapshot(keys)
+}
+
+// keptSnapshot returns ix.snap as the snapshot of the objects keys, if
+// it is one: a restored index that has only grown by Add since, in a
+// fresh CLI process, snapshots without going over every blob of its map
+// (issue 14, target 7). It checks that the kept objects are exactly
+// keys, each once with the index's size for it, and hold as many blobs
+// as the index; anything else is left to buildSnapshot. ix.mu must be
+// held.
+func (ix *Index) keptSnapshot(keys []string) ([]IndexObject, bool) {
+	if ix.snap == nil || len(ix.snap) != len(keys) {
+		return nil, false
+	}
+	out := slices.Clone(ix.snap)
+	slices.SortFunc(out, func(a, b IndexObject) int { return strings.Compare(a.Key, b.Key) })
+	want := slices.Clone(keys)
+	slices.Sort(want)
+	blobs := 0
+	for i, o := range out {
+		if o.Key != want[i] || (i > 0 && o.Key == out[i-1].Key) || !ix.keys[o.Key] || ix.bytes[o.Key] != o.Bytes {
+			return nil, false
+		}
+		blobs += len(o.Entries)
+	}
+	if blobs != len(ix.locs) {
+		return nil, false
+	}
+	return out, true
+}
+
+// buildSnapshot is Snapshot from the index's map. ix.mu must be held.
+func (ix *Index) buildSnapshot(keys []string) ([]IndexObject, bool) {
 	out := make([]IndexObject, 0, len(keys))
 	for _, k := range keys {
 		if !ix.keys[k] {
@@ -46,19 +84,27 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 		out = append(out, IndexObject{Key: k, Bytes: ix.bytes[k]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	pos := make(map[string]int, len(out))
+	// Each object's place in out, by its number in the index (-1: not
+	// in l): a slice, not a map by key, as the loops below run once per
+	// blob of the layout.
+	pos := make([]int32, len(ix.objs))
+	for i := range pos {
+		pos[i] = -1
+	}
 	for i, o := range out {
-		if _, dup := pos[o.Key]; dup {
+		if i > 0 && o.Key == out[i-1].Key {
 			return nil, false
 		}
-		pos[o.Key] = i
+		if n, ok := ix.num[o.Key]; ok {
+			pos[n] = int32(i)
+		}
 	}
 	// Two passes over the index: count each object's blobs, then fill
 	// slices of exactly that size (one allocation for all of them).
 	counts := make([]int, len(out))
 	for _, l := range ix.locs {
-		i, ok := pos[ix.objs[l.obj]]
-		if !ok {
+		i := pos[l.obj]
+		if i < 0 {
 			return nil, false
 		}
 		counts[i]++
@@ -69,9 +115,8 @@ func (ix *Index) Snapshot(l Layout) ([]IndexObject, bool) {
 		all = all[:len(all)+n]
 	}
 	for id, l := range ix.locs {
-		loc := ix.location(id, l)
-		i := pos[loc.Key]
-		out[i].Entries = append(out[i].Entries, loc.Entry)
+		i := pos[l.obj]
+		out[i].Entries = append(out[i].Entries, ix.location(id, l).Entry)
 	}
 	return out, true
 }
@@ -111,6 +156,13 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	}
 	// Sized up front: a large state's index has a blob per chunk.
 	ix := r.newIndex(total, len(objs))
+	// ix is not shared yet; the lock only keeps add's contract.
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	// The restored objects are the snapshot of the index they describe
+	// until it changes other than by Add (kept, not copied: objs is the
+	// index's from here on).
+	limit := r.maxObject()
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)
@@ -119,19 +171,32 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 		if o.Bytes < 0 {
 			return nil, nil, fmt.Errorf("%w: size of %s", ErrBadSnapshot, o.Key)
 		}
+		ix.keys[o.Key] = true
+		ix.bytes[o.Key] = o.Bytes
+		if len(o.Entries) == 0 {
+			continue
+		}
+		// As add, without its lookup before each insert: Snapshot lists
+		// each blob once, so a blob listed twice (the map not growing)
+		// is a file Snapshot did not write.
+		obj := ix.objNum(o.Key)
 		for _, e := range o.Entries {
-			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > r.maxObject() || e.StoredLen > r.maxObject()-e.Offset {
+			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > limit || e.StoredLen > limit-e.Offset {
 				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, o.Key)
 			}
+			n := len(ix.locs)
+			ix.setNum(obj, e)
+			if len(ix.locs) == n {
+				return nil, nil, fmt.Errorf("%w: blob %s listed twice", ErrBadSnapshot, e.ID.Short())
+			}
 		}
-		ix.Add(o.Key, o.Entries)
-		ix.mu.Lock()
-		ix.bytes[o.Key] = o.Bytes
-		ix.mu.Unlock()
 	}
 	if len(want) != 0 {
 		return nil, nil, fmt.Errorf("%w: an object is listed twice", ErrBadSnapshot)
 	}
+	snap := make([]IndexObject, len(objs), len(objs)+4)
+	copy(snap, objs)
+	ix.snap = snap
 	key := StepKey(session, m.Number)
 	return &Step{Manifest: m, ID: id, Key: key, ManifestBytes: int64(len(mb))}, ix, nil
 }

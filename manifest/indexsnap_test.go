@@ -1,14 +1,18 @@
 package manifest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
+	"github.com/cairnlog/cairn/cas/pack"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -114,5 +118,89 @@ func TestRestoreHeadRefusesMismatch(t *testing.T) {
 	// A snapshot of an index that does not cover the layout is refused.
 	if _, ok := r.NewIndex().Snapshot(head.Layout); ok {
 		t.Error("an empty index snapshots a non-empty layout")
+	}
+}
+
+// normSnap sorts each object's entries by id, for comparing snapshots.
+func normSnap(objs []IndexObject) []IndexObject {
+	out := make([]IndexObject, len(objs))
+	for i, o := range objs {
+		o.Entries = slices.Clone(o.Entries)
+		slices.SortFunc(o.Entries, func(a, b pack.Entry) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+		out[i] = o
+	}
+	return out
+}
+
+// TestIndexSnapshotKept: a restored index keeps its snapshot while it only
+// grows by Add, and Snapshot then hands out exactly what it would build
+// from the map; a compaction (blobs moved and objects dropped) makes it
+// build from the map again. Checked step by step from a restored index
+// committing on through compactions.
+func TestIndexSnapshotKept(t *testing.T) {
+	ctx := context.Background()
+	r := NewRepo(mem.New(), 0)
+	head, ix := commitDocs(t, r, 9)
+	objs, ok := ix.Snapshot(head.Layout)
+	if !ok {
+		t.Fatal("no snapshot")
+	}
+	_, ix, err := r.RestoreHead("s", head.Manifest.Encode(), head.ID, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.snap == nil {
+		t.Fatal("a restored index keeps no snapshot")
+	}
+	items := []string{}
+	kept, built := 0, 0
+	for i := 10; i <= 30; i++ {
+		items = append(items, fmt.Sprintf(`"%s"`, strings.Repeat(fmt.Sprint(i), 300)))
+		doc := []byte("[" + strings.Join(items, ",") + "]")
+		st, err := r.Commit(ctx, head, ix, CommitInput{Session: "s", Fanout: 4,
+			Build: func(sink tree.Sink, _ func(cas.ID) bool) (StateKind, tree.Ref, error) {
+				root, err := tree.BuildJSON(doc, sink)
+				return StateJSON, root, err
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head = st
+		got, ok := ix.Snapshot(head.Layout)
+		if !ok {
+			t.Fatalf("step %d: no snapshot", i)
+		}
+		want, ok := ix.buildSnapshot(LayoutKeys(head.Layout))
+		if !ok {
+			t.Fatalf("step %d: no snapshot from the map", i)
+		}
+		if !reflect.DeepEqual(normSnap(got), normSnap(want)) {
+			t.Fatalf("step %d: kept snapshot differs from the map's", i)
+		}
+		if ix.snap != nil {
+			kept++
+		} else {
+			built++
+		}
+	}
+	if kept == 0 || built == 0 {
+		t.Fatalf("kept %d, built %d: the test should see both", kept, built)
+	}
+}
+
+// TestIndexSnapshotDuplicateBlob: Snapshot lists each blob once, so a
+// snapshot naming one blob in two objects is not one it wrote: restoring
+// it fails (the caller reads the store instead).
+func TestIndexSnapshotDuplicateBlob(t *testing.T) {
+	r := NewRepo(mem.New(), 0)
+	head, ix := commitDocs(t, r, 3)
+	objs, _ := ix.Snapshot(head.Layout)
+	if len(objs) < 2 || len(objs[0].Entries) == 0 {
+		t.Fatalf("need two objects, got %d", len(objs))
+	}
+	objs = normSnap(objs)
+	objs[1].Entries = append(objs[1].Entries, objs[0].Entries[0])
+	if _, _, err := r.RestoreHead("s", head.Manifest.Encode(), head.ID, objs); !errors.Is(err, ErrBadSnapshot) {
+		t.Fatalf("RestoreHead of a snapshot listing a blob twice: %v, want ErrBadSnapshot", err)
 	}
 }

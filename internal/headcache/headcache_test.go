@@ -234,3 +234,51 @@ func TestPrune(t *testing.T) {
 		t.Errorf("a live process's in-flight file was removed: %v", err)
 	}
 }
+
+// TestSaveInPlace: Save rewrites the file in place, so a shorter head
+// over a longer one must leave exactly the new file; and a save torn
+// part way (a crash, or a reader that saw it half written: new bytes
+// over the old, the old tail still there) or two saves interleaved must
+// fail the checksum and be ignored, never read as a head.
+func TestSaveInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heads", FileName("k"))
+	if err := Save(path, "k", bigHead(1)); err != nil {
+		t.Fatal(err)
+	}
+	want := sample(2)
+	if err := Save(path, "k", want); err != nil {
+		t.Fatal(err)
+	}
+	if got, why := Load(path, "k"); why != "" || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a shorter save: Load = %+v, %q", got, why)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Fatalf("directory holds %d entries", len(ents))
+	}
+	old, _ := encode("k", bigHead(3))
+	next, _ := encode("k", bigHead(4))
+	other, _ := encode("k", sample(5))
+	torn := map[string][]byte{
+		"new head, old tail":       append(append([]byte(nil), next[:len(next)/2]...), old[len(next)/2:]...),
+		"new head, no tail":        next[:len(next)/2],
+		"shorter save, old tail":   append(append([]byte(nil), other...), old[len(other):]...),
+		"two saves interleaved":    append(append([]byte(nil), old[:len(old)/3]...), next[len(old)/3:]...),
+		"all but the last byte":    next[:len(next)-1],
+		"checksum of the old file": append(append([]byte(nil), next[:len(next)-cas.IDSize]...), old[len(old)-cas.IDSize:]...),
+	}
+	for name, data := range torn {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if h, why := Load(path, "k"); h != nil || why == "" {
+			t.Errorf("%s: Load = %v, %q", name, h, why)
+		}
+		// The next save replaces it whole.
+		if err := Save(path, "k", want); err != nil {
+			t.Fatal(err)
+		}
+		if got, why := Load(path, "k"); why != "" || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: a save over it: Load = %+v, %q", name, got, why)
+		}
+	}
+}

@@ -16,6 +16,8 @@ package objectcache
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/cairnlog/cairn/cas"
@@ -83,16 +85,30 @@ func (c *Cache) Object(key string) []byte {
 	return data
 }
 
-// Keep writes a copy of data, the object at key, atomically (a temporary
-// file renamed over the old one). Best effort: a copy that cannot be
-// written costs a later compaction one GET.
+// Keep writes a copy of data, the object at key, straight to its file
+// (no temporary file renamed over it: a commit creates one file, not
+// two; issue 14, target 7). A copy read while it is written, or left
+// torn by a crash or by two processes keeping the same object at once,
+// fails its checksum and is ignored, and Object's caller checks every
+// blob besides. Best effort: a copy that cannot be written costs a later
+// compaction one GET.
 func (c *Cache) Keep(key string, data []byte) {
 	k := c.key(key)
 	if len(data) > MaxObject || len(k) > maxKey {
 		return
 	}
 	path := c.path(k)
-	if cachedir.WriteFile(path, encode(k, data)) != nil {
+	file := encode(k, data)
+	err := os.WriteFile(path, file, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		// The first copy of this cache: make its directory.
+		if err = os.MkdirAll(c.dir, 0o700); err == nil {
+			err = os.WriteFile(path, file, 0o600)
+		}
+	}
+	if err != nil {
+		// Perhaps half written: remove it rather than leave it to be read.
+		_ = cachedir.Remove(path)
 		return
 	}
 	if sum := cas.Sum([]byte(k)); sum[0]%pruneEvery == 0 {

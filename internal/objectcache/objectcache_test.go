@@ -82,3 +82,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestKeepInPlace: Keep writes the file itself, no temporary one: into a
+// directory it creates, and over an old file of any length (a torn copy,
+// or another object's bytes left at the name), which it replaces whole.
+func TestKeepInPlace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "objects")
+	c := New(dir, "/stores/a")
+	path := c.path(c.key("k"))
+	c.Keep("k", []byte("first"))
+	if got := c.Object("k"); string(got) != "first" {
+		t.Fatalf("Object in a new directory = %q", got)
+	}
+	long := append(encode(c.key("k"), bytes.Repeat([]byte("x"), 4096)), 1, 2, 3)
+	for name, old := range map[string][]byte{"longer": long, "torn": long[:100]} {
+		if err := os.WriteFile(path, old, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Object("k"); got != nil {
+			t.Errorf("%s file: Object = %q, want nil", name, got)
+		}
+		c.Keep("k", []byte("again"))
+		if got := c.Object("k"); string(got) != "again" {
+			t.Errorf("Keep over a %s file: Object = %q", name, got)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("directory holds %d entries", len(ents))
+	}
+}

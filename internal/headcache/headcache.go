@@ -94,51 +94,27 @@ func Load(path, key string) (*Head, string) {
 	return h, ""
 }
 
-// Save writes h to the cache file at path for key, in place: over the
-// old bytes, then cut to the new length, as the stat cache does
-// (internal/dircache). A file read while it is being written, or left
-// half written by a crash or by two processes saving at once, fails its
-// checksum and is ignored: it costs the next commit the reads the cache
-// would have saved, never a wrong head. Writing in place spares each
-// commit creating a temporary file and renaming it (issue 14, target 7).
-// It keeps a valid file for the same key and stamp that names a newer
-// step: of two processes committing one after the other, the later step
-// wins even if its process saves first. A head too large to cache
-// removes the file instead.
+// Save writes h to the cache file at path for key, atomically (a
+// temporary file renamed over the old one). It keeps a valid file for the
+// same key and stamp that names a newer step: of two processes committing
+// one after the other, the later step wins even if its process saves
+// first. A head too large to cache removes the file instead.
 func Save(path, key string, h *Head) error {
 	data, ok := encode(key, h)
 	if !ok {
 		return Remove(path)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	fresh := errors.Is(err, os.ErrNotExist)
-	if fresh {
-		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("write head cache: %w", err)
-	}
 	// The old file is read whole and its checksum checked only if its
 	// header, read first, names a newer step: a damaged header can
 	// then cost that read, and never keeps a bad file.
-	if !fresh && newer(readPrefix(f, maxHeader), key, h) {
+	prefix, err := readPrefix(path, maxHeader)
+	if err == nil && newer(prefix, key, h) {
 		if old, err := cachedir.Read(path, MaxSize); err == nil && newerVerified(old, key, h) {
-			f.Close()
 			return nil
 		}
 	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		// Half written: remove it rather than leave it to be read.
-		_ = cachedir.Remove(path)
+	fresh := errors.Is(err, os.ErrNotExist)
+	if err := cachedir.WriteFile(path, data); err != nil {
 		return fmt.Errorf("write head cache: %w", err)
 	}
 	if fresh {
@@ -151,15 +127,19 @@ func Save(path, key string, h *Head) error {
 // step number and stamp.
 const maxHeader = len(magic) + 1 + 3*binary.MaxVarintLen64 + maxKey + maxStamp
 
-// readPrefix reads at most n bytes from the start of f; nil if it
-// cannot.
-func readPrefix(f *os.File, n int) []byte {
-	buf := make([]byte, n)
-	m, err := f.ReadAt(buf, 0)
-	if err != nil && err != io.EOF {
-		return nil
+// readPrefix reads at most n bytes from the start of the file at path.
+func readPrefix(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	return buf[:m]
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:m], err
 }
 
 // newer reports whether the header at the start of prefix, not yet

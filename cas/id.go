@@ -40,7 +40,12 @@ func ParseID(s string) (ID, error) {
 // Verify returns ErrCorrupt (naming what) unless data hashes to id.
 func Verify(id ID, data []byte, what string) error {
 	if got := Sum(data); got != id {
-		return fmt.Errorf("%w: %s: content hashes to %s, want %s", ErrCorrupt, what, got.Short(), id.Short())
+		g, w := got.Short(), id.Short()
+		if g == w {
+			// The damage is in the stored id past its short form.
+			g, w = got.String(), id.String()
+		}
+		return fmt.Errorf("%w: %s: content hashes to %s, want %s", ErrCorrupt, what, g, w)
 	}
 	return nil
 }

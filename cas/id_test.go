@@ -3,6 +3,7 @@ package cas_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
@@ -31,5 +32,20 @@ func BenchmarkVerify(b *testing.B) {
 		if err := cas.Verify(id, data, "bench"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestVerifyNamesIDsApart: an id damaged past its short form must not be
+// reported as "hashes to X, want X".
+func TestVerifyNamesIDsApart(t *testing.T) {
+	data := []byte("some content")
+	want := cas.Sum(data)
+	want[31] ^= 1
+	err := cas.Verify(want, data, "obj")
+	if err == nil {
+		t.Fatal("Verify of a damaged id succeeded")
+	}
+	if s := err.Error(); !strings.Contains(s, cas.Sum(data).String()) || !strings.Contains(s, want.String()) {
+		t.Fatalf("Verify = %v; want both whole ids when their short forms agree", err)
 	}
 }

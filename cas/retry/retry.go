@@ -171,26 +171,23 @@ func (s *Store) wait(ctx context.Context, attempt int) error {
 // back, so each attempt costs one request, not a put and a read. If the
 // read finds it gone, attempts go back to creating it.
 func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	mayHaveLanded, exists := false, error(nil)
+	// met is the ErrExists a create met after a lost response: from then
+	// on the object is known to be there, and attempts only read it.
+	mayHaveLanded, met := false, error(nil)
 	return s.do(ctx, func() error {
-		if exists != nil {
-			err := s.ownCreate(ctx, key, data, exists)
-			if errors.Is(err, errAbsent) {
-				exists = nil
+		if met == nil {
+			err := s.next.Put(ctx, key, data, opts)
+			if !opts.IfAbsent || !mayHaveLanded || !errors.Is(err, cas.ErrExists) {
+				if IsTransient(err) {
+					mayHaveLanded = true
+				}
+				return err
 			}
-			return err
+			met = err
 		}
-		err := s.next.Put(ctx, key, data, opts)
-		if opts.IfAbsent && mayHaveLanded && errors.Is(err, cas.ErrExists) {
-			exists = err
-			err = s.ownCreate(ctx, key, data, err)
-			if errors.Is(err, errAbsent) {
-				exists = nil
-			}
-			return err
-		}
-		if IsTransient(err) {
-			mayHaveLanded = true
+		err := s.ownCreate(ctx, key, data, met)
+		if errors.Is(err, errAbsent) {
+			met = nil
 		}
 		return err
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/manifest"
@@ -63,18 +62,10 @@ func (s *Session) buildState(ctx context.Context, state State, sink tree.Sink) (
 // to is not checked (commits before the check stored such documents, and
 // they must stay patchable).
 func checkUTF8(text []byte) error {
-	if utf8.Valid(text) {
-		return nil
+	if i := tree.InvalidUTF8(text); i >= 0 {
+		return fmt.Errorf("not UTF-8 (byte %#02x at offset %d)", text[i], i)
 	}
-	i := 0
-	for i < len(text) {
-		r, n := utf8.DecodeRune(text[i:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		i += n
-	}
-	return fmt.Errorf("not UTF-8 (byte %#02x at offset %d)", text[i], i)
+	return nil
 }
 
 // heldDoc returns the held document if it is the head's state.

@@ -242,18 +242,29 @@ func checkUTF8(doc []byte, at, end int) error {
 	for hi < len(doc) && !utf8.RuneStart(doc[hi]) {
 		hi++
 	}
-	if utf8.Valid(doc[lo:hi]) {
+	i := InvalidUTF8(doc[lo:hi])
+	if i < 0 {
 		return nil
 	}
-	i := lo
-	for i < hi {
-		r, n := utf8.DecodeRune(doc[i:hi])
+	i += lo
+	return (&jsonParser{pos: i}).errorf("not UTF-8 (byte %#02x), as JSON must be", doc[i])
+}
+
+// InvalidUTF8 returns the offset of the first byte of b that is not part
+// of valid UTF-8, or -1 if b is all UTF-8.
+func InvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {
 			break
 		}
 		i += n
 	}
-	return (&jsonParser{pos: i}).errorf("not UTF-8 (byte %#02x), as JSON must be", doc[i])
+	return i
 }
 
 // commonPrefix returns the length of the common prefix of a and b,

@@ -69,17 +69,24 @@ func (r Requests) Sub(o Requests) Requests {
 // s3:// and minio:// backends by importing packages cas/s3 and cas/minio).
 func Open(ctx context.Context, url string) (_ *Workspace, err error) {
 	defer classifyTo(&err)
+	url = StoreURL(url)
+	backend, remote, err := openStore(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return newWorkspace(url, backend, remote), nil
+}
+
+// StoreURL returns the store Open opens for url: url itself, else
+// $CAIRN_STORE, else DefaultStore().
+func StoreURL(url string) string {
 	if url == "" {
 		url = os.Getenv("CAIRN_STORE")
 	}
 	if url == "" {
 		url = DefaultStore()
 	}
-	backend, remote, err := openStore(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	return newWorkspace(url, backend, remote), nil
+	return url
 }
 
 // OpenStore opens a workspace over an existing store, for embedding and

@@ -171,7 +171,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	// Nothing is written into a local store: an output there could
 	// take the place of the store's own objects.
 	for _, t := range []*outTarget{outT, manT} {
-		if t != nil && !t.direct && insideLocalStore(e.storeURL(), t.file) {
+		if t != nil && !t.direct && insideLocalStore(cairn.StoreURL(e.store), t.file) {
 			return usagef("%s %s: is inside the store; write the export elsewhere", t.flag, t.path)
 		}
 	}
@@ -437,23 +437,11 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 	return open, nil
 }
 
-// storeURL is the store the command uses: --store, else $CAIRN_STORE,
-// else the default.
-func (e *env) storeURL() string {
-	if e.store != "" {
-		return e.store
-	}
-	if u := os.Getenv("CAIRN_STORE"); u != "" {
-		return u
-	}
-	return cairn.DefaultStore()
-}
-
 // insideLocalStore reports whether file lies in the directory of a local
 // store (a path or file:// URL).
 func insideLocalStore(url, file string) bool {
-	dir, local := strings.CutPrefix(url, "file://")
-	if !local && strings.Contains(url, "://") {
+	dir, local := localStorePath(url)
+	if !local {
 		return false
 	}
 	d, err1 := filepath.Abs(dir)

@@ -104,14 +104,21 @@ func (e *env) checkStore() error {
 	if !e.needStore || url == "" {
 		return nil
 	}
-	path, local := strings.CutPrefix(url, "file://")
-	if !local && strings.Contains(url, "://") {
+	path, local := localStorePath(url)
+	if !local {
 		return nil
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)
 	}
 	return nil
+}
+
+// localStorePath returns the directory of a local store's URL (a plain
+// path or file://PATH); local is false for any other scheme.
+func localStorePath(url string) (path string, local bool) {
+	path, file := strings.CutPrefix(url, "file://")
+	return path, file || !strings.Contains(url, "://")
 }
 
 // openNamed opens the workspace after checking that each of names is a

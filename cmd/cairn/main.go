@@ -105,8 +105,8 @@ func (e *env) checkStore() error {
 		return nil
 	}
 	path, local := localStorePath(url)
-	if !local {
-		return nil
+	if !local || path == "" {
+		return nil // file:// naming no directory: Open refuses it
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)

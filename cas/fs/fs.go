@@ -232,60 +232,121 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	}
 	base := ""
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
-		base = prefix[:i]
+		base = prefix[:i+1]
 	}
-	var infos []cas.Info
-	walkRoot := s.root
-	if base != "" {
-		walkRoot = s.path(base)
-	}
-	err := filepath.WalkDir(walkRoot, func(p string, d iofs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, iofs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != walkRoot {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return ctx.Err()
-		}
-		rel, err := filepath.Rel(s.root, p)
-		if err != nil {
-			return err
-		}
-		key := filepath.ToSlash(rel)
-		if !strings.HasPrefix(key, prefix) || key <= startAfter || !d.Type().IsRegular() {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			if errors.Is(err, iofs.ErrNotExist) {
-				return nil // deleted while listing
-			}
-			return err
-		}
-		infos = append(infos, cas.Info{Key: key, Size: fi.Size(), ModTime: fi.ModTime()})
-		return nil
-	})
-	if err != nil {
+	l := &lister{ctx: ctx, root: s.root, prefix: prefix, startAfter: startAfter}
+	if err := l.dir(base); err != nil {
 		return fmt.Errorf("list %s: %w", prefix, err)
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Key < infos[j].Key })
-	for _, i := range infos {
+	// Keys come in byte order, which a walk of directories in name order
+	// does not give ("a-b" sorts before "a/x"): sort what is left.
+	sort.Slice(l.found, func(i, j int) bool { return l.found[i].key < l.found[j].key })
+	for _, f := range l.found {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(i); err != nil {
+		fi, err := f.entry.Info()
+		if err != nil {
+			if errors.Is(err, iofs.ErrNotExist) {
+				continue // deleted while listing
+			}
+			return fmt.Errorf("list %s: %w", prefix, err)
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := fn(cas.Info{Key: f.key, Size: fi.Size(), ModTime: fi.ModTime()}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// lister walks the directories that may hold keys with a prefix, after
+// a key. A directory whose every key sorts at or before startAfter is
+// not read, and a file's key is compared before it is stat'ed, so a
+// listing after a recent key costs the directory's names, not a stat and
+// a sort of each of them: a resume's head discovery lists a session's
+// newest steps after its head hint, and a session of 100,000 steps is
+// one directory of 100,000 step objects.
+type lister struct {
+	ctx                context.Context
+	root               string
+	prefix, startAfter string
+	found              []listed
+}
+
+// listed is a key found by a lister, not yet stat'ed.
+type listed struct {
+	key   string
+	entry iofs.DirEntry
+}
+
+// dir lists the directory holding the keys that begin with rel (empty,
+// or ending in a slash), in directory order.
+func (l *lister) dir(rel string) error {
+	if err := l.ctx.Err(); err != nil {
+		return err
+	}
+	f, err := os.Open(filepath.Join(l.root, filepath.FromSlash(rel)))
+	if err != nil {
+		if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		return err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil // a key, where the prefix names a directory
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue // temporary files (and nothing a key can name)
+		}
+		if !e.IsDir() && (!l.wants(rel, name) || !e.Type().IsRegular()) {
+			continue
+		}
+		key := rel + name
+		if e.IsDir() {
+			sub := key + "/"
+			if !strings.HasPrefix(sub, l.prefix) && !strings.HasPrefix(l.prefix, sub) {
+				continue
+			}
+			// Every key under sub sorts before startAfter when sub does
+			// and startAfter is not itself under sub.
+			if sub < l.startAfter && !strings.HasPrefix(l.startAfter, sub) {
+				continue
+			}
+			if err := l.dir(sub); err != nil {
+				return err
+			}
+			continue
+		}
+		l.found = append(l.found, listed{key: key, entry: e})
+	}
+	return nil
+}
+
+// wants reports whether the key rel+name has the prefix and sorts after
+// startAfter, without building the key: most names of a long session's
+// directory are older steps, and their keys are never needed.
+func (l *lister) wants(rel, name string) bool {
+	if p := l.prefix; len(p) > len(rel) && !strings.HasPrefix(name, p[len(rel):]) {
+		return false
+	}
+	a := l.startAfter
+	switch {
+	case len(a) <= len(rel) && rel[:len(a)] == a:
+		return true // the key extends startAfter
+	case len(a) <= len(rel) || a[:len(rel)] != rel:
+		return rel > a // they differ within rel
+	}
+	return name > a[len(rel):]
 }
 
 // Delete implements cas.Store.

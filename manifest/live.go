@@ -284,28 +284,50 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 		head := ns[len(ns)-1]
 		base, err := r.ReadBase(ctx, s)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("session %s: %w", s, err)
 		}
 		bases[s] = base
+		// Straight from the store: a removed session's newest step may
+		// have become a tombstone since the listing.
+		newest, err := cr.read(ctx, s, head, nil)
+		if err != nil {
+			what := "mark live steps of"
+			if head < base {
+				what = "read the newest step of removed session"
+			}
+			return nil, nil, fmt.Errorf("%s %s: %w", what, s, err)
+		}
+		if head < base && !IsTombstone(newest.Manifest) {
+			// The base was read after the listing: a writer may have
+			// committed above head since and pruned up to its new
+			// steps (or removed the session, fencing it). The store's
+			// steps above the listed head say which; the base, read
+			// before them, is at most the newest of them unless the
+			// session is removed.
+			cur, _, err := r.listHead(ctx, s, head+1)
+			if err != nil {
+				return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
+			}
+			if cur > head {
+				if newest, err = cr.read(ctx, s, cur, nil); err != nil {
+					return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
+				}
+				head = cur
+			}
+		}
 		if head < base {
 			// Removed. Its newest slot is a tombstone (gc's fence, see
 			// GC), or gets one above it before anything is deleted, so
 			// that no writer still building on its last step can
 			// acknowledge a step, and no key is reused.
-			st, err := cr.read(ctx, s, head, nil)
-			if err != nil {
-				return nil, nil, fmt.Errorf("read the newest step of removed session %s: %w", s, err)
-			}
-			if IsTombstone(st.Manifest) {
+			if IsTombstone(newest.Manifest) {
 				ls.addStep(s, head)
 			} else {
 				ls.removed[s] = head
 			}
 			continue
 		}
-		if st, err := cr.read(ctx, s, head, nil); err != nil {
-			return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
-		} else if IsTombstone(st.Manifest) {
+		if IsTombstone(newest.Manifest) {
 			ls.addStep(s, head)
 			ls.tombstoneHeads[s] = head
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -11,6 +12,90 @@ import (
 	"github.com/cairnlog/cairn/cas/mem"
 	"github.com/cairnlog/cairn/manifest"
 )
+
+// storeKeys returns every key of store under prefix.
+func storeKeys(t *testing.T, store cas.Store, prefix string) map[string]bool {
+	t.Helper()
+	keys := map[string]bool{}
+	if err := store.List(context.Background(), prefix, "", func(i cas.Info) error {
+		keys[i.Key] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// TestGCDamagedBaseMarker: a base marker that claims a base above a
+// session's newest step, in no form a removal ever wrote (rm now puts a
+// tombstone above the head; older cairns wrote head+1 and nothing else),
+// is damage, not a removal. gc deletes nothing, fences nothing, and says
+// which session and what the marker claims; verify reports it too. The
+// session's steps stay readable once the marker is repaired.
+func TestGCDamagedBaseMarker(t *testing.T) {
+	ctx := context.Background()
+	for name, marker := range map[string]string{
+		"two above":    "7",
+		"far above":    "4611686018427387904",
+		"one too many": "1000",
+	} {
+		t.Run(name, func(t *testing.T) {
+			store := mem.New()
+			ws := cairn.OpenStore(store)
+			commitN(t, ws, "d", "d", 1, 5)
+			commitN(t, ws, "g", "g", 1, 3)
+			if _, err := ws.Remove(ctx, "g"); err != nil {
+				t.Fatal(err)
+			}
+			// g's steps are candidates now, due at the next run.
+			mustGC(t, ws, cairn.GCOptions{Grace: 0})
+			if err := store.Put(ctx, manifest.BaseKey("d"), []byte(marker), cas.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			before := storeKeys(t, store, "")
+			for _, dry := range []bool{true, false} {
+				rep, err := ws.GC(ctx, cairn.GCOptions{Grace: 0, DryRun: dry})
+				if err == nil {
+					t.Fatalf("gc (dry run %v) beside a damaged base marker: no error; report %+v", dry, rep)
+				}
+				if !errors.Is(err, cairn.ErrCorrupt) {
+					t.Errorf("gc error %q is not ErrCorrupt", err)
+				}
+				want := "session d: its base marker says step " + marker + " but its newest step is 5"
+				if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "nothing deleted") {
+					t.Errorf("gc error = %q, want it to say %q and that nothing was deleted", err, want)
+				}
+			}
+			if after := storeKeys(t, store, ""); len(after) != len(before) {
+				t.Fatalf("gc changed the store: %d keys before, %d after", len(before), len(after))
+			}
+			rep, err := ws.Verify(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, p := range rep.Problems {
+				if strings.Contains(p.String(), "base marker says step "+marker+" but its newest step is 5") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("verify problems = %v, want the damaged base marker of d", rep.Problems)
+			}
+			// Repaired, d is whole and gc goes on.
+			if err := store.Delete(ctx, manifest.BaseKey("d")); err != nil {
+				t.Fatal(err)
+			}
+			mustVerify(t, ws)
+			checkState(t, ws, "d", gcState("d", 5))
+			if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 3 || r.Tombstones != 0 {
+				t.Fatalf("gc after the repair = %+v, want g's 3 steps deleted", r)
+			}
+			checkState(t, ws, "d", gcState("d", 5))
+			checkState(t, ws, "d@1", gcState("d", 1))
+		})
+	}
+}
 
 // TestGCLegacyRemovalCollectable: a session removed by an older cairn
 // (its base marker exactly one above its newest step, no tombstone) is

@@ -319,11 +319,16 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 			// Removed. Its newest slot is a tombstone (gc's fence, see
 			// GC), or gets one above it before anything is deleted, so
 			// that no writer still building on its last step can
-			// acknowledge a step, and no key is reused.
-			if IsTombstone(newest.Manifest) {
-				ls.addStep(s, head)
-			} else {
+			// acknowledge a step, and no key is reused. A base above
+			// the head in any other form is damage, not a removal.
+			legacy, err := removal(s, head, base, newest.Manifest)
+			if err != nil {
+				return nil, nil, err
+			}
+			if legacy {
 				ls.removed[s] = head
+			} else {
+				ls.addStep(s, head)
 			}
 			continue
 		}
@@ -354,6 +359,31 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 	}
 	ls.finish()
 	return ls, bases, nil
+}
+
+// removal says how a session whose newest step (head, with manifest
+// newest) is below its base was removed, or that it was not and its base
+// marker is damaged. Only what a cairn removal writes counts:
+//
+//   - a tombstone in the newest slot: Remove (and gc's fence) put one
+//     above the last step and set the base above it; the oldest gc
+//     replaced the newest step by one, below the base rm had set;
+//   - a newest step that is no tombstone, with the base exactly one
+//     above it: rm of a cairn that only raised the base (legacy is true;
+//     gc fences such a session before deleting anything of it).
+//
+// Any other base above the head (a marker some other program wrote, a
+// number far past the head) would have gc delete a session's live steps
+// on the word of a damaged marker (I5): it is cas.ErrCorrupt.
+func removal(session string, head, base uint64, newest *Manifest) (legacy bool, err error) {
+	switch {
+	case IsTombstone(newest):
+		return false, nil
+	case base == head+1:
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: session %s: its base marker says step %d but its newest step is %d, which is neither a removal nor a prune",
+		cas.ErrCorrupt, session, base, head)
 }
 
 // missing returns, in key order, the objects that the live set (after

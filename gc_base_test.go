@@ -200,3 +200,53 @@ func TestGCRevivedBeforeMark(t *testing.T) {
 	}
 	checkState(t, ws, "r", gcState("r", 5))
 }
+
+// TestVerifyUnreadableBaseMarker: a base marker that is no step number
+// (or a huge object) is read no further than the longest marker, and gc
+// refuses it in words naming the session, deleting nothing. verify blames
+// the base marker, not the head hint, and still checks every step.
+func TestVerifyUnreadableBaseMarker(t *testing.T) {
+	ctx := context.Background()
+	for name, marker := range map[string]string{
+		"letters":      "abc",
+		"zero":         "0",
+		"out of range": "4611686018427387905",
+		"huge":         strings.Repeat("7", 1<<20),
+	} {
+		t.Run(name, func(t *testing.T) {
+			store := mem.New()
+			ws := cairn.OpenStore(store)
+			commitN(t, ws, "d", "d", 1, 5)
+			commitN(t, ws, "g", "g", 1, 3)
+			if _, err := ws.Remove(ctx, "g"); err != nil {
+				t.Fatal(err)
+			}
+			mustGC(t, ws, cairn.GCOptions{Grace: 0})
+			if err := store.Put(ctx, manifest.BaseKey("d"), []byte(marker), cas.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			before := storeKeys(t, store, "")
+			logged := &getLog{Store: store, key: manifest.BaseKey("d")}
+			_, err := cairn.OpenStore(logged).GC(ctx, cairn.GCOptions{Grace: 0})
+			if !errors.Is(err, cairn.ErrCorrupt) || !strings.Contains(err.Error(), "the base marker of session d") ||
+				!strings.Contains(err.Error(), "nothing deleted") || strings.Contains(err.Error(), "steps/") {
+				t.Errorf("gc beside a bad base marker: %v", err)
+			}
+			for _, n := range logged.ns {
+				if n < 0 || n > 21 {
+					t.Errorf("gc read %d bytes of the base marker, want at most 21", n)
+				}
+			}
+			if after := storeKeys(t, store, ""); len(after) != len(before) {
+				t.Fatalf("gc changed the store: %d keys before, %d after", len(before), len(after))
+			}
+			rep, err := ws.Verify(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Problems) != 1 || rep.Problems[0].Object != manifest.BaseKey("d") || rep.Steps != 5 {
+				t.Errorf("verify = %d steps, problems %v; want d's 5 steps checked and one problem, d's base marker", rep.Steps, rep.Problems)
+			}
+		})
+	}
+}

@@ -284,7 +284,7 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 		head := ns[len(ns)-1]
 		base, err := r.ReadBase(ctx, s)
 		if err != nil {
-			return nil, nil, fmt.Errorf("session %s: %w", s, err)
+			return nil, nil, err
 		}
 		bases[s] = base
 		// Straight from the store: a removed session's newest step may

@@ -101,6 +101,18 @@ func (v *verifier) session(ctx context.Context, name string) {
 	// is where the walk starts, and the walk reports it.
 	head, n, _, headErr := v.r.ReadHead(ctx, name)
 	if n == 0 && headErr != nil {
+		if _, err := v.r.ReadBase(ctx, name); err != nil {
+			// ReadHead read the base marker too, and it is the bad
+			// object. The steps are still checked, all of them.
+			v.problem(BaseKey(name), name, err)
+			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
+				if err := v.r.CheckMarker(ctx, name); err != nil {
+					v.problem(SessionKey(name), name, err)
+				}
+				v.chain(ctx, name, n, 1, nil)
+			}
+			return
+		}
 		v.problem(HintKey(name), name, headErr)
 		return
 	}

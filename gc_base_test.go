@@ -118,6 +118,24 @@ func TestGCLegacyRemovalCollectable(t *testing.T) {
 	}
 	mustVerify(t, ws)
 	checkState(t, ws, "k", gcState("k", 2))
+
+	// The oldest gc replaced such a session's newest step by a tombstone
+	// in place, below the base rm had set, and swept the rest later.
+	commitN(t, ws, "o", "o", 1, 4)
+	repo := manifest.NewRepo(store, 0)
+	if err := store.Delete(ctx, manifest.StepKey("o", 4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Fence(ctx, "o", 4); err != nil { // tombstone at o@4, base 5
+		t.Fatal(err)
+	}
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Tombstones != 0 || r.Candidates != 3 || r.Note != "" {
+		t.Fatalf("run 1 over an old in-place tombstone = %+v, want o's 3 older steps candidates", r)
+	}
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 3 {
+		t.Fatalf("run 2 over an old in-place tombstone = %+v, want o's 3 older steps deleted", r)
+	}
+	mustVerify(t, ws)
 }
 
 // TestGCPruneAfterListing: gc lists a session's steps; before it reads

@@ -441,11 +441,27 @@ func (a *afterList) List(ctx context.Context, prefix, after string, fn func(cas.
 	return err
 }
 
+// beforePut runs fn once, right before the first put of key.
+type beforePut struct {
+	cas.Store
+	key  string
+	once sync.Once
+	fn   func()
+}
+
+func (b *beforePut) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	if key == b.key {
+		b.once.Do(b.fn)
+	}
+	return b.Store.Put(ctx, key, data, opts)
+}
+
 // TestGCStopsForRevivedSession: a session removed by a cairn before
 // Remove fenced it itself (its base raised above its head, no tombstone)
-// is fenced by gc; a commit to it that lands between a gc run's listing
-// and that fence builds on the old head and needs its objects: the fence
-// loses, and the run deletes nothing.
+// is fenced by gc; a commit to it that lands after the run's mark and
+// before that fence builds on the old head and needs its objects: the
+// fence loses, and the run deletes nothing. (A commit that lands before
+// the mark reads the session is seen by it: TestGCRevivedBeforeMark.)
 func TestGCStopsForRevivedSession(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New()
@@ -464,7 +480,7 @@ func TestGCStopsForRevivedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := cairn.OpenStore(store)
-	hooked := &afterList{Store: store, prefix: "steps/", fn: func() {
+	hooked := &beforePut{Store: store, key: manifest.StepKey("r", 5), fn: func() {
 		commitN(t, other, "r", "r", 5, 5)
 	}}
 	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0})

@@ -287,25 +287,52 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 			return nil, nil, err
 		}
 		bases[s] = base
+		// Straight from the store: a removed session's newest step may
+		// have become a tombstone since the listing.
+		newest, err := cr.read(ctx, s, head, nil)
+		if err != nil {
+			what := "mark live steps of"
+			if head < base {
+				what = "read the newest step of removed session"
+			}
+			return nil, nil, fmt.Errorf("%s %s: %w", what, s, err)
+		}
+		if head < base && !IsTombstone(newest.Manifest) {
+			// The base was read after the listing: a writer may have
+			// committed above head since and pruned up to its new
+			// steps (or removed the session, fencing it). The store's
+			// steps above the listed head say which; the base, read
+			// before them, is at most the newest of them unless the
+			// session is removed.
+			cur, _, err := r.listHead(ctx, s, head+1)
+			if err != nil {
+				return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
+			}
+			if cur > head {
+				if newest, err = cr.read(ctx, s, cur, nil); err != nil {
+					return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
+				}
+				head = cur
+			}
+		}
 		if head < base {
 			// Removed. Its newest slot is a tombstone (gc's fence, see
 			// GC), or gets one above it before anything is deleted, so
 			// that no writer still building on its last step can
-			// acknowledge a step, and no key is reused.
-			st, err := cr.read(ctx, s, head, nil)
+			// acknowledge a step, and no key is reused. A base above
+			// the head in any other form is damage, not a removal.
+			legacy, err := removal(s, head, base, newest.Manifest)
 			if err != nil {
-				return nil, nil, fmt.Errorf("read the newest step of removed session %s: %w", s, err)
+				return nil, nil, err
 			}
-			if IsTombstone(st.Manifest) {
-				ls.addStep(s, head)
-			} else {
+			if legacy {
 				ls.removed[s] = head
+			} else {
+				ls.addStep(s, head)
 			}
 			continue
 		}
-		if st, err := cr.read(ctx, s, head, nil); err != nil {
-			return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
-		} else if IsTombstone(st.Manifest) {
+		if IsTombstone(newest.Manifest) {
 			ls.addStep(s, head)
 			ls.tombstoneHeads[s] = head
 			continue
@@ -332,6 +359,31 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 	}
 	ls.finish()
 	return ls, bases, nil
+}
+
+// removal says how a session whose newest step (head, with manifest
+// newest) is below its base was removed, or that it was not and its base
+// marker is damaged. Only what a cairn removal writes counts:
+//
+//   - a tombstone in the newest slot: Remove (and gc's fence) put one
+//     above the last step and set the base above it; the oldest gc
+//     replaced the newest step by one, below the base rm had set;
+//   - a newest step that is no tombstone, with the base exactly one
+//     above it: rm of a cairn that only raised the base (legacy is true;
+//     gc fences such a session before deleting anything of it).
+//
+// Any other base above the head (a marker some other program wrote, a
+// number far past the head) would have gc delete a session's live steps
+// on the word of a damaged marker (I5): it is cas.ErrCorrupt.
+func removal(session string, head, base uint64, newest *Manifest) (legacy bool, err error) {
+	switch {
+	case IsTombstone(newest):
+		return false, nil
+	case base == head+1:
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: session %s: its base marker says step %d but its newest step is %d, which is neither a removal nor a prune",
+		cas.ErrCorrupt, session, base, head)
 }
 
 // missing returns, in key order, the objects that the live set (after

@@ -275,19 +275,20 @@ func (r *Repo) FirstStep(ctx context.Context, session string) (uint64, error) {
 const maxBaseLen = 20
 
 // ParseBase decodes a base marker: a decimal step number, 1..2^62, with
-// no sign, spaces or leading zeros. what names the marker in errors.
+// no sign, spaces or leading zeros. what names the marker in errors
+// ("the base marker of session S").
 func ParseBase(b []byte, what string) (uint64, error) {
 	if len(b) == 0 || len(b) > maxBaseLen || b[0] == '0' {
-		return 0, fmt.Errorf("%w: %s: not a step number", cas.ErrCorrupt, what)
+		return 0, fmt.Errorf("%w: %s is not a step number", cas.ErrCorrupt, what)
 	}
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("%w: %s: not a step number", cas.ErrCorrupt, what)
+			return 0, fmt.Errorf("%w: %s is not a step number", cas.ErrCorrupt, what)
 		}
 	}
 	n, err := strconv.ParseUint(string(b), 10, 64)
 	if err != nil || n > 1<<62 {
-		return 0, fmt.Errorf("%w: %s: step number out of range", cas.ErrCorrupt, what)
+		return 0, fmt.Errorf("%w: %s names a step number out of range", cas.ErrCorrupt, what)
 	}
 	return n, nil
 }
@@ -301,6 +302,8 @@ func ParseBase(b []byte, what string) (uint64, error) {
 // instead of rewriting one of them.
 func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
 	key := BaseKey(session)
+	// At most one byte past the longest marker: a longer object is
+	// refused without reading it (I6).
 	b, err := r.store.Get(ctx, key, 0, maxBaseLen+1)
 	if errors.Is(err, cas.ErrNotFound) {
 		return 1, nil
@@ -308,7 +311,7 @@ func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", key, err)
 	}
-	return ParseBase(b, key)
+	return ParseBase(b, "the base marker of session "+session)
 }
 
 // WriteBase sets the base of session to n (see ReadBase).

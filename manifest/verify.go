@@ -99,8 +99,20 @@ func (v *verifier) session(ctx context.Context, name string) {
 	// The head as ReadHead settles it: a step still landing (listed, not
 	// yet readable) is waited for, not reported; one that cannot be read
 	// is where the walk starts, and the walk reports it.
-	_, n, _, headErr := v.r.ReadHead(ctx, name)
+	head, n, _, headErr := v.r.ReadHead(ctx, name)
 	if n == 0 && headErr != nil {
+		if _, err := v.r.ReadBase(ctx, name); err != nil {
+			// ReadHead read the base marker too, and it is the bad
+			// object. The steps are still checked, all of them.
+			v.problem(BaseKey(name), name, err)
+			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
+				if err := v.r.CheckMarker(ctx, name); err != nil {
+					v.problem(SessionKey(name), name, err)
+				}
+				v.chain(ctx, name, n, 1, nil)
+			}
+			return
+		}
 		v.problem(HintKey(name), name, headErr)
 		return
 	}
@@ -112,12 +124,24 @@ func (v *verifier) session(ctx context.Context, name string) {
 		v.problem(BaseKey(name), name, err)
 		return
 	}
+	if n < floor {
+		// A writer may have committed and pruned since the head was
+		// found: look again, after the base, as gc does.
+		if st, m, _, err := v.r.ReadHead(ctx, name); m > n {
+			head, n, headErr = st, m, err
+		}
+	}
 	if n < floor && headErr != nil {
 		// Removed: its history is empty, but its newest slot (the
 		// tombstone, or the last step of a session an older cairn
 		// removed) is read by sessions, du and gc, which refuse a bad
 		// one; so is it here.
 		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
+	} else if n < floor {
+		// A base above the head that no removal writes: gc refuses it.
+		if _, err := removal(name, n, floor, head.Manifest); err != nil {
+			v.problem(BaseKey(name), name, err)
+		}
 	}
 	if err := v.r.CheckMarker(ctx, name); err != nil {
 		v.problem(SessionKey(name), name, err)

@@ -14,10 +14,10 @@ import (
 // UseHeadCache makes the workspace keep, under dir, each session's head
 // as this process last committed it, and start a session's next commit
 // from there: a commit in a fresh process (the CLI) then writes its step
-// with one PUT and two HEADs made at once (of the session's marker and of
-// its base marker) instead of finding the head and reading every object
-// of its layout. An empty dir turns it off. Stores that live only in this
-// process (mem://, OpenStore) are never cached.
+// with one PUT and one HEAD (of the session's marker) instead of finding
+// the head and reading every object of its layout. An empty dir turns it
+// off. Stores that live only in this process (mem://, OpenStore) are
+// never cached.
 //
 // The cache is a hint. A stale one costs a retry, never a wrong parent:
 // if the step slot above the cached head is taken (another writer moved
@@ -25,12 +25,8 @@ import (
 // store and tries once more, or, with CommitOptions.Expect, fails as it
 // would have without the cache. A session whose marker changed since
 // (a store wiped and rebuilt at the same URL, a session removed,
-// collected and created again) is read from the store. A base marker
-// written since costs one GET of it: at most the cached head (a prune),
-// the commit goes on from the cache; above it (a removal, or a damaged
-// marker) the head is read from the store, which refuses a damaged one
-// before anything is written. A corrupt, foreign or oversized cache file
-// is ignored. Call it right after Open.
+// collected and created again) is read from the store. A corrupt,
+// foreign or oversized cache file is ignored. Call it right after Open.
 //
 // Beside the heads, under dir/objects, the workspace keeps a copy of each
 // step object and pack its commits write (each at most 1 MiB, 128 MiB in
@@ -76,11 +72,8 @@ func (s *Session) headCacheFile() (path, key string) {
 }
 
 // loadCached sets the session's head and index from its cache file, if
-// there is a usable one and this Session has not loaded a head before.
-// The stamps of the session's marker and base marker must still be the
-// ones the cache saw (cacheStamp: two HEAD requests at once), or differ
-// only by a prune (prunedBelow); anything else leaves the session
-// unloaded.
+// there is a usable one and this Session has not loaded a head before. The marker's stamp must still be the one the
+// cache saw (one HEAD request); anything else leaves the session unloaded.
 func (s *Session) loadCached(ctx context.Context) bool {
 	path, key := s.headCacheFile()
 	if path == "" || s.noCache {
@@ -98,72 +91,11 @@ func (s *Session) loadCached(ctx context.Context) bool {
 	if err != nil || st.Number != h.Number {
 		return false
 	}
-	stamp, err := s.cacheStamp(ctx)
-	if err != nil || stamp != h.Stamp && !s.prunedBelow(ctx, h.Stamp, stamp, st.Number) {
+	if stamp, err := s.ws.repo.SessionStamp(ctx, s.name); err != nil || stamp != h.Stamp {
 		return false
 	}
-	// Saved under the stamp taken before the base was checked: a marker
-	// written after the check has another one.
-	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, stamp, true, false
+	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, h.Stamp, true, false
 	return true
-}
-
-// prunedBelow reports whether the stamps a cached head was saved under
-// (was) and the store's (now) differ only in the base marker, and the
-// base it now holds is at most the cached head: a prune, which never
-// raises the base above the head, and a commit above head still reads
-// back. One GET of the marker (at most 21 bytes), paid only after the
-// marker was written. A base above head (a removal, or damage) is left
-// to the store's head (manifest.Repo.ReadHead), which tells them apart.
-func (s *Session) prunedBelow(ctx context.Context, was, now string, head uint64) bool {
-	wasMarker, _, ok1 := strings.Cut(was, " base ")
-	nowMarker, _, ok2 := strings.Cut(now, " base ")
-	return ok1 && ok2 && wasMarker == nowMarker && s.baseBelow(ctx, now, head)
-}
-
-// baseBelow reports whether the base marker whose stamp is in stamp, just
-// taken, is at most head, read after the stamp: a head is saved only
-// under a stamp of a marker known sound (a base marker damaged after this
-// read has another stamp, and one damaged before it is seen here). No
-// marker costs nothing; one costs a GET of a few bytes, on commits that
-// read their head from the store only.
-func (s *Session) baseBelow(ctx context.Context, stamp string, head uint64) bool {
-	if _, base, _ := strings.Cut(stamp, " base "); base == "" {
-		return true
-	}
-	base, err := s.ws.repo.ReadBase(ctx, s.name)
-	return err == nil && base <= head
-}
-
-// cacheStamp returns what a cached head is saved under and checked
-// against: the stamps of the session's marker and of its base marker,
-// "" if the session has no marker. Two HEAD requests, made at once. The
-// base marker's stamp sends a commit to the store whenever the marker was
-// written since the cache was saved: after a prune or a removal, and
-// after damage (a marker no cairn wrote), which the store's head then
-// refuses (manifest.Repo.ReadHead) before anything is written, instead
-// of a cached commit acknowledging a step that readers would not show.
-func (s *Session) cacheStamp(ctx context.Context) (string, error) {
-	var (
-		base string
-		berr error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		base, berr = s.ws.repo.BaseStamp(ctx, s.name)
-	}()
-	stamp, err := s.ws.repo.SessionStamp(ctx, s.name)
-	<-done
-	switch {
-	case err != nil:
-		return "", err
-	case berr != nil:
-		return "", berr
-	case stamp == "":
-		return "", nil
-	}
-	return stamp + " base " + base, nil
 }
 
 // saveCached records the session's acknowledged head st in its cache
@@ -180,8 +112,8 @@ func (s *Session) saveCached(ctx context.Context, st *manifest.Step) {
 		return
 	}
 	if s.stamp == "" {
-		stamp, err := s.cacheStamp(ctx)
-		if err != nil || stamp == "" || !s.baseBelow(ctx, stamp, st.Number) {
+		stamp, err := s.ws.repo.SessionStamp(ctx, s.name)
+		if err != nil || stamp == "" {
 			_ = headcache.Remove(path)
 			return
 		}

@@ -218,22 +218,6 @@ func (r *Repo) SessionStamp(ctx context.Context, session string) (string, error)
 	return fmt.Sprintf("%d:%d", info.Size, info.ModTime.UnixNano()), nil
 }
 
-// BaseStamp identifies the current version of session's base marker as
-// the store reports it (size and modification time), "" if there is
-// none. A prune, a removal, or anything else that writes the marker gives
-// it a new stamp (to the store's timestamp resolution, as SessionStamp).
-// It costs one HEAD request.
-func (r *Repo) BaseStamp(ctx context.Context, session string) (string, error) {
-	info, err := r.store.Stat(ctx, BaseKey(session))
-	if errors.Is(err, cas.ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("stat base marker of %s: %w", session, err)
-	}
-	return fmt.Sprintf("%d:%d", info.Size, info.ModTime.UnixNano()), nil
-}
-
 // LocalWriter returns the process id in writer, a manifest's Writer, if
 // it names a process of this host.
 func LocalWriter(writer string) (pid int, ok bool) {

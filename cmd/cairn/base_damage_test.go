@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,67 +71,5 @@ func TestDamagedBaseMarkerCLI(t *testing.T) {
 				t.Errorf("log after the repair: exit %d, %q; want 6 steps", code, out)
 			}
 		})
-	}
-}
-
-// TestDamagedBaseMarkerCachedCommit: a commit in a fresh process that
-// starts from the head cache (the machine wrote the previous step) reads
-// no step from the store, but it does check that the session's base
-// marker is the one the cache saw: a marker overwritten since sends the
-// commit to the store, which refuses it (exit 1) writing nothing, so no
-// step is acknowledged that readers would not show. A prune between two
-// commits is no damage: the commit after it goes on.
-func TestDamagedBaseMarkerCachedCommit(t *testing.T) {
-	t.Setenv("CAIRN_CACHE_DIR", t.TempDir())
-	store := t.TempDir()
-	for i := 1; i <= 5; i++ {
-		if _, errs, code := cli(t, store, `{"i":`+strconv.Itoa(i)+`}`, "commit", "d", "-"); code != 0 {
-			t.Fatalf("commit %d: exit %d: %s", i, code, errs)
-		}
-	}
-	if _, errs, code := cli(t, store, "", "prune", "d", "--keep-last", "3"); code != 0 {
-		t.Fatalf("prune: exit %d: %s", code, errs)
-	}
-	// After a prune the commit still starts from the cache: it reads the
-	// base marker (one GET of a few bytes), no step and no listing.
-	out, errs, code := cli(t, store, `{"i":6}`, "commit", "d", "-", "--json")
-	var res struct {
-		Step     uint64           `json:"step"`
-		Requests map[string]int64 `json:"requests"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.Step != 6 {
-		t.Fatalf("commit after a prune: exit %d, %q, %s", code, out, errs)
-	}
-	if res.Requests["get"] != 1 || res.Requests["list"] != 0 || res.Requests["put"] != 1 {
-		t.Errorf("commit after a prune cost %v, want 1 PUT, 1 GET (the base marker), no LIST", res.Requests)
-	}
-	// Without a prune: one PUT, the two stamps, nothing read.
-	out, errs, code = cli(t, store, `{"i":6}`, "commit", "d", "-", "--json")
-	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.Step != 7 {
-		t.Fatalf("commit: exit %d, %q, %s", code, out, errs)
-	}
-	if res.Requests["get"] != 0 || res.Requests["list"] != 0 || res.Requests["put"] != 1 {
-		t.Errorf("commit from the cache cost %v, want 1 PUT, no GET or LIST", res.Requests)
-	}
-	basePath := filepath.Join(store, "steps", "d", "base")
-	if err := os.WriteFile(basePath, []byte("99"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	want := "session d: its base marker says step 99 but its newest step is 7, which is neither a removal nor a prune"
-	out, errs, code = cli(t, store, `{"i":8}`, "commit", "d", "-")
-	if code != 1 || !strings.Contains(errs, want) {
-		t.Errorf("commit from the head cache onto a damaged base marker: exit %d, %q, %q; want exit 1 and %q", code, out, errs, want)
-	}
-	if _, err := os.Stat(filepath.Join(store, "steps", "d", "00000000000000000008")); !os.IsNotExist(err) {
-		t.Errorf("a refused commit wrote d@8 (stat: %v)", err)
-	}
-	if err := os.WriteFile(basePath, []byte("4"), 0o644); err != nil { // put right
-		t.Fatal(err)
-	}
-	if _, errs, code := cli(t, store, `{"i":8}`, "commit", "d", "-"); code != 0 {
-		t.Fatalf("commit after the repair: exit %d: %s", code, errs)
-	}
-	if out, _, code := cli(t, store, "", "show", "d"); code != 0 || out != `{"i":8}`+"\n" {
-		t.Errorf("show d after the repair: exit %d, %q", code, out)
 	}
 }

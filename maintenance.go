@@ -38,9 +38,12 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 	// landing, or that the store drops, must not place the base or the
 	// tombstone above a slot a writer can still take. A head that cannot
 	// be read (damaged) is still where the session ends: it can be
-	// pruned below or removed all the same.
+	// pruned below or removed all the same. A damaged base marker is
+	// not: where the session's history starts is unknown, and removing
+	// or pruning it would bury the damage under a new marker.
 	_, head, base, err = w.repo.ReadHead(ctx, session)
-	if err != nil && (head == 0 || !errors.Is(err, cas.ErrCorrupt)) {
+	var bad *manifest.BaseError
+	if err != nil && (head == 0 || !errors.Is(err, cas.ErrCorrupt) || errors.As(err, &bad)) {
 		return 0, 0, err
 	}
 	switch {

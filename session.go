@@ -379,6 +379,14 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 		return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
 	}
 	if n < base {
+		// Pruned, removed, or a damaged base marker: gc's rule tells.
+		removed, _, err := s.ws.removedNow(ctx, s.name)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
+		case removed:
+			return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+		}
 		return nil, s.ws.belowBase(ctx, s.name, n, base)
 	}
 	st, err := s.ws.repo.ReadStep(ctx, s.name, n)
@@ -390,7 +398,14 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 			case head == 0:
 				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
 			case head < base:
-				return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+				removed, now, err := s.ws.removedNow(ctx, s.name)
+				switch {
+				case err != nil:
+					return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
+				case removed:
+					return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+				}
+				head = now // committed and pruned since the base was read
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
 		}

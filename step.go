@@ -221,6 +221,12 @@ func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("log %s: %w", st, err)
 	}
+	if st.Number < floor {
+		// Removed since st was read, or a damaged base marker.
+		if _, _, err := st.ws.removedNow(ctx, st.Session); err != nil {
+			return fmt.Errorf("log %s: %w", st, err)
+		}
+	}
 	for cur := st; cur != nil; {
 		if p := cur.m.Parent; p != nil && p.Number < floor {
 			cur.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)

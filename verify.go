@@ -33,7 +33,11 @@ func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyRe
 		case head == 0:
 			return nil, fmt.Errorf("verify %s: %w: %w", name, ErrNotFound, manifest.ErrNoSession)
 		case head < base:
-			return nil, fmt.Errorf("verify %s: %w", name, ErrRemoved)
+			// Removed by gc's rule; a damaged base marker is not a
+			// removal but a problem the verifier reports.
+			if removed, _, err := w.removedNow(ctx, name); err == nil && removed {
+				return nil, fmt.Errorf("verify %s: %w", name, ErrRemoved)
+			}
 		}
 	}
 	mr, err := w.repo.Verify(ctx, sessions...)

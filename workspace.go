@@ -254,6 +254,23 @@ func isRemoved(st *manifest.Step, base uint64) bool {
 	return st.Manifest.Number < base || manifest.IsTombstone(st.Manifest)
 }
 
+// removedNow says, by the rule gc applies (manifest.Repo.ReadHead), whether
+// session, whose base was read above a step, was removed: its newest step
+// and base have a form a removal writes. If the base marker is damaged
+// (above the head in any other form) it returns that error, which wraps
+// cas.ErrCorrupt; a head it cannot read otherwise says nothing here
+// (false, no error), and the caller answers as before. head is the
+// session's newest step. It costs a head lookup: callers pay it only on
+// the paths where a base is above a step they were asked for.
+func (w *Workspace) removedNow(ctx context.Context, session string) (removed bool, head uint64, err error) {
+	_, head, base, err := w.repo.ReadHead(ctx, session)
+	var bad *manifest.BaseError
+	if errors.As(err, &bad) {
+		return false, head, err
+	}
+	return err == nil && head > 0 && head < base, head, nil
+}
+
 // belowBase is the error for step n of session, below the session's
 // base: the session was removed if the slot under the base holds the
 // tombstone that removing it put there, else step n was pruned. It costs
@@ -321,6 +338,11 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 	}
 	st, err := w.repo.ReadStep(ctx, session, n)
 	if below && errors.Is(err, cas.ErrNotFound) {
+		// Removed, unless the base marker is damaged: then the
+		// history's start is not known, and that is the answer.
+		if _, _, err := w.removedNow(ctx, session); err != nil {
+			return nil, fmt.Errorf("fork origin of %s: %w", session, err)
+		}
 		return nil, nil
 	}
 	if err != nil {

@@ -375,6 +375,9 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 // Any other base above the head (a marker some other program wrote, a
 // number far past the head) would have gc delete a session's live steps
 // on the word of a damaged marker (I5): it is cas.ErrCorrupt.
+//
+// gc, verify and every reader of a head (Repo.ReadHead) decide by this
+// one rule, so none of them calls removed what another calls damaged.
 func removal(session string, head, base uint64, newest *Manifest) (legacy bool, err error) {
 	switch {
 	case IsTombstone(newest):
@@ -382,9 +385,24 @@ func removal(session string, head, base uint64, newest *Manifest) (legacy bool, 
 	case base == head+1:
 		return true, nil
 	}
-	return false, fmt.Errorf("%w: session %s: its base marker says step %d but its newest step is %d, which is neither a removal nor a prune",
-		cas.ErrCorrupt, session, base, head)
+	return false, &BaseError{Session: session, Base: base, Head: head}
 }
+
+// BaseError reports a session whose base marker is above its newest step
+// in a form no removal writes (see removal): the marker is damaged, and
+// the session is neither removed nor pruned. It wraps cas.ErrCorrupt and
+// speaks in session and step numbers, naming no store key.
+type BaseError struct {
+	Session    string
+	Base, Head uint64 // what the marker says; the newest step stored
+}
+
+func (e *BaseError) Error() string {
+	return fmt.Sprintf("%v: session %s: its base marker says step %d but its newest step is %d, which is neither a removal nor a prune",
+		cas.ErrCorrupt, e.Session, e.Base, e.Head)
+}
+
+func (e *BaseError) Unwrap() error { return cas.ErrCorrupt }
 
 // missing returns, in key order, the objects that the live set (after
 // finish) names but the listing lacks: live step objects and the packs

@@ -163,6 +163,12 @@ const (
 // listed and unreadable is an error (cas.ErrCorrupt: the store lists a
 // step it cannot serve).
 //
+// A head below the base is a removal only in the forms a removal writes
+// (see removal, the rule gc applies too); in any other form the base
+// marker is damaged, and ReadHead returns no step and a *BaseError
+// (cas.ErrCorrupt), with head and base: no reader calls a live session
+// removed on the word of a damaged marker, and no commit builds on it.
+//
 // head is the number of the step the store lists as newest, also when
 // err says it cannot be read (a caller that must know where the session
 // ends, readable or not, uses it); it is 0 if finding it failed.
@@ -173,6 +179,9 @@ func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, head, ba
 			return nil, 0, base, err
 		}
 		st, err = r.ReadStep(ctx, session, head)
+		if err == nil && head < base {
+			st, head, err = r.belowBase(ctx, session, st, base)
+		}
 		if err == nil || !errors.Is(err, cas.ErrNotFound) {
 			return st, head, base, err
 		}
@@ -186,6 +195,37 @@ func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, head, ba
 		}
 		pause *= 2
 	}
+}
+
+// belowBase settles a session whose newest listed step, st, is below its
+// base, read after the listing. A writer may have committed above st
+// since and pruned up to its new steps: the steps above st say so, and
+// the newest of them is the head (the base, read before them, is at most
+// its number unless the session was removed since). Otherwise the
+// session is removed, if its newest step and base have a form a removal
+// writes, or its base marker is damaged (*BaseError). It returns the
+// head step and its number; the extra LIST (and GET) is paid only here.
+func (r *Repo) belowBase(ctx context.Context, session string, st *Step, base uint64) (*Step, uint64, error) {
+	head := st.Number
+	if !IsTombstone(st.Manifest) {
+		cur, _, err := r.listHead(ctx, session, head+1)
+		if err != nil {
+			return nil, head, err
+		}
+		if cur > head {
+			if st, err = r.ReadStep(ctx, session, cur); err != nil {
+				return nil, cur, err
+			}
+			head = cur
+		}
+	}
+	if head >= base {
+		return st, head, nil
+	}
+	if _, err := removal(session, head, base, st.Manifest); err != nil {
+		return nil, head, err
+	}
+	return st, head, nil
 }
 
 // FindHead returns the number of the newest step of session, or 0 if the

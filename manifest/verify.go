@@ -99,7 +99,7 @@ func (v *verifier) session(ctx context.Context, name string) {
 	// The head as ReadHead settles it: a step still landing (listed, not
 	// yet readable) is waited for, not reported; one that cannot be read
 	// is where the walk starts, and the walk reports it.
-	head, n, _, headErr := v.r.ReadHead(ctx, name)
+	_, n, _, headErr := v.r.ReadHead(ctx, name)
 	if n == 0 && headErr != nil {
 		if _, err := v.r.ReadBase(ctx, name); err != nil {
 			// ReadHead read the base marker too, and it is the bad
@@ -127,21 +127,22 @@ func (v *verifier) session(ctx context.Context, name string) {
 	if n < floor {
 		// A writer may have committed and pruned since the head was
 		// found: look again, after the base, as gc does.
-		if st, m, _, err := v.r.ReadHead(ctx, name); m > n {
-			head, n, headErr = st, m, err
+		if _, m, _, err := v.r.ReadHead(ctx, name); m > n {
+			n, headErr = m, err
 		}
 	}
-	if n < floor && headErr != nil {
+	var bad *BaseError
+	switch {
+	case errors.As(headErr, &bad):
+		// A base above the head that no removal writes (ReadHead applies
+		// gc's rule): every reader and gc refuse it.
+		v.problem(BaseKey(name), name, headErr)
+	case n < floor && headErr != nil:
 		// Removed: its history is empty, but its newest slot (the
 		// tombstone, or the last step of a session an older cairn
 		// removed) is read by sessions, du and gc, which refuse a bad
 		// one; so is it here.
 		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
-	} else if n < floor {
-		// A base above the head that no removal writes: gc refuses it.
-		if _, err := removal(name, n, floor, head.Manifest); err != nil {
-			v.problem(BaseKey(name), name, err)
-		}
 	}
 	if err := v.r.CheckMarker(ctx, name); err != nil {
 		v.problem(SessionKey(name), name, err)

@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/manifest"
+)
+
+// TestDamagedBaseMarkerHTTP: a session whose base marker says a step
+// above its head that no removal writes is a damaged store, answered as
+// the server answers store corruption (500 "internal", the error in the
+// user's words), never 404 "removed" or "pruned"; a commit onto it is
+// refused and writes nothing.
+func TestDamagedBaseMarkerHTTP(t *testing.T) {
+	ctx := context.Background()
+	store := memStore()
+	s, _ := cairn.OpenStore(store).Session("d")
+	for i := 0; i < 5; i++ {
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"i":1}`)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Put(ctx, manifest.BaseKey("d"), []byte("99"), cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
+	defer ts.Close()
+	want := "session d: its base marker says step 99 but its newest step is 5, which is neither a removal nor a prune"
+	check := func(method, path, body string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var e struct{ Code, Error string }
+		_ = json.Unmarshal(b, &e)
+		if resp.StatusCode != http.StatusInternalServerError || e.Code != "internal" || !strings.Contains(e.Error, want) || strings.Contains(e.Error, "steps/") {
+			t.Errorf("%s %s: %s %s; want 500 internal saying %q", method, path, resp.Status, b, want)
+		}
+	}
+	check("GET", "/v1/sessions/d/head", "")
+	check("GET", "/v1/sessions/d/steps/3", "")
+	check("GET", "/v1/sessions/d/log", "")
+	check("POST", "/v1/sessions/d/steps", `{"state":{"i":6}}`)
+	if _, err := store.Get(ctx, manifest.StepKey("d", 6), 0, -1); err == nil {
+		t.Error("a refused commit wrote d@6")
+	}
+}

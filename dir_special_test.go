@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -20,7 +19,7 @@ func TestDirWithFIFOIsInvalid(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644)
-	if err := syscall.Mkfifo(filepath.Join(dir, "sub", "pipe"), 0o644); err != nil {
+	if err := mkfifo(t, filepath.Join(dir, "sub", "pipe")); err != nil {
 		t.Skip(err)
 	}
 	ws := cairn.OpenStore(mem.New())

@@ -8,11 +8,11 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/rusage"
 )
 
 // stepOf commits state and fails the test on error.
@@ -212,8 +212,4 @@ func BenchmarkCommitPatch(b *testing.B) {
 	}
 }
 
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return rusage.SelfCPU() }

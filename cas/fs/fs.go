@@ -152,22 +152,6 @@ func (s *Store) writeTemp(data []byte) (string, error) {
 	return name, nil
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	// Some file systems refuse fsync on directories; the rename is still atomic.
-	if errors.Is(err, syscall.EINVAL) {
-		return nil
-	}
-	return err
-}
-
 // Get implements cas.Store.
 func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	if err := cas.ValidateKey(key); err != nil {

@@ -32,7 +32,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
-	"syscall"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -96,11 +95,13 @@ func IsTransient(err error) bool {
 	if cas.IsTransient(err) {
 		return true
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, syscall.ETIMEDOUT) {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return true
+	}
+	for _, e := range connErrors {
+		if errors.Is(err, e) {
+			return true
+		}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -99,7 +98,7 @@ func TestExportOutToFIFOAndDevice(t *testing.T) {
 	store := chatStore(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(t, fifo); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan []byte, 1)
@@ -126,7 +125,7 @@ func TestExportOutToFIFOAndDevice(t *testing.T) {
 	}
 
 	null := filepath.Join(dir, "null")
-	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3 /* Linux: major 1, minor 3, the null device */); err != nil {
+	if err := mknodNull(t, null); err != nil {
 		t.Skip("cannot make a device node here:", err)
 	}
 	if _, errs, code := cli(t, store, "", "export", "--format", "parquet", "--out", null); code != 0 {
@@ -351,7 +350,7 @@ func TestExportHeadsFromPipe(t *testing.T) {
 	}
 	want, _ := os.ReadFile(out)
 	fifo := filepath.Join(dir, "heads")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(t, fifo); err != nil {
 		t.Fatal(err)
 	}
 	go func() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -52,7 +51,7 @@ func TestExpectOnEmptySessionCLI(t *testing.T) {
 // A FIFO in a committed directory is bad input (exit 2) named inside it.
 func TestCommitDirWithFIFOExit2(t *testing.T) {
 	store, src := t.TempDir(), t.TempDir()
-	if err := syscall.Mkfifo(src+"/ff", 0o644); err != nil {
+	if err := mkfifo(t, src+"/ff"); err != nil {
 		t.Skip(err)
 	}
 	_, errs, code := cli(t, store, "", "commit", "s", "--dir", src)

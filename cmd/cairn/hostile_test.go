@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -107,16 +106,11 @@ func TestCommitRefusesSpecialFiles(t *testing.T) {
 			p := filepath.Join(src, "special")
 			switch kind {
 			case "fifo":
-				if err := syscall.Mkfifo(p, 0o644); err != nil {
+				if err := mkfifo(t, p); err != nil {
 					t.Fatal(err)
 				}
 			case "socket":
-				fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer syscall.Close(fd)
-				if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: p}); err != nil {
+				if err := bindUnixSocket(t, p); err != nil {
 					t.Fatal(err)
 				}
 			}

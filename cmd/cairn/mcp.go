@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,7 +35,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	err = mcpserver.New(ws, version.String()).Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) {
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || brokenPipe(err) {
 		return nil // the client hung up
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,7 +35,7 @@ func waitPidFile(t *testing.T, path string, run *exec.Cmd, stderr *os.File) int 
 // alive reports whether pid is a process that has not exited (a zombie,
 // exited but not yet reaped by init, counts as gone).
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if signal0(pid) != nil {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
@@ -54,7 +55,7 @@ func waitGone(t *testing.T, pid int, what string) {
 	deadline := time.Now().Add(60 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			killPid(pid)
 			t.Fatalf("%s (pid %d) outlived cairn run", what, pid)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -91,6 +92,9 @@ func TestRunChildDiesWithSIGKILLedParent(t *testing.T) {
 // TestRunTermStopsProcessGroup: SIGTERM to cairn run reaches every
 // process of its command's group, so a shell wrapper's children go too.
 func TestRunTermStopsProcessGroup(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no SIGTERM nor process-group kill (docs/agents.md)")
+	}
 	bin := cairnBinary(t)
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")

@@ -212,7 +212,7 @@ func TestRunKilledTwice(t *testing.T) {
 		if killed[pid] {
 			continue // that one is already dead; wait for the restart
 		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := killPid(pid); err != nil {
 			t.Fatalf("kill agent %d %s: %v", pid, kills[i].what, err)
 		}
 		killed[pid] = true
@@ -296,7 +296,7 @@ func checkReplied(t *testing.T, store, session string, turns int, want string) {
 
 func processGone(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := signal0(pid); !errors.Is(err, syscall.ESRCH) {
 		t.Fatalf("agent process %d still exists (%v) while the session waits for a human", pid, err)
 	}
 }

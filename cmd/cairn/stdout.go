@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"syscall"
 )
 
 // errReaderGone is what writes to stdout return once its reader went
@@ -26,7 +25,7 @@ func (s *stdoutWriter) Write(p []byte) (int, error) {
 		return 0, errReaderGone
 	}
 	n, err := s.w.Write(p)
-	if errors.Is(err, syscall.EPIPE) {
+	if brokenPipe(err) {
 		s.gone = true
 		return n, fmt.Errorf("write stdout: %w", errReaderGone)
 	}

@@ -10,8 +10,9 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/cairnlog/cairn/internal/rusage"
 )
 
 // phaseFunc runs one phase in the child process and returns its result,
@@ -79,9 +80,7 @@ func runChild(ctx context.Context, cfg Config, name, arg string, out any) (Usage
 	start := time.Now()
 	err = cmd.Run()
 	u := Usage{Phase: name, Arg: arg, Wall: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
-		u.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
-	}
+	u.MaxRSS = rusage.MaxRSS(cmd.ProcessState)
 	u.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if err != nil {
 		return u, fmt.Errorf("phase %s %s: %w", name, arg, err)
@@ -105,11 +104,10 @@ func runChild(ctx context.Context, cfg Config, name, arg string, out any) (Usage
 // envelope wraps a phase's result with the peak RSS of the processes the
 // phase waited for (getrusage RUSAGE_CHILDREN: git, restic).
 func envelope(res any) any {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	rss, cpu := rusage.Children()
 	return struct {
 		Result  any           `json:"result"`
 		ToolRSS int64         `json:"tool_rss_bytes"`
 		ToolCPU time.Duration `json:"tool_cpu_ns"`
-	}{res, ru.Maxrss * 1024, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+	}{res, rss, cpu}
 }

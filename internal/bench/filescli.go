@@ -9,9 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/cairnlog/cairn/internal/rusage"
 	"github.com/cairnlog/cairn/internal/workload"
 )
 
@@ -138,11 +138,8 @@ func phaseFilesCLI(ctx context.Context, cfg Config, _ string) (any, error) {
 // childCPU returns the user + system time of this process's waited-for
 // children so far.
 func childCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	_, cpu := rusage.Children()
+	return cpu
 }
 
 // cairnCommitDir runs one `cairn commit --dir` in a fresh process and

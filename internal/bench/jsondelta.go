@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/rusage"
 )
 
 func init() {
@@ -115,11 +115,7 @@ func jsonDeltaSteps(cfg Config) int {
 	return 100
 }
 
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return rusage.SelfCPU() }
 
 // phaseJSONDelta measures, at one document size (arg, bytes), the same
 // delta committed as the whole document and as a JSON Patch.

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
+	"github.com/cairnlog/cairn/internal/rusage"
 )
 
 // benchSessions is the size of the export benchmark's workload:
@@ -96,9 +96,8 @@ func BenchmarkExport10k(b *testing.B) {
 				b.Fatalf("export %s: %v: %s", format, err, msg)
 			}
 			elapsed := time.Since(start)
-			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			rss := ru.Maxrss // KiB on Linux
-			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			rss := rusage.MaxRSS(cmd.ProcessState) / 1024 // KiB
+			cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			var m struct {
 				Summary export.Summary `json:"summary"`
 			}

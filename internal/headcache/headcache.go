@@ -24,7 +24,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -373,12 +372,6 @@ func Shared(path, key string, pid int, n uint64) bool {
 	}
 	h, _ := Load(path, key)
 	return h != nil && h.Number >= n
-}
-
-// alive reports whether process pid exists (signal 0 reaches it).
-func alive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 func inflight(path string, pid int) string {

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -250,11 +249,13 @@ func plural(n int, noun string) string {
 	return noun + "s"
 }
 
-// runCommand runs cmd; when ctx ends it passes SIGTERM on to the
-// command's process group and, after 10 seconds, kills the group. The
-// command gets a process group of its own (when stdin is not a
-// terminal; see stayInGroup), so that helpers it started go too, and on
-// Linux it is killed if this process dies first.
+// runCommand runs cmd; when ctx ends it asks the command to end
+// (interrupt: SIGTERM to the command's process group on Unix) and,
+// after 10 seconds, kills it (the group on Unix). The command gets a
+// process group of its own (when stdin is not a terminal; see
+// stayInGroup), so that helpers it started go too, and on Linux it is
+// killed if this process dies first. Windows differs; see
+// procattr_windows.go.
 func runCommand(ctx context.Context, cmd *exec.Cmd) error {
 	cmd.SysProcAttr = procAttr(!stayInGroup(cmd.Stdin))
 	if err := cmd.Start(); err != nil {
@@ -262,23 +263,16 @@ func runCommand(ctx context.Context, cmd *exec.Cmd) error {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	signal := func(sig syscall.Signal) {
-		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
-			syscall.Kill(-cmd.Process.Pid, sig) // the whole group
-		} else {
-			cmd.Process.Signal(sig)
-		}
-	}
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		signal(syscall.SIGTERM)
+		interrupt(cmd)
 		select {
 		case err := <-done:
 			return err
 		case <-time.After(10 * time.Second):
-			signal(syscall.SIGKILL)
+			kill(cmd)
 			return <-done
 		}
 	}

@@ -37,6 +37,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/cairnlog/cairn/internal/pause"
 )
 
 // Region is the region every server is started with.
@@ -244,8 +246,8 @@ func launchOnce(k kind, bin string) (*Server, error) {
 	s.cmd.Dir = dir
 	s.cmd.Stdout = s.log
 	s.cmd.Stderr = s.log
-	// If the test binary dies without cleaning up, take the server along.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// If the test binary dies without cleaning up, take the server along (Linux).
+	s.cmd.SysProcAttr = procAttr()
 	if err := s.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -327,17 +329,20 @@ func (s *Server) exited() bool {
 
 // Pause stops the server process (SIGSTOP): connections are still
 // accepted by the kernel, but nothing answers, as with a hung server.
-func (s *Server) Pause() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+// Windows cannot: there the error is errors.ErrUnsupported.
+func (s *Server) Pause() error { return pause.Stop(s.cmd.Process) }
 
 // Resume continues a paused server (SIGCONT).
-func (s *Server) Resume() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+func (s *Server) Resume() error { return pause.Continue(s.cmd.Process) }
 
 // Log returns what the server has written so far.
 func (s *Server) Log() string { return s.log.String() }
 
 func (s *Server) stop() {
 	if !s.exited() {
-		s.cmd.Process.Signal(syscall.SIGTERM)
+		if s.cmd.Process.Signal(syscall.SIGTERM) != nil {
+			s.cmd.Process.Kill() // no SIGTERM on Windows
+		}
 		select {
 		case <-s.done:
 		case <-time.After(10 * time.Second):

@@ -5,7 +5,8 @@
 // zero), records every step a command acknowledged (exit 0) with the
 // state it committed, and finally checks that every acknowledged step of
 // every session not removed reads back byte for byte, that log works for
-// every live session and fork, and that verify is clean.
+// every live session and fork, and that verify is clean. (Windows
+// cannot SIGSTOP a process: there it only kills.)
 //
 // The schedule of operations is drawn from the seed; the operating
 // system's scheduling is not, so a run is reproducible in its mix, not
@@ -30,6 +31,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/cairnlog/cairn/internal/pause"
 )
 
 // Config describes one soak run.
@@ -201,7 +204,7 @@ func (h *harness) run(ctx context.Context, r role, stdin []byte, args ...string)
 	case err = <-waited:
 	case <-ctx.Done():
 		h.procMu.Lock()
-		cmd.Process.Signal(syscall.SIGCONT)
+		pause.Continue(cmd.Process)
 		cmd.Process.Kill()
 		h.procMu.Unlock()
 		err = <-waited
@@ -482,7 +485,7 @@ func (h *harness) chaos(ctx context.Context, r *rand.Rand) {
 				if p.Signal(syscall.SIGKILL) == nil {
 					h.kills.Add(1)
 				}
-			} else if p.Signal(syscall.SIGSTOP) == nil {
+			} else if pause.Stop(p) == nil { // never on Windows
 				h.paused[p] = true
 				h.pauses.Add(1)
 			} else {
@@ -504,7 +507,7 @@ func (h *harness) chaos(ctx context.Context, r *rand.Rand) {
 			}
 			h.procMu.Lock()
 			if h.paused[p] {
-				p.Signal(syscall.SIGCONT)
+				pause.Continue(p)
 				delete(h.paused, p)
 			}
 			h.procMu.Unlock()
@@ -517,7 +520,7 @@ func (h *harness) resumeAll() {
 	h.procMu.Lock()
 	defer h.procMu.Unlock()
 	for p := range h.paused {
-		p.Signal(syscall.SIGCONT)
+		pause.Continue(p)
 	}
 	h.paused = map[*os.Process]bool{}
 }

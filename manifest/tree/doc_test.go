@@ -9,11 +9,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/rusage"
 	"github.com/cairnlog/cairn/internal/workload"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -560,11 +560,7 @@ func benchAlternate(b *testing.B, docs [2][]byte, before func()) {
 // included), which a loaded machine does not inflate as it does wall time.
 type cpuClock time.Duration
 
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return rusage.SelfCPU() }
 
 func startCPU() cpuClock { return cpuClock(processCPU()) }
 

@@ -71,12 +71,27 @@ func TestCompactionKeepsEveryStep(t *testing.T) {
 			if err != nil || len(rep.Problems) > 0 {
 				t.Fatalf("verify: %v %v", err, rep.Problems)
 			}
-			packs := 0
-			backend.List(ctx, "packs/", "", func(cas.Info) error { packs++; return nil })
-			t.Logf("%d steps, %d packs, %d objects checked by verify", rep.Steps, packs, rep.Objects)
-			if packs == 0 {
-				t.Errorf("no pack was written")
+			levels := map[uint8]int{}
+			repo := manifest.NewRepo(backend, 0)
+			for n := uint64(1); n <= 120; n++ {
+				st, err := repo.ReadStep(ctx, "c", n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range st.Layout.Packs {
+					if p.InStep && p.Number == n {
+						levels[p.Level]++
+					}
+				}
 			}
+			t.Logf("%d steps, merges by level %v, %d objects checked by verify", rep.Steps, levels, rep.Objects)
+			if levels[1] == 0 || levels[2] == 0 {
+				t.Errorf("merges by level %v: the test needs packs of two levels at least", levels)
+			}
+			backend.List(ctx, "packs/", "", func(i cas.Info) error {
+				t.Errorf("%s written: a merge rides in its step object", i.Key)
+				return nil
+			})
 		})
 	}
 }
@@ -148,10 +163,11 @@ func TestCompactionScale(t *testing.T) {
 	}
 }
 
-// TestCompactionPackKeyTaken: a pack left at a step's pack key by a
-// crashed or racing commit of that step is never overwritten nor named;
-// the commit skips compaction and the next step compacts.
-func TestCompactionPackKeyTaken(t *testing.T) {
+// TestCompactionOnePut: the commit that compacts makes one PUT, its step
+// object carrying the merged pack (manifest format 5). A pack an older
+// version left at that step's pack key (packs/<s>/<n>, written before its
+// step, which then crashed) is neither overwritten nor named.
+func TestCompactionOnePut(t *testing.T) {
 	ctx := context.Background()
 	backend := mem.New()
 	ws := cairn.OpenStore(backend)
@@ -166,15 +182,19 @@ func TestCompactionPackKeyTaken(t *testing.T) {
 		items = append(items, fmt.Sprintf("%q", fmt.Sprint(n, strings.Repeat("x", 600))))
 		doc := `{"items":[` + strings.Join(items, ",") + `]}`
 		docs = append(docs, doc)
+		before := ws.Requests()
 		if _, err := s.Commit(ctx, cairn.JSON([]byte(doc)), cairn.CommitOptions{}); err != nil {
 			t.Fatalf("commit %d: %v", n, err)
+		}
+		if used := ws.Requests().Sub(before); n > 1 && (used.Put != 1 || used.Get+used.List+used.Head != 0) {
+			t.Errorf("commit %d made %+v, want one PUT", n, used)
 		}
 	}
 	if got, _ := backend.Get(ctx, manifest.PackKey("c", 4), 0, -1); string(got) != string(orphan) {
 		t.Fatalf("the orphan at the pack key was overwritten")
 	}
-	if _, err := backend.Stat(ctx, manifest.PackKey("c", 5)); err != nil {
-		t.Fatalf("step 5 did not compact: %v", err)
+	if n := inStepPacks(t, backend, "c", 4); n != 1 {
+		t.Fatalf("step 4's layout names %d packs in step objects, want its own", n)
 	}
 	fresh := cairn.OpenStore(backend)
 	for n, doc := range docs {
@@ -185,4 +205,25 @@ func TestCompactionPackKeyTaken(t *testing.T) {
 	if rep, err := fresh.Verify(ctx); err != nil || len(rep.Problems) > 0 {
 		t.Fatalf("verify: %v %v", err, rep.Problems)
 	}
+}
+
+// inStepPacks returns how many packs held in step objects the layout of
+// session@n names, after checking that one of them is n's own object.
+func inStepPacks(t *testing.T, store cas.Store, session string, n uint64) int {
+	t.Helper()
+	st, err := manifest.NewRepo(store, 0).ReadStep(context.Background(), session, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count, own := 0, false
+	for _, p := range st.Layout.Packs {
+		if p.InStep {
+			count++
+			own = own || p.Session == session && p.Number == n
+		}
+	}
+	if count > 0 && !own {
+		t.Fatalf("%s@%d's layout names packs in step objects but not its own", session, n)
+	}
+	return count
 }

@@ -53,19 +53,19 @@ type CommitInput struct {
 //  2. build the state, keeping only blobs ix does not hold; once the new
 //     file chunks pass SpillThreshold they are written to spill packs
 //     (conditional creates) while the build goes on (spill.go);
-//  3. if compaction is due (and nothing spilled), write the merged pack
-//     (conditional create); for a first step, write the session marker
-//     instead;
-//  4. write the step object (manifest + new blobs) with one conditional
-//     put: the step is acknowledged when it returns (I2, I3);
+//  3. if compaction is due (and nothing spilled), add the merged blobs
+//     to the step's (compact.go); for a first step, write the session
+//     marker instead;
+//  4. write the step object (manifest + new blobs + merged blobs) with
+//     one conditional put: the step is acknowledged when it returns (I2,
+//     I3);
 //  5. update ix, and every HintEvery steps rewrite the head hint.
 //
 // A crash at any point leaves the session at its last acknowledged step;
-// a pack (spill or compaction) written before the crash is an orphan for
-// GC, never corruption
-// (I4). If another writer holds the slot the error wraps ErrSlotTaken and
-// nothing of this attempt is visible; ix then no longer matches the
-// store and the caller must drop it with its head.
+// a spill pack written before the crash is an orphan for GC, never
+// corruption (I4). If another writer holds the slot the error wraps
+// ErrSlotTaken and nothing of this attempt is visible; ix then no longer
+// matches the store and the caller must drop it with its head.
 func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput) (*Step, error) {
 	if len(in.Record) > MaxRecordSize {
 		return nil, fmt.Errorf("step record of %d bytes exceeds %d: %w", len(in.Record), MaxRecordSize, tree.ErrLimit)
@@ -114,24 +114,20 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 				return nil, err
 			}
 			if c != nil {
-				// The pack goes first, the manifest naming it last (I2).
-				// A taken pack key (a crashed or racing commit of this
-				// step) leaves the merge to the next step.
-				err := r.writePack(ctx, c)
-				switch {
-				case err == nil:
-					// Compaction leaves spill packs where they are.
-					done, m.Layout = c, c.layout
-					m.Layout.Spills = head.Layout.clone().Spills
-				case !errors.Is(err, errPackExists):
-					return nil, err
+				// The merged blobs ride in the step object, which names
+				// itself as the pack. Compaction leaves spill packs where
+				// they are.
+				done, m.Layout = c, c.layout
+				m.Layout.Spills = head.Layout.clone().Spills
+				if c.blobs != nil {
+					m.Copies = uint64(b.Merge(c.blobs))
 				}
 			}
 		}
 	} else if err := r.MarkSession(ctx, in.Session); err != nil {
 		return nil, err
 	}
-	if b.Len() > 0 {
+	if b.Len() > 0 && (done == nil || done.blobs == nil) {
 		m.Layout.Steps = appendRange(m.Layout.Steps, in.Session, n)
 	}
 	m.Layout.Spills = append(m.Layout.Spills, spills...)
@@ -145,6 +141,7 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		ix.Add(w.key, w.entries)
 	}
 	if done != nil {
+		done.located(entries)
 		ix.compacted(done)
 	}
 	ix.Add(st.Key, entries)
@@ -255,10 +252,8 @@ func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*St
 	if len(entries) > 0 {
 		r.keepLocal(key, data)
 	}
-	st := &Step{Manifest: m, ID: cas.Sum(mb), Key: key, Blobs: len(entries), ManifestBytes: int64(len(mb)), Size: int64(len(data))}
-	for _, e := range entries {
-		st.RawBlobBytes += e.RawLen
-	}
+	st := &Step{Manifest: m, ID: cas.Sum(mb), Key: key, ManifestBytes: int64(len(mb)), Size: int64(len(data))}
+	st.countNew(entries)
 	return st, entries, nil
 }
 

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cairnlog/cairn/cas"
@@ -19,18 +18,22 @@ import (
 //     its new state reaches) into one level-1 pack.
 //   - If the layout already holds fanout-1 packs of level 1, they join the
 //     merge and the result is level 2, and so on up. Each blob is thus
-//     copied once per level, O(log n) times in all, and the merge costs
-//     one extra PUT every fanout steps or so.
-//   - The pack is written before the step's manifest, which names it in
-//     its layout in place of the merged objects (invariant I2). Older
-//     manifests keep naming the step objects and packs they always named,
-//     so no acknowledged step becomes unreadable; objects only a
-//     superseded layout names are for GC to judge (it must keep every
-//     object any live manifest's layout names: LayoutKeys).
+//     copied once per level, O(log n) times in all.
+//   - The pack is the step's own object: the merged blobs travel with the
+//     step's new blobs and its manifest, which names its own object as
+//     the pack (PackRef.InStep) in place of the merged objects, in the
+//     step's one conditional put. A merge thus costs no request of its
+//     own, and a commit that crashes or loses its slot leaves nothing
+//     behind (I2, I3). Older manifests keep naming the step objects and
+//     packs they always named, so no acknowledged step becomes
+//     unreadable; objects only a superseded layout names are for GC to
+//     judge (it must keep every object any live manifest's layout names:
+//     LayoutKeys).
 //
-// A crash between the pack's PUT and the manifest's leaves an orphaned
-// pack: garbage, never corruption (I4). Its key stays taken, so a retry
-// of that step skips compaction and the next step does it.
+// Versions before manifest format 5 wrote the pack as an object of its
+// own (packs/<session>/<n>) before the step object; their layouts still
+// read, and gc still treats such a pack as in flight while its step's
+// slot is empty.
 
 // DefaultFanout is the number of objects of one level a layout may hold
 // before they are merged into one object of the next level. 32 keeps a
@@ -72,16 +75,19 @@ func keptPrefix(steps []Range, ix *Index) (kept, rest []Range) {
 	return append([]Range(nil), steps...), nil
 }
 
-// compaction is a merge of the newest objects of a layout into one pack.
+// compaction is a merge of the newest objects of a layout into one pack,
+// the step object of the commit that merges them.
 type compaction struct {
 	// merged are the keys of the objects the pack replaces.
 	merged []string
-	// ref names the new pack; key is its key. Both are zero when none of
-	// the merged objects' blobs is still live: the layout just drops them.
+	// ref names the new pack; key is its key (the step's). Both are zero
+	// when none of the merged objects' blobs is still live: the layout
+	// just drops them.
 	ref PackRef
 	key string
-	// data is the pack object to PUT before the manifest; entries its index.
-	data    []byte
+	// blobs are the merged blobs, for the step object; entries their
+	// index in it, once it is written.
+	blobs   *pack.Builder
 	entries []pack.Entry
 	// layout is the parent's layout with the merged objects replaced.
 	layout Layout
@@ -131,9 +137,10 @@ type blobSource interface {
 
 // compact returns the compaction due on layout l, the parent layout of a
 // step whose state has root root, or nil if none is due. ix must index l
-// (it is the committer's dedup index); fresh holds the step's new blobs.
-// Only blobs root reaches go into the pack. compact writes nothing.
-func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layout, root tree.Ref, ix *Index, fresh blobSource, fanout int) (*compaction, error) {
+// (it is the committer's dedup index); fresh holds the step's new blobs,
+// which count against the step object's bound on blobs. Only blobs root
+// reaches go into the pack. compact writes nothing.
+func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layout, root tree.Ref, ix *Index, fresh *pack.Builder, fanout int) (*compaction, error) {
 	kept, rest := keptPrefix(l.Steps, ix)
 	nPacks, level, ok := plan(Layout{Packs: l.Packs, Steps: rest}, fanout)
 	if !ok {
@@ -153,36 +160,27 @@ func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layou
 	if b.Len() == 0 {
 		return c, nil
 	}
-	if b.Len() > pack.MaxBlobs {
+	if b.Len()+fresh.Len() > pack.MaxBlobs {
 		return nil, nil // too many to merge into one object: leave the layout as it is
 	}
-	c.data, c.entries = b.Build(pack.KindPack, nil)
-	c.ref = PackRef{Session: session, Number: step, Level: level}
-	c.key = PackKey(session, step)
+	c.blobs = &b
+	c.ref = PackRef{Session: session, Number: step, Level: level, InStep: true}
+	c.key = StepKey(session, step)
 	c.layout.Packs = append(c.layout.Packs, c.ref)
 	return c, nil
 }
 
-// errPackExists reports that the pack key of a compaction is taken: by
-// a commit of the same step that crashed or lost its race. The caller
-// leaves compaction to its next step.
-var errPackExists = errors.New("pack already written for this step")
-
-// writePack stores c's pack, created only if its key is free, so a pack
-// that an acknowledged manifest names is never overwritten.
-func (r *Repo) writePack(ctx context.Context, c *compaction) error {
-	if c.data == nil {
-		return nil
+// located keeps, of the entries of the written step object, those of the
+// merged blobs: where the pack now holds them.
+func (c *compaction) located(entries []pack.Entry) {
+	if c.blobs == nil {
+		return
 	}
-	if err := r.store.Put(ctx, c.key, c.data, cas.PutOptions{IfAbsent: true}); err != nil {
-		if errors.Is(err, cas.ErrExists) {
-			return fmt.Errorf("write %s: %w", c.key, errPackExists)
+	for _, e := range entries {
+		if c.blobs.Has(e.ID) {
+			c.entries = append(c.entries, e)
 		}
-		return fmt.Errorf("write %s: %w", c.key, err)
 	}
-	r.remember(c.key, c.data)
-	r.keepLocal(c.key, c.data)
-	return nil
 }
 
 // liveWalk collects into b the blobs of the merged objects that a state

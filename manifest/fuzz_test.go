@@ -62,6 +62,7 @@ func seedManifests() []*manifest.Manifest {
 		{Session: "s", Number: 2, Parent: &manifest.Pointer{Session: "s", Number: 1}, Time: time.Unix(-1, 0).UTC(), Kind: manifest.StateJSON,
 			Root: tree.Ref{Kind: tree.Inline, Data: []byte(`[1,2]`)}},
 		withSpills(),
+		withInStep(),
 	}
 }
 

@@ -140,7 +140,12 @@ func normSnap(objs []IndexObject) []IndexObject {
 func TestIndexSnapshotKept(t *testing.T) {
 	ctx := context.Background()
 	r := NewRepo(mem.New(), 0)
-	head, ix := commitDocs(t, r, 9)
+	// Restored right after a compaction (fanout 4: steps 5 and 10 merge),
+	// so the first steps after the restore only grow the index.
+	head, ix := commitDocs(t, r, 5)
+	if len(head.Layout.Packs) == 0 || len(head.Layout.Steps) != 0 {
+		t.Fatalf("step 5's layout %+v: want a pack and no step objects", head.Layout)
+	}
 	objs, ok := ix.Snapshot(head.Layout)
 	if !ok {
 		t.Fatal("no snapshot")
@@ -154,7 +159,10 @@ func TestIndexSnapshotKept(t *testing.T) {
 	}
 	items := []string{}
 	kept, built := 0, 0
-	for i := 10; i <= 30; i++ {
+	for i := 1; i <= 5; i++ {
+		items = append(items, fmt.Sprintf(`"%s"`, strings.Repeat(fmt.Sprint(i), 300)))
+	}
+	for i := 6; i <= 30; i++ {
 		items = append(items, fmt.Sprintf(`"%s"`, strings.Repeat(fmt.Sprint(i), 300)))
 		doc := []byte("[" + strings.Join(items, ",") + "]")
 		st, err := r.Commit(ctx, head, ix, CommitInput{Session: "s", Fanout: 4,

@@ -111,7 +111,7 @@ func sessionStepsPrefix(session string) string { return stepsPrefix + session + 
 func LayoutKeys(l Layout) []string {
 	var keys []string
 	for _, p := range l.Packs {
-		keys = append(keys, PackKey(p.Session, p.Number))
+		keys = append(keys, p.Key())
 	}
 	for _, rg := range l.Steps {
 		for n := rg.First; n <= rg.Last; n++ {

@@ -120,6 +120,10 @@ func (ls *liveSet) addStep(session string, n uint64) {
 
 func (ls *liveSet) addLayout(l Layout) {
 	for _, p := range l.Packs {
+		if p.InStep {
+			ls.addStep(p.Session, p.Number) // live as any step object
+			continue
+		}
 		ls.packs[PackKey(p.Session, p.Number)] = p.Level
 	}
 	for _, r := range l.Steps {

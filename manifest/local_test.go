@@ -168,9 +168,9 @@ func TestLocalObjectsMerge(t *testing.T) {
 			if !bytes.Equal(got, chatDoc(fanout+1)) {
 				t.Fatal("the merged step reads back a different document")
 			}
-			// The merged objects' copies are gone; the pack's is kept for
-			// the next level's merge.
-			want := []string{manifest.PackKey("s", h.Number), manifest.StepKey("s", h.Number)}
+			// The merged objects' copies are gone; the merging step's
+			// object, the pack, is kept for the next level's merge.
+			want := []string{manifest.StepKey("s", h.Number)}
 			if got := keysOf(local); !slices.Equal(got, want) {
 				t.Errorf("local copies after the merge: %v, want %v", got, want)
 			}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/pack"
 	"github.com/cairnlog/cairn/internal/wire"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -38,11 +39,19 @@ import (
 // Version 4 adds the layout's spill packs (Layout.Spills): a manifest
 // is written as version 4 only if its layout names some, else as
 // version 3, so steps without spill packs stay readable by version 3
-// readers and keep their bytes.
-const FormatVersion = 4
+// readers and keep their bytes. Version 5 adds packs held in a step
+// object (PackRef.InStep): a compaction's merged blobs travel in the
+// step object of the commit that merged them, so that a merge costs no
+// PUT of its own. A manifest is written as version 5 only if its layout
+// names such a pack; older versions read as before.
+const FormatVersion = 5
 
 // spillVersion is the first version whose layout may name spill packs.
 const spillVersion = 4
+
+// inStepVersion is the first version whose layout may name packs held in
+// step objects.
+const inStepVersion = 5
 
 // Status is the state of the agent loop after a step.
 type Status uint8
@@ -110,16 +119,30 @@ type Range struct {
 	First, Last uint64
 }
 
-// PackRef names a compacted pack by the step whose commit wrote it (key
-// PackKey(Session, Step)), and its compaction level: a pack merged from
-// step objects is level 1, one merged from level-L packs (and anything
-// newer) is level L+1. A pack is not pinned by hash: every blob in it is
-// verified by its own id when read, and a commit only names a pack it
-// created itself with a conditional put.
+// PackRef names a compacted pack by the step whose commit wrote it, and
+// its compaction level: a pack merged from step objects is level 1, one
+// merged from level-L packs (and anything newer) is level L+1. A pack is
+// not pinned by hash: every blob in it is verified by its own id when
+// read, and a commit only names a pack it created itself with a
+// conditional put.
 type PackRef struct {
 	Session string
 	Number  uint64
 	Level   uint8
+	// InStep says the pack is the step object of step Number (its
+	// commit merged the blobs into its own step object, written with
+	// the step's one conditional put: format version 5); else it is the
+	// object at PackKey(Session, Number), written before the step by
+	// earlier versions.
+	InStep bool
+}
+
+// Key returns the key of the object holding the pack.
+func (p PackRef) Key() string {
+	if p.InStep {
+		return StepKey(p.Session, p.Number)
+	}
+	return PackKey(p.Session, p.Number)
 }
 
 // MaxLevel bounds the compaction level of a pack.
@@ -177,6 +200,11 @@ type Manifest struct {
 	Layout Layout
 	// Truncated marks a step whose older history was pruned.
 	Truncated bool
+	// Copies is how many of the step object's blobs, the last ones, are
+	// a compaction's copies of blobs older objects hold (its layout then
+	// names the object as a pack: PackRef.InStep); the others are the
+	// step's new blobs. Format version 5.
+	Copies uint64
 }
 
 // ErrInvalidName reports a session name ValidSession refuses.
@@ -268,11 +296,21 @@ func (l Layout) problem(n uint64) string {
 // Encode returns the canonical bytes of m; the step id is their hash.
 func (m *Manifest) Encode() []byte {
 	out := []byte("CRNM")
+	// The oldest version that can say what the layout holds, so that a
+	// step keeps the bytes (and readers) it had before a later version.
+	v := byte(spillVersion - 1)
 	if len(m.Layout.Spills) > 0 {
-		out = append(out, spillVersion)
-	} else {
-		out = append(out, spillVersion-1)
+		v = spillVersion
 	}
+	for _, p := range m.Layout.Packs {
+		if p.InStep {
+			v = inStepVersion
+		}
+	}
+	if m.Copies > 0 {
+		v = inStepVersion
+	}
+	out = append(out, v)
 	out = appendString(out, m.Session)
 	out = binary.AppendUvarint(out, m.Number)
 	out = appendPointer(out, m.Parent)
@@ -291,10 +329,16 @@ func (m *Manifest) Encode() []byte {
 	out = binary.AppendUvarint(out, uint64(len(m.Layout.Packs)))
 	for _, p := range m.Layout.Packs {
 		out = append(out, p.Level)
+		// Bit 0: another session's pack (its name follows); bit 1: a
+		// pack held in a step object (version 5).
+		flag := byte(0)
+		if p.InStep {
+			flag = 2
+		}
 		if p.Session == m.Session {
-			out = append(out, 0)
+			out = append(out, flag)
 		} else {
-			out = append(out, 1)
+			out = append(out, flag|1)
 			out = appendString(out, p.Session)
 		}
 		out = binary.AppendUvarint(out, p.Number)
@@ -305,7 +349,7 @@ func (m *Manifest) Encode() []byte {
 		out = binary.AppendUvarint(out, r.First)
 		out = binary.AppendUvarint(out, r.Last)
 	}
-	if len(m.Layout.Spills) > 0 {
+	if v >= spillVersion { // version 4 names at least one; version 5 any number
 		out = binary.AppendUvarint(out, uint64(len(m.Layout.Spills)))
 		for _, sp := range m.Layout.Spills {
 			out = appendString(out, sp.Session)
@@ -313,6 +357,9 @@ func (m *Manifest) Encode() []byte {
 			out = binary.AppendUvarint(out, sp.First)
 			out = binary.AppendUvarint(out, sp.Last)
 		}
+	}
+	if v >= inStepVersion {
+		out = binary.AppendUvarint(out, m.Copies)
 	}
 	return out
 }
@@ -423,12 +470,13 @@ func Decode(b []byte, what string) (*Manifest, error) {
 	}
 	for i := uint64(0); i < n && d.Err == nil; i++ {
 		p := PackRef{Level: d.Byte(), Session: m.Session}
-		switch d.Byte() {
-		case 0:
-		case 1:
+		flag := d.Byte()
+		if flag > 3 || flag&2 != 0 && v < inStepVersion {
+			d.Fail("bad pack flag %d", flag)
+		}
+		p.InStep = flag&2 != 0
+		if flag&1 != 0 {
 			p.Session = d.session()
-		default:
-			d.Fail("bad pack session flag")
 		}
 		p.Number = d.Uvarint(1 << 62)
 		if d.Err == nil && (p.Level == 0 || p.Level > MaxLevel || p.Number == 0) {
@@ -446,7 +494,7 @@ func Decode(b []byte, what string) (*Manifest, error) {
 	}
 	if v >= spillVersion && d.Err == nil {
 		n = d.Uvarint(maxLayout)
-		if n == 0 && d.Err == nil {
+		if n == 0 && v == spillVersion && d.Err == nil {
 			d.Fail("version %d layout names no spill packs", v)
 		}
 		for i := uint64(0); i < n && d.Err == nil; i++ {
@@ -455,6 +503,16 @@ func Decode(b []byte, what string) (*Manifest, error) {
 				d.Fail("bad spill packs %s@%d", sp.Session, sp.Number)
 			}
 			m.Layout.Spills = append(m.Layout.Spills, sp)
+		}
+	}
+	if v >= inStepVersion {
+		m.Copies = d.Uvarint(pack.MaxBlobs)
+		inStep := m.Copies > 0
+		for _, p := range m.Layout.Packs {
+			inStep = inStep || p.InStep
+		}
+		if !inStep && d.Err == nil {
+			d.Fail("version %d layout names no pack in a step object", v) // not canonical
 		}
 	}
 	if d.Err == nil {

@@ -153,6 +153,73 @@ func TestGoldenV4(t *testing.T) {
 	}
 }
 
+// withInStep is a manifest whose step object holds a merged pack, beside
+// another session's pack held in a step object and an older pack.
+func withInStep() *manifest.Manifest {
+	m := withSpills()
+	m.Layout.Packs = append(m.Layout.Packs,
+		manifest.PackRef{Session: "other", Number: 3, Level: 1, InStep: true},
+		manifest.PackRef{Session: m.Session, Number: m.Number, Level: 1, InStep: true})
+	m.Copies = 7
+	return m
+}
+
+// TestGoldenV5 pins the encoding of a layout naming packs held in step
+// objects (version 5), and checks that a manifest without them is still
+// written as version 3 or 4, byte for byte as before; keys of such packs
+// are step keys.
+func TestGoldenV5(t *testing.T) {
+	m := withInStep()
+	enc := m.Encode()
+	path := filepath.Join(goldenDir, "manifest-v5.golden")
+	if *update {
+		text := fmt.Sprintf("# manifest.Encode of withInStep() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+	want, err := hex.DecodeString(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want[4] != 5 {
+		t.Fatalf("manifest-v5.golden has version %d", want[4])
+	}
+	got, err := manifest.Decode(want, "golden v5")
+	if err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("v5 manifest decodes to %+v, %v", got, err)
+	}
+	if !bytes.Equal(enc, want) {
+		t.Errorf("Encode differs from %s:\n got %x\nwant %x", path, enc, want)
+	}
+	if v := withSpills().Encode()[4]; v != 4 {
+		t.Errorf("a manifest with spill packs and no pack in a step object is written as version %d, want 4", v)
+	}
+	keys := manifest.LayoutKeys(manifest.Layout{Packs: m.Layout.Packs})
+	if k := keys[len(keys)-1]; k != manifest.StepKey(m.Session, m.Number) {
+		t.Errorf("the key of a pack in step %s@%d is %s", m.Session, m.Number, k)
+	}
+	// A version 4 manifest cannot name a pack held in a step object.
+	old := withInStep()
+	old.Copies = 0
+	v4 := old.Encode()
+	v4[4] = 4
+	if _, err := manifest.Decode(v4, "v4 naming a pack in a step"); !errors.Is(err, cas.ErrCorrupt) {
+		t.Errorf("v4 manifest naming a pack in a step object: %v", err)
+	}
+	// Without spill packs, version 5 still says how many (none).
+	none := withInStep()
+	none.Layout.Spills = nil
+	if got, err := manifest.Decode(none.Encode(), "v5 without spills"); err != nil || !reflect.DeepEqual(got, none) {
+		t.Errorf("v5 manifest without spill packs decodes to %+v, %v", got, err)
+	}
+}
+
 // TestNewerVersionRefused checks that a manifest from a newer cairn is
 // refused by name, not misread.
 func TestNewerVersionRefused(t *testing.T) {

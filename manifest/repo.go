@@ -82,7 +82,9 @@ type Step struct {
 	*Manifest
 	ID  cas.ID // BLAKE3 of the manifest bytes
 	Key string
-	// Blobs is the number of blobs the step object carries.
+	// Blobs is the number of new blobs the step object carries: those
+	// of its state that no older object held, without the copies a
+	// compaction merged into it (Manifest.Copies).
 	Blobs int
 	// RawBlobBytes is their raw (uncompressed) size.
 	RawBlobBytes int64
@@ -126,11 +128,23 @@ func stepFromObject(key string, obj *pack.Object, session string, n uint64) (*St
 	if m.Session != session || m.Number != n {
 		return nil, fmt.Errorf("%w: %s: manifest says %s@%d", cas.ErrCorrupt, key, m.Session, m.Number)
 	}
-	st := &Step{Manifest: m, ID: cas.Sum(obj.Manifest), Key: key, Blobs: len(obj.Entries), ManifestBytes: int64(len(obj.Manifest))}
-	for _, e := range obj.Entries {
+	if m.Copies > uint64(len(obj.Entries)) {
+		return nil, fmt.Errorf("%w: %s: manifest counts %d copied blobs of %d", cas.ErrCorrupt, key, m.Copies, len(obj.Entries))
+	}
+	st := &Step{Manifest: m, ID: cas.Sum(obj.Manifest), Key: key, ManifestBytes: int64(len(obj.Manifest))}
+	st.countNew(obj.Entries)
+	return st, nil
+}
+
+// countNew sets st.Blobs and st.RawBlobBytes from the entries of its
+// object: the step's new blobs, without a compaction's copies.
+func (st *Step) countNew(entries []pack.Entry) {
+	fresh := entries[:uint64(len(entries))-min(st.Copies, uint64(len(entries)))]
+	st.Blobs = len(fresh)
+	st.RawBlobBytes = 0
+	for _, e := range fresh {
 		st.RawBlobBytes += e.RawLen
 	}
-	return st, nil
 }
 
 // ReadPointer reads the step p names and checks its hash.

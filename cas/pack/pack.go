@@ -109,11 +109,16 @@ func (b *Builder) AddStored(id cas.ID, rawLen int64, stored []byte) bool {
 // Size returns the total stored size of the blobs added.
 func (b *Builder) Size() int64 { return b.size }
 
-// Merge adds the blobs of o, in o's order, as AddStored does.
-func (b *Builder) Merge(o *Builder) {
+// Merge adds the blobs of o, in o's order, as AddStored does, and
+// returns how many were new.
+func (b *Builder) Merge(o *Builder) int {
+	n := 0
 	for i, id := range o.ids {
-		b.AddStored(id, o.raw[i], o.data[i])
+		if b.AddStored(id, o.raw[i], o.data[i]) {
+			n++
+		}
 	}
+	return n
 }
 
 // Len returns the number of blobs added.

@@ -219,10 +219,10 @@ func TestCountFlagsAreDecimal(t *testing.T) {
 		{[]string{"commit", "s", "-", "--expect", "1_0"}, `--expect "1_0": want a whole number, 0 or more`},
 		{[]string{"commit", "s", "-", "--expect", "-1"}, `--expect "-1": want a whole number, 0 or more`},
 		{[]string{"commit", "s", "-", "--expect", "99999999999999999999"}, `--expect "99999999999999999999": out of range`},
-		{[]string{"prune", "s", "--keep-last", "0x1"}, `--keep-last "0x1": want a whole number, 0 or more`},
+		{[]string{"prune", "s", "--keep-last", "0x1"}, `--keep-last "0x1": want a whole number, 1 or more`},
 		{[]string{"prune", "s", "--keep-last", "99999999999999999999"}, `--keep-last "99999999999999999999": out of range`},
 		{[]string{"run", "--session", "s", "--restart", "0x1", "--", "true"}, `--restart "0x1": want a whole number, 0 or more`},
-		{[]string{"serve", "--max-body", "1_000"}, `--max-body "1_000": want a whole number, 0 or more`},
+		{[]string{"serve", "--max-body", "1_000"}, `--max-body "1_000": want a size in bytes from 1 to 9223372036854775807`},
 	} {
 		// On a flag it misreads, serve would serve: a deadline ends it.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -156,8 +156,8 @@ func TestPatchHeadStoredNotUTF8(t *testing.T) {
 		want  string
 	}{
 		{"[{\"op\":\"add\",\"path\":\"/c\",\"value\":\"\xff\"}]", []string{"--patch", "-"}, "patch: not UTF-8"},
-		{"{\"x\":\"\xc3\"}", []string{"-"}, "the state (stdin) is not UTF-8"},
-		{"", []string{"--json-file", state}, "--json-file " + state + " is not UTF-8"},
+		{"{\"x\":\"\xc3\"}", []string{"-"}, "the state (stdin): invalid JSON: offset 6: not UTF-8"},
+		{"", []string{"--json-file", state}, "--json-file " + state + ": invalid JSON: offset 6: not UTF-8"},
 		{`{}`, []string{"-", "--record", "{\"model\":\"\xff\"}"}, "--record is not UTF-8"},
 	} {
 		_, errs, code := cli(t, store, c.stdin, append([]string{"commit", "old"}, c.args...)...)

@@ -415,6 +415,12 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		if len(rest) == 0 {
 			break
 		}
+		if endedByDashes(fs.FlagSet, args) {
+			// After --, everything is positional: a session may be
+			// named -x (or --).
+			pos = append(pos, rest...)
+			break
+		}
 		if rest[0] == "-" || !strings.HasPrefix(rest[0], "-") {
 			pos = append(pos, rest[0])
 			args = rest[1:]
@@ -426,6 +432,31 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		return nil, usagef("want %s", strings.TrimSpace(fs.Name()+" "+usageOf(fs)))
 	}
 	return pos, nil
+}
+
+// endedByDashes reports whether fs.Parse(args), which succeeded, stopped
+// at a "--" that ends the flags (not one that is a flag's value, as in
+// --dir --), by walking args as the flag package does.
+func endedByDashes(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return true
+		}
+		if len(a) < 2 || a[0] != '-' {
+			return false
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		i++ // the flag's value
+	}
+	return false
 }
 
 // given reports whether flag name was on the command line.

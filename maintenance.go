@@ -31,7 +31,7 @@ type PruneResult struct {
 
 // liveHead returns the head and base of a session that has live steps.
 func (w *Workspace) liveHead(ctx context.Context, session string) (head, base uint64, err error) {
-	if err := manifest.ValidSession(session); err != nil {
+	if err := ValidSession(session); err != nil {
 		return 0, 0, err
 	}
 	// The head as ReadHead settles it: a listed step that is still

@@ -304,12 +304,22 @@ func (s *Session) lostSlot(ctx context.Context) error {
 		return s.staleCache(ctx)
 	}
 	e := s.conflict(ctx, s.headNum()+1)
-	if e.fence {
+	if e.fence || s.removedSince(ctx) {
 		// Only a removal fences the slot above a session's head (an
 		// expired fork pin fences the fork's first slot, not a commit's).
+		// A slot another writer took before the session was removed
+		// above it is the removal's conflict too: a retry could only
+		// meet the removal, so that is what the loser is told.
 		e.Reason, e.Holder = "the session was removed", ""
 	}
 	return e
+}
+
+// removedSince reports whether the store's head of the session, read
+// again on this error path only, is a removed session's.
+func (s *Session) removedSince(ctx context.Context) bool {
+	st, _, base, err := s.ws.repo.ReadHead(ctx, s.name)
+	return err == nil && st != nil && isRemoved(st, base)
 }
 
 // conflict builds the error for a lost slot and forgets the stale head.

@@ -152,12 +152,12 @@ func (w *Workspace) Close() error { return nil }
 func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
 
 // Session returns the session named name (which need not exist yet).
-// Names are 1-128 of [A-Za-z0-9._-]. The same *Session is returned for
+// Names are SessionNameRule. The same *Session is returned for
 // the same name, so it keeps its head cached across commits.
 func (w *Workspace) Session(name string) (_ *Session, err error) {
 	defer classifyTo(&err)
-	if err := manifest.ValidSession(name); err != nil {
-		return nil, invalid(err)
+	if err := ValidSession(name); err != nil {
+		return nil, err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -209,11 +209,17 @@ func parseStepNumber(num string) (uint64, error) {
 	return n, nil
 }
 
-// ValidSession reports whether name is a valid session name: 1-128 of
-// [A-Za-z0-9._-], not starting with '.'. The error matches ErrInvalid.
+// SessionNameRule says what a session name may hold. It is the one text
+// of the rule: this package's errors for a bad name, the CLI, the HTTP
+// API and the MCP server all say it, so they cannot drift apart.
+const SessionNameRule = "1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+
+// ValidSession reports whether name is a valid session name
+// (SessionNameRule). The error, `invalid session name "N": want ` and
+// the rule, matches ErrInvalid.
 func ValidSession(name string) error {
-	if err := manifest.ValidSession(name); err != nil {
-		return invalid(err)
+	if manifest.ValidSession(name) != nil {
+		return invalid(fmt.Errorf("invalid session name %q: want %s", name, SessionNameRule))
 	}
 	return nil
 }
@@ -231,7 +237,7 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 // a removed one ErrRemoved.
 func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
 	defer classifyTo(&err)
-	if err := manifest.ValidSession(session); err != nil {
+	if err := ValidSession(session); err != nil {
 		return nil, err
 	}
 	st, _, base, err := w.repo.ReadHead(ctx, session)
@@ -308,7 +314,7 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 // costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
 	defer classifyTo(&err)
-	if err := manifest.ValidSession(session); err != nil {
+	if err := ValidSession(session); err != nil {
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
@@ -355,7 +361,7 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // the workspace. A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
 	defer classifyTo(&err)
-	if err := manifest.ValidSession(session); err != nil {
+	if err := ValidSession(session); err != nil {
 		return nil, err
 	}
 	st, err := w.repo.ReadStep(ctx, session, n)

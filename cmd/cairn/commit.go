@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON | --record-file F] [--status S] [--expect N] [--withdraw] [--json]"
@@ -27,7 +29,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
 	recordFile := fs.String("record-file", "", "read the step record from `FILE` (- for stdin), for records too long for an argument (up to 8 MiB)")
 	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
-	expect := fs.whole("expect", 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
+	expect := fs.whole("expect", 0, 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
 	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args, 1, 2)
@@ -92,6 +94,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	}
 	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more"}
 	var state cairn.State
+	input := "" // the input a JSON document was read from
 	switch {
 	case *dir != "":
 		if err := checkInputDir("--dir", *dir); err != nil {
@@ -111,10 +114,12 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if state, err = readJSONState(e, "--json-file", *jsonFile, maxValue); err != nil {
 			return err
 		}
+		input = inputName("--json-file", *jsonFile)
 	default:
 		if state, err = readJSONState(e, "", "-", maxValue); err != nil {
 			return err
 		}
+		input = inputName("", "-")
 	}
 	ws, err := e.open(ctx)
 	if err != nil {
@@ -129,6 +134,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	}
 	before := ws.Requests()
 	step, err := s.Commit(ctx, state, opts)
+	if err != nil && input != "" {
+		return stateError(err, input)
+	}
 	if err != nil {
 		return err
 	}
@@ -144,17 +152,31 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// readJSONState reads a whole JSON document to commit, which must be
-// UTF-8 (a parse of the JSON does not check inside strings).
+// readJSONState reads a whole JSON document to commit. It is not checked
+// here: the commit parses it and checks it is UTF-8 (see stateError).
 func readJSONState(e *env, flag, path string, limit inputLimit) (cairn.State, error) {
 	doc, err := readInput(e, flag, path, limit)
 	if err != nil {
 		return nil, err
 	}
-	if !utf8.Valid(doc) {
-		return nil, usagef("%s is not UTF-8, as JSON must be", inputName(flag, path))
-	}
 	return cairn.JSON(doc), nil
+}
+
+// stateError says a commit's refusal of the JSON document read from the
+// input name (not JSON, not UTF-8, nested too deep) as that input's:
+// "--json-file F: invalid JSON: offset 6: not UTF-8 (byte 0xff), as JSON
+// must be". Other errors are returned as they are.
+func stateError(err error, name string) error {
+	if !errors.Is(err, cairn.ErrInvalid) || !errors.Is(err, tree.ErrSyntax) && !errors.Is(err, tree.ErrTooDeep) {
+		return err
+	}
+	msg := err.Error()
+	for _, cause := range []error{tree.ErrSyntax, tree.ErrTooDeep} {
+		if i := strings.Index(msg, cause.Error()); i >= 0 {
+			return usageError{name + ": " + msg[i:]}
+		}
+	}
+	return usageError{name + ": " + msg}
 }
 
 // readRecordFile reads the step record --record-file names (- for

@@ -156,8 +156,8 @@ func TestPatchHeadStoredNotUTF8(t *testing.T) {
 		want  string
 	}{
 		{"[{\"op\":\"add\",\"path\":\"/c\",\"value\":\"\xff\"}]", []string{"--patch", "-"}, "patch: not UTF-8"},
-		{"{\"x\":\"\xc3\"}", []string{"-"}, "the state (stdin) is not UTF-8"},
-		{"", []string{"--json-file", state}, "--json-file " + state + " is not UTF-8"},
+		{"{\"x\":\"\xc3\"}", []string{"-"}, "the state (stdin): invalid JSON: offset 6: not UTF-8"},
+		{"", []string{"--json-file", state}, "--json-file " + state + ": invalid JSON: offset 6: not UTF-8"},
 		{`{}`, []string{"-", "--record", "{\"model\":\"\xff\"}"}, "--record is not UTF-8"},
 	} {
 		_, errs, code := cli(t, store, c.stdin, append([]string{"commit", "old"}, c.args...)...)
@@ -219,10 +219,10 @@ func TestCountFlagsAreDecimal(t *testing.T) {
 		{[]string{"commit", "s", "-", "--expect", "1_0"}, `--expect "1_0": want a whole number, 0 or more`},
 		{[]string{"commit", "s", "-", "--expect", "-1"}, `--expect "-1": want a whole number, 0 or more`},
 		{[]string{"commit", "s", "-", "--expect", "99999999999999999999"}, `--expect "99999999999999999999": out of range`},
-		{[]string{"prune", "s", "--keep-last", "0x1"}, `--keep-last "0x1": want a whole number, 0 or more`},
+		{[]string{"prune", "s", "--keep-last", "0x1"}, `--keep-last "0x1": want a whole number, 1 or more`},
 		{[]string{"prune", "s", "--keep-last", "99999999999999999999"}, `--keep-last "99999999999999999999": out of range`},
 		{[]string{"run", "--session", "s", "--restart", "0x1", "--", "true"}, `--restart "0x1": want a whole number, 0 or more`},
-		{[]string{"serve", "--max-body", "1_000"}, `--max-body "1_000": want a whole number, 0 or more`},
+		{[]string{"serve", "--max-body", "1_000"}, `--max-body "1_000": want a size in bytes from 1 to 9223372036854775807`},
 	} {
 		// On a flag it misreads, serve would serve: a deadline ends it.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

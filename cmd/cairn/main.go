@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"sort"
@@ -328,32 +329,74 @@ func newFlags(e *env, name, usage string) *flagSet {
 
 // wholeFlag is a flag whose value is a whole number in decimal digits:
 // the flag package's own integers also read 0x10, 1_000 and 010 (as 8),
-// so an --expect could hold a number the user never wrote.
-type wholeFlag uint64
+// so an --expect could hold a number the user never wrote. Each flag
+// names its range (min to max) and what its numbers are (noun), so that
+// every refusal says what that flag accepts.
+type wholeFlag struct {
+	n        uint64
+	min, max uint64
+	noun     string // "a whole number", "a size in bytes"
+	hint     string // said after the range when the value is below min
+}
 
-func (f *wholeFlag) String() string { return strconv.FormatUint(uint64(*f), 10) }
-func (f *wholeFlag) Get() any       { return uint64(*f) }
+func (f *wholeFlag) String() string {
+	if f == nil {
+		return "0"
+	}
+	return strconv.FormatUint(f.n, 10)
+}
+func (f *wholeFlag) Get() any { return f.n }
 
 func (f *wholeFlag) Set(s string) error {
 	n, err := strconv.ParseUint(s, 10, 64)
 	switch {
-	case errors.Is(err, strconv.ErrRange):
+	case errors.Is(err, strconv.ErrRange) || err == nil && n > f.max:
 		return errOutOfRange
-	case err != nil:
+	case err != nil || n < f.min:
 		return errors.New("parse error")
 	}
-	*f = wholeFlag(n)
+	f.n = n
 	return nil
+}
+
+// accepts says what the flag accepts: "a whole number, 1 or more" or,
+// with a maximum below 2^64-1 or for a value past it, "a size in bytes
+// from 1 to 9223372036854775807".
+func (f *wholeFlag) accepts(tooLarge bool) string {
+	if f.max == math.MaxUint64 && !tooLarge {
+		return fmt.Sprintf("%s, %d or more", f.noun, f.min)
+	}
+	return fmt.Sprintf("%s from %d to %d", f.noun, f.min, f.max)
+}
+
+// problem is the one line for value refused by Set, given as flag.
+func (f *wholeFlag) problem(flag, value string) string {
+	n, err := strconv.ParseUint(value, 10, 64)
+	if errors.Is(err, strconv.ErrRange) || err == nil && n > f.max {
+		return fmt.Sprintf("%s %q: out of range: want %s", flag, value, f.accepts(true))
+	}
+	msg := fmt.Sprintf("%s %q: want %s", flag, value, f.accepts(false))
+	if err == nil && n < f.min && f.hint != "" {
+		msg += " (" + f.hint + ")"
+	}
+	return msg
 }
 
 // errOutOfRange is the flag package's word for a number too large.
 var errOutOfRange = errors.New("value out of range")
 
-// whole defines a wholeFlag with default value.
-func (fs *flagSet) whole(name string, value uint64, usage string) *uint64 {
-	f := wholeFlag(value)
-	fs.Var(&f, name, usage)
-	return (*uint64)(&f)
+// whole defines a wholeFlag with default value that accepts any whole
+// number from min up.
+func (fs *flagSet) whole(name string, value, min uint64, usage string) *uint64 {
+	return fs.wholeIn(name, value, min, math.MaxUint64, "a whole number", "", usage)
+}
+
+// wholeIn defines a wholeFlag accepting noun from min to max; hint is
+// added to the refusal of a value below min.
+func (fs *flagSet) wholeIn(name string, value, min, max uint64, noun, hint, usage string) *uint64 {
+	f := &wholeFlag{n: value, min: min, max: max, noun: noun, hint: hint}
+	fs.Var(f, name, usage)
+	return &f.n
 }
 
 // parse parses flags that may come before, between or after the
@@ -372,6 +415,12 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		if len(rest) == 0 {
 			break
 		}
+		if endedByDashes(fs.FlagSet, args) {
+			// After --, everything is positional: a session may be
+			// named -x (or --).
+			pos = append(pos, rest...)
+			break
+		}
 		if rest[0] == "-" || !strings.HasPrefix(rest[0], "-") {
 			pos = append(pos, rest[0])
 			args = rest[1:]
@@ -383,6 +432,31 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		return nil, usagef("want %s", strings.TrimSpace(fs.Name()+" "+usageOf(fs)))
 	}
 	return pos, nil
+}
+
+// endedByDashes reports whether fs.Parse(args), which succeeded, stopped
+// at a "--" that ends the flags (not one that is a flag's value, as in
+// --dir --), by walking args as the flag package does.
+func endedByDashes(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return true
+		}
+		if len(a) < 2 || a[0] != '-' {
+			return false
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		i++ // the flag's value
+	}
+	return false
 }
 
 // given reports whether flag name was on the command line.
@@ -416,6 +490,11 @@ func flagProblem(fs *flag.FlagSet, err error, args []string) string {
 	}
 	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
 		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			if w, ok := f.Value.(*wholeFlag); ok {
+				return w.problem(typedFlag(args, name, value), value)
+			}
+		}
 		if strings.HasSuffix(msg, ": "+errOutOfRange.Error()) {
 			return fmt.Sprintf("%s %q: out of range", typedFlag(args, name, value), value)
 		}

@@ -17,7 +17,7 @@ var pruneCmd = command{
 
 func runPrune(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "prune", pruneUsage)
-	keep := fs.whole("keep-last", 0, "keep the newest `N` steps (N >= 1)")
+	keep := fs.wholeIn("keep-last", 0, 1, math.MaxUint64, "a whole number", "to drop every step: cairn rm", "keep the newest `N` steps (N >= 1)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err

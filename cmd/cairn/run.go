@@ -24,7 +24,7 @@ var runCmd = command{
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "run", runUsage)
 	session := fs.String("session", "", "the session `S` to resume and extend")
-	restarts := fs.whole("restart", 0, "restart a failed command up to `N` times in a row, each from the session's last step, after a pause that doubles each time (0.5 s up to 30 s); a new step resets both")
+	restarts := fs.whole("restart", 0, 0, "restart a failed command up to `N` times in a row, each from the session's last step, after a pause that doubles each time (0.5 s up to 30 s); a new step resets both")
 	dir := fs.String("dir", "", "work directory `D` for the head state (must be empty; emptied again at the end; default a temporary one)")
 	wait := fs.Bool("wait", false, "when the session awaits input, wait for a reply and go on (default: stop)")
 	i := slices.Index(args, "--")

@@ -29,12 +29,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", serveUsage)
 	listen := fs.String("listen", "127.0.0.1:7474", "listen on `ADDR`; anything but loopback needs a token")
 	tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (default $CAIRN_TOKEN; none: loopback only)")
-	maxBody := fs.whole("max-body", httpapi.DefaultMaxBody, "refuse request bodies over `BYTES`")
+	maxBody := fs.wholeIn("max-body", httpapi.DefaultMaxBody, 1, math.MaxInt64, "a size in bytes", "", "refuse request bodies over `BYTES`")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
-	}
-	if *maxBody == 0 || *maxBody > math.MaxInt64 {
-		return usagef("--max-body %d: want a size in bytes, 1 or more", *maxBody)
 	}
 	token := os.Getenv("CAIRN_TOKEN")
 	if *tokenFile != "" {

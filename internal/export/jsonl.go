@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -517,7 +518,7 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	var cost float64
 	var haveCost bool
 	lastAgent := -1
-	callStep := map[string]int{} // tool call id -> the ATIF step that made it
+	ids := newATIFCallIDs(t)
 	for _, s := range t.Steps {
 		ts := s.Time.UTC().Format(time.RFC3339Nano)
 		where := func() map[string]any {
@@ -552,17 +553,17 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 			case "tool":
 				id := m.ToolCallID
 				res := atifResult{Content: m.Content}
-				if id != "" {
-					res.SourceCallID = &id
-				}
 				// ATIF ties a result to a call of its own step: it goes to
-				// the agent step that made the call, wherever that is.
-				target, ok := callStep[id]
+				// the agent step that made the call it answers, wherever
+				// that is, under that call's id in the export.
+				target, callID, ok := ids.answer(id)
+				if ok && id != "" {
+					res.SourceCallID = &callID
+				}
 				if !ok {
 					// No call of that id on the path: kept, without a
 					// source_call_id, its id in the step's extra.
 					if id != "" {
-						res.SourceCallID = nil
 						v.leave(reasonUnmatchedResult)
 						v.explain(reasonUnmatchedResult, fmt.Sprintf("%s: tool_call_id %q", s.Step, id))
 					}
@@ -586,7 +587,17 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 			case "assistant":
 				st := atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "agent", ModelName: r.Model,
 					Message: m.Content, ReasoningContent: m.Reasoning, Extra: where()}
+				msg := ids.message()
 				for _, tc := range m.ToolCalls {
+					id := ids.call(tc.ID, len(doc.Steps), msg)
+					if id != tc.ID {
+						orig, _ := st.Extra["original_tool_call_ids"].(map[string]string)
+						if orig == nil {
+							orig = map[string]string{}
+							st.Extra["original_tool_call_ids"] = orig
+						}
+						orig[id] = tc.ID
+					}
 					args, ok := argsValue(tc.Arguments)
 					if !ok {
 						// ATIF's arguments is an object: text that is not
@@ -596,17 +607,14 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 							raw = map[string]string{}
 							st.Extra["raw_arguments"] = raw
 						}
-						raw[tc.ID] = argsText(tc.Arguments)
+						raw[id] = argsText(tc.Arguments)
 						args = json.RawMessage("{}")
 					}
-					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: tc.ID, FunctionName: tc.Name, Arguments: args})
+					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: id, FunctionName: tc.Name, Arguments: args})
 				}
 				doc.Steps = append(doc.Steps, st)
 				lastAgent = len(doc.Steps) - 1
 				stepAgent = lastAgent
-				for _, tc := range st.ToolCalls {
-					callStep[tc.ToolCallID] = lastAgent
-				}
 			default:
 				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
 			}
@@ -649,6 +657,89 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	}
 	doc.FinalMetrics.TotalSteps = len(doc.Steps)
 	return doc
+}
+
+// atifCallIDs gives the tool calls of one trajectory ids of their own
+// and each tool result the call it answers. An agent may reuse an id
+// ("call_1" in every step, or twice in one message), and ATIF joins a
+// result to its call by id, so the first call of an id keeps it and a
+// later one gets id#2, id#3, … (the first of these that no call of the
+// trajectory has). A result answers the first unanswered call of its id
+// in the nearest preceding assistant message that has one (results come
+// in their calls' order); when every call of its id is answered, the
+// last such call.
+type atifCallIDs struct {
+	taken map[string]bool            // the agent's ids and those given
+	calls map[string][]*atifCallSite // by the agent's id, in order
+	msgs  int
+}
+
+type atifCallSite struct {
+	step, msg int
+	id        string // in the export
+	answered  bool
+}
+
+func newATIFCallIDs(t *Trajectory) *atifCallIDs {
+	c := &atifCallIDs{taken: map[string]bool{}, calls: map[string][]*atifCallSite{}}
+	for _, s := range t.Steps {
+		if s.Rec == nil {
+			continue
+		}
+		for _, m := range s.Rec.Messages {
+			for _, tc := range m.ToolCalls {
+				c.taken[tc.ID] = true
+			}
+		}
+	}
+	return c
+}
+
+// message numbers the next assistant message.
+func (c *atifCallIDs) message() int {
+	c.msgs++
+	return c.msgs
+}
+
+// call records a call of the agent's id made by ATIF step index step in
+// message msg and returns its id in the export.
+func (c *atifCallIDs) call(id string, step, msg int) string {
+	out := id
+	if len(c.calls[id]) > 0 {
+		for n := 2; ; n++ {
+			out = id + "#" + strconv.Itoa(n)
+			if !c.taken[out] {
+				break
+			}
+		}
+		c.taken[out] = true
+	}
+	c.calls[id] = append(c.calls[id], &atifCallSite{step: step, msg: msg, id: out})
+	return out
+}
+
+// answer returns the ATIF step index and export id of the call a result
+// of the agent's id answers; ok is false if no call had that id.
+func (c *atifCallIDs) answer(id string) (step int, callID string, ok bool) {
+	sites := c.calls[id]
+	if len(sites) == 0 {
+		return 0, "", false
+	}
+	pick := sites[len(sites)-1]
+	for i := len(sites) - 1; i >= 0; i-- {
+		if !sites[i].answered {
+			pick = sites[i]
+			for _, s := range sites[:i] {
+				if s.msg == pick.msg && !s.answered {
+					pick = s
+					break
+				}
+			}
+			break
+		}
+	}
+	pick.answered = true
+	return pick.step, pick.id, true
 }
 
 // stepExtra returns a record's fields that ATIF has no place for.

@@ -34,7 +34,7 @@ func notFound(format string, a ...any) error {
 
 // badSession is the answer to a session name the server does not accept.
 func badSession(name string) error {
-	return badRequest("session %q: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", name)
+	return badRequest("session %q: want %s", name, cairn.SessionNameRule)
 }
 
 type errorBody struct {

@@ -442,8 +442,9 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer done()
 	prefix := r.URL.Query().Get("prefix")
-	if prefix != "" && !validPrefix(prefix) {
-		return badRequest("prefix: %q is not the start of a session name: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", prefix)
+	if prefix != "" && cairn.ValidSession(prefix) != nil {
+		// Any start of a session name is itself a session name.
+		return badRequest("prefix: %q is not the start of a session name: want %s", prefix, cairn.SessionNameRule)
 	}
 	names, err := s.ws.SessionNames(r.Context())
 	if err != nil {
@@ -668,18 +669,4 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, removed{res.Session, res.Head, res.Steps})
 	return nil
-}
-
-// validPrefix reports whether p can start a session name: 1-128 of
-// A-Z a-z 0-9 . _ -, not starting with '.'.
-func validPrefix(p string) bool {
-	if len(p) == 0 || len(p) > 128 || p[0] == '.' {
-		return false
-	}
-	for _, c := range []byte(p) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -204,7 +204,7 @@ func describe(p *jsonschema.Schema) string {
 // valid session name.
 func sessionArg(arg, name string) error {
 	if cairn.ValidSession(name) != nil {
-		return fmt.Errorf("%s %q: want a session name, 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", arg, name)
+		return fmt.Errorf("%s %q: want a session name, %s", arg, name, cairn.SessionNameRule)
 	}
 	return nil
 }
@@ -219,7 +219,7 @@ func refArg(arg, ref string) error {
 		bad = bad || err != nil || n == 0
 	}
 	if bad {
-		return fmt.Errorf("%s %q: want SESSION or SESSION@N with N >= 1, a session name being 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", arg, ref)
+		return fmt.Errorf("%s %q: want SESSION or SESSION@N with N >= 1, a session name being %s", arg, ref, cairn.SessionNameRule)
 	}
 	return nil
 }

@@ -78,6 +78,7 @@ type tools struct{ ws *cairn.Workspace }
 // spelled out and the record typed as an object.
 func checkpointSchema() *jsonschema.Schema {
 	sch := schemaFor[CheckpointIn]()
+	sch.Properties["session"].Description = "session name: " + cairn.SessionNameRule
 	sch.Properties["status"].Enum = []any{"running", "awaiting_input", "done"}
 	sch.Properties["expect"].Minimum = new(float64)
 	sch.Properties["record"] = &jsonschema.Schema{Type: "object", Description: recordDoc}
@@ -154,7 +155,7 @@ func info(st *cairn.Step) StepInfo {
 
 // CheckpointIn is the input of checkpoint.
 type CheckpointIn struct {
-	Session   string          `json:"session" jsonschema:"session name: 1-128 of [A-Za-z0-9._-], not starting with '.'"`
+	Session   string          `json:"session" jsonschema:"session name"` // described in checkpointSchema
 	StateJSON string          `json:"state_json,omitempty" jsonschema:"the whole agent state as JSON text; only what changed since the last step costs storage. Give this or patch"`
 	Patch     json.RawMessage `json:"patch,omitempty"`
 	Record    json.RawMessage `json:"record,omitempty"`
@@ -205,7 +206,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	}
 	s, err := t.ws.Session(in.Session)
 	if err != nil {
-		return nil, fmt.Errorf("session %q: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'", in.Session)
+		return nil, fmt.Errorf("session %q: want %s", in.Session, cairn.SessionNameRule)
 	}
 	patch, err := patchArg(in.Patch)
 	if err != nil {

@@ -390,12 +390,8 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 	}
 	if n < base {
 		// Pruned, removed, or a damaged base marker: gc's rule tells.
-		removed, _, err := s.ws.removedNow(ctx, s.name)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
-		case removed:
-			return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+		if _, err := s.notRemoved(ctx, n); err != nil {
+			return nil, err
 		}
 		return nil, s.ws.belowBase(ctx, s.name, n, base)
 	}
@@ -408,12 +404,9 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 			case head == 0:
 				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
 			case head < base:
-				removed, now, err := s.ws.removedNow(ctx, s.name)
-				switch {
-				case err != nil:
-					return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
-				case removed:
-					return nil, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+				now, err := s.notRemoved(ctx, n)
+				if err != nil {
+					return nil, err
 				}
 				head = now // committed and pruned since the base was read
 			}
@@ -441,6 +434,19 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 		return nil, err
 	}
 	return newStep(s.ws, st), nil
+}
+
+// notRemoved returns the session's head, or the error for step n if the
+// session was removed or its base marker is damaged (Workspace.removedNow).
+func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err error) {
+	removed, head, err := s.ws.removedNow(ctx, s.name)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("step %s@%d: %w", s.name, n, err)
+	case removed:
+		return 0, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+	}
+	return head, nil
 }
 
 // Log calls fn for each step from the session's head back to its first

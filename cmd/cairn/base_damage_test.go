@@ -73,3 +73,27 @@ func TestDamagedBaseMarkerCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionsListsPastADamagedSession: one session with a damaged base
+// marker does not hide the others from `cairn sessions` (text and
+// --json): they are listed, and the damaged one's error follows on
+// stderr with exit 1, as `cairn inbox` does.
+func TestSessionsListsPastADamagedSession(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	store := t.TempDir()
+	for _, s := range []string{"a", "d", "z"} {
+		if _, errs, code := cli(t, store, `{"s":"`+s+`"}`, "commit", s, "-"); code != 0 {
+			t.Fatalf("commit %s: exit %d: %s", s, code, errs)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(store, "steps", "d", "base"), []byte("99"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sessions"}, {"sessions", "--json"}} {
+		out, errs, code := cli(t, store, "", args...)
+		if code != 1 || !strings.Contains(out, "a") || !strings.Contains(out, "z") || strings.Contains(out, `"d"`) ||
+			!strings.Contains(errs, "session d: its base marker says step 99") || strings.Contains(errs, "steps/") {
+			t.Errorf("cairn %s: exit %d, stdout %q, stderr %q; want a and z listed, d's damage on stderr, exit 1", strings.Join(args, " "), code, out, errs)
+		}
+	}
+}

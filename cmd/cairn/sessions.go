@@ -32,12 +32,18 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	defer ws.Close()
 	enc := json.NewEncoder(e.stdout)
 	listed := 0
+	var damaged []error
 	// One session at a time, keeping none: a store's sessions are not
 	// collected, nor their heads held in the workspace.
 	err = ws.EachSession(ctx, func(name string) error {
 		head, err := ws.ReadHead(ctx, name)
 		if errors.Is(err, cairn.ErrNotFound) {
 			return nil // marked but never committed, or removed
+		}
+		if err != nil && ctx.Err() == nil && errors.Is(err, cairn.ErrCorrupt) {
+			// One damaged session does not hide the others (as inbox).
+			damaged = append(damaged, err)
+			return nil
 		}
 		if err != nil {
 			return err
@@ -56,8 +62,15 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if listed == 0 && !*asJSON {
+	if listed == 0 && len(damaged) == 0 && !*asJSON {
 		fmt.Fprintln(e.stdout, "no sessions")
+	}
+	if len(damaged) > 0 {
+		what := fmt.Sprintf("%d sessions", len(damaged))
+		if len(damaged) == 1 {
+			what = "1 session"
+		}
+		return fmt.Errorf("%s could not be read: %w", what, errors.Join(damaged...))
 	}
 	return nil
 }

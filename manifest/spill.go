@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/chunker"
 	"github.com/cairnlog/cairn/cas/pack"
 )
 
@@ -32,8 +33,14 @@ const SpillThreshold = 16 << 20
 // (about 40 bytes a blob) fits in spillHeaderPrefix.
 const maxSpillBlobs = 4096
 
-// slabSize is the size of the spiller's slabs of stored chunks.
-const slabSize = 1 << 20
+// spillRoom is the room for a spill pack's header kept at the front of
+// its buffer, and spillBufSize the size of the buffer: the header, the
+// threshold and the last chunk (a chunk of chunker.Default stores in
+// at most its size and a codec byte), then the trailer.
+var (
+	spillRoom    = pack.HeaderRoom(maxSpillBlobs)
+	spillBufSize = spillRoom + SpillThreshold + chunker.Default.Max + 1 + cas.IDSize
+)
 
 // spillWriters is how many spill packs are written at once: a store's
 // PUT of a pack ends with an fsync (or a network round trip) that
@@ -50,9 +57,15 @@ type spiller struct {
 	step    *pack.Builder // the step object's new blobs
 	chunks  pack.Builder  // file chunks not yet spilled
 	spilled map[cas.ID]bool
-	// slab holds the stored forms of the chunks of the pack being
-	// filled, slabSize bytes at a time, rather than one allocation each.
-	slab    []byte
+	// buf holds the stored forms of the chunks of the pack being
+	// filled, back to back after spillRoom bytes, so that the pack is
+	// built around them without another copy (pack.BuildInPlace);
+	// scattered says some did not fit and were allocated on their own.
+	buf       []byte
+	scattered bool
+	// free holds the buffers of spill packs written, for reuse: a fresh
+	// 16 MiB buffer costs its zeroing and page faults.
+	free    chan []byte
 	session string
 	number  uint64
 
@@ -71,6 +84,7 @@ type spiller struct {
 type spillPack struct {
 	k    uint64
 	data []byte
+	buf  []byte // for free, once data is written
 }
 
 type spillWritten struct {
@@ -80,7 +94,7 @@ type spillWritten struct {
 
 func (r *Repo) newSpiller(ctx context.Context, session string, n uint64, ix *Index, step *pack.Builder) *spiller {
 	s := &spiller{r: r, ix: ix, step: step, spilled: map[cas.ID]bool{}, session: session, number: n,
-		queue: make(chan spillPack), done: make(chan struct{}), failed: make(chan struct{})}
+		queue: make(chan spillPack), free: make(chan []byte, spillWriters+1), done: make(chan struct{}), failed: make(chan struct{})}
 	var wg sync.WaitGroup
 	for range spillWriters {
 		wg.Add(1)
@@ -136,7 +150,8 @@ func (s *spiller) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
 }
 
 // PutChunk implements tree.ChunkSink. The stored form is copied into
-// the spiller's slab, which the pack being filled refers to.
+// the buffer of the pack being filled, the one copy it takes on its
+// way to the store.
 func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	if s.has(id) {
 		return nil
@@ -144,29 +159,61 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	if stored == nil {
 		stored = pack.EncodeBlob(nil, raw)
 	}
-	if cap(s.slab)-len(s.slab) < len(stored) {
-		// The pack being filled keeps the old slab alive while it
-		// refers to it.
-		s.slab = make([]byte, 0, max(slabSize, len(stored)))
+	if s.buf == nil {
+		select {
+		case s.buf = <-s.free:
+		default:
+			s.buf = make([]byte, spillRoom, spillBufSize)
+		}
 	}
-	n := len(s.slab)
-	s.slab = append(s.slab, stored...)
-	s.chunks.AddStored(id, int64(len(raw)), s.slab[n:len(s.slab):len(s.slab)])
+	var at []byte
+	if n := len(s.buf); cap(s.buf)-n-cas.IDSize >= len(stored) {
+		s.buf = append(s.buf, stored...)
+		at = s.buf[n:len(s.buf):len(s.buf)]
+	} else {
+		// Larger than the chunks of chunker.Default: the pack is
+		// built by copying.
+		at = append([]byte(nil), stored...)
+		s.scattered = true
+	}
+	s.chunks.AddStored(id, int64(len(raw)), at)
 	if s.chunks.Size() < SpillThreshold && s.chunks.Len() < maxSpillBlobs {
 		return nil
 	}
-	data, entries := s.chunks.Build(pack.KindPack, nil)
+	var data []byte
+	var entries []pack.Entry
+	buf := s.buf[:spillRoom]
+	if s.scattered {
+		data, entries = s.chunks.Build(pack.KindPack, nil)
+		s.recycle(buf)
+		buf = nil
+	} else {
+		data, entries = s.chunks.BuildInPlace(s.buf, spillRoom)
+	}
 	for _, e := range entries {
 		s.spilled[e.ID] = true
 	}
 	s.chunks = pack.Builder{}
+	s.buf, s.scattered = nil, false
 	select {
-	case s.queue <- spillPack{k: s.alloc(), data: data}:
+	case s.queue <- spillPack{k: s.alloc(), data: data, buf: buf}:
 		return nil
 	case <-s.failed:
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.err
+	}
+}
+
+// recycle keeps buf, a spill pack's buffer no longer in use, for the
+// next pack, unless enough are kept already.
+func (s *spiller) recycle(buf []byte) {
+	if buf == nil {
+		return
+	}
+	select {
+	case s.free <- buf[:spillRoom]:
+	default:
 	}
 }
 
@@ -176,38 +223,48 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 // names exactly the keys this commit created.
 func (s *spiller) writer(ctx context.Context) {
 	for p := range s.queue {
-		select {
-		case <-s.failed:
-			continue // drain: the commit fails anyway
-		default:
+		// Only a pack written is known to be done with: a store whose
+		// Put failed might, for all this knows, still read its bytes.
+		if s.write(ctx, p) {
+			s.recycle(p.buf)
 		}
-		for k := p.k; ; k = s.alloc() {
-			if k > MaxSpills {
-				s.fail(fmt.Errorf("write spill pack of %s@%d: more than %d packs", s.session, s.number, MaxSpills))
-				break
-			}
-			key := SpillKey(s.session, s.number, k)
-			err := s.r.store.Put(ctx, key, p.data, cas.PutOptions{IfAbsent: true})
-			if errors.Is(err, cas.ErrExists) {
-				continue
-			}
-			if err != nil {
-				s.fail(fmt.Errorf("write %s: %w", key, err))
-				break
-			}
-			// Parsed from the bytes just written: the index the
-			// writer adds once the step is acknowledged.
-			obj, err := pack.ParseHeader(p.data, key)
-			if err != nil {
-				s.fail(fmt.Errorf("write %s: %w", key, err))
-				break
-			}
-			s.mu.Lock()
-			s.written = append(s.written, spillWritten{key: key, entries: obj.Entries})
-			s.refs = append(s.refs, SpillRef{Session: s.session, Number: s.number, First: k, Last: k})
-			s.mu.Unlock()
-			break
+	}
+}
+
+// write writes one spill pack, unless the commit failed already, and
+// reports whether it did.
+func (s *spiller) write(ctx context.Context, p spillPack) bool {
+	select {
+	case <-s.failed:
+		return false // drain: the commit fails anyway
+	default:
+	}
+	for k := p.k; ; k = s.alloc() {
+		if k > MaxSpills {
+			s.fail(fmt.Errorf("write spill pack of %s@%d: more than %d packs", s.session, s.number, MaxSpills))
+			return false
 		}
+		key := SpillKey(s.session, s.number, k)
+		err := s.r.store.Put(ctx, key, p.data, cas.PutOptions{IfAbsent: true})
+		if errors.Is(err, cas.ErrExists) {
+			continue
+		}
+		if err != nil {
+			s.fail(fmt.Errorf("write %s: %w", key, err))
+			return false
+		}
+		// Parsed from the bytes just written: the index the
+		// writer adds once the step is acknowledged.
+		obj, err := pack.ParseHeader(p.data, key)
+		if err != nil {
+			s.fail(fmt.Errorf("write %s: %w", key, err))
+			return false
+		}
+		s.mu.Lock()
+		s.written = append(s.written, spillWritten{key: key, entries: obj.Entries})
+		s.refs = append(s.refs, SpillRef{Session: s.session, Number: s.number, First: k, Last: k})
+		s.mu.Unlock()
+		return true
 	}
 }
 

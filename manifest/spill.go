@@ -16,14 +16,15 @@ import (
 //
 // The chunks of large files (tree.ChunkSink) collect in a pack of their
 // own. Once it holds SpillThreshold stored bytes (or maxSpillBlobs
-// blobs) it is written as a spill pack, with a conditional create, by
-// one of spillWriters background writers while the build goes on; the
-// build waits while they are all busy. Whatever has not spilled when the build ends, and every
-// tree node and small blob, goes into the step object as before, so a
-// step below the threshold is still exactly one PUT. The spill packs are
-// written before the step object that names them (I2): a crash leaves
-// them as orphans, kept by gc while their step's slot is empty and then
-// deleted, exactly like a compaction's pack (see listing.packInFlight).
+// blobs) it is built and written as a spill pack, with a conditional
+// create, by one of spillWriters background writers while the build
+// goes on; the build waits while they are all busy. Whatever has not
+// spilled when the build ends, and every tree node and small blob,
+// goes into the step object as before, so a step below the threshold
+// is still exactly one PUT. The spill packs are written before the step
+// object that names them (I2): a crash leaves them as orphans, kept by
+// gc while their step's slot is empty and then deleted, exactly like a
+// compaction's pack (see listing.packInFlight).
 
 // SpillThreshold is the stored size at which a commit's new file chunks
 // go to a spill pack instead of its step object.
@@ -52,11 +53,13 @@ const spillWriters = 3
 // step object's builder, file chunks to spill packs or, at the end, the
 // step object too.
 type spiller struct {
-	r       *Repo
-	ix      *Index
-	step    *pack.Builder // the step object's new blobs
-	chunks  pack.Builder  // file chunks not yet spilled
-	spilled map[cas.ID]bool
+	r      *Repo
+	ix     *Index
+	step   *pack.Builder // the step object's new blobs
+	chunks pack.Builder  // file chunks not yet spilled
+	// taken holds every file chunk of this commit: spilled, being
+	// spilled or in chunks.
+	taken map[cas.ID]bool
 	// buf holds the stored forms of the chunks of the pack being
 	// filled, back to back after spillRoom bytes, so that the pack is
 	// built around them without another copy (pack.BuildInPlace);
@@ -80,11 +83,25 @@ type spiller struct {
 	err        error
 }
 
-// spillPack is a built spill pack and the number it is to be written as.
+// spillPack is a spill pack to build and write, and the number it is
+// to be written as. It is built by its writer, not by the commit's
+// build: hashing 16 MiB for the trailer would stall the build's
+// assembler while the workers ran out of chunks.
 type spillPack struct {
-	k    uint64
-	data []byte
-	buf  []byte // for free, once data is written
+	k         uint64
+	chunks    pack.Builder
+	buf       []byte // the chunks' buffer, for free once written
+	scattered bool   // not all chunks are in buf
+}
+
+// build returns the bytes of p.
+func (p *spillPack) build() []byte {
+	if p.scattered {
+		data, _ := p.chunks.Build(pack.KindPack, nil)
+		return data
+	}
+	data, _ := p.chunks.BuildInPlace(p.buf, spillRoom)
+	return data
 }
 
 type spillWritten struct {
@@ -93,7 +110,7 @@ type spillWritten struct {
 }
 
 func (r *Repo) newSpiller(ctx context.Context, session string, n uint64, ix *Index, step *pack.Builder) *spiller {
-	s := &spiller{r: r, ix: ix, step: step, spilled: map[cas.ID]bool{}, session: session, number: n,
+	s := &spiller{r: r, ix: ix, step: step, taken: map[cas.ID]bool{}, session: session, number: n,
 		queue: make(chan spillPack), free: make(chan []byte, spillWriters+1), done: make(chan struct{}), failed: make(chan struct{})}
 	var wg sync.WaitGroup
 	for range spillWriters {
@@ -130,7 +147,7 @@ func (s *spiller) fail(err error) {
 
 // has reports whether this commit or its parent's layout already holds id.
 func (s *spiller) has(id cas.ID) bool {
-	return s.ix.Has(id) || s.step.Has(id) || s.chunks.Has(id) || s.spilled[id]
+	return s.ix.Has(id) || s.step.Has(id) || s.taken[id]
 }
 
 // Put implements tree.Sink: a node or small blob, for the step object.
@@ -177,26 +194,16 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 		s.scattered = true
 	}
 	s.chunks.AddStored(id, int64(len(raw)), at)
+	s.taken[id] = true
 	if s.chunks.Size() < SpillThreshold && s.chunks.Len() < maxSpillBlobs {
 		return nil
 	}
-	var data []byte
-	var entries []pack.Entry
-	buf := s.buf[:spillRoom]
-	if s.scattered {
-		data, entries = s.chunks.Build(pack.KindPack, nil)
-		s.recycle(buf)
-		buf = nil
-	} else {
-		data, entries = s.chunks.BuildInPlace(s.buf, spillRoom)
-	}
-	for _, e := range entries {
-		s.spilled[e.ID] = true
-	}
+	p := spillPack{chunks: s.chunks, buf: s.buf, scattered: s.scattered}
 	s.chunks = pack.Builder{}
 	s.buf, s.scattered = nil, false
+	p.k = s.alloc()
 	select {
-	case s.queue <- spillPack{k: s.alloc(), data: data, buf: buf}:
+	case s.queue <- p:
 		return nil
 	case <-s.failed:
 		s.mu.Lock()
@@ -217,10 +224,10 @@ func (s *spiller) recycle(buf []byte) {
 	}
 }
 
-// writer writes spill packs until the queue closes or a write fails. A
-// taken key (a crashed or racing commit of the same step wrote it) is
-// never overwritten: the pack goes to a fresh number, and the layout
-// names exactly the keys this commit created.
+// writer builds and writes spill packs until the queue closes or a
+// write fails. A taken key (a crashed or racing commit of the same step
+// wrote it) is never overwritten: the pack goes to a fresh number, and
+// the layout names exactly the keys this commit created.
 func (s *spiller) writer(ctx context.Context) {
 	for p := range s.queue {
 		// Only a pack written is known to be done with: a store whose
@@ -239,13 +246,14 @@ func (s *spiller) write(ctx context.Context, p spillPack) bool {
 		return false // drain: the commit fails anyway
 	default:
 	}
+	data := p.build()
 	for k := p.k; ; k = s.alloc() {
 		if k > MaxSpills {
 			s.fail(fmt.Errorf("write spill pack of %s@%d: more than %d packs", s.session, s.number, MaxSpills))
 			return false
 		}
 		key := SpillKey(s.session, s.number, k)
-		err := s.r.store.Put(ctx, key, p.data, cas.PutOptions{IfAbsent: true})
+		err := s.r.store.Put(ctx, key, data, cas.PutOptions{IfAbsent: true})
 		if errors.Is(err, cas.ErrExists) {
 			continue
 		}
@@ -255,7 +263,7 @@ func (s *spiller) write(ctx context.Context, p spillPack) bool {
 		}
 		// Parsed from the bytes just written: the index the
 		// writer adds once the step is acknowledged.
-		obj, err := pack.ParseHeader(p.data, key)
+		obj, err := pack.ParseHeader(data, key)
 		if err != nil {
 			s.fail(fmt.Errorf("write %s: %w", key, err))
 			return false

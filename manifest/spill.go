@@ -35,13 +35,17 @@ const SpillThreshold = 16 << 20
 const maxSpillBlobs = 4096
 
 // spillRoom is the room for a spill pack's header kept at the front of
-// its buffer, and spillBufSize the size of the buffer: the header, the
-// threshold and the last chunk (a chunk of chunker.Default stores in
-// at most its size and a codec byte), then the trailer.
+// its buffer, and spillBufSize the size the buffer grows to: the
+// header, the threshold and the last chunk (a chunk of chunker.Default
+// stores in at most its size and a codec byte), then the trailer. A
+// commit's first buffer starts at spillRoom+firstSpillBuf, so that a
+// commit with a few chunks does not allocate (and zero) 16 MiB.
 var (
 	spillRoom    = pack.HeaderRoom(maxSpillBlobs)
 	spillBufSize = spillRoom + SpillThreshold + chunker.Default.Max + 1 + cas.IDSize
 )
+
+const firstSpillBuf = 1 << 20
 
 // spillWriters is how many spill packs are written at once: a store's
 // PUT of a pack ends with an fsync (or a network round trip) that
@@ -53,19 +57,18 @@ const spillWriters = 3
 // step object's builder, file chunks to spill packs or, at the end, the
 // step object too.
 type spiller struct {
-	r      *Repo
-	ix     *Index
-	step   *pack.Builder // the step object's new blobs
-	chunks pack.Builder  // file chunks not yet spilled
+	r    *Repo
+	ix   *Index
+	step *pack.Builder // the step object's new blobs
 	// taken holds every file chunk of this commit: spilled, being
-	// spilled or in chunks.
+	// spilled or pending.
 	taken map[cas.ID]bool
-	// buf holds the stored forms of the chunks of the pack being
-	// filled, back to back after spillRoom bytes, so that the pack is
-	// built around them without another copy (pack.BuildInPlace);
-	// scattered says some did not fit and were allocated on their own.
-	buf       []byte
-	scattered bool
+	// pending are the file chunks not yet spilled, in order; buf holds
+	// their stored forms back to back after spillRoom bytes, so that
+	// their pack is built around them without another copy
+	// (pack.BuildInPlace).
+	pending []pendingChunk
+	buf     []byte
 	// free holds the buffers of spill packs written, for reuse: a fresh
 	// 16 MiB buffer costs its zeroing and page faults.
 	free    chan []byte
@@ -88,19 +91,33 @@ type spiller struct {
 // build: hashing 16 MiB for the trailer would stall the build's
 // assembler while the workers ran out of chunks.
 type spillPack struct {
-	k         uint64
-	chunks    pack.Builder
-	buf       []byte // the chunks' buffer, for free once written
-	scattered bool   // not all chunks are in buf
+	k      uint64
+	chunks []pendingChunk
+	buf    []byte // the chunks' stored forms after spillRoom, for free once written
+}
+
+// pendingChunk is a file chunk in a spiller's buffer: its stored form
+// is the next size bytes.
+type pendingChunk struct {
+	id   cas.ID
+	raw  int64
+	size int
+}
+
+// addChunks adds chunks, whose stored forms are buf[spillRoom:], to b.
+func addChunks(b *pack.Builder, chunks []pendingChunk, buf []byte) {
+	off := spillRoom
+	for _, c := range chunks {
+		b.AddStored(c.id, c.raw, buf[off:off+c.size:off+c.size])
+		off += c.size
+	}
 }
 
 // build returns the bytes of p.
 func (p *spillPack) build() []byte {
-	if p.scattered {
-		data, _ := p.chunks.Build(pack.KindPack, nil)
-		return data
-	}
-	data, _ := p.chunks.BuildInPlace(p.buf, spillRoom)
+	var b pack.Builder
+	addChunks(&b, p.chunks, p.buf)
+	data, _ := b.BuildInPlace(p.buf, spillRoom)
 	return data
 }
 
@@ -168,7 +185,7 @@ func (s *spiller) EncodeChunk(id cas.ID, raw, dst []byte) []byte {
 
 // PutChunk implements tree.ChunkSink. The stored form is copied into
 // the buffer of the pack being filled, the one copy it takes on its
-// way to the store.
+// way to the store (but for the first pack's, moved as it grows).
 func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	if s.has(id) {
 		return nil
@@ -176,32 +193,15 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 	if stored == nil {
 		stored = pack.EncodeBlob(nil, raw)
 	}
-	if s.buf == nil {
-		select {
-		case s.buf = <-s.free:
-		default:
-			s.buf = make([]byte, spillRoom, spillBufSize)
-		}
-	}
-	var at []byte
-	if n := len(s.buf); cap(s.buf)-n-cas.IDSize >= len(stored) {
-		s.buf = append(s.buf, stored...)
-		at = s.buf[n:len(s.buf):len(s.buf)]
-	} else {
-		// Larger than the chunks of chunker.Default: the pack is
-		// built by copying.
-		at = append([]byte(nil), stored...)
-		s.scattered = true
-	}
-	s.chunks.AddStored(id, int64(len(raw)), at)
+	s.reserve(len(stored))
+	s.buf = append(s.buf, stored...)
+	s.pending = append(s.pending, pendingChunk{id: id, raw: int64(len(raw)), size: len(stored)})
 	s.taken[id] = true
-	if s.chunks.Size() < SpillThreshold && s.chunks.Len() < maxSpillBlobs {
+	if len(s.buf)-spillRoom < SpillThreshold && len(s.pending) < maxSpillBlobs {
 		return nil
 	}
-	p := spillPack{chunks: s.chunks, buf: s.buf, scattered: s.scattered}
-	s.chunks = pack.Builder{}
-	s.buf, s.scattered = nil, false
-	p.k = s.alloc()
+	p := spillPack{k: s.alloc(), chunks: s.pending, buf: s.buf}
+	s.pending, s.buf = nil, nil
 	select {
 	case s.queue <- p:
 		return nil
@@ -210,6 +210,27 @@ func (s *spiller) PutChunk(id cas.ID, raw, stored []byte) error {
 		defer s.mu.Unlock()
 		return s.err
 	}
+}
+
+// reserve makes room in buf for n more bytes and the trailer: a buffer
+// a written pack left, a small first one, or, when that is full, one
+// of spillBufSize (or what n needs) with its bytes moved. Growing in
+// one step leaves 1 MiB of garbage, not the 16 MiB of doubling.
+func (s *spiller) reserve(n int) {
+	if s.buf == nil {
+		select {
+		case s.buf = <-s.free:
+		default:
+			s.buf = make([]byte, spillRoom, spillRoom+firstSpillBuf)
+		}
+	}
+	need := len(s.buf) + n + cas.IDSize
+	if need <= cap(s.buf) {
+		return
+	}
+	buf := make([]byte, len(s.buf), max(spillBufSize, need))
+	copy(buf, s.buf)
+	s.buf = buf
 }
 
 // recycle keeps buf, a spill pack's buffer no longer in use, for the
@@ -285,8 +306,8 @@ func (s *spiller) finish() ([]SpillRef, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	s.step.Merge(&s.chunks)
-	s.chunks = pack.Builder{}
+	addChunks(s.step, s.pending, s.buf)
+	s.pending, s.buf = nil, nil
 	// Written in any order: name them by number, runs merged.
 	sort.Slice(s.refs, func(i, j int) bool { return s.refs[i].First < s.refs[j].First })
 	var refs []SpillRef

@@ -136,23 +136,73 @@ func (b *Builder) RawSize() int64 {
 // Build encodes the object with the given kind and manifest section and
 // returns its bytes and the index of the blobs in it.
 func (b *Builder) Build(kind byte, manifest []byte) ([]byte, []Entry) {
-	var hdr []byte
-	hdr = append(hdr, magic...)
-	hdr = append(hdr, version, kind)
-	hdr = binary.AppendUvarint(hdr, uint64(len(manifest)))
-	hdr = append(hdr, manifest...)
-	hdr = binary.AppendUvarint(hdr, uint64(len(b.ids)))
-	for i, id := range b.ids {
-		hdr = append(hdr, id[:]...)
-		hdr = binary.AppendUvarint(hdr, uint64(len(b.data[i])))
-		hdr = binary.AppendUvarint(hdr, uint64(b.raw[i]))
-	}
+	hdr := b.header(nil, kind, manifest)
 	out := make([]byte, 0, len(hdr)+int(b.size)+cas.IDSize)
 	out = append(out, hdr...)
 	entries := make([]Entry, len(b.ids))
 	for i, d := range b.data {
 		entries[i] = Entry{ID: b.ids[i], Offset: int64(len(out)), StoredLen: int64(len(d)), RawLen: b.raw[i]}
 		out = append(out, d...)
+	}
+	sum := cas.Sum(out)
+	out = append(out, sum[:]...)
+	return out, entries
+}
+
+// header appends the object's header and index to dst.
+func (b *Builder) header(dst []byte, kind byte, manifest []byte) []byte {
+	dst = append(dst, magic...)
+	dst = append(dst, version, kind)
+	dst = binary.AppendUvarint(dst, uint64(len(manifest)))
+	dst = append(dst, manifest...)
+	dst = binary.AppendUvarint(dst, uint64(len(b.ids)))
+	for i, id := range b.ids {
+		dst = append(dst, id[:]...)
+		dst = binary.AppendUvarint(dst, uint64(len(b.data[i])))
+		dst = binary.AppendUvarint(dst, uint64(b.raw[i]))
+	}
+	return dst
+}
+
+// HeaderRoom returns the most bytes the header and index of a pack
+// (KindPack, no manifest) of n blobs can take: the room BuildInPlace
+// needs before the blobs.
+func HeaderRoom(n int) int {
+	return len(magic) + 2 + 2*binary.MaxVarintLen64 + n*(cas.IDSize+2*binary.MaxVarintLen64)
+}
+
+// BuildInPlace returns what Build(KindPack, nil) does, for a builder
+// whose stored blobs were added, in order, as consecutive pieces of
+// buf[room:]: it writes the header into the room just before the blobs
+// and the trailer just after them (within cap(buf) if it can), so the
+// blobs, most of a large pack's bytes, are not copied again. room must
+// be at least HeaderRoom(b.Len()). The object returned shares buf. It
+// panics if the blobs are not where it says.
+func (b *Builder) BuildInPlace(buf []byte, room int) ([]byte, []Entry) {
+	off := room
+	for _, d := range b.data {
+		if len(d) == 0 || off+len(d) > len(buf) || &d[0] != &buf[off] {
+			panic("pack: BuildInPlace: the blobs are not back to back in buf")
+		}
+		off += len(d)
+	}
+	if off != len(buf) {
+		panic("pack: BuildInPlace: buf holds more than the blobs")
+	}
+	// Encoded at the front of buf, then moved to end where the blobs
+	// start: the room is no smaller than the header.
+	hdr := b.header(buf[:0:room], KindPack, nil)
+	if len(hdr) > room {
+		panic("pack: BuildInPlace: less room than the header takes")
+	}
+	start := room - len(hdr)
+	copy(buf[start:room], hdr)
+	out := buf[start:]
+	entries := make([]Entry, len(b.ids))
+	at := int64(len(hdr))
+	for i, d := range b.data {
+		entries[i] = Entry{ID: b.ids[i], Offset: at, StoredLen: int64(len(d)), RawLen: b.raw[i]}
+		at += int64(len(d))
 	}
 	sum := cas.Sum(out)
 	out = append(out, sum[:]...)

@@ -487,3 +487,35 @@ func benchInputs() []benchInput {
 		{"json-4KiB", []byte(text.String()[:4<<10])},
 	}
 }
+
+// BuildInPlace writes exactly the bytes and index Build does, around
+// blobs already laid out in the caller's buffer.
+func TestBuildInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{0, 1, 3, 200} {
+		var b pack.Builder
+		room := pack.HeaderRoom(n)
+		buf := make([]byte, room, room+n*700+cas.IDSize)
+		for i := range n {
+			raw := make([]byte, 1+rng.IntN(600))
+			for j := range raw {
+				raw[j] = byte(rng.IntN(4 + i%200))
+			}
+			stored := pack.EncodeBlob(nil, raw)
+			at := len(buf)
+			buf = append(buf, stored...)
+			b.AddStored(cas.Sum(raw), int64(len(raw)), buf[at:len(buf):len(buf)])
+		}
+		want, wantEntries := b.Build(pack.KindPack, nil)
+		got, gotEntries := b.BuildInPlace(buf, room)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d blobs: BuildInPlace wrote other bytes than Build", n)
+		}
+		if fmt.Sprint(gotEntries) != fmt.Sprint(wantEntries) {
+			t.Fatalf("%d blobs: entries %v, want %v", n, gotEntries, wantEntries)
+		}
+		if _, err := pack.Parse(got, "in place"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

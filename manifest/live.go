@@ -301,40 +301,32 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 			}
 			return nil, nil, fmt.Errorf("%s %s: %w", what, s, err)
 		}
-		if head < base && !IsTombstone(newest.Manifest) {
-			// The base was read after the listing: a writer may have
-			// committed above head since and pruned up to its new
-			// steps (or removed the session, fencing it). The store's
-			// steps above the listed head say which; the base, read
-			// before them, is at most the newest of them unless the
-			// session is removed.
-			cur, _, err := r.listHead(ctx, s, head+1)
-			if err != nil {
-				return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
-			}
-			if cur > head {
-				if newest, err = cr.read(ctx, s, cur, nil); err != nil {
-					return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
-				}
-				head = cur
-			}
-		}
 		if head < base {
-			// Removed. Its newest slot is a tombstone (gc's fence, see
+			// The base was read after the listing: a writer may have
+			// committed above head since and pruned up to its new steps
+			// (ReadHead's rule, belowBase). If not, the session was
+			// removed: its newest slot is a tombstone (gc's fence, see
 			// GC), or gets one above it before anything is deleted, so
 			// that no writer still building on its last step can
 			// acknowledge a step, and no key is reused. A base above
 			// the head in any other form is damage, not a removal.
-			legacy, err := removal(s, head, base, newest.Manifest)
-			if err != nil {
+			st, now, legacy, err := r.belowBase(ctx, s, newest, base, func(n uint64) (*Step, error) { return cr.read(ctx, s, n, nil) })
+			var bad *BaseError
+			switch {
+			case errors.As(err, &bad):
 				return nil, nil, err
+			case err != nil:
+				return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
 			}
-			if legacy {
-				ls.removed[s] = head
-			} else {
-				ls.addStep(s, head)
+			newest, head = st, now
+			if head < base {
+				if legacy {
+					ls.removed[s] = head
+				} else {
+					ls.addStep(s, head)
+				}
+				continue
 			}
-			continue
 		}
 		if IsTombstone(newest.Manifest) {
 			ls.addStep(s, head)

@@ -194,7 +194,7 @@ func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, head, ba
 		}
 		st, err = r.ReadStep(ctx, session, head)
 		if err == nil && head < base {
-			st, head, err = r.belowBase(ctx, session, st, base)
+			st, head, _, err = r.belowBase(ctx, session, st, base, func(n uint64) (*Step, error) { return r.ReadStep(ctx, session, n) })
 		}
 		if err == nil || !errors.Is(err, cas.ErrNotFound) {
 			return st, head, base, err
@@ -217,29 +217,32 @@ func (r *Repo) ReadHead(ctx context.Context, session string) (st *Step, head, ba
 // the newest of them is the head (the base, read before them, is at most
 // its number unless the session was removed since). Otherwise the
 // session is removed, if its newest step and base have a form a removal
-// writes, or its base marker is damaged (*BaseError). It returns the
-// head step and its number; the extra LIST (and GET) is paid only here.
-func (r *Repo) belowBase(ctx context.Context, session string, st *Step, base uint64) (*Step, uint64, error) {
-	head := st.Number
+// writes (legacy as removal says), or its base marker is damaged
+// (*BaseError). It returns the head step and its number; the extra LIST
+// (and GET) is paid only here. read reads a step of the session:
+// ReadHead's goes through the repo, gc's mark straight to the store.
+// ReadHead and gc decide by this one function.
+func (r *Repo) belowBase(ctx context.Context, session string, st *Step, base uint64, read func(n uint64) (*Step, error)) (_ *Step, head uint64, legacy bool, err error) {
+	head = st.Number
 	if !IsTombstone(st.Manifest) {
 		cur, _, err := r.listHead(ctx, session, head+1)
 		if err != nil {
-			return nil, head, err
+			return nil, head, false, err
 		}
 		if cur > head {
-			if st, err = r.ReadStep(ctx, session, cur); err != nil {
-				return nil, cur, err
+			if st, err = read(cur); err != nil {
+				return nil, cur, false, err
 			}
 			head = cur
 		}
 	}
 	if head >= base {
-		return st, head, nil
+		return st, head, false, nil
 	}
-	if _, err := removal(session, head, base, st.Manifest); err != nil {
-		return nil, head, err
+	if legacy, err = removal(session, head, base, st.Manifest); err != nil {
+		return nil, head, false, err
 	}
-	return st, head, nil
+	return st, head, legacy, nil
 }
 
 // FindHead returns the number of the newest step of session, or 0 if the

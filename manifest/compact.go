@@ -80,10 +80,8 @@ func keptPrefix(steps []Range, ix *Index) (kept, rest []Range) {
 type compaction struct {
 	// merged are the keys of the objects the pack replaces.
 	merged []string
-	// ref names the new pack; key is its key (the step's). Both are zero
-	// when none of the merged objects' blobs is still live: the layout
-	// just drops them.
-	ref PackRef
+	// key is the new pack's key (the step's); empty when none of the
+	// merged objects' blobs is still live: the layout just drops them.
 	key string
 	// blobs are the merged blobs, for the step object; entries their
 	// index in it, once it is written.
@@ -164,9 +162,8 @@ func (r *Repo) compact(ctx context.Context, session string, step uint64, l Layou
 		return nil, nil // too many to merge into one object: leave the layout as it is
 	}
 	c.blobs = &b
-	c.ref = PackRef{Session: session, Number: step, Level: level, InStep: true}
 	c.key = StepKey(session, step)
-	c.layout.Packs = append(c.layout.Packs, c.ref)
+	c.layout.Packs = append(c.layout.Packs, PackRef{Session: session, Number: step, Level: level, InStep: true})
 	return c, nil
 }
 

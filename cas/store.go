@@ -60,7 +60,9 @@ type Info struct {
 // by many goroutines and, for shared backends, many processes.
 type Store interface {
 	// Put stores data under key atomically. With opts.IfAbsent it is a
-	// conditional create that returns ErrExists if the key exists.
+	// conditional create that returns ErrExists if the key exists. Put
+	// must not keep data once it has returned: a caller may reuse the
+	// buffer of a put that succeeded (the spill writer does).
 	Put(ctx context.Context, key string, data []byte, opts PutOptions) error
 
 	// Get returns n bytes of the object starting at off; n < 0 means to

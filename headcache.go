@@ -95,6 +95,7 @@ func (s *Session) loadCached(ctx context.Context) bool {
 		return false
 	}
 	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, h.Stamp, true, false
+	s.cacheBase = h.Base
 	return true
 }
 
@@ -119,8 +120,9 @@ func (s *Session) saveCached(ctx context.Context, st *manifest.Step) {
 		}
 		s.stamp = stamp
 	}
-	_ = headcache.Save(path, key, &headcache.Head{
+	s.cacheBase, _ = headcache.Save(path, key, &headcache.Head{
 		Number: st.Number, Stamp: s.stamp, Manifest: st.Manifest.Encode(), ID: st.ID, Objects: objs,
+		Base: s.cacheBase,
 	})
 }
 

@@ -63,8 +63,8 @@ func TestHeadCacheAPI(t *testing.T) {
 			t.Fatalf("commit %d of one Session: %+v", i, got)
 		}
 	}
-	if files, _ := filepath.Glob(filepath.Join(cache, "heads", "*")); len(files) != 1 {
-		t.Fatalf("cache holds %v, want one head file and nothing in flight", files)
+	if files, _ := filepath.Glob(filepath.Join(cache, "heads", "*")); len(files) != 2 {
+		t.Fatalf("cache holds %v, want one head file and its base, and nothing in flight", files)
 	}
 	// Another writer moves on; the live Session finds out from its lost
 	// slot, as without the cache: a conflict.

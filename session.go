@@ -34,8 +34,11 @@ type Session struct {
 	// UseHeadCache) and the store has not confirmed them yet; stamp is
 	// the session marker's stamp they were saved under. noCache: the
 	// cache was consulted once; from then on this Session reads the store.
+	// cacheBase is the cache's base file this Session last loaded or
+	// saved, which its next save may keep (headcache.Save).
 	cached, noCache bool
 	stamp           string
+	cacheBase       *headcache.Base
 	// removed says head is the last step of a removed session (or the
 	// tombstone fencing it): for Expect, such a session does not exist.
 	removed bool

@@ -260,7 +260,8 @@ func TestHeadCacheWipedStore(t *testing.T) {
 }
 
 // TestHeadCacheCorruptFile: a damaged, truncated, foreign or oversized
-// cache file is ignored: the commit reads the store and lands right.
+// cache file, the head file or its base, is ignored: the commit reads the
+// store and lands right.
 func TestHeadCacheCorruptFile(t *testing.T) {
 	bin := cairnBinary(t)
 	damage := map[string]func([]byte) []byte{
@@ -270,32 +271,43 @@ func TestHeadCacheCorruptFile(t *testing.T) {
 		"garbage":   func([]byte) []byte { return bytes.Repeat([]byte("cairn"), 100) },
 		"oversized": func(b []byte) []byte { return append(b, make([]byte, 65<<20)...) },
 	}
-	for name, f := range damage {
-		t.Run(name, func(t *testing.T) {
-			store := t.TempDir()
-			a := localMachine(t, bin, store)
-			a.commit("s", docN(1))
-			a.commit("s", docN(2))
-			files, _ := filepath.Glob(filepath.Join(envValue(a.env, "XDG_CACHE_HOME"), "cairn", "heads", "*.head"))
-			if len(files) != 1 {
-				t.Fatalf("want one head cache file, found %v", files)
-			}
-			data, err := os.ReadFile(files[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(files[0], f(data), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if r := a.commit("s", docN(3)); r.Step != 3 {
-				t.Fatalf("commit over a %s cache made step %d", name, r.Step)
-			}
-			a.checkHead("s", 3, docN(3))
-			// The good cache it wrote serves the next commit.
-			if r := a.commit("s", docN(4)); r.Step != 4 || r.Requests.Get != 0 || r.Requests.List != 0 {
-				t.Fatalf("commit after repair: step %d, %+v", r.Step, r.Requests)
-			}
-		})
+	for _, which := range []string{"head", "base"} {
+		for name, f := range damage {
+			t.Run(which+"/"+name, func(t *testing.T) {
+				store := t.TempDir()
+				a := localMachine(t, bin, store)
+				a.commit("s", docN(1))
+				a.commit("s", docN(2))
+				heads := filepath.Join(envValue(a.env, "XDG_CACHE_HOME"), "cairn", "heads")
+				bases, _ := filepath.Glob(filepath.Join(heads, "*.base.head"))
+				all, _ := filepath.Glob(filepath.Join(heads, "*.head"))
+				if len(bases) != 1 || len(all) != 2 {
+					t.Fatalf("want one head cache file and its base, found %v", all)
+				}
+				file := bases[0]
+				if which == "head" {
+					file = all[0]
+					if file == bases[0] {
+						file = all[1]
+					}
+				}
+				data, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, f(data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if r := a.commit("s", docN(3)); r.Step != 3 {
+					t.Fatalf("commit over a %s cache %s file made step %d", name, which, r.Step)
+				}
+				a.checkHead("s", 3, docN(3))
+				// The good cache it wrote serves the next commit.
+				if r := a.commit("s", docN(4)); r.Step != 4 || r.Requests.Get != 0 || r.Requests.List != 0 {
+					t.Fatalf("commit after repair: step %d, %+v", r.Step, r.Requests)
+				}
+			})
+		}
 	}
 }
 

@@ -33,20 +33,30 @@ func bigHead(n uint64) *Head {
 }
 
 // BenchmarkSaveLoad is what the head cache costs a CLI commit of that
-// session: loading the file, then saving the next head.
+// session: loading the files, then saving the next head, which adds a
+// step object of 10 blobs (so that the base is written again now and
+// then, as in a session).
 func BenchmarkSaveLoad(b *testing.B) {
 	path := filepath.Join(b.TempDir(), FileName("k"))
 	h := bigHead(1)
-	if err := Save(path, "k", h); err != nil {
+	if _, err := Save(path, "k", h); err != nil {
 		b.Fatal(err)
 	}
+	step := 1000
 	for b.Loop() {
 		got, why := Load(path, "k")
 		if got == nil {
 			b.Fatal(why)
 		}
 		got.Number++
-		if err := Save(path, "k", got); err != nil {
+		step++
+		obj := manifest.IndexObject{Key: fmt.Sprintf("steps/s/%020d", step)}
+		for i := range 10 {
+			obj.Entries = append(obj.Entries, pack.Entry{ID: cas.Sum(fmt.Appendf(nil, "%d.%d", step, i)), Offset: int64(i * 900), StoredLen: 900, RawLen: 2048})
+			obj.Bytes += 900
+		}
+		got.Objects = append(got.Objects, obj)
+		if _, err := Save(path, "k", got); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,6 +12,16 @@
 // conditional put, so if anyone wrote there (another writer, or gc's
 // tombstone fencing a removed session) the commit loses the slot and
 // reads the real head (see cairn's Session.Commit).
+//
+// A head is kept in two files. Most of an index changes rarely (a large
+// first step, the packs of compaction), so it goes into a base file
+// (FileName's name with ".base" before its suffix) that the head file
+// names by checksum, and each save writes the head file alone, with only
+// the objects the base lacks, while the base still describes objects of
+// the head's layout; only then is the base written again, whole. A
+// commit thus writes a few KB of cache instead of the whole index
+// (issue 14, target 3). A head file whose base is missing or is not the
+// one it names is ignored like any bad file.
 package headcache
 
 import (
@@ -24,6 +34,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -35,7 +46,10 @@ import (
 // Format and bounds of a cache file.
 const (
 	magic   = "CRHC"
-	version = 1
+	version = 2
+	// baseMagic and baseVersion start a base file.
+	baseMagic   = "CRHB"
+	baseVersion = 1
 	// MaxSize bounds a cache file; a larger head is not cached, and a
 	// larger file is not read.
 	MaxSize = 64 << 20
@@ -49,6 +63,7 @@ const (
 	maxObjKey   = 1 << 10
 	maxStamp    = 1 << 8
 	suffix      = ".head"
+	baseInfix   = ".base"
 	// MaxDirBytes bounds the cache files of one directory together:
 	// when a new one pushes them past it, the least recently written
 	// ones are removed (a removed head costs its session's next commit
@@ -59,13 +74,32 @@ const (
 // Head is what a cache file holds: the encoded manifest of a session's
 // head step, its id (the hash of those bytes), its number, the stamp of
 // the session's marker when it was saved (see manifest.Repo.SessionStamp),
-// and the writer's index over the head's layout.
+// and the writer's index over the head's layout, its objects in key
+// order.
+//
+// Base is the base file the head was loaded with (nil for a head not
+// loaded from a cache file): Save writes the head file alone while that
+// base still describes objects of the head's layout.
 type Head struct {
 	Number   uint64
 	Stamp    string
 	Manifest []byte
 	ID       cas.ID
 	Objects  []manifest.IndexObject
+	Base     *Base
+}
+
+// Base identifies a base file: its checksum and the objects it holds.
+type Base struct {
+	sum     cas.ID
+	objects []baseObject
+}
+
+// baseObject is an object of a base file: its key, size and blob count.
+type baseObject struct {
+	key     string
+	bytes   int64
+	entries int
 }
 
 // FileName returns the name of the cache file for key: a hash of it, so
@@ -83,43 +117,162 @@ func Load(path, key string) (*Head, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	k, h, err := decode(data)
+	k, h, baseSum, err := decode(data)
 	if err != nil {
 		return nil, err.Error()
 	}
 	if k != key {
 		return nil, "written for another store or session"
 	}
+	if baseSum == (cas.ID{}) {
+		return h, ""
+	}
+	base, err := cachedir.Read(basePath(path), MaxSize)
+	if err != nil {
+		return nil, "base file: " + err.Error()
+	}
+	bk, objs, err := decodeBase(base)
+	switch {
+	case err != nil:
+		return nil, "base file: " + err.Error()
+	case bk != key:
+		return nil, "base file written for another store or session"
+	case !bytes.Equal(base[len(base)-cas.IDSize:], baseSum[:]):
+		return nil, "base file is not the one the head names"
+	}
+	merged, ok := mergeObjects(objs, h.Objects)
+	if !ok {
+		return nil, "base file and head name one object twice or too many blobs"
+	}
+	h.Base = &Base{sum: baseSum, objects: summarize(objs)}
+	h.Objects = merged
 	return h, ""
 }
 
-// Save writes h to the cache file at path for key, atomically (a
-// temporary file renamed over the old one). It keeps a valid file for the
-// same key and stamp that names a newer step: of two processes committing
-// one after the other, the later step wins even if its process saves
-// first. A head too large to cache removes the file instead.
-func Save(path, key string, h *Head) error {
-	data, ok := encode(key, h)
-	if !ok {
-		return Remove(path)
+// basePath returns the base file beside the head file at path.
+func basePath(path string) string {
+	return strings.TrimSuffix(path, suffix) + baseInfix + suffix
+}
+
+// mergeObjects merges two lists of objects in key order into one, which
+// must hold no key twice and at most MaxEntries blobs.
+func mergeObjects(a, b []manifest.IndexObject) ([]manifest.IndexObject, bool) {
+	out := make([]manifest.IndexObject, 0, len(a)+len(b))
+	total := 0
+	for len(a) > 0 || len(b) > 0 {
+		var o manifest.IndexObject
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0].Key < b[0].Key:
+			o, a = a[0], a[1:]
+		case len(a) == 0 || b[0].Key < a[0].Key:
+			o, b = b[0], b[1:]
+		default:
+			return nil, false
+		}
+		total += len(o.Entries)
+		out = append(out, o)
 	}
+	return out, total <= MaxEntries && len(out) <= MaxObjects
+}
+
+// summarize returns what a Base records of objects.
+func summarize(objs []manifest.IndexObject) []baseObject {
+	out := make([]baseObject, len(objs))
+	for i, o := range objs {
+		out[i] = baseObject{key: o.Key, bytes: o.Bytes, entries: len(o.Entries)}
+	}
+	return out
+}
+
+// Save writes h to the cache file at path for key, atomically (a
+// temporary file renamed over the old one), and returns the base file the
+// head file now names, for the next Save of a later head (nil if none).
+// It writes the head file alone if h.Base still describes objects of h
+// and the objects it lacks are few, else a new base file of all h's
+// objects first. It keeps a valid file for the same key and stamp that
+// names a newer step: of two processes committing one after the other,
+// the later step wins even if its process saves first. A head too large
+// to cache removes the file instead.
+//
+// Two processes saving at once can leave a head file beside a base file
+// it does not name: the next Load then ignores it, as any bad file.
+func Save(path, key string, h *Head) (*Base, error) {
 	// The old file is read whole and its checksum checked only if its
 	// header, read first, names a newer step: a damaged header can
 	// then cost that read, and never keeps a bad file.
 	prefix, err := readPrefix(path, maxHeader)
 	if err == nil && newer(prefix, key, h) {
 		if old, err := cachedir.Read(path, MaxSize); err == nil && newerVerified(old, key, h) {
-			return nil
+			return nil, nil
 		}
 	}
 	fresh := errors.Is(err, os.ErrNotExist)
+	base, own, reuse := h.Base, []manifest.IndexObject(nil), false
+	if base != nil {
+		own, reuse = base.rest(h.Objects)
+	}
+	if !reuse {
+		whole, ok := encodeBase(key, h.Objects)
+		if !ok {
+			return nil, removeBoth(path)
+		}
+		if err := cachedir.WriteFile(basePath(path), whole); err != nil {
+			return nil, fmt.Errorf("write head cache: %w", err)
+		}
+		base, own = &Base{objects: summarize(h.Objects)}, nil
+		copy(base.sum[:], whole[len(whole)-cas.IDSize:])
+	} else {
+		// The base goes on serving: keep it as recent as its head, so
+		// that pruning the least recently written files does not take
+		// it first.
+		now := time.Now()
+		_ = os.Chtimes(basePath(path), now, now)
+	}
+	data, ok := encode(key, h, base, own)
+	if !ok {
+		return nil, removeBoth(path)
+	}
 	if err := cachedir.WriteFile(path, data); err != nil {
-		return fmt.Errorf("write head cache: %w", err)
+		return nil, fmt.Errorf("write head cache: %w", err)
 	}
 	if fresh {
 		dir(filepath.Dir(path)).Prune()
 	}
-	return nil
+	return base, nil
+}
+
+// removeBoth removes the head file at path and its base file.
+func removeBoth(path string) error {
+	return errors.Join(Remove(path), Remove(basePath(path)))
+}
+
+// maxOwnEntries is how many blobs a head file holds beside its base
+// before Save writes a new base: the objects committed since the base was
+// written, until a compaction merges some of the base's away.
+const maxOwnEntries = 4096
+
+// rest returns the objects of objs that b does not hold, if every object
+// of b is in objs (same key, size and blob count: objects never change,
+// so they are the same objects) and the rest hold at most maxOwnEntries
+// blobs; ok is false otherwise. objs are in key order.
+func (b *Base) rest(objs []manifest.IndexObject) (own []manifest.IndexObject, ok bool) {
+	bo := b.objects
+	entries := 0
+	for _, o := range objs {
+		if len(bo) > 0 && bo[0].key == o.Key {
+			if bo[0].bytes != o.Bytes || bo[0].entries != len(o.Entries) {
+				return nil, false
+			}
+			bo = bo[1:]
+			continue
+		}
+		if len(bo) > 0 && bo[0].key < o.Key {
+			return nil, false // gone from the layout
+		}
+		entries += len(o.Entries)
+		own = append(own, o)
+	}
+	return own, len(bo) == 0 && entries <= maxOwnEntries
 }
 
 // maxHeader bounds the header of a cache file: magic, version, key,
@@ -179,7 +332,8 @@ func deadInflight(name string) bool {
 	return err == nil && !alive(pid)
 }
 
-// Remove deletes the cache file at path, if any.
+// Remove deletes the cache file at path, if any. (A base file left
+// behind names no head: a later Save replaces it, Prune removes it.)
 func Remove(path string) error {
 	if err := cachedir.Remove(path); err != nil {
 		return fmt.Errorf("remove head cache: %w", err)
@@ -187,20 +341,19 @@ func Remove(path string) error {
 	return nil
 }
 
-// encode returns the file form of h: magic, version, key, step number,
-// manifest, id, the objects in key order with their entries, then the
-// BLAKE3 hash of all that. It reports false if h breaks a bound.
-func encode(key string, h *Head) ([]byte, bool) {
+// encode returns the head file of h beside base (nil for none), holding
+// objects own: magic, version, key, step number, stamp, manifest, id, the
+// base's checksum (zero for none), own in key order with their entries,
+// then the BLAKE3 hash of all that. It reports false if h breaks a bound.
+func encode(key string, h *Head, base *Base, own []manifest.IndexObject) ([]byte, bool) {
 	if len(key) > maxKey || len(h.Stamp) > maxStamp || len(h.Manifest) > MaxManifest || len(h.Objects) > MaxObjects {
 		return nil, false
 	}
-	// Sized up front (an entry is an id and three varints, mostly short):
-	// a large index would otherwise be copied at each doubling.
-	size := len(magic) + 1 + 3*binary.MaxVarintLen64 + len(key) + len(h.Stamp) + len(h.Manifest) + 2*cas.IDSize
-	for _, o := range h.Objects {
-		size += 3*binary.MaxVarintLen64 + len(o.Key) + len(o.Entries)*(cas.IDSize+8)
+	var sum cas.ID
+	if base != nil {
+		sum = base.sum
 	}
-	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
+	out := make([]byte, 0, min(objectsSize(own)+len(magic)+1+3*binary.MaxVarintLen64+len(key)+len(h.Stamp)+len(h.Manifest)+3*cas.IDSize, MaxSize+cas.IDSize))
 	out = append(out, magic...)
 	out = append(out, version)
 	out = appendBytes(out, []byte(key))
@@ -208,10 +361,43 @@ func encode(key string, h *Head) ([]byte, bool) {
 	out = appendBytes(out, []byte(h.Stamp))
 	out = appendBytes(out, h.Manifest)
 	out = append(out, h.ID[:]...)
-	out = binary.AppendUvarint(out, uint64(len(h.Objects)))
+	out = append(out, sum[:]...)
+	return seal(out, own)
+}
+
+// encodeBase returns the base file of objs: magic, version, key, the
+// objects in key order with their entries, then the BLAKE3 hash of all
+// that. It reports false if objs break a bound.
+func encodeBase(key string, objs []manifest.IndexObject) ([]byte, bool) {
+	if len(key) > maxKey || len(objs) > MaxObjects {
+		return nil, false
+	}
+	out := make([]byte, 0, min(objectsSize(objs)+len(baseMagic)+1+binary.MaxVarintLen64+len(key)+cas.IDSize, MaxSize+cas.IDSize))
+	out = append(out, baseMagic...)
+	out = append(out, baseVersion)
+	out = appendBytes(out, []byte(key))
+	return seal(out, objs)
+}
+
+// objectsSize bounds the encoding of objs, so that a buffer sized up
+// front holds it (an entry is an id and three varints, mostly short): a
+// large index would otherwise be copied at each doubling.
+func objectsSize(objs []manifest.IndexObject) int {
+	size := binary.MaxVarintLen64
+	for _, o := range objs {
+		size += 3*binary.MaxVarintLen64 + len(o.Key) + len(o.Entries)*(cas.IDSize+8)
+	}
+	return size
+}
+
+// seal appends objs (in key order, with their entries) and then the
+// BLAKE3 hash of everything to out. It reports false if objs are out of
+// order or break a bound.
+func seal(out []byte, objs []manifest.IndexObject) ([]byte, bool) {
+	out = binary.AppendUvarint(out, uint64(len(objs)))
 	total := 0
 	prev := ""
-	for i, o := range h.Objects {
+	for i, o := range objs {
 		if len(o.Key) > maxObjKey || o.Bytes < 0 || (i > 0 && o.Key <= prev) {
 			return nil, false
 		}
@@ -249,40 +435,50 @@ func appendBytes(out, b []byte) []byte {
 // errBad is the error of every malformed cache file.
 var errBad = errors.New("malformed head cache")
 
-// decode parses a cache file, checking everything encode guarantees.
-func decode(data []byte) (string, *Head, error) {
-	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic {
-		return "", nil, fmt.Errorf("%w: bad magic", errBad)
+// decode parses a head file, checking everything encode guarantees, and
+// returns its key, its head (the objects beside the base only) and the
+// checksum of the base file it names (zero for none).
+func decode(data []byte) (string, *Head, cas.ID, error) {
+	body, err := verify(data, magic, version)
+	if err != nil {
+		return "", nil, cas.ID{}, err
 	}
-	if data[len(magic)] != version {
-		return "", nil, fmt.Errorf("%w: version %d", errBad, data[len(magic)])
-	}
-	body := data[:len(data)-cas.IDSize]
-	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return "", nil, fmt.Errorf("%w: checksum mismatch", errBad)
-	}
-	return decodeBody(body[len(magic)+1:])
+	return decodeBody(body)
 }
 
-// decodeHeader checks a cache file's checksum and returns its key, step
-// number and stamp without decoding the index.
-func decodeHeader(data []byte) (key string, number uint64, stamp string, err error) {
-	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic || data[len(magic)] != version {
-		return "", 0, "", fmt.Errorf("%w: bad magic or version", errBad)
+// verify checks a file's magic, version and checksum, and returns what
+// lies between the version byte and the checksum.
+func verify(data []byte, m string, v byte) ([]byte, error) {
+	if len(data) < len(m)+1+cas.IDSize || string(data[:len(m)]) != m {
+		return nil, fmt.Errorf("%w: bad magic", errBad)
+	}
+	if data[len(m)] != v {
+		return nil, fmt.Errorf("%w: version %d", errBad, data[len(m)])
 	}
 	body := data[:len(data)-cas.IDSize]
 	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return "", 0, "", fmt.Errorf("%w: checksum mismatch", errBad)
+		return nil, fmt.Errorf("%w: checksum mismatch", errBad)
 	}
-	d := newDecoder(body[len(magic)+1:])
+	return body[len(m)+1:], nil
+}
+
+// decodeHeader checks a head file's checksum and returns its key, step
+// number and stamp without decoding the index.
+func decodeHeader(data []byte) (key string, number uint64, stamp string, err error) {
+	body, err := verify(data, magic, version)
+	if err != nil {
+		return "", 0, "", err
+	}
+	d := newDecoder(body)
 	key = string(d.Bytes(maxKey))
 	number = d.Uvarint(1<<63 - 1)
 	stamp = string(d.Bytes(maxStamp))
 	return key, number, stamp, d.Err
 }
 
-// decodeBody parses what follows the version byte, up to the checksum.
-func decodeBody(body []byte) (string, *Head, error) {
+// decodeBody parses what follows a head file's version byte, up to the
+// checksum.
+func decodeBody(body []byte) (string, *Head, cas.ID, error) {
 	const maxInt = 1<<63 - 1
 	d := newDecoder(body)
 	key := string(d.Bytes(maxKey))
@@ -290,9 +486,45 @@ func decodeBody(body []byte) (string, *Head, error) {
 	h.Stamp = string(d.Bytes(maxStamp))
 	h.Manifest = bytes.Clone(d.Bytes(MaxManifest))
 	copy(h.ID[:], d.Take(cas.IDSize))
+	var base cas.ID
+	copy(base[:], d.Take(cas.IDSize))
+	h.Objects = d.objects()
+	if d.Err != nil {
+		return "", nil, cas.ID{}, d.Err
+	}
+	return key, h, base, nil
+}
+
+// decodeBase parses a base file, checking everything encodeBase
+// guarantees, and returns its key and objects.
+func decodeBase(data []byte) (string, []manifest.IndexObject, error) {
+	body, err := verify(data, baseMagic, baseVersion)
+	if err != nil {
+		return "", nil, err
+	}
+	return decodeBaseBody(body)
+}
+
+// decodeBaseBody parses what follows a base file's version byte, up to
+// the checksum.
+func decodeBaseBody(body []byte) (string, []manifest.IndexObject, error) {
+	d := newDecoder(body)
+	key := string(d.Bytes(maxKey))
+	objs := d.objects()
+	if d.Err != nil {
+		return "", nil, d.Err
+	}
+	return key, objs, nil
+}
+
+// objects reads the objects that end a file, as seal wrote them, and
+// checks that nothing follows them.
+func (d *decoder) objects() []manifest.IndexObject {
+	const maxInt = 1<<63 - 1
 	n := d.Uvarint(MaxObjects)
+	var objs []manifest.IndexObject
 	if d.Err == nil {
-		h.Objects = make([]manifest.IndexObject, 0, min(n, 1024))
+		objs = make([]manifest.IndexObject, 0, min(n, 1024))
 	}
 	total := uint64(0)
 	prev := ""
@@ -321,15 +553,12 @@ func decodeBody(body []byte) (string, *Head, error) {
 			e.RawLen = int64(d.Uvarint(maxInt))
 			o.Entries = append(o.Entries, e)
 		}
-		h.Objects = append(h.Objects, o)
+		objs = append(objs, o)
 	}
 	if d.Err == nil && len(d.P) != 0 {
 		d.Fail("trailing bytes")
 	}
-	if d.Err != nil {
-		return "", nil, d.Err
-	}
-	return key, h, nil
+	return objs
 }
 
 // decoder reads the file's fields; its faults wrap errBad.
@@ -370,8 +599,14 @@ func Shared(path, key string, pid int, n uint64) bool {
 		}
 		os.Remove(name)
 	}
-	h, _ := Load(path, key)
-	return h != nil && h.Number >= n
+	// The head file's own header says which step it saved; its base
+	// does not matter here.
+	data, err := cachedir.Read(path, MaxSize)
+	if err != nil {
+		return false
+	}
+	k, number, _, err := decodeHeader(data)
+	return err == nil && k == key && number >= n
 }
 
 func inflight(path string, pid int) string {

@@ -1,10 +1,13 @@
 package headcache
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,18 +37,22 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("no file: Load = %v, %q", h, why)
 	}
 	want := sample(33)
-	if err := Save(path, "k", want); err != nil {
+	if _, err := Save(path, "k", want); err != nil {
 		t.Fatal(err)
 	}
 	got, why := Load(path, "k")
+	if got == nil || got.Base == nil {
+		t.Fatalf("Load = %+v, %q; want a head with its base", got, why)
+	}
+	got.Base = nil
 	if why != "" || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load = %+v, %q; want %+v", got, why, want)
 	}
 	if h, why := Load(path, "other"); h != nil || why == "" {
 		t.Fatalf("a file written for another key was used: %v %q", h, why)
 	}
-	// Nothing but the cache file is left in the directory.
-	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+	// Nothing but the head file and its base is left in the directory.
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 2 {
 		t.Fatalf("directory holds %d entries", len(ents))
 	}
 }
@@ -55,10 +62,10 @@ func TestRoundTrip(t *testing.T) {
 // the session's stamp changed (a rebuilt store starts again from 1).
 func TestSaveKeepsNewer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName("k"))
-	if err := Save(path, "k", sample(34)); err != nil {
+	if _, err := Save(path, "k", sample(34)); err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(path, "k", sample(33)); err != nil {
+	if _, err := Save(path, "k", sample(33)); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := Load(path, "k"); h == nil || h.Number != 34 {
@@ -66,7 +73,7 @@ func TestSaveKeepsNewer(t *testing.T) {
 	}
 	rebuilt := sample(1)
 	rebuilt.Stamp = "14:1800000000000000000"
-	if err := Save(path, "k", rebuilt); err != nil {
+	if _, err := Save(path, "k", rebuilt); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := Load(path, "k"); h == nil || h.Number != 1 {
@@ -79,7 +86,7 @@ func TestSaveKeepsNewer(t *testing.T) {
 // header first, and the whole file before keeping it).
 func TestSaveReplacesDamagedNewer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName("k"))
-	newer, ok := encode("k", sample(34))
+	newer, ok := encode("k", sample(34), nil, sample(34).Objects)
 	if !ok {
 		t.Fatal("sample does not encode")
 	}
@@ -87,7 +94,7 @@ func TestSaveReplacesDamagedNewer(t *testing.T) {
 	if err := os.WriteFile(path, newer, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(path, "k", sample(33)); err != nil {
+	if _, err := Save(path, "k", sample(33)); err != nil {
 		t.Fatal(err)
 	}
 	if h, why := Load(path, "k"); h == nil || h.Number != 33 {
@@ -95,11 +102,11 @@ func TestSaveReplacesDamagedNewer(t *testing.T) {
 	}
 	// A whole file that names a newer step still wins (TestSaveKeepsNewer),
 	// and one for another key does not.
-	other, _ := encode("other", sample(40))
+	other, _ := encode("other", sample(40), nil, sample(40).Objects)
 	if err := os.WriteFile(path, other, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(path, "k", sample(33)); err != nil {
+	if _, err := Save(path, "k", sample(33)); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := Load(path, "k"); h == nil || h.Number != 33 {
@@ -111,7 +118,7 @@ func TestSaveReplacesDamagedNewer(t *testing.T) {
 // and return no head.
 func TestBadFilesIgnored(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName("k"))
-	good, ok := encode("k", sample(3))
+	good, ok := encode("k", sample(3), nil, sample(3).Objects)
 	if !ok {
 		t.Fatal("sample does not encode")
 	}
@@ -137,12 +144,12 @@ func TestBadFilesIgnored(t *testing.T) {
 // old file is removed so that it cannot serve a later commit.
 func TestTooLargeNotSaved(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName("k"))
-	if err := Save(path, "k", sample(3)); err != nil {
+	if _, err := Save(path, "k", sample(3)); err != nil {
 		t.Fatal(err)
 	}
 	big := sample(4)
 	big.Objects = make([]manifest.IndexObject, MaxObjects+1)
-	if err := Save(path, "k", big); err != nil {
+	if _, err := Save(path, "k", big); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -150,39 +157,67 @@ func TestTooLargeNotSaved(t *testing.T) {
 	}
 }
 
-// FuzzDecode feeds the cache file decoders arbitrary bytes, both as a
-// whole file and as the part after the checksum guards it: they must not
-// panic, whatever they accept must survive encoding unchanged, and the
-// header decoder must agree with the whole one.
+// FuzzDecode feeds the cache file decoders (head files and base files)
+// arbitrary bytes, both as a whole file and as the part after the
+// checksum guards it: they must not panic, whatever they accept must
+// survive encoding unchanged, and the header decoder must agree with the
+// whole one.
 func FuzzDecode(f *testing.F) {
-	whole, _ := encode("store\x00session", sample(33))
+	h := sample(33)
+	whole, _ := encode("store\x00session", h, &Base{sum: cas.Sum([]byte("base"))}, h.Objects[1:])
 	f.Add(whole)
 	f.Add(whole[len(magic)+1 : len(whole)-cas.IDSize])
-	empty, _ := encode("", &Head{})
+	base, _ := encodeBase("store\x00session", h.Objects)
+	f.Add(base)
+	f.Add(base[len(baseMagic)+1 : len(base)-cas.IDSize])
+	empty, _ := encode("", &Head{}, nil, nil)
 	f.Add(empty)
-	f.Add([]byte("CRHC\x01"))
+	f.Add([]byte("CRHC\x02"))
+	f.Add([]byte("CRHB\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		check := func(key string, h *Head, err error) {
-			if err != nil {
-				if !errors.Is(err, errBad) {
-					t.Fatalf("error %v is not a malformed-cache error", err)
-				}
+		bad := func(err error) bool {
+			if err != nil && !errors.Is(err, errBad) {
+				t.Fatalf("error %v is not a malformed-cache error", err)
+			}
+			return err != nil
+		}
+		checkHead := func(key string, h *Head, sum cas.ID, err error) {
+			if bad(err) {
 				return
 			}
-			again, ok := encode(key, h)
-			if !ok {
-				t.Fatal("accepted cache does not encode")
+			var b *Base
+			if sum != (cas.ID{}) {
+				b = &Base{sum: sum}
 			}
-			k2, h2, err := decode(again)
-			if err != nil || k2 != key || !reflect.DeepEqual(h2, h) {
-				t.Fatalf("accepted cache does not survive encoding: %v", err)
+			again, ok := encode(key, h, b, h.Objects)
+			if !ok {
+				t.Fatal("accepted head file does not encode")
+			}
+			k2, h2, sum2, err := decode(again)
+			if err != nil || k2 != key || sum2 != sum || !reflect.DeepEqual(h2, h) {
+				t.Fatalf("accepted head file does not survive encoding: %v", err)
 			}
 		}
-		check(decode(data))
-		check(decodeBody(data))
+		checkBase := func(key string, objs []manifest.IndexObject, err error) {
+			if bad(err) {
+				return
+			}
+			again, ok := encodeBase(key, objs)
+			if !ok {
+				t.Fatal("accepted base file does not encode")
+			}
+			k2, objs2, err := decodeBase(again)
+			if err != nil || k2 != key || !reflect.DeepEqual(objs2, objs) {
+				t.Fatalf("accepted base file does not survive encoding: %v", err)
+			}
+		}
+		checkHead(decode(data))
+		checkHead(decodeBody(data))
+		checkBase(decodeBase(data))
+		checkBase(decodeBaseBody(data))
 		// The header Save reads agrees with the whole decode.
 		hk, hn, hs, herr := decodeHeader(data)
-		if k, h, err := decode(data); err == nil && (herr != nil || hk != k || hn != h.Number || hs != h.Stamp) {
+		if k, h, _, err := decode(data); err == nil && (herr != nil || hk != k || hn != h.Number || hs != h.Stamp) {
 			t.Fatalf("header %q %d %q %v disagrees with the file", hk, hn, hs, herr)
 		}
 		// Save's first look at the header agrees with the verified one.
@@ -204,13 +239,16 @@ func TestPrune(t *testing.T) {
 	var paths []string
 	for i, k := range []string{"a", "b", "c"} {
 		p := filepath.Join(dir, FileName(k))
-		if err := Save(p, k, sample(uint64(i+1))); err != nil {
+		if _, err := Save(p, k, sample(uint64(i+1))); err != nil {
 			t.Fatal(err)
 		}
-		os.Chtimes(p, old.Add(time.Duration(i)*time.Minute), old.Add(time.Duration(i)*time.Minute))
+		for _, f := range []string{p, basePath(p)} {
+			os.Chtimes(f, old.Add(time.Duration(i)*time.Minute), old.Add(time.Duration(i)*time.Minute))
+		}
 		paths = append(paths, p)
 	}
 	fi, _ := os.Stat(paths[0])
+	bi, _ := os.Stat(basePath(paths[0]))
 	// A process id that cannot be alive: beyond Linux's pid_max.
 	dead := inflight(paths[0], 1<<23)
 	live := inflight(paths[0], os.Getpid())
@@ -219,12 +257,14 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := cachedir.Dir{Path: dir, Suffix: suffix, MaxBytes: 2 * fi.Size(), Stale: deadInflight}
+	d := cachedir.Dir{Path: dir, Suffix: suffix, MaxBytes: 2 * (fi.Size() + bi.Size()), Stale: deadInflight}
 	d.Prune()
 	for i, p := range paths {
-		_, err := os.Stat(p)
-		if gone := errors.Is(err, os.ErrNotExist); gone != (i == 0) {
-			t.Errorf("file %d: removed %v", i, gone)
+		for _, f := range []string{p, basePath(p)} {
+			_, err := os.Stat(f)
+			if gone := errors.Is(err, os.ErrNotExist); gone != (i == 0) {
+				t.Errorf("%s of head %d: removed %v", filepath.Base(f), i, gone)
+			}
 		}
 	}
 	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
@@ -232,5 +272,79 @@ func TestPrune(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a live process's in-flight file was removed: %v", err)
+	}
+}
+
+// TestBaseKept: a save keeps the base file while it describes objects of
+// the head, writing only the head file with the objects the base lacks;
+// a base object gone from the layout, or too many blobs beside the base,
+// makes it write the base again. Load always gives the whole index.
+func TestBaseKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("k"))
+	h := sample(33)
+	b1, err := Save(path, "k", h)
+	if err != nil || b1 == nil {
+		t.Fatalf("Save = %v, %v", b1, err)
+	}
+	baseData := func() []byte {
+		data, err := os.ReadFile(basePath(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	first := baseData()
+	step := func(n uint64, objs []manifest.IndexObject, base *Base) (*Head, *Base) {
+		h := sample(n)
+		h.Objects, h.Base = objs, base
+		b, err := Save(path, "k", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, why := Load(path, "k")
+		if got == nil || !reflect.DeepEqual(got.Objects, objs) {
+			t.Fatalf("step %d: Load = %+v, %q; want objects %+v", n, got, why, objs)
+		}
+		return got, b
+	}
+	// A new object beside the base: the head file alone is written.
+	objs := append(slices.Clone(h.Objects), manifest.IndexObject{Key: "steps/s/00000000000000000034", Bytes: 5, Entries: []pack.Entry{{ID: cas.Sum([]byte("c")), StoredLen: 5, RawLen: 5}}})
+	got, b2 := step(34, objs, b1)
+	if b2 != b1 || !bytes.Equal(baseData(), first) {
+		t.Fatal("the base was written again though it still held objects of the head")
+	}
+	if data, _ := os.ReadFile(path); true {
+		_, own, _, err := decode(data)
+		if err != nil || !reflect.DeepEqual(own.Objects, objs[len(objs)-1:]) {
+			t.Fatalf("head file holds %+v (%v), want only the object the base lacks", own, err)
+		}
+	}
+	// A base object merged away: the base is written again.
+	objs = objs[1:]
+	_, b3 := step(35, objs, got.Base)
+	if b3 == b2 || bytes.Equal(baseData(), first) {
+		t.Fatal("the base still names an object gone from the layout")
+	}
+	// Too many blobs beside the base: written again.
+	big := manifest.IndexObject{Key: "steps/s/00000000000000000036"}
+	for i := range maxOwnEntries + 1 {
+		big.Entries = append(big.Entries, pack.Entry{ID: cas.Sum(fmt.Appendf(nil, "%d", i)), Offset: int64(i), StoredLen: 1, RawLen: 1})
+	}
+	before := baseData()
+	_, b4 := step(36, append(slices.Clone(objs), big), b3)
+	if b4 == b3 || bytes.Equal(baseData(), before) {
+		t.Fatal("the base was kept beside more than maxOwnEntries blobs")
+	}
+	// A head file beside a base it does not name is ignored.
+	if err := os.WriteFile(basePath(path), first, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h, why := Load(path, "k"); h != nil || why == "" {
+		t.Fatalf("a head beside another base was used: %q", why)
+	}
+	// So is one whose base is gone.
+	os.Remove(basePath(path))
+	if h, why := Load(path, "k"); h != nil || why == "" {
+		t.Fatalf("a head without its base was used: %q", why)
 	}
 }

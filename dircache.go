@@ -54,11 +54,20 @@ func (d cachedDirState) build(sink tree.Sink, known func(cas.ID) bool) (manifest
 	return dirState(d.path).build(sink, known)
 }
 
-// buildCached builds the state through a stat cache for the session's
-// store and name; known says which blobs the parent's layout holds. The
-// returned done saves the cache if the commit was acknowledged and drops
-// this build's records otherwise.
-func (d cachedDirState) buildCached(sink tree.Sink, known func(cas.ID) bool, storeURL, session string) (manifest.StateKind, tree.Ref, func(ok bool), error) {
+// dirBuild is a cached directory build made ready before the session's
+// head is loaded: its stat cache open (and stamped: the racy-timestamp
+// rule needs the stamp before any lstat) and the scan of the tree begun,
+// so that the scan overlaps the load.
+type dirBuild struct {
+	d     cachedDirState
+	cache *dircache.Cache
+	scan  *tree.Scan
+	taken bool // build ran: it owns the cache and stopped the scan
+}
+
+// prepare opens the stat cache of the state for the store and session
+// and starts scanning the tree. Call build, or release.
+func (d cachedDirState) prepare(storeURL, session string) *dirBuild {
 	abs, err := filepath.Abs(d.path)
 	if err != nil {
 		abs = d.path
@@ -70,7 +79,25 @@ func (d cachedDirState) buildCached(sink tree.Sink, known func(cas.ID) bool, sto
 	}
 	key := storeURL + "\x00" + session + "\x00" + abs
 	c := dircache.Open(filepath.Join(d.cacheDir, "dirs", dircache.FileName(key)), key)
-	ref, err := tree.BuildDirWith(d.path, sink, tree.DirOptions{Cache: c, Known: known})
+	return &dirBuild{d: d, cache: c, scan: tree.StartScan(d.path, 0)}
+}
+
+// release stops the scan and drops the cache's records if build never
+// ran (the commit failed before it).
+func (b *dirBuild) release() {
+	if !b.taken {
+		b.scan.Stop()
+		b.cache.Discard()
+	}
+}
+
+// build builds the state through the stat cache; known says which blobs
+// the parent's layout holds. The returned done saves the cache if the
+// commit was acknowledged and drops this build's records otherwise.
+func (b *dirBuild) build(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, func(ok bool), error) {
+	b.taken = true
+	c := b.cache
+	ref, err := tree.BuildDirWith(b.d.path, sink, tree.DirOptions{Cache: c, Known: known, Scan: b.scan})
 	if err != nil {
 		c.Discard()
 		return 0, tree.Ref{}, nil, err

@@ -3,8 +3,11 @@ package cairn_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +276,39 @@ func TestDirCacheNotTrusted(t *testing.T) {
 	commitAndCheck(t, b2, src, cache, "cache of a replaced store")
 	if rep, err := ws2.Verify(ctx); err != nil || len(rep.Problems) > 0 {
 		t.Errorf("verify: %v %+v", err, rep)
+	}
+}
+
+// TestDirCacheCommitFailsBeforeBuild: a directory commit through the stat
+// cache that fails before its build (here: the head is not the one
+// expected) stops the scan it began ahead of the build and leaves no
+// cache file behind.
+func TestDirCacheCommitFailsBeforeBuild(t *testing.T) {
+	ctx := context.Background()
+	src, cache := t.TempDir(), t.TempDir()
+	for i := range 50 {
+		writeFile(t, filepath.Join(src, fmt.Sprintf("d%d/f%d.txt", i%5, i)), strings.Repeat("x", i), 0o644)
+	}
+	ws, err := cairn.Open(ctx, filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("s")
+	before := runtime.NumGoroutine()
+	_, err = s.Commit(ctx, cairn.DirWithCache(src, cache), cairn.CommitOptions{Expect: cairn.ExpectHead(3)})
+	if !errors.Is(err, cairn.ErrConflict) {
+		t.Fatalf("commit expecting head 3 of a new session: %v, want a conflict", err)
+	}
+	if files := cacheFiles(t, cache); len(files) != 0 {
+		t.Fatalf("a commit that never built left cache files %v", files)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after the commit, %d before: the scan was not stopped", n, before)
+	}
+	// The next commit builds and records as usual.
+	commitAndCheck(t, s, src, cache, "after the failed commit")
+	if files := cacheFiles(t, cache); len(files) != 1 {
+		t.Fatalf("cache files after a commit: %v", files)
 	}
 }

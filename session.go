@@ -192,6 +192,13 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if path, _ := s.headCacheFile(); path != "" {
 		defer headcache.Begin(path)()
 	}
+	// A directory with a stat cache starts its scan now, to overlap the
+	// load of the head.
+	var dirBuild *dirBuild
+	if st, ok := state.(cachedDirState); ok {
+		dirBuild = st.prepare(s.ws.url, s.name)
+		defer dirBuild.release()
+	}
 	if err := s.load(ctx, false); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
 	}
@@ -235,7 +242,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	switch st := state.(type) {
 	case cachedDirState:
 		build = func(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
-			kind, root, done, err := st.buildCached(sink, known, s.ws.url, s.name)
+			kind, root, done, err := dirBuild.build(sink, known)
 			if done != nil {
 				finish = done
 			}

@@ -89,6 +89,47 @@ type DirOptions struct {
 	// the chunks of a large file (0: GOMAXPROCS). The stored result does
 	// not depend on it.
 	Workers int
+	// Scan, if set, is a scan of the tree begun by StartScan while the
+	// caller did other work; the build takes it over (and stops it)
+	// instead of starting its own. Its root must be the build's.
+	Scan *Scan
+}
+
+// Scan is a scan of a directory tree started ahead of its build, so that
+// reading the tree's directories and lstat'ing every entry (most of the
+// work of a commit whose files mostly did not change) overlaps whatever
+// the caller does before the build: loading the head, opening the stat
+// cache. Pass it in DirOptions.Scan, or Stop it.
+type Scan struct {
+	root    string
+	err     error // the root is not a readable directory
+	scanned *scanDir
+	scan    *scanner
+}
+
+// StartScan starts scanning the directory tree at root on workers
+// goroutines (0: GOMAXPROCS).
+func StartScan(root string, workers int) *Scan {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	fi, err := os.Stat(root)
+	switch {
+	case err != nil:
+		return &Scan{root: root, err: fmt.Errorf("read state directory: %w", err)}
+	case !fi.IsDir():
+		return &Scan{root: root, err: fmt.Errorf("read state directory %s: not a directory", root)}
+	}
+	scanned, scan := startScan(root, workers)
+	return &Scan{root: root, scanned: scanned, scan: scan}
+}
+
+// Stop stops the scan, if it was not handed to a build, and returns when
+// its workers are gone. It may be called more than once.
+func (s *Scan) Stop() {
+	if s.scan != nil {
+		s.scan.stop()
+	}
 }
 
 // BuildDir stores the directory tree at root through sink and returns the
@@ -100,21 +141,23 @@ func BuildDir(root string, sink Sink) (Ref, error) {
 
 // BuildDirWith is BuildDir with options: see DirOptions.
 func BuildDirWith(root string, sink Sink, opts DirOptions) (Ref, error) {
-	fi, err := os.Stat(root)
-	if err != nil {
-		return Ref{}, fmt.Errorf("read state directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return Ref{}, fmt.Errorf("read state directory %s: not a directory", root)
-	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	sc := opts.Scan
+	if sc == nil || sc.root != root {
+		if sc != nil {
+			sc.Stop()
+		}
+		sc = StartScan(root, workers)
+	}
+	defer sc.Stop()
+	if sc.err != nil {
+		return Ref{}, sc.err
+	}
 	b := &dirBuilder{sink: sink, cache: opts.Cache, known: opts.Known, workers: workers}
-	scanned, scan := startScan(root, workers)
-	ref, _, err := b.dir(scanned, root, "")
-	scan.stop()
+	ref, _, err := b.dir(sc.scanned, root, "")
 	return ref, err
 }
 

@@ -32,7 +32,8 @@ var exportCmd = command{
 // exportCacheBytes bounds the step objects an export keeps cached.
 const exportCacheBytes = 4 << 20
 
-// listFlag collects a repeatable flag.
+// listFlag collects a repeatable flag: each use adds a value (parse
+// lets it be given more than once).
 type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }

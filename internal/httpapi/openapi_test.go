@@ -229,6 +229,16 @@ func (c *checker) check(method, path string, status int, b []byte) map[string]an
 			c.t.Fatalf("%s %s: answered %d but the spec has no such operation", method, path, status)
 		}
 		c.checkError(b)
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			c.t.Fatalf("%s %s: body %q is not JSON: %v", method, path, b, err)
+		}
+		schema := c.spec["components"].(map[string]any)["schemas"].(map[string]any)["Error"].(map[string]any)
+		if err := c.spec.validate(schema, v, "body"); err != nil {
+			c.t.Fatalf("%s %s (%d): error does not match openapi.json's Error: %v\n%s", method, path, status, err, b)
+		}
 		return nil
 	}
 	resp, ok := op["responses"].(map[string]any)[strconv.Itoa(status)].(map[string]any)

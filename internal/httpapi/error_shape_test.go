@@ -14,12 +14,31 @@ import (
 
 // TestErrorsOutsideRoutesAreTheAPIShape: every error the server answers
 // itself, not only a route's, is the documented {code, error} with the
-// documented status. A body that did not arrive in time was 408 with the
-// code "timeout", which openapi.json's Error did not list. An unknown
-// route, a body over the limit (declared or not) and a body that is not
-// JSON were already so, and stay so.
+// documented status. A wrong method on a route's path was 404 "no
+// route" (now 405 with Allow, as HTTP has it), and a body that did not
+// arrive in time was 408 with the code "timeout", which openapi.json's
+// Error did not list. An unknown route, a body over the limit (declared
+// or not) and a body that is not JSON were already so, and stay so.
 func TestErrorsOutsideRoutesAreTheAPIShape(t *testing.T) {
 	c, _ := newChecker(t, Options{MaxBody: 1 << 10, BodyTimeout: 200 * time.Millisecond})
+	jsonCT := http.Header{"Content-Type": {"application/json"}}
+	for _, m := range []struct {
+		method, path, allow string
+	}{
+		{"PUT", "/v1/sessions/s/steps", "POST"},
+		{"GET", "/v1/sessions/s/steps", "POST"},
+		{"POST", "/v1/sessions", "GET, HEAD"},
+		{"DELETE", "/v1/sessions/s/head", "GET, HEAD"},
+		{"PATCH", "/v1/sessions/s", "DELETE"},
+		{"OPTIONS", "/v1/inbox", "GET, HEAD"},
+	} {
+		status, b, h := c.send(m.method, m.path, "{}", jsonCT, "")
+		if status != http.StatusMethodNotAllowed || h.Get("Allow") != m.allow {
+			t.Errorf("%s %s: %d, Allow %q, %s; want 405 with Allow: %s", m.method, m.path, status, h.Get("Allow"), b, m.allow)
+			continue
+		}
+		c.check(m.method, m.path, status, b)
+	}
 	for _, p := range []string{"/v2/sessions", "/v1/sessions/s/nope", "/v1/sessions/", "/v1/sessions/s/steps/1/x"} {
 		status, b, _ := c.send("GET", p, "", nil, "")
 		if status != http.StatusNotFound {

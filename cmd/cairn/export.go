@@ -32,7 +32,8 @@ var exportCmd = command{
 // exportCacheBytes bounds the step objects an export keeps cached.
 const exportCacheBytes = 4 << 20
 
-// listFlag collects a repeatable flag.
+// listFlag collects a repeatable flag: each use adds a value (parse
+// lets it be given more than once).
 type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
@@ -238,6 +239,13 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if bar != nil {
 		bar.Done(last)
 	}
+	// Sessions the store holds damaged do not cost the others: the
+	// export is completed without them, and they are named last, exit 1
+	// (as cairn sessions and cairn inbox do).
+	var unreadable *export.UnreadableError
+	if errors.As(err, &unreadable) {
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
@@ -287,6 +295,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			sessions = "session"
 		}
 		fmt.Fprintf(e.stderr, "exported %s to %s (%d %s skipped, %d raw records)\n", what, *out, skipped, sessions, sum.RawRecords)
+	}
+	if unreadable != nil {
+		return unreadable
 	}
 	return nil
 }

@@ -472,8 +472,11 @@ func listTree(t *testing.T, dir string) string {
 	return b.String()
 }
 
-// An export that fails part-way (a damaged step) leaves neither its
-// output nor its manifest, nor a temporary file, and exits 1.
+// An export that fails part-way (a damaged step of a trajectory that
+// --heads must re-export exactly) leaves neither its output nor its
+// manifest, nor a temporary file, and exits 1. (A damaged session met by
+// an export of the store's sessions does not fail it: see
+// TestExportPastADamagedSession.)
 func TestFailedExportLeavesNothing(t *testing.T) {
 	store := chatStore(t)
 	for i := 0; i < 2; i++ {
@@ -481,13 +484,17 @@ func TestFailedExportLeavesNothing(t *testing.T) {
 			t.Fatal(errs)
 		}
 	}
+	manifest := filepath.Join(t.TempDir(), "m.json")
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--manifest", manifest, "--out", "/dev/null"); code != 0 {
+		t.Fatal(errs)
+	}
 	// b's first step is damaged: read last, after a's trajectory is written.
 	if err := os.WriteFile(filepath.Join(store, "steps", "b", "00000000000000000001"), []byte("junk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, format := range []string{"openai-jsonl", "parquet"} {
 		dir := t.TempDir()
-		_, errs, code := cli(t, store, "", "export", "--format", format, "--out", filepath.Join(dir, "x"))
+		_, errs, code := cli(t, store, "", "export", "--format", format, "--heads", manifest, "--out", filepath.Join(dir, "x"))
 		if code != 1 {
 			t.Errorf("%s: exit %d, %q", format, code, errs)
 		}

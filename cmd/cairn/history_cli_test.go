@@ -96,9 +96,9 @@ func TestFlagErrorsAsTyped(t *testing.T) {
 		{[]string{"commit", "s", "--expect=x", "-"}, `commit: --expect "x": want`},
 		{[]string{"commit", "s", "-expect", "99999999999999999999999", "-"}, `commit: -expect "99999999999999999999999": out of range`},
 		{[]string{"log", "s", "-json=maybe"}, `log: -json="maybe": want true or false`},
-		{[]string{"commit", "s", "--expect", "1", "-expect=x", "-"}, `commit: -expect "x": want`},
-		{[]string{"commit", "s", "-expect", "1", "--expect", "x", "-"}, `commit: --expect "x": want`},
-		{[]string{"log", "s", "--json", "-json=no"}, `log: -json="no": want`},
+		{[]string{"commit", "s", "--expect", "1", "-expect=x", "-"}, `commit: -expect given twice`},
+		{[]string{"commit", "s", "-expect", "1", "--expect", "x", "-"}, `commit: --expect given twice`},
+		{[]string{"log", "s", "--json", "-json=no"}, `log: -json given twice`},
 	} {
 		_, errs, code := cli(t, store, `{}`, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

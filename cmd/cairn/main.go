@@ -67,11 +67,12 @@ func init() {
 
 // env is what every command gets: the store URL and the output streams.
 type env struct {
-	store     string
-	stdin     io.Reader
-	stdout    io.Writer
-	stderr    io.Writer
-	needStore bool // see command.needStore
+	store      string
+	storeGiven bool // --store came before the command
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
+	needStore  bool // see command.needStore
 }
 
 // open opens the workspace with the read limits of the environment
@@ -192,14 +193,22 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		a := args[0]
 		switch {
-		case a == "--store" || a == "-store":
-			if len(args) < 2 {
-				fmt.Fprintln(stderr, "cairn: --store needs a value")
+		case a == "--store" || a == "-store" || strings.HasPrefix(a, "--store=") || strings.HasPrefix(a, "-store="):
+			name, value, hasValue := strings.Cut(a, "=")
+			if !hasValue && len(args) < 2 {
+				fmt.Fprintf(stderr, "cairn: %s needs a value\n", name)
 				return 2
 			}
-			e.store, args = args[1], args[2:]
-		case strings.HasPrefix(a, "--store=") || strings.HasPrefix(a, "-store="):
-			e.store, args = a[strings.IndexByte(a, '=')+1:], args[1:]
+			if e.storeGiven {
+				fmt.Fprintf(stderr, "cairn: %s given twice (it takes one value)\n", name)
+				return 2
+			}
+			if hasValue {
+				args = args[1:]
+			} else {
+				value, args = args[1], args[2:]
+			}
+			e.store, e.storeGiven = value, true
 		case a == "-h" || a == "--help" || a == "-help":
 			printHelp(stdout)
 			return 0
@@ -307,13 +316,18 @@ func newFlags(e *env, name, usage string) *flagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.StringVar(&e.store, "store", e.store, "store `URL` (default $CAIRN_STORE or the local default directory)")
+	// A --store before the command counts as the first use of this one.
+	store := fs.Lookup("store")
+	store.Value = &onceFlag{Value: store.Value, given: e.storeGiven}
 	help := func() {
 		fmt.Fprintf(e.stdout, "usage: cairn %s %s\n", name, usage)
 		if c, ok := commands[name]; ok {
 			fmt.Fprintf(e.stdout, "\n%s\n\n", c.summary)
 		}
 		fs.VisitAll(func(f *flag.Flag) {
-			arg, text := flag.UnquoteUsage(f)
+			g := *f
+			g.Value = unwrapFlag(f.Value) // UnquoteUsage names a value by its type
+			arg, text := flag.UnquoteUsage(&g)
 			if arg != "" {
 				arg = " " + arg
 			}
@@ -399,9 +413,63 @@ func (fs *flagSet) wholeIn(name string, value, min, max uint64, noun, hint, usag
 	return &f.n
 }
 
+// onceFlag is a flag that takes one value. Given twice it is refused
+// (a usage error), not left to the last use: a script that appends
+// --store to a command that already has one would otherwise write to a
+// store the user did not mean.
+type onceFlag struct {
+	flag.Value
+	given bool   // set once
+	twice bool   // a second use was refused
+	again string // its value
+}
+
+// Set sets the flag's value on its first use and refuses any other.
+func (f *onceFlag) Set(s string) error {
+	if f.given {
+		f.twice, f.again = true, s
+		return errGivenTwice
+	}
+	f.given = true
+	return f.Value.Set(s)
+}
+
+// IsBoolFlag is the wrapped flag's: --json needs no value.
+func (f *onceFlag) IsBoolFlag() bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// Get is the wrapped flag's value, for flagProblem's words.
+func (f *onceFlag) Get() any {
+	if g, ok := f.Value.(flag.Getter); ok {
+		return g.Get()
+	}
+	return f.Value.String()
+}
+
+// errGivenTwice is onceFlag's refusal; flagProblem words it.
+var errGivenTwice = errors.New("given twice")
+
+// unwrapFlag returns the flag value a onceFlag wraps, or v.
+func unwrapFlag(v flag.Value) flag.Value {
+	if o, ok := v.(*onceFlag); ok {
+		return o.Value
+	}
+	return v
+}
+
 // parse parses flags that may come before, between or after the
-// positional arguments, and checks the positional count.
+// positional arguments, and checks the positional count. Every flag but
+// a repeatable one (a listFlag) may be given once.
 func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.(type) {
+		case *onceFlag, *listFlag:
+		default:
+			f.Value = &onceFlag{Value: f.Value}
+		}
+	})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -477,21 +545,30 @@ func usageOf(fs *flagSet) string {
 // "1.5" for flag -expect: parse error") in the words of cairn's help,
 // naming the flag as the user typed it in args (-n or --n).
 func flagProblem(fs *flag.FlagSet, err error, args []string) string {
-	msg := err.Error()
+	msg, name := err.Error(), ""
+	var twice *onceFlag
+	fs.VisitAll(func(f *flag.Flag) {
+		if o, ok := f.Value.(*onceFlag); ok && o.twice {
+			twice, name = o, f.Name
+		}
+	})
+	if twice != nil {
+		return fmt.Sprintf("%s given twice (it takes one value)", typedFlag(args, name, twice.again))
+	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return fmt.Sprintf("unknown flag %s (see cairn help %s)", typedFlag(args, name), fs.Name())
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("%s needs a value", typedFlag(args, name))
 	}
-	var value, name string
+	var value string
 	if _, serr := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); serr == nil {
 		return fmt.Sprintf("%s=%q: want true or false", typedFlag(args, strings.TrimSuffix(name, ":"), value), value)
 	}
 	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
 		name = strings.TrimSuffix(name, ":")
 		if f := fs.Lookup(name); f != nil {
-			if w, ok := f.Value.(*wholeFlag); ok {
+			if w, ok := unwrapFlag(f.Value).(*wholeFlag); ok {
 				return w.problem(typedFlag(args, name, value), value)
 			}
 		}

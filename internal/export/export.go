@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -115,7 +116,38 @@ type Summary struct {
 	Skipped []Note `json:"skipped,omitempty"`
 	// LeftOut lists, by reason, what written trajectories lost.
 	LeftOut []Note `json:"left_out,omitempty"`
+	// Unreadable names the sessions that could not be read because the
+	// store is damaged there (a corrupt step object, a damaged base
+	// marker): the export went on without them, and Export returned an
+	// *UnreadableError.
+	Unreadable []Note `json:"unreadable,omitempty"`
 }
+
+// UnreadableError reports the sessions an export could not read because
+// the store is damaged there (each error wraps cairn.ErrCorrupt).
+// Everything else was exported: the error comes after the output is
+// complete, so a caller may keep it and still report the damage.
+type UnreadableError struct {
+	// Sessions are the sessions not read, in name order.
+	Sessions []string
+	// Errs are their errors, in the same order.
+	Errs []error
+}
+
+// Error says how many sessions could not be read, and why each.
+func (e *UnreadableError) Error() string {
+	what := fmt.Sprintf("%d sessions", len(e.Errs))
+	if len(e.Errs) == 1 {
+		what = "1 session"
+	}
+	return fmt.Sprintf("%s could not be read: %v", what, errors.Join(e.Errs...))
+}
+
+// Unwrap returns the sessions' errors.
+func (e *UnreadableError) Unwrap() []error { return e.Errs }
+
+// reasonUnreadable is Summary.Unreadable's reason.
+const reasonUnreadable = "damage in the store, so not read (cairn verify names the damaged objects)"
 
 // Step is one step of a trajectory with its parsed record.
 type Step struct {
@@ -200,6 +232,11 @@ func (o *Options) Validate() error {
 }
 
 // Export writes the selected trajectories of ws to out in opts.Format.
+// A session the store holds damaged (cairn.ErrCorrupt) is passed over,
+// not the end of the export: the rest is written, and Export then
+// returns an *UnreadableError naming the sessions it could not read
+// (also in Summary.Unreadable). With opts.FromHeads, which re-exports
+// exactly, such a session fails the export.
 func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Options) (Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
@@ -223,6 +260,24 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
+	return e.finish(err)
+}
+
+// finish returns the summary and err, or, if err is nil and sessions
+// could not be read, an *UnreadableError naming them.
+func (e *exporter) finish(err error) (Summary, error) {
+	if len(e.damaged) == 0 {
+		return e.sum, err
+	}
+	ue := &UnreadableError{Sessions: sortedKeys(e.damaged)}
+	for _, name := range ue.Sessions {
+		ue.Errs = append(ue.Errs, e.damaged[name])
+	}
+	e.sum.Unreadable = []Note{{Reason: reasonUnreadable, Sessions: int64(len(ue.Sessions)),
+		Names: ue.Sessions[:min(len(ue.Sessions), MaxNoteNames)], Example: ue.Errs[0].Error()}}
+	if err == nil {
+		err = ue
+	}
 	return e.sum, err
 }
 
@@ -231,6 +286,35 @@ type exporter struct {
 	opts  Options
 	sum   Summary
 	total int
+
+	mu      sync.Mutex
+	damaged map[string]error // sessions not read: the store is damaged there
+}
+
+// unreadable sets session name aside if err says the store is damaged
+// there (cairn.ErrCorrupt): the export goes on without it, and names it
+// at the end, as cairn sessions does. Any other error is returned.
+func (e *exporter) unreadable(ctx context.Context, name string, err error) error {
+	if err == nil || !errors.Is(err, cairn.ErrCorrupt) || ctx.Err() != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.damaged == nil {
+		e.damaged = map[string]error{}
+	}
+	if _, seen := e.damaged[name]; !seen {
+		e.damaged[name] = err
+	}
+	return nil
+}
+
+// isDamaged reports whether session name was set aside by unreadable.
+func (e *exporter) isDamaged(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.damaged[name]
+	return ok
 }
 
 func (e *exporter) progress() {
@@ -264,32 +348,13 @@ type group struct {
 // session, keeping an entry only for forked ones.
 func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, error) {
 	f := &forks{forkedAt: map[string]bool{}, groups: map[string]*group{}}
-	type found struct {
-		name          string
-		origin, point *cairn.StepRef
-	}
 	n := 0
 	err := ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (found, error) {
-		origin, err := e.ws.ForkOrigin(ctx, name)
-		if err != nil || origin == nil {
+		r, err := e.forkOf(ctx, name, withGroups)
+		if err = e.unreadable(ctx, name, err); err != nil || e.isDamaged(name) {
 			return found{name: name}, err
 		}
-		// A removed fork continues nothing: the session it was forked
-		// from is a leaf again (and no preference branch).
-		if h, err := e.head(ctx, name); err != nil || h == nil {
-			return found{name: name}, err
-		}
-		// Nor does a fork whose name was used again after it was
-		// removed: its old first step, not yet swept, is no longer in
-		// its history (the copy of the origin has the origin's number).
-		if live, err := e.live(ctx, name, origin.Number); err != nil || !live {
-			return found{name: name}, err
-		}
-		if !withGroups {
-			return found{name: name, origin: origin}, nil
-		}
-		point, err := e.resolvePoint(ctx, *origin)
-		return found{name, origin, &point}, err
+		return r, nil
 	}, func(r found) error {
 		n++
 		if r.origin == nil {
@@ -312,6 +377,37 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 	})
 	e.total = n
 	return f, err
+}
+
+// found is what scanForks finds of one session: its fork origin, if it
+// is a live fork, and with groups the point that origin resolves to.
+type found struct {
+	name          string
+	origin, point *cairn.StepRef
+}
+
+// forkOf reads session name's fork origin for scanForks.
+func (e *exporter) forkOf(ctx context.Context, name string, withGroups bool) (found, error) {
+	origin, err := e.ws.ForkOrigin(ctx, name)
+	if err != nil || origin == nil {
+		return found{name: name}, err
+	}
+	// A removed fork continues nothing: the session it was forked
+	// from is a leaf again (and no preference branch).
+	if h, err := e.head(ctx, name); err != nil || h == nil {
+		return found{name: name}, err
+	}
+	// Nor does a fork whose name was used again after it was
+	// removed: its old first step, not yet swept, is no longer in
+	// its history (the copy of the origin has the origin's number).
+	if live, err := e.live(ctx, name, origin.Number); err != nil || !live {
+		return found{name: name}, err
+	}
+	if !withGroups {
+		return found{name: name, origin: origin}, nil
+	}
+	point, err := e.resolvePoint(ctx, *origin)
+	return found{name, origin, &point}, err
 }
 
 // DefaultReadAheadBytes is Options.ReadAheadBytes's default.
@@ -467,7 +563,7 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 		}
 	}
 	return ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
-		if !e.nameSelected(name) {
+		if !e.nameSelected(name) || e.isDamaged(name) {
 			return nil, nil
 		}
 		if err := reserve(ctx, 0); err != nil { // room before reading
@@ -475,7 +571,7 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 		}
 		h, err := e.head(ctx, name)
 		if err != nil || h == nil {
-			return nil, err
+			return nil, e.unreadable(ctx, name, err)
 		}
 		if f != nil && f.forkedAt[refKey(headRef(h))] {
 			return nil, nil // not a leaf: a fork continues from this head
@@ -485,7 +581,7 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 		}
 		t, err := e.load(ctx, h)
 		if err != nil || !e.trajectorySelected(t) {
-			return nil, err
+			return nil, e.unreadable(ctx, name, err)
 		}
 		return t, nil
 	}, e.emitTo(w))

@@ -77,13 +77,15 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 			return e.sum, err
 		}
 	}
-	return e.sum, bw.Flush()
+	return e.finish(bw.Flush())
 }
 
 func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error {
 	point, err := e.ws.ReadStep(ctx, g.point.Session, g.point.Number)
 	if err != nil {
-		return err
+		// The fork point's session is damaged there: its group has no
+		// prompt, so no pairs.
+		return e.unreadable(ctx, g.point.Session, err)
 	}
 	var branches []branch
 	var prompt []cairn.Message
@@ -91,19 +93,25 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 	for _, name := range g.members {
 		e.sum.Sessions++
 		e.progress()
-		if !e.nameSelected(name) {
+		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
 		}
 		h, err := e.head(ctx, name)
 		if err != nil {
-			return err
+			if err = e.unreadable(ctx, name, err); err != nil {
+				return err
+			}
+			continue
 		}
 		if h == nil || h.Number <= g.point.Number || !e.headSelected(h) {
 			continue
 		}
 		t, err := e.load(ctx, h)
 		if err != nil {
-			return err
+			if err = e.unreadable(ctx, name, err); err != nil {
+				return err
+			}
+			continue
 		}
 		if !e.trajectorySelected(t) {
 			continue

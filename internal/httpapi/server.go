@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,10 +166,49 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	s.handle("GET", "/v1/sessions/{session}/log", s.log)
 	s.handle("POST", "/v1/sessions/{session}/fork", s.fork)
 	s.handle("POST", "/v1/sessions/{session}/reply", s.reply)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
-	})
+	s.mux.HandleFunc("/", s.noRoute)
 	return s
+}
+
+// noRoute answers a request no route takes: 405 with Allow if its path
+// is a route's under another method (PUT on .../steps), else 404; both
+// in the API's error shape, as ServeMux's own answers are not.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, rt := range s.rts {
+		if matchPath(rt.Path, r.URL.EscapedPath()) && !slices.Contains(allow, rt.Method) {
+			allow = append(allow, rt.Method)
+			if rt.Method == http.MethodGet {
+				allow = append(allow, http.MethodHead) // ServeMux answers HEAD with GET
+			}
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+		fmt.Sprintf("%s %s: this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+}
+
+// matchPath reports whether an escaped request path matches a route's
+// path template, in which each {name} stands for one non-empty segment.
+func matchPath(tmpl, p string) bool {
+	ts, ps := strings.Split(tmpl, "/"), strings.Split(p, "/")
+	if len(ts) != len(ps) {
+		return false
+	}
+	for i, t := range ts {
+		if strings.HasPrefix(t, "{") {
+			if ps[i] == "" {
+				return false
+			}
+		} else if t != ps[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Routes lists the routes the server answers.

@@ -203,7 +203,7 @@ export interface components {
     schemas: {
         Error: {
             /** @enum {string} */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "internal";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "internal" | "timeout" | "method_not_allowed";
             /** @description one line saying what failed */
             error: string;
             /** @description on a conflict: the session's head as the server saw it */

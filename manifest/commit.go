@@ -235,15 +235,15 @@ func (r *Repo) WriteStep(ctx context.Context, m *Manifest, b *pack.Builder) (*St
 	key := StepKey(m.Session, m.Number)
 	// Never acknowledge a step its readers would refuse.
 	if err := m.Layout.Check(m.Number); err != nil {
-		return nil, nil, fmt.Errorf("write %s: %w", key, err)
+		return nil, nil, fmt.Errorf("write %s: %w", DescribeKey(key), err)
 	}
 	mb := m.Encode()
 	data, entries := b.Build(pack.KindStep, mb)
 	if err := r.store.Put(ctx, key, data, cas.PutOptions{IfAbsent: true}); err != nil {
 		if errors.Is(err, cas.ErrExists) {
-			return nil, nil, fmt.Errorf("write %s: %w: %w", key, ErrSlotTaken, cas.ErrExists)
+			return nil, nil, fmt.Errorf("write %s: %w: %w", DescribeKey(key), ErrSlotTaken, cas.ErrExists)
 		}
-		return nil, nil, &StepPutError{fmt.Errorf("write %s: %w", key, err)}
+		return nil, nil, &StepPutError{fmt.Errorf("write %s: %w", DescribeKey(key), err)}
 	}
 	// The writer's next compaction merges this object: keep it at hand,
 	// and on disk for a writer in a later process (a step object with no
@@ -299,7 +299,7 @@ func (r *Repo) writeTombstone(ctx context.Context, session string, n uint64) err
 		return errors.New("a null state has no blobs")
 	}))
 	if err != nil {
-		return fmt.Errorf("tombstone %s: %w", key, err)
+		return fmt.Errorf("tombstone %s: %w", DescribeKey(key), err)
 	}
 	m := &Manifest{
 		Session: session, Number: n, Time: time.Now().UTC(), Status: Done,

@@ -119,7 +119,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		if len(gone) > 1 {
 			more = " and others"
 		}
-		return nil, fmt.Errorf("gc: %w: %s%s, which a live step needs, is missing from the store (cairn verify names the steps); nothing deleted", cas.ErrCorrupt, gone[0], more)
+		return nil, fmt.Errorf("gc: %w: %s%s, which a live step needs, is missing from the store (cairn verify names the steps); nothing deleted", cas.ErrCorrupt, DescribeKey(gone[0]), more)
 	}
 	// Pins are read after every base the mark used: a fork that read its
 	// source's base after that either saw it pruned (and refuses) or
@@ -150,7 +150,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			continue
 		}
 		if err := r.markPin(ctx, live, p.Pin); err != nil {
-			return nil, fmt.Errorf("gc: fork pin %s: %w; nothing deleted", p.Key, err)
+			return nil, fmt.Errorf("gc: %s: %w; nothing deleted", DescribeKey(p.Key), err)
 		}
 		first, due := seenSince(p.Key, p.Info.ModTime, max(grace, ForkPinGrace))
 		if due {
@@ -231,11 +231,11 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		// The forker may have died before it marked its new session:
 		// a session with a step (the fence) always has a marker.
 		if err := r.MarkSession(ctx, p.Pin.Target); err != nil {
-			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)
+			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
 		}
 		err := r.Fence(ctx, p.Pin.Target, p.Pin.Step)
 		if err != nil && !errors.Is(err, ErrRevived) {
-			return nil, fmt.Errorf("gc: expire fork pin %s: %w", p.Key, err)
+			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
 		}
 		if err == nil {
 			rep.Tombstones++
@@ -245,7 +245,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	}
 	for _, key := range doomed {
 		if err := r.store.Delete(ctx, key); err != nil {
-			return nil, fmt.Errorf("gc: delete %s: %w", key, err)
+			return nil, fmt.Errorf("gc: delete %s: %w", DescribeKey(key), err)
 		}
 		r.forget(key)
 	}

@@ -95,9 +95,9 @@ func (r *Repo) readGCState(ctx context.Context) (*GCState, error) {
 		return NewGCState(time.Time{}), nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", GCStateKey, err)
+		return nil, fmt.Errorf("read %s: %w", DescribeKey(GCStateKey), err)
 	}
-	return DecodeGCState(b, GCStateKey)
+	return DecodeGCState(b, DescribeKey(GCStateKey))
 }
 
 // writeGCState stores st for the next gc run.
@@ -107,7 +107,7 @@ func (r *Repo) writeGCState(ctx context.Context, st *GCState) error {
 		return err
 	}
 	if err := r.store.Put(ctx, GCStateKey, enc, cas.PutOptions{}); err != nil {
-		return fmt.Errorf("write %s: %w", GCStateKey, err)
+		return fmt.Errorf("write %s: %w", DescribeKey(GCStateKey), err)
 	}
 	return nil
 }

@@ -165,11 +165,11 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	limit := r.maxObject()
 	for _, o := range objs {
 		if !want[o.Key] {
-			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, o.Key)
+			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, DescribeKey(o.Key))
 		}
 		delete(want, o.Key)
 		if o.Bytes < 0 {
-			return nil, nil, fmt.Errorf("%w: size of %s", ErrBadSnapshot, o.Key)
+			return nil, nil, fmt.Errorf("%w: size of %s", ErrBadSnapshot, DescribeKey(o.Key))
 		}
 		ix.keys[o.Key] = true
 		ix.bytes[o.Key] = o.Bytes
@@ -182,7 +182,7 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 		obj := ix.objNum(o.Key)
 		for _, e := range o.Entries {
 			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > limit || e.StoredLen > limit-e.Offset {
-				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, o.Key)
+				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, DescribeKey(o.Key))
 			}
 			n := len(ix.locs)
 			ix.setNum(obj, e)

@@ -104,6 +104,49 @@ func ParseStepKey(key string) (string, uint64, bool) {
 	return session, n, true
 }
 
+// DescribeKey says in the user's words which object key is: its session
+// and step, and what the object is to them ("session d, step 2", "the
+// base marker of session d"). Every error that leaves this package naming
+// a stored object names it so: keys are the store's layout, not words a
+// user of sessions and steps knows (the operator's view, cairn verify's
+// BAD lines and gc --verbose, still lists keys).
+func DescribeKey(key string) string {
+	if s, n, ok := ParseStepKey(key); ok {
+		return fmt.Sprintf("session %s, step %d", s, n)
+	}
+	if s, n, k, ok := ParseSpillKey(key); ok {
+		return fmt.Sprintf("session %s, large-file pack %d of step %d", s, k, n)
+	}
+	if s, n, ok := ParsePackKey(key); ok {
+		return fmt.Sprintf("session %s, a pack of steps up to %d", s, n)
+	}
+	return describeOther(key)
+}
+
+// describeOther is DescribeKey for the objects that are no step or pack:
+// hints, markers, pins and gc's state.
+func describeOther(key string) string {
+	if rest, ok := strings.CutPrefix(key, stepsPrefix); ok {
+		switch session, name, _ := strings.Cut(rest, "/"); name {
+		case hintName:
+			return "the head hint of session " + session
+		case baseName:
+			return "the base marker of session " + session
+		}
+	}
+	if session, ok := strings.CutPrefix(key, sessionsPrefix); ok {
+		return "the marker of session " + session
+	}
+	if IsPinKey(key) {
+		target, _, _ := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/")
+		return "a fork pin of session " + target
+	}
+	if key == GCStateKey {
+		return "gc's saved state"
+	}
+	return "an object of unknown kind"
+}
+
 // sessionStepsPrefix is the prefix of every key of session under steps/.
 func sessionStepsPrefix(session string) string { return stepsPrefix + session + "/" }
 

@@ -222,13 +222,13 @@ func (cr *chainReader) read(ctx context.Context, session string, n uint64, want 
 		if want == nil {
 			// Nothing pins a head's hash: verify the whole object.
 			if b, err = cr.r.read(ctx, key, -1); err == nil {
-				obj, err = pack.Parse(b, key)
+				obj, err = pack.Parse(b, DescribeKey(key))
 			}
 		} else if b, err = cr.r.read(ctx, key, headerPrefix); err == nil {
-			obj, err = pack.ParseHeader(b, key)
+			obj, err = pack.ParseHeader(b, DescribeKey(key))
 			if errors.Is(err, pack.ErrShort) {
 				if b, err = cr.r.read(ctx, key, -1); err == nil {
-					obj, err = pack.Parse(b, key)
+					obj, err = pack.Parse(b, DescribeKey(key))
 				}
 			}
 		}
@@ -241,7 +241,7 @@ func (cr *chainReader) read(ctx context.Context, session string, n uint64, want 
 		cr.cache[key] = st
 	}
 	if want != nil && st.ID != *want {
-		return nil, fmt.Errorf("%w: %s: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, key, st.ID.Short(), want.Short())
+		return nil, fmt.Errorf("%w: %s: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, DescribeKey(key), st.ID.Short(), want.Short())
 	}
 	return st, nil
 }

@@ -83,7 +83,7 @@ func (m *mergeSource) localCopy(key string) *pack.Object {
 	if data == nil {
 		return nil
 	}
-	obj, err := pack.Parse(data, key)
+	obj, err := pack.Parse(data, DescribeKey(key))
 	if err != nil {
 		return nil
 	}

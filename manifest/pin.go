@@ -99,7 +99,7 @@ func (r *Repo) WritePin(ctx context.Context, p *Pin) (string, error) {
 		return "", fmt.Errorf("write pin: %w", err)
 	}
 	if err := r.store.Put(ctx, key, b, cas.PutOptions{IfAbsent: true}); err != nil {
-		return "", fmt.Errorf("write %s: %w", key, err)
+		return "", fmt.Errorf("write %s: %w", DescribeKey(key), err)
 	}
 	return key, nil
 }
@@ -107,7 +107,7 @@ func (r *Repo) WritePin(ctx context.Context, p *Pin) (string, error) {
 // DeletePin removes a pin. A missing pin is no error.
 func (r *Repo) DeletePin(ctx context.Context, key string) error {
 	if err := r.store.Delete(ctx, key); err != nil && !errors.Is(err, cas.ErrNotFound) {
-		return fmt.Errorf("delete %s: %w", key, err)
+		return fmt.Errorf("delete %s: %w", DescribeKey(key), err)
 	}
 	return nil
 }
@@ -153,14 +153,14 @@ func (r *Repo) Pins(ctx context.Context) ([]PinInfo, error) {
 func (r *Repo) readPin(ctx context.Context, key string) (*Pin, error) {
 	b, err := r.store.Get(ctx, key, 0, maxPinSize+1)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", key, err)
+		return nil, fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}
-	p, err := DecodePin(b, key)
+	p, err := DecodePin(b, DescribeKey(key))
 	if err != nil {
 		return nil, err
 	}
 	if !strings.HasPrefix(key, pinsPrefix+p.Target+"/") {
-		return nil, fmt.Errorf("%w: %s: pin names target %s", cas.ErrCorrupt, key, p.Target)
+		return nil, fmt.Errorf("%w: %s: pin names target %s", cas.ErrCorrupt, DescribeKey(key), p.Target)
 	}
 	return p, nil
 }

@@ -119,17 +119,17 @@ func (r *Repo) ReadStep(ctx context.Context, session string, n uint64) (*Step, e
 // header only) and checks that it is the one its key names.
 func stepFromObject(key string, obj *pack.Object, session string, n uint64) (*Step, error) {
 	if obj.Kind != pack.KindStep {
-		return nil, fmt.Errorf("%w: %s: not a step object", cas.ErrCorrupt, key)
+		return nil, fmt.Errorf("%w: %s: not a step object", cas.ErrCorrupt, DescribeKey(key))
 	}
-	m, err := Decode(obj.Manifest, "manifest "+key)
+	m, err := Decode(obj.Manifest, "the manifest of "+DescribeKey(key))
 	if err != nil {
 		return nil, err
 	}
 	if m.Session != session || m.Number != n {
-		return nil, fmt.Errorf("%w: %s: manifest says %s@%d", cas.ErrCorrupt, key, m.Session, m.Number)
+		return nil, fmt.Errorf("%w: %s: manifest says %s@%d", cas.ErrCorrupt, DescribeKey(key), m.Session, m.Number)
 	}
 	if m.Copies > uint64(len(obj.Entries)) {
-		return nil, fmt.Errorf("%w: %s: manifest counts %d copied blobs of %d", cas.ErrCorrupt, key, m.Copies, len(obj.Entries))
+		return nil, fmt.Errorf("%w: %s: manifest counts %d copied blobs of %d", cas.ErrCorrupt, DescribeKey(key), m.Copies, len(obj.Entries))
 	}
 	st := &Step{Manifest: m, ID: cas.Sum(obj.Manifest), Key: key, ManifestBytes: int64(len(obj.Manifest))}
 	st.countNew(obj.Entries)
@@ -154,7 +154,7 @@ func (r *Repo) ReadPointer(ctx context.Context, p Pointer) (*Step, error) {
 		return nil, err
 	}
 	if s.ID != p.ID {
-		return nil, fmt.Errorf("%w: %s: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, s.Key, s.ID.Short(), p.ID.Short())
+		return nil, fmt.Errorf("%w: %s: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, DescribeKey(s.Key), s.ID.Short(), p.ID.Short())
 	}
 	return s, nil
 }
@@ -366,7 +366,7 @@ func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
 		return 1, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
+		return 0, fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}
 	return ParseBase(b, "the base marker of session "+session)
 }
@@ -375,7 +375,7 @@ func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
 func (r *Repo) WriteBase(ctx context.Context, session string, n uint64) error {
 	key := BaseKey(session)
 	if err := r.store.Put(ctx, key, []byte(strconv.FormatUint(n, 10)), cas.PutOptions{}); err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
+		return fmt.Errorf("write %s: %w", DescribeKey(key), err)
 	}
 	return nil
 }
@@ -426,12 +426,12 @@ func (r *Repo) read(ctx context.Context, key string, n int64) ([]byte, error) {
 	data, err := r.store.Get(ctx, key, 0, n)
 	if err != nil {
 		if errors.Is(err, cas.ErrNotFound) {
-			return nil, fmt.Errorf("read %s: %w", key, cas.ErrNotFound)
+			return nil, fmt.Errorf("read %s: %w", DescribeKey(key), cas.ErrNotFound)
 		}
-		return nil, fmt.Errorf("read %s: %w", key, err)
+		return nil, fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("read %s: object larger than the limit: %w", key,
+		return nil, fmt.Errorf("read %s: object larger than the limit: %w", DescribeKey(key),
 			&tree.LimitError{Limit: "MaxObjectBytes", Max: max, What: "one object"})
 	}
 	return data, nil
@@ -450,7 +450,7 @@ func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, err := pack.Parse(data, key)
+	obj, err := pack.Parse(data, DescribeKey(key))
 	if err != nil {
 		return nil, err
 	}
@@ -473,15 +473,15 @@ func (r *Repo) index(ctx context.Context, key string) (*pack.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj, err := pack.ParseHeader(data, key)
+		obj, err := pack.ParseHeader(data, DescribeKey(key))
 		if errors.Is(err, pack.ErrShort) && int64(len(data)) == n {
 			continue // a longer index than a spill pack of ours has
 		}
 		if errors.Is(err, pack.ErrShort) {
-			return nil, fmt.Errorf("%w: %s: truncated header", cas.ErrCorrupt, key)
+			return nil, fmt.Errorf("%w: %s: truncated header", cas.ErrCorrupt, DescribeKey(key))
 		}
 		if err == nil && obj.Kind != pack.KindPack {
-			err = fmt.Errorf("%w: %s: a spill pack of kind %q", cas.ErrCorrupt, key, obj.Kind)
+			err = fmt.Errorf("%w: %s: a large-file pack of kind %q", cas.ErrCorrupt, DescribeKey(key), obj.Kind)
 		}
 		return obj, err
 	}
@@ -490,7 +490,7 @@ func (r *Repo) index(ctx context.Context, key string) (*pack.Object, error) {
 // remember caches an object this process just wrote, so reading it back
 // costs no request.
 func (r *Repo) remember(key string, data []byte) {
-	if obj, err := pack.Parse(data, key); err == nil {
+	if obj, err := pack.Parse(data, DescribeKey(key)); err == nil {
 		r.cache.put(key, obj)
 	}
 }

@@ -279,14 +279,14 @@ func (s *spiller) write(ctx context.Context, p spillPack) bool {
 			continue
 		}
 		if err != nil {
-			s.fail(fmt.Errorf("write %s: %w", key, err))
+			s.fail(fmt.Errorf("write %s: %w", DescribeKey(key), err))
 			return false
 		}
 		// Parsed from the bytes just written: the index the
 		// writer adds once the step is acknowledged.
-		obj, err := pack.ParseHeader(data, key)
+		obj, err := pack.ParseHeader(data, DescribeKey(key))
 		if err != nil {
-			s.fail(fmt.Errorf("write %s: %w", key, err))
+			s.fail(fmt.Errorf("write %s: %w", DescribeKey(key), err))
 			return false
 		}
 		s.mu.Lock()

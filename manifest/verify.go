@@ -287,14 +287,14 @@ func (r *Repo) CheckHint(ctx context.Context, session string, head uint64) error
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
+		return fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}
 	n, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	switch {
 	case perr != nil || n == 0:
-		return fmt.Errorf("%w: %s: head hint %q is not a step number", cas.ErrCorrupt, key, b)
+		return fmt.Errorf("%w: %s holds %q, not a step number", cas.ErrCorrupt, DescribeKey(key), b)
 	case n > head:
-		return fmt.Errorf("%w: %s: head hint names step %d, but the newest step is %d (a step object is missing)", cas.ErrCorrupt, key, n, head)
+		return fmt.Errorf("%w: %s names step %d, but the newest step is %d (a step is missing)", cas.ErrCorrupt, DescribeKey(key), n, head)
 	}
 	return nil
 }
@@ -305,13 +305,13 @@ func (r *Repo) CheckMarker(ctx context.Context, session string) error {
 	key := SessionKey(session)
 	b, err := r.store.Get(ctx, key, 0, 1024)
 	if errors.Is(err, cas.ErrNotFound) {
-		return fmt.Errorf("%s: the session has steps but no marker: %w", key, cas.ErrNotFound)
+		return fmt.Errorf("session %s has steps but no marker: %w", session, cas.ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
+		return fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}
 	if string(b) != session {
-		return fmt.Errorf("%w: %s: marker holds %q, not the session's name", cas.ErrCorrupt, key, b)
+		return fmt.Errorf("%w: %s holds %q, not the session's name", cas.ErrCorrupt, DescribeKey(key), b)
 	}
 	return nil
 }

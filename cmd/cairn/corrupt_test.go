@@ -88,7 +88,7 @@ func writeFile(t *testing.T, p string, b []byte) {
 // TestCorruptEveryObject flips a byte in, truncates and deletes every
 // stored object in turn, and checks that (1) every read either returns
 // the state that was committed or fails with an error naming the
-// damaged object (never a panic, never wrong data), (2) reads that need
+// damaged object in words (never a panic, never wrong data), (2) reads that need
 // the object do fail, and (3) `cairn verify` exits 1 naming it. Head
 // hints and markers are only hints: damaging them must not change any
 // read, and verify reports them too (a deleted hint is fine: short
@@ -124,7 +124,7 @@ func TestCorruptEveryObject(t *testing.T) {
 			// session's newest step, once deleted, looks as if it was
 			// never written, since nothing refers to a head (docs/limits.md).
 			undetectable := (kind == "hint" && d.name != "flip") || (d.name == "delete" && heads[key])
-			failed := checkReads(t, store, states, key, kind+" "+d.name, d.name == "delete" && heads[key])
+			failed := checkReads(t, store, states, manifest.DescribeKey(key), kind+" "+d.name, d.name == "delete" && heads[key])
 			if failed == 0 && (kind == "step" || kind == "pack") {
 				t.Errorf("%s %s: no read failed", d.name, key)
 			}
@@ -226,7 +226,7 @@ func objectKind(t *testing.T, store, key string) string {
 
 // checkReads reads every step's state through a fresh workspace. A read
 // must give back exactly what was committed, or fail naming what (the
-// damaged object's key or blob id). If newestGone, what is a session's
+// damaged object in words, as manifest.DescribeKey says it, or a blob id). If newestGone, what is a session's
 // newest step object, deleted: nothing refers to it, so reading that
 // step is "not found" past the session's head, as for a step never
 // written (said in steps, not keys: issue 15 item 6). It returns how

@@ -95,8 +95,8 @@ func TestGCRefusesMissingLayoutObject(t *testing.T) {
 	zKey := filepath.Join(store, "steps", "z", "00000000000000000001")
 	for i := 0; i < 2; i++ {
 		out, errs, code := cli(t, store, "", "gc", "--grace", "0s")
-		if code != 1 || !strings.Contains(errs, "steps/a/"+victim) || !strings.Contains(errs, "nothing deleted") {
-			t.Fatalf("gc run %d: exit %d, want 1 naming steps/a/%s:\n%s%s", i+1, code, victim, out, errs)
+		if code != 1 || !strings.Contains(errs, "session a, step "+strings.TrimLeft(victim, "0")+",") || !strings.Contains(errs, "nothing deleted") {
+			t.Fatalf("gc run %d: exit %d, want 1 naming a@%s:\n%s%s", i+1, code, strings.TrimLeft(victim, "0"), out, errs)
 		}
 	}
 	if _, err := os.Stat(zKey); err != nil {
@@ -122,7 +122,7 @@ func TestVerifyReportsBadForkPin(t *testing.T) {
 	if err := os.WriteFile(pin, []byte("junk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, errs, code := cli(t, store, "", "gc", "--grace", "0s"); code != 1 || !strings.Contains(errs, "pins/n/0000000000000007") {
+	if _, errs, code := cli(t, store, "", "gc", "--grace", "0s"); code != 1 || !strings.Contains(errs, "a fork pin of session n") {
 		t.Fatalf("gc exit %d, want 1 naming the pin: %s", code, errs)
 	}
 	out, errs, code := cli(t, store, "", "verify")

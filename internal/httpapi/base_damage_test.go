@@ -58,3 +58,45 @@ func TestDamagedBaseMarkerHTTP(t *testing.T) {
 		t.Error("a refused commit wrote d@6")
 	}
 }
+
+// TestCorruptStepHTTP: a session whose newest step object is corrupt is
+// answered 500 "internal" with the error naming the session and step in
+// words, not the object's store key.
+func TestCorruptStepHTTP(t *testing.T) {
+	ctx := context.Background()
+	store := memStore()
+	s, _ := cairn.OpenStore(store).Session("d")
+	for i := 0; i < 2; i++ {
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"i":1}`)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := manifest.StepKey("d", 2)
+	b, err := store.Get(ctx, key, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := store.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Put(ctx, key, b, cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
+	defer ts.Close()
+	for _, path := range []string{"/v1/sessions/d/head", "/v1/sessions/d/log"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e struct{ Code, Error string }
+		_ = json.Unmarshal(body, &e)
+		if resp.StatusCode != http.StatusInternalServerError || e.Code != "internal" ||
+			!strings.Contains(e.Error, "session d, step 2") || strings.Contains(e.Error, "steps/") || strings.Contains(e.Error, "00000000000000000002") {
+			t.Errorf("GET %s: %s %s; want 500 internal naming session d, step 2 and no store key", path, resp.Status, body)
+		}
+	}
+}

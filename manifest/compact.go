@@ -269,6 +269,7 @@ func (w *liveWalk) visit(ctx context.Context, ref tree.Ref, depth int) error {
 func (ix *Index) compacted(c *compaction) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.thaw()
 	merged := make(map[uint32]bool, len(c.merged))
 	for _, k := range c.merged {
 		if n, ok := ix.num[k]; ok {

@@ -45,6 +45,9 @@ type Index struct {
 	// the index has only grown by Add: any other change drops it, and
 	// Snapshot then builds the snapshot from the map.
 	snap []IndexObject
+	// frozen, if not nil, holds the blobs RestoreHead restored, apart
+	// from locs (which holds the rest): see frozen.
+	frozen *frozen
 }
 
 // blobLoc is a Location as the index keeps it.
@@ -100,11 +103,12 @@ func (ix *Index) dropObj(key string) {
 // writing.
 func (ix *Index) set(key string, e pack.Entry) {
 	ix.snap = nil // perhaps moved, not added
+	ix.thaw()
 	ix.setNum(ix.objNum(key), e)
 }
 
 // setNum locates id at e in the object numbered obj (objNum). ix.mu must
-// be held for writing.
+// be held for writing, and id must not be in the frozen part.
 func (ix *Index) setNum(obj uint32, e pack.Entry) {
 	l := blobLoc{off: e.Offset, stored: uint32(e.StoredLen), raw: uint32(e.RawLen), obj: obj}
 	if ix.big != nil {
@@ -122,6 +126,7 @@ func (ix *Index) setNum(obj uint32, e pack.Entry) {
 
 // remove forgets id. ix.mu must be held for writing.
 func (ix *Index) remove(id cas.ID) {
+	ix.thaw()
 	delete(ix.locs, id)
 	delete(ix.big, id)
 	ix.snap = nil
@@ -169,7 +174,7 @@ func (ix *Index) add(key string, entries []pack.Entry) {
 	var located []pack.Entry
 	for i, e := range entries {
 		bytes += e.StoredLen
-		if _, ok := ix.locs[e.ID]; !ok {
+		if !ix.has(e.ID) {
 			if !numbered {
 				obj, numbered = ix.objNum(key), true
 			}
@@ -195,7 +200,7 @@ func (ix *Index) add(key string, entries []pack.Entry) {
 // Has reports whether the index holds id.
 func (ix *Index) Has(id cas.ID) bool {
 	ix.mu.RLock()
-	_, ok := ix.locs[id]
+	ok := ix.has(id)
 	ix.mu.RUnlock()
 	return ok
 }
@@ -204,18 +209,22 @@ func (ix *Index) Has(id cas.ID) bool {
 func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return len(ix.locs)
+	return ix.count()
 }
 
 // Locate returns where id is stored.
 func (ix *Index) Locate(id cas.ID) (Location, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	l, ok := ix.locs[id]
-	if !ok {
-		return Location{}, false
+	if l, ok := ix.locs[id]; ok {
+		return ix.location(id, l), true
 	}
-	return ix.location(id, l), true
+	if ix.frozen != nil {
+		if e, obj, ok := ix.frozen.find(id); ok {
+			return Location{Key: ix.objs[obj], Entry: e}, true
+		}
+	}
+	return Location{}, false
 }
 
 // Blob implements tree.Source: it returns the verified raw bytes of id.

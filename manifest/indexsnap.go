@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -68,7 +69,7 @@ func (ix *Index) keptSnapshot(keys []string) ([]IndexObject, bool) {
 		}
 		blobs += len(o.Entries)
 	}
-	if blobs != len(ix.locs) {
+	if blobs != ix.count() {
 		return nil, false
 	}
 	return out, true
@@ -109,7 +110,17 @@ func (ix *Index) buildSnapshot(keys []string) ([]IndexObject, bool) {
 		}
 		counts[i]++
 	}
-	all := make([]pack.Entry, 0, len(ix.locs))
+	f := ix.frozen
+	if f != nil {
+		for j, o := range f.objs {
+			i := pos[f.nums[j]]
+			if i < 0 {
+				return nil, false
+			}
+			counts[i] += len(o.Entries)
+		}
+	}
+	all := make([]pack.Entry, 0, ix.count())
 	for i, n := range counts {
 		out[i].Entries = all[len(all) : len(all) : len(all)+n]
 		all = all[:len(all)+n]
@@ -117,6 +128,12 @@ func (ix *Index) buildSnapshot(keys []string) ([]IndexObject, bool) {
 	for id, l := range ix.locs {
 		i := pos[l.obj]
 		out[i].Entries = append(out[i].Entries, ix.location(id, l).Entry)
+	}
+	if f != nil {
+		for j, o := range f.objs {
+			i := pos[f.nums[j]]
+			out[i].Entries = append(out[i].Entries, o.Entries...)
+		}
 	}
 	return out, true
 }
@@ -154,8 +171,11 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	for _, o := range objs {
 		total += len(o.Entries)
 	}
-	// Sized up front: a large state's index has a blob per chunk.
-	ix := r.newIndex(total, len(objs))
+	if total > math.MaxUint32-1 {
+		return nil, nil, fmt.Errorf("%w: %d blobs", ErrBadSnapshot, total)
+	}
+	// The restored blobs go into the frozen part, not the map.
+	ix := r.newIndex(0, len(objs))
 	// ix is not shared yet; the lock only keeps add's contract.
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -163,6 +183,8 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	// until it changes other than by Add (kept, not copied: objs is the
 	// index's from here on).
 	limit := r.maxObject()
+	var withEntries []IndexObject
+	var nums []uint32
 	for _, o := range objs {
 		if !want[o.Key] {
 			return nil, nil, fmt.Errorf("%w: object %s", ErrBadSnapshot, DescribeKey(o.Key))
@@ -176,20 +198,18 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 		if len(o.Entries) == 0 {
 			continue
 		}
-		// As add, without its lookup before each insert: Snapshot lists
-		// each blob once, so a blob listed twice (the map not growing)
-		// is a file Snapshot did not write.
-		obj := ix.objNum(o.Key)
 		for _, e := range o.Entries {
 			if e.Offset < 0 || e.StoredLen < 0 || e.RawLen < 0 || e.Offset > limit || e.StoredLen > limit-e.Offset {
 				return nil, nil, fmt.Errorf("%w: entry of %s", ErrBadSnapshot, DescribeKey(o.Key))
 			}
-			n := len(ix.locs)
-			ix.setNum(obj, e)
-			if len(ix.locs) == n {
-				return nil, nil, fmt.Errorf("%w: blob %s listed twice", ErrBadSnapshot, e.ID.Short())
-			}
 		}
+		withEntries = append(withEntries, o)
+		nums = append(nums, ix.objNum(o.Key))
+	}
+	// Snapshot lists each blob once, so a blob listed twice is a file
+	// Snapshot did not write.
+	if ix.frozen, err = newFrozen(withEntries, nums); err != nil {
+		return nil, nil, err
 	}
 	if len(want) != 0 {
 		return nil, nil, fmt.Errorf("%w: an object is listed twice", ErrBadSnapshot)

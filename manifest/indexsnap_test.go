@@ -212,3 +212,74 @@ func TestIndexSnapshotDuplicateBlob(t *testing.T) {
 		t.Fatalf("RestoreHead of a snapshot listing a blob twice: %v, want ErrBadSnapshot", err)
 	}
 }
+
+// TestRestoredIndexGoesOn: a writer that starts from a restored index
+// (its blobs in the frozen part) commits on through compactions, which
+// thaw it, exactly as a writer whose index never left memory: the same
+// layouts and blob locations, step after step, and every blob readable.
+func TestRestoredIndexGoesOn(t *testing.T) {
+	ctx := context.Background()
+	live, restored := NewRepo(mem.New(), 0), NewRepo(mem.New(), 0)
+	headL, ixL := commitDocs(t, live, 11)
+	headR, ixR0 := commitDocs(t, restored, 11)
+	objs, ok := ixR0.Snapshot(headR.Layout)
+	if !ok {
+		t.Fatal("no snapshot")
+	}
+	headR, ixR, err := restored.RestoreHead("s", headR.Manifest.Encode(), headR.ID, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ixR.frozen == nil || ixR.frozen.n == 0 {
+		t.Fatal("the restored index has no frozen part: the test would not test it")
+	}
+	var items []string
+	for i := 1; i <= 11; i++ {
+		items = append(items, fmt.Sprintf(`"%s"`, strings.Repeat(fmt.Sprint(i), 300)))
+	}
+	thawed := false
+	for i := 12; i <= 30; i++ {
+		items = append(items, fmt.Sprintf(`"%s"`, strings.Repeat(fmt.Sprint(i), 300)))
+		doc := []byte("[" + strings.Join(items, ",") + "]")
+		in := CommitInput{Session: "s", Fanout: 4, Build: func(sink tree.Sink, _ func(cas.ID) bool) (StateKind, tree.Ref, error) {
+			root, err := tree.BuildJSON(doc, sink)
+			return StateJSON, root, err
+		}}
+		if headL, err = live.Commit(ctx, headL, ixL, in); err != nil {
+			t.Fatal(err)
+		}
+		if headR, err = restored.Commit(ctx, headR, ixR, in); err != nil {
+			t.Fatal(err)
+		}
+		thawed = thawed || ixR.frozen == nil
+		if !reflect.DeepEqual(headL.Layout, headR.Layout) || !headL.Root.Equal(headR.Root) {
+			t.Fatalf("step %d: restored writer's layout %+v, live %+v", i, headR.Layout, headL.Layout)
+		}
+		if ixL.Len() != ixR.Len() {
+			t.Fatalf("step %d: restored index holds %d blobs, live %d", i, ixR.Len(), ixL.Len())
+		}
+		objs, ok := ixL.Snapshot(headL.Layout)
+		if !ok {
+			t.Fatalf("step %d: no snapshot", i)
+		}
+		for _, o := range objs {
+			for _, e := range o.Entries {
+				a, _ := ixL.Locate(e.ID)
+				b, ok := ixR.Locate(e.ID)
+				if !ok || a != b || !ixR.Has(e.ID) {
+					t.Fatalf("step %d: blob %s: live %v, restored %v", i, e.ID.Short(), a, b)
+				}
+			}
+		}
+		got, err := (&tree.Reader{Src: ixR}).JSON(ctx, headR.Root)
+		if err != nil || !bytes.Equal(got, doc) {
+			t.Fatalf("step %d: state read through the restored index: %v", i, err)
+		}
+	}
+	if !thawed {
+		t.Fatal("no compaction thawed the restored index: the test would not test it")
+	}
+	if ixR.Has(cas.Sum([]byte("not a blob"))) {
+		t.Fatal("the index holds a blob never added")
+	}
+}

@@ -127,5 +127,14 @@ func (ix *Index) placed(keys map[string]bool) map[string]map[cas.ID]pack.Entry {
 			out[k][id] = ix.location(id, l).Entry
 		}
 	}
+	if f := ix.frozen; f != nil {
+		for i, o := range f.objs {
+			if k, ok := nums[f.nums[i]]; ok {
+				for _, e := range o.Entries {
+					out[k][e.ID] = e
+				}
+			}
+		}
+	}
 	return out
 }

@@ -3,6 +3,7 @@ package cas
 import (
 	"encoding/hex"
 	"fmt"
+	"hash"
 
 	"github.com/zeebo/blake3"
 )
@@ -15,6 +16,10 @@ type ID [IDSize]byte
 
 // Sum returns the ID of data.
 func Sum(data []byte) ID { return ID(blake3.Sum256(data)) }
+
+// NewHash returns a hash whose 32-byte Sum is the ID (Sum) of the bytes
+// written to it: Sum of data written a piece at a time.
+func NewHash() hash.Hash { return blake3.New() }
 
 // String returns the lower-case hex form of id.
 func (id ID) String() string { return hex.EncodeToString(id[:]) }

@@ -100,9 +100,13 @@ type Cache struct {
 	path string
 	key  string
 	old  records
-	// next are this build's records in the order they were set;
-	// Save sorts them.
-	next []pathRecord
+	// kept marks the records of old that this build set again unchanged
+	// (most of them, on a tree where little changed), and next holds the
+	// others in the order they were set; Save sorts them and merges the
+	// two. Only a tree's changes cost memory of their own.
+	kept  []uint64
+	nKept int
+	next  []pathRecord
 	// start is the build's start as the filesystem stamped it (ns);
 	// f is the cache file, open to be rewritten by Save. Both are unset
 	// when the cache cannot be written: then nothing is recorded.
@@ -140,7 +144,7 @@ func Open(path, key string) *Cache {
 			c.Ignored = "written for another store, session or directory"
 		default:
 			c.old = records{recs: recs}
-			c.next = make([]pathRecord, 0, len(recs))
+			c.kept = make([]uint64, (len(recs)+63)/64)
 		}
 	} else if !c.fresh {
 		c.Ignored = err.Error()
@@ -184,18 +188,59 @@ func (c *Cache) Dir(path string) (tree.Ref, int, bool) {
 
 // SetFile implements tree.StatCache. Racy stat data is not recorded.
 func (c *Cache) SetFile(path string, st tree.FileStat, ref tree.Ref) {
-	if c.f == nil || Racy(st, c.start) || len(c.next) >= MaxEntries {
+	if c.f == nil || Racy(st, c.start) {
 		return
 	}
-	c.next = append(c.next, pathRecord{path, record{st: st, ref: ref}})
+	c.set(pathRecord{path, record{st: st, ref: ref}})
 }
 
 // SetDir implements tree.StatCache.
 func (c *Cache) SetDir(path string, entries int, ref tree.Ref) {
-	if c.f == nil || len(c.next) >= MaxEntries {
+	if c.f == nil {
 		return
 	}
-	c.next = append(c.next, pathRecord{path, record{dir: true, entries: entries, ref: ref}})
+	c.set(pathRecord{path, record{dir: true, entries: entries, ref: ref}})
+}
+
+// set records r for this build: as a mark on the old record if that is
+// the same, else in next. (A builder sets each path once; were one set
+// twice, the record in next would win.)
+func (c *Cache) set(r pathRecord) {
+	if i := c.old.index(r.path); i >= 0 {
+		bit := uint64(1) << (i % 64)
+		switch {
+		case c.kept[i/64]&bit == 0 && c.old.recs[i].record.same(r.record):
+			c.kept[i/64] |= bit
+			c.nKept++
+			return
+		case c.kept[i/64]&bit != 0 && !c.old.recs[i].record.same(r.record):
+			c.kept[i/64] &^= bit // set again, differently
+			c.nKept--
+		}
+	}
+	if c.nKept+len(c.next) < MaxEntries {
+		c.next = append(c.next, r)
+	}
+}
+
+// same reports whether r and o record the same thing.
+func (r record) same(o record) bool {
+	return r.dir == o.dir && r.st == o.st && r.entries == o.entries && r.ref.Equal(o.ref)
+}
+
+// index returns the position of path's record, -1 if there is none. A
+// record is set right after it was looked up (a file's), or after its
+// directory's entries (a directory's): the one after the last lookup is
+// tried first.
+func (rs *records) index(path string) int {
+	if i := rs.hint - 1; i >= 0 && i < len(rs.recs) && rs.recs[i].path == path {
+		return i
+	}
+	i, ok := slices.BinarySearchFunc(rs.recs, path, func(r pathRecord, p string) int { return strings.Compare(r.path, p) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // Racy reports whether stat data st cannot vouch for content read after
@@ -216,7 +261,9 @@ func Racy(st tree.FileStat, start int64) bool {
 // while being written, or left half written by a crash, fails its
 // checksum and is ignored (it costs the next build reads, as a missing
 // cache does); writing in place spares each commit creating a file,
-// which on a busy filesystem costs more than the write. A cache that
+// which on a busy filesystem costs more than the write. The file is
+// written through a small buffer, not built whole in memory first: a
+// short process pays for fresh memory in page faults. A cache that
 // would exceed MaxSize is not written, and the old file is removed.
 func (c *Cache) Save() error {
 	if c.f == nil {
@@ -224,17 +271,18 @@ func (c *Cache) Save() error {
 	}
 	f := c.f
 	c.f = nil
-	data := encode(c.key, sortRecords(c.next))
-	if len(data) > MaxSize {
+	w := &fileWriter{f: f, buf: make([]byte, 0, 64<<10)}
+	encodeTo(w, c.key, c.records())
+	err := w.err
+	if w.off > MaxSize {
 		f.Close()
 		if err := cachedir.Remove(c.path); err != nil {
 			return fmt.Errorf("remove stat cache: %w", err)
 		}
 		return nil
 	}
-	_, err := f.WriteAt(data, 0)
 	if err == nil {
-		err = f.Truncate(int64(len(data)))
+		err = f.Truncate(w.off)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -248,6 +296,58 @@ func (c *Cache) Save() error {
 		dir(filepath.Dir(c.path)).Prune()
 	}
 	return nil
+}
+
+// records returns this build's records in path order, with no path
+// twice: the old records kept, merged with next (sorted), next's record
+// winning for a path in both.
+func (c *Cache) records() func(yield func(pathRecord) bool) {
+	next := sortRecords(c.next)
+	return func(yield func(pathRecord) bool) {
+		rest := next
+		for i, r := range c.old.recs {
+			if c.kept[i/64]&(1<<(i%64)) == 0 {
+				continue
+			}
+			for len(rest) > 0 && rest[0].path < r.path {
+				if !yield(rest[0]) {
+					return
+				}
+				rest = rest[1:]
+			}
+			if len(rest) > 0 && rest[0].path == r.path {
+				continue // set again, differently: next's comes in its turn
+			}
+			if !yield(r) {
+				return
+			}
+		}
+		for _, r := range rest {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// fileWriter writes a file from offset 0 through a buffer; it stops
+// writing at the first error, or once the file would pass MaxSize (off
+// goes on counting).
+type fileWriter struct {
+	f   *os.File
+	buf []byte
+	off int64
+	err error
+}
+
+func (w *fileWriter) buffer() *[]byte { return &w.buf }
+
+func (w *fileWriter) flush() {
+	if w.err == nil && w.off+int64(len(w.buf)) <= MaxSize {
+		_, w.err = w.f.WriteAt(w.buf, w.off)
+	}
+	w.off += int64(len(w.buf))
+	w.buf = w.buf[:0]
 }
 
 // dir is the cache directory holding path's cache files, bounded by
@@ -292,35 +392,69 @@ func sortRecords(recs []pathRecord) []pathRecord {
 // no path twice: magic, version, key, records in path order, then the
 // BLAKE3 hash of all that.
 func encode(key string, recs []pathRecord) []byte {
-	// Sized up front (a record is its path, stat varints and a ref):
-	// the cache of a large tree would otherwise be copied at each doubling.
-	size := len(magic) + 1 + 2*binary.MaxVarintLen64 + len(key) + cas.IDSize
-	for _, r := range recs {
-		size += len(r.path) + 6*binary.MaxVarintLen64 + 2 + cas.IDSize + 16
+	w := &sliceWriter{}
+	encodeTo(w, key, slices.Values(recs))
+	return w.out
+}
+
+// writer is where encodeTo puts a cache file: a buffer it appends to,
+// and flush, which takes what the buffer holds (and may empty it).
+type writer interface {
+	buffer() *[]byte
+	flush()
+}
+
+// sliceWriter keeps a whole cache file in memory.
+type sliceWriter struct{ buf, out []byte }
+
+func (w *sliceWriter) buffer() *[]byte { return &w.buf }
+func (w *sliceWriter) flush()          { w.out, w.buf = append(w.out, w.buf...), w.buf[:0] }
+
+// encodeTo writes the file form of recs (in path order, no path twice)
+// to w: magic, version, key, their count, the records, then the BLAKE3
+// hash of all that. recs are gone over twice: counted, then written.
+func encodeTo(w writer, key string, recs func(func(pathRecord) bool)) {
+	n := 0
+	for range recs {
+		n++
 	}
-	out := make([]byte, 0, min(size, MaxSize+cas.IDSize))
-	out = append(out, magic...)
-	out = append(out, version)
-	out = appendBytes(out, key)
-	out = binary.AppendUvarint(out, uint64(len(recs)))
-	for _, r := range recs {
-		out = appendBytes(out, r.path)
-		if r.dir {
-			out = append(out, 'd')
-			out = binary.AppendUvarint(out, uint64(r.entries))
-		} else {
-			out = append(out, 'f')
-			out = binary.AppendVarint(out, r.st.Size)
-			out = binary.AppendVarint(out, r.st.Mtime)
-			out = binary.AppendVarint(out, r.st.Ctime)
-			out = binary.AppendUvarint(out, r.st.Inode)
-			out = binary.AppendUvarint(out, r.st.Dev)
-			out = binary.AppendUvarint(out, uint64(r.st.Mode))
+	h := cas.NewHash()
+	buf := w.buffer()
+	pass := func() {
+		h.Write(*buf)
+		w.flush()
+	}
+	*buf = append(*buf, magic...)
+	*buf = append(*buf, version)
+	*buf = appendBytes(*buf, key)
+	*buf = binary.AppendUvarint(*buf, uint64(n))
+	for r := range recs {
+		*buf = appendRecord(*buf, r)
+		if len(*buf) >= 32<<10 {
+			pass()
 		}
-		out = tree.AppendRef(out, r.ref)
 	}
-	sum := cas.Sum(out)
-	return append(out, sum[:]...)
+	pass()
+	*buf = h.Sum(*buf)
+	w.flush()
+}
+
+// appendRecord appends the file form of one record.
+func appendRecord(out []byte, r pathRecord) []byte {
+	out = appendBytes(out, r.path)
+	if r.dir {
+		out = append(out, 'd')
+		out = binary.AppendUvarint(out, uint64(r.entries))
+	} else {
+		out = append(out, 'f')
+		out = binary.AppendVarint(out, r.st.Size)
+		out = binary.AppendVarint(out, r.st.Mtime)
+		out = binary.AppendVarint(out, r.st.Ctime)
+		out = binary.AppendUvarint(out, r.st.Inode)
+		out = binary.AppendUvarint(out, r.st.Dev)
+		out = binary.AppendUvarint(out, uint64(r.st.Mode))
+	}
+	return tree.AppendRef(out, r.ref)
 }
 
 func appendBytes(out []byte, s string) []byte {

@@ -281,7 +281,7 @@ func TestInPlace(t *testing.T) {
 
 	c = Open(path, "k")
 	for i := range 50 {
-		c.SetFile(fmt.Sprintf("f%03d", i), stat(int64(i)), blobRef(fmt.Sprint(i)))
+		c.SetFile(fmt.Sprintf("f%04d", i), stat(int64(i)), blobRef(fmt.Sprint(i)))
 	}
 	if err := c.Save(); err != nil {
 		t.Fatal(err)
@@ -324,5 +324,74 @@ func TestInPlace(t *testing.T) {
 		t.Error("a torn cache file was used")
 	} else {
 		d.Discard()
+	}
+}
+
+// TestKeptMergedWithChanges: a build that sets most records again
+// unchanged, changes some, adds some and drops some saves exactly its
+// own records in path order, as if each had been written afresh; a
+// record set again differently after being kept takes the new value.
+func TestKeptMergedWithChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.dircache")
+	const key = "k"
+	c := Open(path, key)
+	for i := range 1000 {
+		c.SetFile(fmt.Sprintf("f%04d", i), stat(int64(i)), blobRef(fmt.Sprint(i)))
+	}
+	c.SetDir("", 1000, tree.Ref{Kind: tree.Node, ID: cas.Sum([]byte("root")), Size: 1000})
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	d := Open(path, key)
+	want := map[string]string{}
+	for i := range 1000 {
+		p := fmt.Sprintf("f%04d", i)
+		d.File(p)
+		switch {
+		case i%50 == 7: // removed: not set
+		case i%40 == 3: // changed
+			d.SetFile(p, stat(int64(1000+i)), blobRef(fmt.Sprint(i)))
+			want[p] = fmt.Sprint(1000 + i)
+		default:
+			d.SetFile(p, stat(int64(i)), blobRef(fmt.Sprint(i)))
+			want[p] = fmt.Sprint(i)
+		}
+		if i%60 == 5 { // a new file after it
+			q := p + "-new"
+			d.SetFile(q, stat(int64(2000+i)), blobRef(q))
+			want[q] = fmt.Sprint(2000 + i)
+		}
+	}
+	d.SetFile("f0010", stat(3000), blobRef("f0010")) // set again, differently
+	want["f0010"] = "3000"
+	// Set differently, then as it was: in next and kept both; next's wins.
+	d.SetFile("f0030", stat(3001), blobRef("f0030"))
+	d.SetFile("f0030", stat(30), blobRef("30"))
+	want["f0030"] = "3001"
+	if err := d.Save(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, recs, err := decode(data)
+	if err != nil || k != key {
+		t.Fatalf("decode: %q %v", k, err)
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("saved %d records, want %d", len(recs), len(want))
+	}
+	for i, r := range recs {
+		if i > 0 && recs[i-1].path >= r.path {
+			t.Fatalf("records out of order at %s", r.path)
+		}
+		if w, ok := want[r.path]; !ok || fmt.Sprint(r.st.Size) != w {
+			t.Fatalf("%s saved with size %d, want %q", r.path, r.st.Size, w)
+		}
+	}
+	// The whole file is what encode would write for those records.
+	if !bytes.Equal(data, encode(key, recs)) {
+		t.Fatal("the file written through the buffer differs from encode's")
 	}
 }

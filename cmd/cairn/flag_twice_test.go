@@ -30,10 +30,10 @@ func TestSingleValueFlagGivenTwice(t *testing.T) {
 		{[]string{"commit", "--store", a, "s", "-", "--store=" + b}, "cairn commit: --store given twice (it takes one value)"},
 		{[]string{"--store", a, "commit", "s", "-", "--expect", "1", "--expect", "2"}, "cairn commit: --expect given twice (it takes one value)"},
 		{[]string{"--store", a, "commit", "s", "-", "--status", "done", "-status=running"}, "cairn commit: -status given twice (it takes one value)"},
-		{[]string{"--store", a, "commit", "s", "-", "--json", "--json"}, "cairn commit: --json given twice (it takes one value)"},
+		{[]string{"--store", a, "commit", "s", "-", "--json", "--json=false"}, "cairn commit: --json given twice, on and off"},
 		{[]string{"--store", a, "sessions", "--store", b}, "cairn sessions: --store given twice (it takes one value)"},
 		{[]string{"sessions", "--store", a, "--store", b}, "cairn sessions: --store given twice (it takes one value)"},
-		{[]string{"--store", a, "log", "s", "--json", "--json=false"}, "cairn log: --json given twice (it takes one value)"},
+		{[]string{"--store", a, "log", "s", "--json", "--json=false"}, "cairn log: --json given twice, on and off"},
 		{[]string{"--store", a, "prune", "s", "--keep-last", "5", "--keep-last", "1"}, "cairn prune: --keep-last given twice (it takes one value)"},
 		{[]string{"--store", a, "export", "--format", "openai-jsonl", "--format", "atif"}, "cairn export: --format given twice (it takes one value)"},
 		{[]string{"--store", a, "export", "--format", "openai-jsonl", "--out", filepath.Join(dir, "x"), "--out", filepath.Join(dir, "y")}, "cairn export: --out given twice (it takes one value)"},
@@ -58,6 +58,10 @@ func TestSingleValueFlagGivenTwice(t *testing.T) {
 		if ents, err := os.ReadDir(d); err != nil || len(ents) != 0 {
 			t.Errorf("%s: %d entries, %v; want none", d, len(ents), err)
 		}
+	}
+	// An on/off flag given twice the same way is no mistake.
+	if out, errs, code := cli(t, a, "", "log", "s", "--json", "--json"); code != 0 || !strings.Contains(out, `"step"`) {
+		t.Errorf("log s --json --json: exit %d, %q, %s", code, out, errs)
 	}
 	// A repeatable flag still repeats.
 	out, errs, code := cli(t, a, "", "export", "--format", "openai-jsonl", "--session", "s", "--session", "t*", "--label", "k=v", "--label", "k2=v2")

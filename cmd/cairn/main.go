@@ -420,18 +420,30 @@ func (fs *flagSet) wholeIn(name string, value, min, max uint64, noun, hint, usag
 type onceFlag struct {
 	flag.Value
 	given bool   // set once
+	first string // its value
 	twice bool   // a second use was refused
 	again string // its value
 }
 
-// Set sets the flag's value on its first use and refuses any other.
+// Set sets the flag's value on its first use and refuses any other,
+// except, for an on/off flag, one that says the same (--json --json).
 func (f *onceFlag) Set(s string) error {
 	if f.given {
+		if f.IsBoolFlag() && sameBool(f.first, s) {
+			return nil
+		}
 		f.twice, f.again = true, s
 		return errGivenTwice
 	}
-	f.given = true
+	f.given, f.first = true, s
 	return f.Value.Set(s)
+}
+
+// sameBool reports whether a and b are the same on/off value.
+func sameBool(a, b string) bool {
+	x, err1 := strconv.ParseBool(a)
+	y, err2 := strconv.ParseBool(b)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // IsBoolFlag is the wrapped flag's: --json needs no value.
@@ -553,6 +565,9 @@ func flagProblem(fs *flag.FlagSet, err error, args []string) string {
 		}
 	})
 	if twice != nil {
+		if twice.IsBoolFlag() {
+			return fmt.Sprintf("%s given twice, on and off", typedFlag(args, name, twice.again))
+		}
 		return fmt.Sprintf("%s given twice (it takes one value)", typedFlag(args, name, twice.again))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {

@@ -286,7 +286,7 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 				// A command's help is its --help: usage and flags.
 				return runArgs(ctx, e, []string{args[1], "--help"})
 			}
-			fmt.Fprintf(stderr, "cairn help: unknown command %q (see cairn help)\n", args[1])
+			fmt.Fprintf(stderr, "cairn help: unknown command %q (%ssee cairn help)\n", args[1], didYouMean(args[1]))
 			return 2
 		}
 		fmt.Fprintln(stderr, "cairn help: want help [COMMAND]")
@@ -294,12 +294,52 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "cairn: unknown command %q (see cairn help)\n", args[0])
+		fmt.Fprintf(stderr, "cairn: unknown command %q (%ssee cairn help)\n", args[0], didYouMean(args[0]))
 		return 2
 	}
 	e.needStore = cmd.needStore
 	err := cmd.run(ctx, e, args[1:])
 	return exitCode(stderr, args[0], e.storeWords(err))
+}
+
+// didYouMean returns "did you mean C? " for the command C that name is
+// one or two typing slips away from ("comit", "sesions", "chekout"), or
+// "" if there is none or more than one.
+func didYouMean(name string) string {
+	best, bestD, ties := "", 3, 0
+	for c := range commands {
+		switch d := editDistance(strings.ToLower(name), c); {
+		case d < bestD:
+			best, bestD, ties = c, d, 1
+		case d == bestD:
+			ties++
+		}
+	}
+	if best == "" || ties > 1 || bestD >= len(best) {
+		return ""
+	}
+	return "did you mean " + best + "? "
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func exitCode(stderr io.Writer, name string, err error) int {

@@ -103,13 +103,10 @@ func (v *verifier) session(ctx context.Context, name string) {
 	if n == 0 && headErr != nil {
 		if _, err := v.r.ReadBase(ctx, name); err != nil {
 			// ReadHead read the base marker too, and it is the bad
-			// object. The steps are still checked, all of them.
+			// object. The rest of the session is still checked.
 			v.problem(BaseKey(name), name, err)
 			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
-				if err := v.r.CheckMarker(ctx, name); err != nil {
-					v.problem(SessionKey(name), name, err)
-				}
-				v.chain(ctx, name, n, 1, nil)
+				v.rest(ctx, name, n, 0)
 			}
 			return
 		}
@@ -122,6 +119,7 @@ func (v *verifier) session(ctx context.Context, name string) {
 	floor, err := v.r.ReadBase(ctx, name)
 	if err != nil {
 		v.problem(BaseKey(name), name, err)
+		v.rest(ctx, name, n, 0)
 		return
 	}
 	if n < floor {
@@ -135,8 +133,9 @@ func (v *verifier) session(ctx context.Context, name string) {
 	switch {
 	case errors.As(headErr, &bad):
 		// A base above the head that no removal writes (ReadHead applies
-		// gc's rule): every reader and gc refuse it.
+		// gc's rule): every reader and gc refuse it. It is no floor.
 		v.problem(BaseKey(name), name, headErr)
+		floor = 0
 	case n < floor && headErr != nil:
 		// Removed: its history is empty, but its newest slot (the
 		// tombstone, or the last step of a session an older cairn
@@ -144,20 +143,37 @@ func (v *verifier) session(ctx context.Context, name string) {
 		// one; so is it here.
 		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
 	}
+	v.rest(ctx, name, n, floor)
+}
+
+// rest checks session's marker and head hint, and walks its steps from
+// its head, n, down to floor. A floor of 0 says the base marker is
+// damaged and gives none (it was reported): then the walk goes down as
+// far as the steps read and stops at the first one the store does not
+// hold, reporting nothing for it, since below it the history may have
+// been pruned and swept, which only the marker could say. That bounds
+// the walk by what the store holds, not by the step numbers, and every
+// other problem of the session is still found in the same run.
+func (v *verifier) rest(ctx context.Context, name string, n, floor uint64) {
 	if err := v.r.CheckMarker(ctx, name); err != nil {
 		v.problem(SessionKey(name), name, err)
 	}
 	if err := v.r.CheckHint(ctx, name, n); err != nil {
 		v.problem(HintKey(name), name, err)
 	}
-	v.chain(ctx, name, n, floor, nil)
+	if floor == 0 {
+		v.chain(ctx, name, n, 1, nil, true)
+		return
+	}
+	v.chain(ctx, name, n, floor, nil, false)
 }
 
 // chain walks a chain of steps down from session@n, across forks, checking
 // each manifest against the hash its child recorded. A step that cannot
 // be read does not stop the walk within its session: its number says
-// where its parent is.
-func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, want *cas.ID) {
+// where its parent is. If untilGone (the base marker gives no floor), a
+// step the store does not hold ends the walk, unreported (see rest).
+func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, want *cas.ID, untilGone bool) {
 	missing := false // the step above was missing too: report a gap once
 	for n > 0 && n >= floor {
 		key := StepKey(session, n)
@@ -173,6 +189,9 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 		st, err := v.r.ReadStep(ctx, session, n)
 		if err != nil {
 			gone := errors.Is(err, cas.ErrNotFound)
+			if gone && untilGone {
+				return
+			}
 			if !seen && (!gone || !missing) {
 				v.problem(key, ref, err)
 			}

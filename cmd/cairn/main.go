@@ -13,9 +13,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,22 +100,72 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 // not an empty store. The default store is not refused: before the
 // first commit it is simply empty. Opening a store creates nothing; the
 // first write does.
+//
+// A local store that is a file is refused for every command, as the bad
+// value it is (exit 2), naming the flag or variable that gave it.
 func (e *env) checkStore() error {
-	url := e.store
+	url, from := e.storeURL()
 	if url == "" {
-		url = os.Getenv("CAIRN_STORE")
-	}
-	if !e.needStore || url == "" {
 		return nil
 	}
 	path, local := localStorePath(url)
 	if !local || path == "" {
 		return nil // file:// naming no directory: Open refuses it
 	}
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return usagef("%s %s: not a directory (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url)
+	}
+	if !e.needStore {
+		return nil
+	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)
 	}
 	return nil
+}
+
+// storeURL returns the store URL given by --store or else $CAIRN_STORE,
+// and which of the two gave it; "" if neither did (the default store).
+func (e *env) storeURL() (url, from string) {
+	if e.store != "" {
+		return e.store, "--store"
+	}
+	if url := os.Getenv("CAIRN_STORE"); url != "" {
+		return url, "$CAIRN_STORE"
+	}
+	return "", ""
+}
+
+// storeWords says a local store's refusal of this user in words: the
+// store as the user named it and what is wrong, not a store key and the
+// file the system refused ("find head of x: steps/x/head: open
+// /…/steps/x/head: permission denied"). Any other error, including a
+// refusal of a file outside the store (a --dir, a --json-file), is
+// returned as it is.
+func (e *env) storeWords(err error) error {
+	var pe *iofs.PathError
+	if err == nil || !errors.Is(err, iofs.ErrPermission) || !errors.As(err, &pe) {
+		return err
+	}
+	url, from := e.storeURL()
+	name := url
+	if url == "" {
+		url, from = cairn.DefaultStore(), "the default store"
+		name = url
+	}
+	path, local := localStorePath(url)
+	if !local || path == "" {
+		return err
+	}
+	root, rerr := filepath.Abs(path)
+	file, ferr := filepath.Abs(pe.Path)
+	if rerr != nil || ferr != nil || (file != root && !strings.HasPrefix(file, root+string(filepath.Separator))) {
+		return err
+	}
+	if from == "the default store" {
+		return fmt.Errorf("permission denied on the default store %s: this user must be able to read and write its files", name)
+	}
+	return fmt.Errorf("permission denied on the store %s (%s): this user must be able to read and write its files", name, from)
 }
 
 // localStorePath returns the directory of a local store's URL (a plain
@@ -234,7 +286,7 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 				// A command's help is its --help: usage and flags.
 				return runArgs(ctx, e, []string{args[1], "--help"})
 			}
-			fmt.Fprintf(stderr, "cairn help: unknown command %q (see cairn help)\n", args[1])
+			fmt.Fprintf(stderr, "cairn help: unknown command %q (%ssee cairn help)\n", args[1], didYouMean(args[1]))
 			return 2
 		}
 		fmt.Fprintln(stderr, "cairn help: want help [COMMAND]")
@@ -242,12 +294,52 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "cairn: unknown command %q (see cairn help)\n", args[0])
+		fmt.Fprintf(stderr, "cairn: unknown command %q (%ssee cairn help)\n", args[0], didYouMean(args[0]))
 		return 2
 	}
 	e.needStore = cmd.needStore
 	err := cmd.run(ctx, e, args[1:])
-	return exitCode(stderr, args[0], err)
+	return exitCode(stderr, args[0], e.storeWords(err))
+}
+
+// didYouMean returns "did you mean C? " for the command C that name is
+// one or two typing slips away from ("comit", "sesions", "chekout"), or
+// "" if there is none or more than one.
+func didYouMean(name string) string {
+	best, bestD, ties := "", 3, 0
+	for c := range commands {
+		switch d := editDistance(strings.ToLower(name), c); {
+		case d < bestD:
+			best, bestD, ties = c, d, 1
+		case d == bestD:
+			ties++
+		}
+	}
+	if best == "" || ties > 1 || bestD >= len(best) {
+		return ""
+	}
+	return "did you mean " + best + "? "
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func exitCode(stderr io.Writer, name string, err error) int {

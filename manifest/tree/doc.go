@@ -459,7 +459,7 @@ func isNumByte(c byte) bool {
 // more), as a comparison already found.
 func (p *incParser) value(old *jnode, oldAt, known int) (*jnode, error) {
 	if p.pos >= len(p.in) {
-		return nil, p.errorf("unexpected end of input")
+		return nil, p.errorf("%s", endOfInput(p.in))
 	}
 	if old != nil && old.mark == p.mark {
 		old = nil
@@ -503,7 +503,7 @@ func (p *incParser) value(old *jnode, oldAt, known int) (*jnode, error) {
 				return &jnode{n: len(lit), c: len(lit), kind: 'l'}, nil
 			}
 		}
-		return nil, p.errorf("unexpected character %q", c)
+		return nil, p.errorf("%s", unexpected(p.in, p.pos))
 	}
 }
 

@@ -1,8 +1,10 @@
 package tree
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Thresholds of the structural JSON encoding.
@@ -71,6 +73,34 @@ func (p *jsonParser) errorf(format string, a ...any) error {
 	return fmt.Errorf("%w: offset %d: %s", ErrSyntax, p.pos, fmt.Sprintf(format, a...))
 }
 
+// byteOrderMark is U+FEFF in UTF-8, which some editors put first in a
+// file; JSON text must not start with it (RFC 8259, section 8.1).
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+
+// unexpected says what the byte at pos of in is, where no value starts:
+// a byte order mark by name, a character as the character it is (its
+// first byte alone is another letter in Latin-1), a byte that is no
+// UTF-8 by its value.
+func unexpected(in []byte, pos int) string {
+	if pos == 0 && bytes.HasPrefix(in, byteOrderMark) {
+		return "a byte order mark (U+FEFF) before the value, which JSON does not allow: save the text as UTF-8 without one"
+	}
+	r, n := utf8.DecodeRune(in[pos:])
+	if r == utf8.RuneError && n <= 1 {
+		return fmt.Sprintf("unexpected byte 0x%02x", in[pos])
+	}
+	return fmt.Sprintf("unexpected character %q", r)
+}
+
+// endOfInput says that in ended where a value was wanted: said as empty
+// if it holds nothing but white space.
+func endOfInput(in []byte) string {
+	if len(bytes.TrimLeft(in, " \t\r\n")) == 0 {
+		return "empty: want a JSON value"
+	}
+	return "unexpected end of input"
+}
+
 func (p *jsonParser) ws() {
 	for p.pos < len(p.in) {
 		switch p.in[p.pos] {
@@ -85,7 +115,7 @@ func (p *jsonParser) ws() {
 func (p *jsonParser) value() (jval, error) {
 	p.ws()
 	if p.pos >= len(p.in) {
-		return jval{}, p.errorf("unexpected end of input")
+		return jval{}, p.errorf("%s", endOfInput(p.in))
 	}
 	switch c := p.in[p.pos]; {
 	case c == '{' || c == '[':
@@ -111,7 +141,7 @@ func (p *jsonParser) value() (jval, error) {
 				return jval{start: start, end: len(p.out), kind: 's'}, nil
 			}
 		}
-		return jval{}, p.errorf("unexpected character %q", c)
+		return jval{}, p.errorf("%s", unexpected(p.in, p.pos))
 	}
 }
 

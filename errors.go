@@ -73,7 +73,6 @@ func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	err = sayOnce(err)
 	for _, k := range kinds {
 		if errors.Is(err, k) {
 			return err
@@ -105,32 +104,12 @@ func classifyTo(err *error) { *err = classify(*err) }
 // invalid marks err as ErrInvalid without changing its text.
 func invalid(err error) error { return &kindError{kind: ErrInvalid, err: err} }
 
-// sayOnce rewrites the error for a step whose object is missing though
-// the session's history holds it, "step d@20: not found: read session d,
-// step 20: not found", which says the step and its absence twice, as
-// "step d@20: not found: the store has lost it (...)". Any other error
-// is returned as it is. The result still matches what err matched.
-func sayOnce(err error) error {
-	var missing *manifest.MissingError
-	if !errors.As(err, &missing) {
-		return err
-	}
-	session, n, ok := manifest.ParseStepKey(missing.Key)
-	if !ok {
-		return err
-	}
-	ref := fmt.Sprintf("step %s@%d: %v", session, n, ErrNotFound)
-	if err.Error() != ref+": "+missing.Error() {
-		return err
-	}
-	return &rephrased{msg: ref + ": the store has lost it (cairn verify lists what is missing)", err: err}
+// sayOnce is an error whose words say what its causes would say again:
+// it matches them (errors.Is, errors.As) without repeating their text.
+type sayOnce struct {
+	msg  string
+	errs []error
 }
 
-// rephrased is err said in other words.
-type rephrased struct {
-	msg string
-	err error
-}
-
-func (e *rephrased) Error() string { return e.msg }
-func (e *rephrased) Unwrap() error { return e.err }
+func (e *sayOnce) Error() string   { return e.msg }
+func (e *sayOnce) Unwrap() []error { return e.errs }

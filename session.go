@@ -436,9 +436,11 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)
 		}
 		// At or below the head with no object: the store lost it (or a
-		// prune and gc swept it since the base was read). That is damage,
-		// and the error names the object, as every read of damage does.
-		return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, err)
+		// prune and gc swept it since the base was read). That is damage;
+		// the read's own words ("read session d, step 20: not found")
+		// would say the step and its absence twice, so they are kept
+		// for errors.Is and errors.As only.
+		return nil, &sayOnce{msg: fmt.Sprintf("step %s@%d: %v: the store has lost it (cairn verify lists what is missing)", s.name, n, ErrNotFound), errs: []error{ErrNotFound, err}}
 	}
 	if err != nil {
 		return nil, err

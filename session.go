@@ -491,7 +491,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, fmt.Errorf("fork to %s: %w", to, err)
 	}
 	if t.head != nil {
-		reason := "session already exists"
+		reason := fmt.Sprintf("session %s already exists (its head is step %d): fork to a new name", to, t.headNum())
 		if t.removed {
 			reason = "the session was removed, and a fork cannot take a removed session's name (a commit can; or fork to a new name)"
 		}

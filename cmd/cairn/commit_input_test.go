@@ -460,3 +460,18 @@ func TestMCPStdinDirectory(t *testing.T) {
 		t.Fatalf("mcp < directory: %v, %q; want exit 2 saying stdin is a directory", err, stderr.String())
 	}
 }
+
+// TestForkOntoExistingName: a fork onto a session that has steps names
+// the session and its head, exit 3.
+func TestForkOntoExistingName(t *testing.T) {
+	store := t.TempDir()
+	for _, s := range []string{"src", "taken", "taken"} {
+		if _, errs, code := cli(t, store, `{"a":1}`, "commit", s, "-"); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	_, errs, code := cli(t, store, "", "fork", "src@1", "taken")
+	if want := "session taken already exists (its head is step 2)"; code != 3 || !strings.Contains(errs, want) {
+		t.Fatalf("fork onto an existing name: exit %d, %q; want exit 3 saying %q", code, errs, want)
+	}
+}

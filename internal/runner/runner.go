@@ -208,17 +208,34 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		}
 		failures++
 		if failures > cfg.Restarts {
-			return res, fmt.Errorf("%s %v at %s@%d: gave up after %d failed %s in a row without a new step",
-				cfg.Command[0], runErr, cfg.Session, number(after), failures, plural(failures, "start"))
+			return res, fmt.Errorf("%s %s at %s@%d: gave up after %d failed %s in a row without a new step",
+				cfg.Command[0], ended(runErr), cfg.Session, number(after), failures, plural(failures, "start"))
 		}
 		pause := backoff(cfg.Backoff, cfg.MaxBackoff, failures)
 		res.Restarts++
-		fmt.Fprintf(cfg.Log, "cairn run: %s %v at %s@%d; restart %d in %v (%d of %d without a new step)\n",
-			cfg.Command[0], runErr, cfg.Session, number(after), res.Restarts, pause, failures, cfg.Restarts)
+		fmt.Fprintf(cfg.Log, "cairn run: %s %s at %s@%d; restart %d in %v (%d of %d without a new step)\n",
+			cfg.Command[0], ended(runErr), cfg.Session, number(after), res.Restarts, pause, failures, cfg.Restarts)
 		if err := cfg.sleep(ctx, pause); err != nil {
 			return res, err
 		}
 	}
+}
+
+// ended says how a command that did not succeed ended, in words:
+// "exited with status 3", "was killed by a signal (killed)", or why it
+// could not run.
+func ended(err error) string {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return "failed: " + err.Error()
+	}
+	if ee.Exited() {
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	if sig, ok := strings.CutPrefix(ee.String(), "signal: "); ok {
+		return "was killed by a signal (" + sig + ")"
+	}
+	return "ended: " + ee.String()
 }
 
 // backoff is the pause before a restart after failures failed starts in

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,7 +166,7 @@ func TestRunRestartsThenGivesUp(t *testing.T) {
 	var slept pauses
 	res, err := Run(t.Context(), ws, Config{Session: "c", Command: []string{exe}, Restarts: 2, Log: &log,
 		Backoff: time.Second, MaxBackoff: time.Minute, sleep: slept.sleep})
-	if err == nil || !strings.Contains(err.Error(), "exit status 3 at c@3: gave up after 3 failed starts in a row without a new step") {
+	if err == nil || !strings.Contains(err.Error(), "exited with status 3 at c@3: gave up after 3 failed starts in a row without a new step") {
 		t.Fatalf("run of a command that always fails: %v", err)
 	}
 	if strings.HasPrefix(err.Error(), "run") {
@@ -237,5 +240,25 @@ func TestRunPauseAndWait(t *testing.T) {
 	doc, _ := head.JSON(ctx)
 	if string(doc) != `{"answer":"go"}` {
 		t.Fatalf("final state %s", doc)
+	}
+}
+
+// TestEndedInWords: how a command ended is said in words, not in Go's
+// ("exit status 3", "signal: killed").
+func TestEndedInWords(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no shell and no signals here")
+	}
+	for script, want := range map[string]string{
+		"exit 3":     "exited with status 3",
+		"kill -9 $$": "was killed by a signal (killed)",
+	} {
+		err := exec.Command("/bin/sh", "-c", script).Run()
+		if got := ended(err); got != want {
+			t.Errorf("%q ended %q, want %q", script, got, want)
+		}
+	}
+	if got := ended(errors.New("no such file")); got != "failed: no such file" {
+		t.Errorf("a command that did not start: %q", got)
 	}
 }

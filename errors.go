@@ -49,9 +49,10 @@ var (
 )
 
 // mayHaveLanded reports whether a failed put may still have taken
-// effect: anything but a refusal the store gave before acting.
+// effect: anything but a refusal the store gave before acting, or a
+// failure the backend knows left nothing (cas.NotStored).
 func mayHaveLanded(err error) bool {
-	return !errors.Is(err, cas.ErrExists) && !errors.Is(err, cas.ErrNotFound)
+	return !errors.Is(err, cas.ErrExists) && !errors.Is(err, cas.ErrNotFound) && !cas.IsNotStored(err)
 }
 
 // kinds are the API's errors, in the order classify tries the causes.

@@ -49,3 +49,47 @@ func TestMaybeWrittenOnlyForTheStepPut(t *testing.T) {
 		}
 	}
 }
+
+// notStoredOnce fails the first put of one key with an error its
+// backend marks as having left nothing (a local store's disk full before
+// the object was named).
+type notStoredOnce struct {
+	cas.Store
+	key    string
+	failed *bool
+}
+
+var errFull = errors.New("no space left on device")
+
+func (s notStoredOnce) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	if key == s.key && !*s.failed {
+		*s.failed = true
+		return cas.NotStored(errFull)
+	}
+	return s.Store.Put(ctx, key, data, opts)
+}
+
+// TestNotStoredIsNotMaybeWritten: a step put that the backend knows left
+// nothing is a plain failure, not "the step may have been written", and
+// the session keeps its head: the next commit takes the same slot with
+// one PUT, reading nothing.
+func TestNotStoredIsNotMaybeWritten(t *testing.T) {
+	ctx := context.Background()
+	ws := cairn.OpenStore(notStoredOnce{mem.New(), manifest.StepKey("run", 2), new(bool)})
+	s, _ := ws.Session("run")
+	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":2}`)), cairn.CommitOptions{})
+	if !errors.Is(err, errFull) || errors.Is(err, cairn.ErrMaybeWritten) {
+		t.Fatalf("a step put that left nothing: %v; want the store's error, not ErrMaybeWritten", err)
+	}
+	before := ws.Requests()
+	step, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":2}`)), cairn.CommitOptions{})
+	if err != nil || step.Number != 2 {
+		t.Fatalf("the next commit: %v, %v; want step 2", step, err)
+	}
+	if got := ws.Requests(); got.Put-before.Put != 1 || got.Get != before.Get || got.List != before.List {
+		t.Errorf("the next commit made %+v requests after %+v: it read the store again", got, before)
+	}
+}

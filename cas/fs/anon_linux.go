@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"syscall"
 	"unsafe"
+
+	"github.com/cairnlog/cairn/cas"
 )
 
 // oTmpfile is O_TMPFILE (with the O_DIRECTORY it implies), which package
@@ -35,11 +37,12 @@ func createAnon(dir, dst string, data []byte) error {
 	}
 	f := os.NewFile(uintptr(fd), dst)
 	defer f.Close()
+	// Until the link, the file has no name: a failure leaves nothing.
 	if _, err := f.Write(data); err != nil {
-		return err
+		return cas.NotStored(err)
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return cas.NotStored(err)
 	}
 	if err := linkFD(fd, dst); err != nil {
 		// EEXIST, the key taken, reads as fs.ErrExist through the
@@ -49,7 +52,7 @@ func createAnon(dir, dst string, data []byte) error {
 			// will try again and say which.
 			return errNoAnon
 		}
-		return &os.LinkError{Op: "link", Old: "(unnamed)", New: dst, Err: err}
+		return cas.NotStored(&os.LinkError{Op: "link", Old: "(unnamed)", New: dst, Err: err})
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("sync dir: %w", err)

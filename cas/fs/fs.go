@@ -91,9 +91,11 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 			return cas.ErrExists
 		}
 	}
+	// Until the object is named (the link or rename below), a failure
+	// leaves nothing of the put to see: such errors are NotStored.
 	dir := filepath.Dir(dst)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
 	if opts.IfAbsent {
 		switch err := createAnon(dir, dst, data); {
@@ -109,7 +111,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	}
 	tmp, err := s.writeTemp(data)
 	if err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
 	defer os.Remove(tmp)
 	if opts.IfAbsent {
@@ -117,10 +119,10 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 			if errors.Is(err, iofs.ErrExist) {
 				return cas.ErrExists
 			}
-			return fmt.Errorf("put %s: %w", key, err)
+			return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 		}
 	} else if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("put %s: sync dir: %w", key, err)

@@ -160,3 +160,45 @@ func TestOpenCreatesNothingUntilPut(t *testing.T) {
 		t.Fatal("opening a file as a store succeeded")
 	}
 }
+
+// TestFailedPutNotStored: a put that fails before its object is named
+// (its directory cannot be made, its temporary file cannot be written)
+// says so (cas.NotStored), and nothing of it can be read; the caller
+// then knows it did not land.
+func TestFailedPutNotStored(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := fs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A file where the key's directory must go.
+	if err := os.WriteFile(dir+"/steps", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A file where the temporary files go: the named path cannot be
+	// written either (and, on Linux, an unnamed file in a directory
+	// that cannot be made is not tried).
+	if err := os.WriteFile(dir+"/.tmp", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key  string
+		opts cas.PutOptions
+	}{
+		{"steps/s/1", cas.PutOptions{IfAbsent: true}},
+		{"steps/s/1", cas.PutOptions{}},
+		{"packs/p", cas.PutOptions{}},
+	} {
+		err := s.Put(ctx, c.key, []byte("data"), c.opts)
+		if err == nil || !cas.IsNotStored(err) {
+			t.Errorf("put %s %+v: %v; want a NotStored error", c.key, c.opts, err)
+		}
+		if _, err := s.Get(ctx, c.key, 0, -1); !errors.Is(err, cas.ErrNotFound) {
+			t.Errorf("after the failed put of %s: get %v; want not found", c.key, err)
+		}
+	}
+	if cas.IsNotStored(errors.New("x")) || cas.NotStored(nil) != nil {
+		t.Error("NotStored marks what it was not given")
+	}
+}

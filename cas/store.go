@@ -62,7 +62,9 @@ type Store interface {
 	// Put stores data under key atomically. With opts.IfAbsent it is a
 	// conditional create that returns ErrExists if the key exists. Put
 	// must not keep data once it has returned: a caller may reuse the
-	// buffer of a put that succeeded (the spill writer does).
+	// buffer of a put that succeeded (the spill writer does). A failed
+	// put may have taken effect unless it is ErrExists or marked
+	// NotStored (the backend knows nothing of it can be seen).
 	Put(ctx context.Context, key string, data []byte, opts PutOptions) error
 
 	// Get returns n bytes of the object starting at off; n < 0 means to

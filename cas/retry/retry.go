@@ -175,7 +175,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	// met is the ErrExists a create met after a lost response: from then
 	// on the object is known to be there, and attempts only read it.
 	mayHaveLanded, met := false, error(nil)
-	return s.do(ctx, func() error {
+	err := s.do(ctx, func() error {
 		if met == nil {
 			err := s.next.Put(ctx, key, data, opts)
 			if !opts.IfAbsent || !mayHaveLanded || !errors.Is(err, cas.ErrExists) {
@@ -192,6 +192,12 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		}
 		return err
 	})
+	if mayHaveLanded && cas.IsNotStored(err) {
+		// This attempt left nothing, but an earlier one may have landed:
+		// the put as a whole may have, so its error must not say not.
+		return fmt.Errorf("put %s: an earlier attempt may have landed; the last failed: %s", key, err)
+	}
+	return err
 }
 
 // errAbsent marks ownCreate's finding that the object reported to exist

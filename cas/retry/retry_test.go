@@ -275,3 +275,28 @@ func TestIfAbsentKnownToExistOnlyReadsAgain(t *testing.T) {
 		t.Errorf("%d reads, want %d", got, want)
 	}
 }
+
+// TestNotStoredAfterMaybeLanded: a put whose last attempt left nothing
+// (cas.NotStored) after an earlier one that may have landed may have
+// landed as a whole: the error the caller gets is not NotStored. One
+// refused at its first attempt still is.
+func TestNotStoredAfterMaybeLanded(t *testing.T) {
+	ctx := context.Background()
+	refused := cas.NotStored(errors.New("403 AccessDenied"))
+	for _, c := range []struct {
+		first error
+		want  bool
+	}{{errTransient, false}, {refused, true}} {
+		s := &script{Store: mem.New()}
+		s.put = func(n int32, key string, data []byte, opts cas.PutOptions) error {
+			if n == 1 {
+				return c.first
+			}
+			return refused
+		}
+		err := retry.New(s, fast).Put(ctx, "slot/1", []byte("mine"), cas.PutOptions{IfAbsent: true})
+		if err == nil || cas.IsNotStored(err) != c.want {
+			t.Errorf("first attempt %v: Put = %v, NotStored %v; want %v", c.first, err, cas.IsNotStored(err), c.want)
+		}
+	}
+}

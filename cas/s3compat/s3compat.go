@@ -89,10 +89,19 @@ func (r Reply) Transient() bool {
 		r.Status == http.StatusTooManyRequests || r.Status == http.StatusRequestTimeout
 }
 
+// Refused reports a reply by which the server refused a request outright
+// (403 AccessDenied, 404 NoSuchBucket, 400, 413 …): a 4xx other than
+// those worth retrying (408, 429) and a lost conditional create (409,
+// 412). A put so refused stored nothing.
+func (r Reply) Refused() bool {
+	return r.Status >= 400 && r.Status < 500 && !r.Transient() && !r.Exists() && r.Status != http.StatusConflict
+}
+
 // MapError translates the error err of a verb ("get", "put", ...) on key,
 // whose reply was r: a missing object to cas.ErrNotFound, one worth
-// retrying marked cas.Transient, the rest wrapped as is. A cancelled or
-// expired context is never transient.
+// retrying marked cas.Transient, a put the server refused marked
+// cas.NotStored, the rest wrapped as is. A cancelled or expired context
+// is never transient.
 func MapError(verb, key string, err error, r Reply) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", verb, key, err)
@@ -104,6 +113,8 @@ func MapError(verb, key string, err error, r Reply) error {
 		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
 	case CutOff(err):
 		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, err))
+	case verb == "put" && r.Refused():
+		return fmt.Errorf("%s %s: %w", verb, key, cas.NotStored(err))
 	}
 	return fmt.Errorf("%s %s: %w", verb, key, err)
 }

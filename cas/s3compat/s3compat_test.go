@@ -73,3 +73,30 @@ func TestShowURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPutRefusedNotStored: a put the server refused outright stored
+// nothing (cas.NotStored); one worth retrying, a lost conditional create,
+// another verb, or a reply with no status is not so marked.
+func TestPutRefusedNotStored(t *testing.T) {
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		verb string
+		r    s3compat.Reply
+		want bool
+	}{
+		{"put", s3compat.Reply{Code: "AccessDenied", Status: 403}, true},
+		{"put", s3compat.Reply{Code: "NoSuchBucket", Status: 404}, true},
+		{"put", s3compat.Reply{Code: "EntityTooLarge", Status: 400}, true},
+		{"put", s3compat.Reply{Code: "SlowDown", Status: 503}, false},
+		{"put", s3compat.Reply{Status: 429}, false},
+		{"put", s3compat.Reply{Status: 408}, false},
+		{"put", s3compat.Reply{Code: "PreconditionFailed", Status: 412}, false},
+		{"put", s3compat.Reply{Code: "OperationAborted", Status: 409}, false},
+		{"put", s3compat.Reply{Code: "AccessDenied"}, false},
+		{"get", s3compat.Reply{Code: "AccessDenied", Status: 403}, false},
+	} {
+		if got := cas.IsNotStored(s3compat.MapError(c.verb, "k", boom, c.r)); got != c.want {
+			t.Errorf("%s %+v: NotStored = %v, want %v", c.verb, c.r, got, c.want)
+		}
+	}
+}

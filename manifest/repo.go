@@ -415,23 +415,6 @@ func (r *Repo) maxObject() int64 {
 	return DefaultMaxObjectBytes
 }
 
-// MissingError is a read of a step object or pack the store does not
-// hold ("read session d, step 20: not found"). It matches
-// cas.ErrNotFound; Key lets a caller that already named the step say so
-// once.
-type MissingError struct {
-	Key string // the object's key
-}
-
-// Error says which object is missing, in words ("read session d, step
-// 20: not found").
-func (e *MissingError) Error() string {
-	return fmt.Sprintf("read %s: %v", DescribeKey(e.Key), cas.ErrNotFound)
-}
-
-// Unwrap returns cas.ErrNotFound.
-func (e *MissingError) Unwrap() error { return cas.ErrNotFound }
-
 // read returns the bytes of the object at key, straight from the store:
 // off..off+n (n < 0: to the end), refusing more than MaxObjectBytes.
 // Every read of a step object or pack goes through here (I6).
@@ -443,7 +426,8 @@ func (r *Repo) read(ctx context.Context, key string, n int64) ([]byte, error) {
 	data, err := r.store.Get(ctx, key, 0, n)
 	if err != nil {
 		if errors.Is(err, cas.ErrNotFound) {
-			return nil, &MissingError{Key: key}
+			// The store's words name the key; these name the object.
+			return nil, fmt.Errorf("read %s: %w", DescribeKey(key), cas.ErrNotFound)
 		}
 		return nil, fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}

@@ -83,6 +83,24 @@ func Read(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// Unseal checks the frame its owners give a cache file — magic, a
+// version byte, the body, then the BLAKE3 hash of all that before it —
+// and returns the body. Its error says what is wrong ("bad magic",
+// "version 9", "checksum mismatch"), for the owner to wrap in its own.
+func Unseal(data []byte, magic string, version byte) ([]byte, error) {
+	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic {
+		return nil, errors.New("bad magic")
+	}
+	if data[len(magic)] != version {
+		return nil, fmt.Errorf("version %d", data[len(magic)])
+	}
+	body := data[:len(data)-cas.IDSize]
+	if cas.Sum(body) != cas.ID(data[len(body):]) {
+		return nil, errors.New("checksum mismatch")
+	}
+	return body[len(magic)+1:], nil
+}
+
 // CreateTemp creates a temporary file beside path (and path's directory,
 // if missing), for Replace to rename over it.
 func CreateTemp(path string) (*os.File, error) {

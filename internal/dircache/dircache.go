@@ -21,7 +21,6 @@
 package dircache
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -81,16 +80,25 @@ type records struct {
 
 // find returns the record of path.
 func (rs *records) find(path string) (record, bool) {
-	if i := rs.hint; i < len(rs.recs) && rs.recs[i].path == path {
-		rs.hint = i + 1
-		return rs.recs[i].record, true
-	}
-	i, ok := slices.BinarySearchFunc(rs.recs, path, func(r pathRecord, p string) int { return strings.Compare(r.path, p) })
-	if !ok {
+	i := rs.search(path, rs.hint)
+	if i < 0 {
 		return record{}, false
 	}
 	rs.hint = i + 1
 	return rs.recs[i].record, true
+}
+
+// search returns the position of path's record, -1 if there is none,
+// trying position first before a binary search.
+func (rs *records) search(path string, first int) int {
+	if first >= 0 && first < len(rs.recs) && rs.recs[first].path == path {
+		return first
+	}
+	i, ok := slices.BinarySearchFunc(rs.recs, path, func(r pathRecord, p string) int { return strings.Compare(r.path, p) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // Cache is a tree.StatCache read from one file and written back to it by
@@ -232,16 +240,7 @@ func (r record) same(o record) bool {
 // record is set right after it was looked up (a file's), or after its
 // directory's entries (a directory's): the one after the last lookup is
 // tried first.
-func (rs *records) index(path string) int {
-	if i := rs.hint - 1; i >= 0 && i < len(rs.recs) && rs.recs[i].path == path {
-		return i
-	}
-	i, ok := slices.BinarySearchFunc(rs.recs, path, func(r pathRecord, p string) int { return strings.Compare(r.path, p) })
-	if !ok {
-		return -1
-	}
-	return i
-}
+func (rs *records) index(path string) int { return rs.search(path, rs.hint-1) }
 
 // Racy reports whether stat data st cannot vouch for content read after
 // start (ns, as the filesystem stamps times): its mtime or ctime is not
@@ -467,17 +466,11 @@ var errBad = errors.New("malformed stat cache")
 
 // decode parses a cache file, checking everything encode guarantees.
 func decode(data []byte) (key string, recs []pathRecord, err error) {
-	if len(data) < len(magic)+1+cas.IDSize || string(data[:len(magic)]) != magic {
-		return "", nil, fmt.Errorf("%w: bad magic", errBad)
+	body, err := cachedir.Unseal(data, magic, version)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %v", errBad, err)
 	}
-	if data[len(magic)] != version {
-		return "", nil, fmt.Errorf("%w: version %d", errBad, data[len(magic)])
-	}
-	body := data[:len(data)-cas.IDSize]
-	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return "", nil, fmt.Errorf("%w: checksum mismatch", errBad)
-	}
-	return decodeBody(body[len(magic)+1:])
+	return decodeBody(body)
 }
 
 // decodeBody parses what follows the version byte, up to the checksum.

@@ -449,17 +449,11 @@ func decode(data []byte) (string, *Head, cas.ID, error) {
 // verify checks a file's magic, version and checksum, and returns what
 // lies between the version byte and the checksum.
 func verify(data []byte, m string, v byte) ([]byte, error) {
-	if len(data) < len(m)+1+cas.IDSize || string(data[:len(m)]) != m {
-		return nil, fmt.Errorf("%w: bad magic", errBad)
+	body, err := cachedir.Unseal(data, m, v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBad, err)
 	}
-	if data[len(m)] != v {
-		return nil, fmt.Errorf("%w: version %d", errBad, data[len(m)])
-	}
-	body := data[:len(data)-cas.IDSize]
-	if sum := cas.Sum(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", errBad)
-	}
-	return body[len(m)+1:], nil
+	return body, nil
 }
 
 // decodeHeader checks a head file's checksum and returns its key, step

@@ -14,6 +14,11 @@ export GOBIN := $(BIN)
 # The version cairn reports (cairn version, MCP, Parquet created_by).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/cairnlog/cairn/internal/version.override=$(VERSION)
+# cairn is built without cgo: a static binary that runs on any Linux of its
+# architecture (a container with no libc, an ephemeral worker's image) and
+# starts about 1 ms sooner, with no dynamic loader or libc to set up. Only
+# net's resolver and os/user would use cgo; their pure-Go versions serve.
+BUILD_CGO := CGO_ENABLED=0
 
 STATICCHECK_VERSION := v0.8.2
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
@@ -48,12 +53,12 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort
 
 build: ## build the cairn binary into .cache/bin
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/cairn ./cmd/cairn
+	$(BUILD_CGO) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/cairn ./cmd/cairn
 
 install: ## put cairn on PATH: into $(PREFIX)/bin if PREFIX is set, else $GOBIN, else $(go env GOPATH)/bin
 	@dir='$(if $(PREFIX),$(PREFIX)/bin,$(INSTALL_GOBIN))'; \
 	if [ -z "$$dir" ]; then dir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; fi; \
-	mkdir -p "$$dir" && $(GO) build -ldflags '$(LDFLAGS)' -o "$$dir/cairn" ./cmd/cairn && \
+	mkdir -p "$$dir" && $(BUILD_CGO) $(GO) build -ldflags '$(LDFLAGS)' -o "$$dir/cairn" ./cmd/cairn && \
 	echo "installed $$dir/cairn ($$("$$dir/cairn" version))" && \
 	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "note: $$dir is not on PATH; add it, e.g. export PATH=\"$$dir:\$$PATH\"";; esac
 

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,6 +86,28 @@ func TestCommitSmallNoCollection(t *testing.T) {
 		}
 		if gcs != 0 {
 			t.Errorf("commit %d of a %d KB document ran %d collections, want 0:\n%s", step, b.Len()>>10, gcs, out)
+		}
+	}
+}
+
+// TestMadeBinaryStatic: the binary `make build` and `make install` make
+// has no dynamic loader to run (CGO_ENABLED=0): it starts on any Linux
+// of its architecture, a container image without libc included, and
+// about 1 ms sooner a process. Checked on the binary make test hands
+// over in $CAIRN_BIN.
+func TestMadeBinaryStatic(t *testing.T) {
+	bin := os.Getenv("CAIRN_BIN")
+	if bin == "" || runtime.GOOS != "linux" {
+		t.Skip("checks the binary make builds ($CAIRN_BIN), on Linux")
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatalf("open %s: %v", bin, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Fatalf("%s is dynamically linked (it names a program interpreter): build it with CGO_ENABLED=0", bin)
 		}
 	}
 }

@@ -475,3 +475,25 @@ func TestForkOntoExistingName(t *testing.T) {
 		t.Fatalf("fork onto an existing name: exit %d, %q; want exit 3 saying %q", code, errs, want)
 	}
 }
+
+// TestForkArgumentsSwapped: `cairn fork new src@1` (the order the command
+// list's "start session NEW from step SESSION@N" suggests) said only that
+// "src@1" is an invalid session name. It now says the new name comes
+// second and shows the command the other way round, exit 2, writing
+// nothing.
+func TestForkArgumentsSwapped(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "src", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	_, errs, code := cli(t, store, "", "fork", "new", "src@1")
+	if want := "did you mean cairn fork src@1 new?"; code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "invalid session name") {
+		t.Fatalf("fork with its arguments swapped: exit %d, %q; want exit 2 saying %q", code, errs, want)
+	}
+	if out, errs, code := cli(t, store, "", "sessions"); code != 0 || strings.Contains(out, "new") {
+		t.Fatalf("after a refused fork: sessions = %q, %q, exit %d; want no session new", out, errs, code)
+	}
+	if _, errs, code := cli(t, store, "", "fork", "src@1", "new"); code != 0 {
+		t.Fatalf("fork src@1 new: exit %d: %s", code, errs)
+	}
+}

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/cairnlog/cairn"
 )
 
 const forkUsage = "SESSION[@N] NEW"
@@ -19,6 +22,13 @@ func runFork(ctx context.Context, e *env, args []string) error {
 	pos, err := parse(fs, args, 2, 2)
 	if err != nil {
 		return err
+	}
+	// The summary reads "start session NEW from step SESSION@N", so the
+	// two are easily given the other way round: say so, not that a step
+	// reference is a bad session name.
+	if strings.Contains(pos[1], "@") && !strings.Contains(pos[0], "@") && cairn.ValidSession(pos[0]) == nil {
+		return usageError{fmt.Sprintf("%q is a step, and the new session's name comes second: want fork %s (did you mean cairn fork %s %s?)",
+			pos[1], forkUsage, pos[1], pos[0])}
 	}
 	ws, err := e.openNamed(ctx, pos[1])
 	if err != nil {

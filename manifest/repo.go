@@ -383,7 +383,18 @@ func (r *Repo) WriteBase(ctx context.Context, session string, n uint64) error {
 // Sessions calls fn with the name of every session that has a marker, in
 // name order.
 func (r *Repo) Sessions(ctx context.Context, fn func(name string) error) error {
-	return r.store.List(ctx, sessionsPrefix, "", func(i cas.Info) error {
+	return r.SessionsPrefixed(ctx, "", fn)
+}
+
+// SessionsPrefixed is Sessions limited to the names that start with
+// prefix, which the store's listing selects: a walk over a few sessions
+// of a large store lists only theirs. A prefix no session name can start
+// with (a '.' first, a '/') lists nothing.
+func (r *Repo) SessionsPrefixed(ctx context.Context, prefix string, fn func(name string) error) error {
+	if prefix != "" && ValidSession(prefix) != nil {
+		return nil
+	}
+	return r.store.List(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
 		name := strings.TrimPrefix(i.Key, sessionsPrefix)
 		if ValidSession(name) != nil {
 			return nil

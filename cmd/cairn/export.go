@@ -242,7 +242,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	// Sessions the store holds damaged do not cost the others: the
 	// export is completed without them, and they are named last, exit 1
 	// (as cairn sessions and cairn inbox do).
-	var unreadable *export.UnreadableError
+	var unreadable *cairn.UnreadableError
 	if errors.As(err, &unreadable) {
 		err = nil
 	}

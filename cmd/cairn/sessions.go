@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,47 +31,25 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	defer ws.Close()
 	enc := json.NewEncoder(e.stdout)
 	listed := 0
-	var damaged []error
 	// One session at a time, keeping none: a store's sessions are not
-	// collected, nor their heads held in the workspace.
-	err = ws.EachSession(ctx, func(name string) error {
-		head, err := ws.ReadHead(ctx, name)
-		if errors.Is(err, cairn.ErrNotFound) {
-			return nil // marked but never committed, or removed
-		}
-		if err != nil && ctx.Err() == nil && errors.Is(err, cairn.ErrCorrupt) {
-			// One damaged session does not hide the others (as inbox).
-			damaged = append(damaged, err)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	// collected, nor their heads held in the workspace. A damaged session
+	// does not hide the others: its error comes after the list (exit 1).
+	err = ws.EachHead(ctx, "", func(head *cairn.Step) error {
 		listed++
 		if *asJSON {
 			// "step" is the head's number, as in log and inbox.
 			return enc.Encode(sessionLine{
-				Session: name, Step: head.Number, ID: head.ID.String(),
+				Session: head.Session, Step: head.Number, ID: head.ID.String(),
 				Status: head.Status.String(), Time: head.Time.Format(time.RFC3339Nano),
 			})
 		}
-		_, err = fmt.Fprintf(e.stdout, "%-30s %6d  %-14s  %s\n", name, head.Number, head.Status, head.Time.Local().Format("2006-01-02 15:04:05"))
+		_, err := fmt.Fprintf(e.stdout, "%-30s %6d  %-14s  %s\n", head.Session, head.Number, head.Status, head.Time.Local().Format("2006-01-02 15:04:05"))
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	if listed == 0 && len(damaged) == 0 && !*asJSON {
+	if err == nil && listed == 0 && !*asJSON {
 		fmt.Fprintln(e.stdout, "no sessions")
 	}
-	if len(damaged) > 0 {
-		what := fmt.Sprintf("%d sessions", len(damaged))
-		if len(damaged) == 1 {
-			what = "1 session"
-		}
-		return fmt.Errorf("%s could not be read: %w", what, errors.Join(damaged...))
-	}
-	return nil
+	return err
 }
 
 // sessionLine is one line of sessions --json: a session and its head step.

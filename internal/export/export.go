@@ -118,33 +118,10 @@ type Summary struct {
 	LeftOut []Note `json:"left_out,omitempty"`
 	// Unreadable names the sessions that could not be read because the
 	// store is damaged there (a corrupt step object, a damaged base
-	// marker): the export went on without them, and Export returned an
-	// *UnreadableError.
+	// marker): the export went on without them, and Export returned a
+	// *cairn.UnreadableError.
 	Unreadable []Note `json:"unreadable,omitempty"`
 }
-
-// UnreadableError reports the sessions an export could not read because
-// the store is damaged there (each error wraps cairn.ErrCorrupt).
-// Everything else was exported: the error comes after the output is
-// complete, so a caller may keep it and still report the damage.
-type UnreadableError struct {
-	// Sessions are the sessions not read, in name order.
-	Sessions []string
-	// Errs are their errors, in the same order.
-	Errs []error
-}
-
-// Error says how many sessions could not be read, and why each.
-func (e *UnreadableError) Error() string {
-	what := fmt.Sprintf("%d sessions", len(e.Errs))
-	if len(e.Errs) == 1 {
-		what = "1 session"
-	}
-	return fmt.Sprintf("%s could not be read: %v", what, errors.Join(e.Errs...))
-}
-
-// Unwrap returns the sessions' errors.
-func (e *UnreadableError) Unwrap() []error { return e.Errs }
 
 // reasonUnreadable is Summary.Unreadable's reason.
 const reasonUnreadable = "damage in the store, so not read (cairn verify names the damaged objects)"
@@ -234,7 +211,7 @@ func (o *Options) Validate() error {
 // Export writes the selected trajectories of ws to out in opts.Format.
 // A session the store holds damaged (cairn.ErrCorrupt) is passed over,
 // not the end of the export: the rest is written, and Export then
-// returns an *UnreadableError naming the sessions it could not read
+// returns a *cairn.UnreadableError naming the sessions it could not read
 // (also in Summary.Unreadable). With opts.FromHeads, which re-exports
 // exactly, such a session fails the export.
 func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Options) (Summary, error) {
@@ -264,12 +241,12 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 }
 
 // finish returns the summary and err, or, if err is nil and sessions
-// could not be read, an *UnreadableError naming them.
+// could not be read, a *cairn.UnreadableError naming them.
 func (e *exporter) finish(err error) (Summary, error) {
 	if len(e.damaged) == 0 {
 		return e.sum, err
 	}
-	ue := &UnreadableError{Sessions: sortedKeys(e.damaged)}
+	ue := &cairn.UnreadableError{Sessions: sortedKeys(e.damaged)}
 	for _, name := range ue.Sessions {
 		ue.Errs = append(ue.Errs, e.damaged[name])
 	}

@@ -120,31 +120,18 @@ func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn
 
 // Inbox lists the sessions whose head awaits input, in name order. A
 // session whose head is damaged (cairn.ErrCorrupt) does not stop it: the
-// others are listed and the error names each damaged one. It
-// reads each head without keeping it (Workspace.ReadHead), so a
-// long-running server that lists the inbox does not pin every session's
-// head in its workspace. A removed session's head is the tombstone that
-// fences it, which is done, not awaiting input.
+// others are listed and the error, a *cairn.UnreadableError, names each
+// damaged one. It reads each head without keeping it
+// (Workspace.EachHead), so a long-running server that lists the inbox
+// does not pin every session's head in its workspace. A removed session's
+// head is the tombstone that fences it, which is done, not awaiting input.
 func Inbox(ctx context.Context, ws *cairn.Workspace) ([]Pending, error) {
 	out := []Pending{}
-	var damaged []error
-	err := ws.EachSession(ctx, func(name string) error {
-		head, err := ws.ReadHead(ctx, name)
-		if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrInvalid) {
-			return nil
-		}
-		if err != nil && ctx.Err() == nil && errors.Is(err, cairn.ErrCorrupt) {
-			// One damaged session does not hide the others' questions.
-			damaged = append(damaged, err)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err := ws.EachHead(ctx, "", func(head *cairn.Step) error {
 		if head.Status != cairn.AwaitingInput {
 			return nil
 		}
-		p := Pending{Session: name, Step: head.Number, ID: head.ID.String(), Time: head.Time,
+		p := Pending{Session: head.Session, Step: head.Number, ID: head.ID.String(), Time: head.Time,
 			Question: Question(head.Record), Record: head.Record}
 		if p.Question == nil {
 			p.Question = json.RawMessage("null")
@@ -155,15 +142,12 @@ func Inbox(ctx context.Context, ws *cairn.Workspace) ([]Pending, error) {
 		out = append(out, p)
 		return nil
 	})
+	var damaged *cairn.UnreadableError
+	if errors.As(err, &damaged) {
+		return out, fmt.Errorf("inbox: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
-	}
-	if len(damaged) > 0 {
-		what := fmt.Sprintf("%d sessions", len(damaged))
-		if len(damaged) == 1 {
-			what = "1 session"
-		}
-		return out, fmt.Errorf("inbox: %s could not be read: %w", what, errors.Join(damaged...))
 	}
 	return out, nil
 }

@@ -100,3 +100,96 @@ func TestCorruptStepHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestListsGoPastADamagedSession: one session whose head the store holds
+// damaged made GET /v1/sessions and GET /v1/inbox answer 500 and list
+// nothing, so one bad object hid every other session and every human's
+// question. Both now list the readable sessions and name the damaged one
+// in "unreadable", as cairn sessions and cairn inbox do.
+func TestListsGoPastADamagedSession(t *testing.T) {
+	ctx := context.Background()
+	store := memStore()
+	ws := cairn.OpenStore(store)
+	for _, name := range []string{"a", "d", "z"} {
+		s, _ := ws.Session(name)
+		for i := 0; i < 2; i++ {
+			opts := cairn.CommitOptions{}
+			if name == "z" && i == 1 {
+				opts = cairn.CommitOptions{Status: cairn.AwaitingInput, Record: []byte(`{"question":"go on?"}`)}
+			}
+			if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"i":1}`)), opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	key := manifest.StepKey("d", 2)
+	b, err := store.Get(ctx, key, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := store.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Put(ctx, key, b, cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
+	defer ts.Close()
+	type unreadable []struct{ Session, Error string }
+	get := func(path string, v any) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s %s; want 200 listing the readable sessions", path, resp.Status, body)
+		}
+		if err := json.Unmarshal(body, v); err != nil {
+			t.Fatalf("GET %s: %v\n%s", path, err, body)
+		}
+	}
+	checkDamage := func(path string, u unreadable) {
+		t.Helper()
+		if len(u) != 1 || u[0].Session != "d" || !strings.Contains(u[0].Error, "session d, step 2") || strings.Contains(u[0].Error, "steps/") {
+			t.Errorf("GET %s: unreadable = %+v; want session d, its error in words", path, u)
+		}
+	}
+	var list struct {
+		Sessions []struct {
+			Session string
+			Head    uint64
+		}
+		Unreadable unreadable
+	}
+	get("/v1/sessions", &list)
+	if len(list.Sessions) != 2 || list.Sessions[0].Session != "a" || list.Sessions[1].Session != "z" || list.Sessions[1].Head != 2 {
+		t.Errorf("GET /v1/sessions: sessions = %+v; want a and z", list.Sessions)
+	}
+	checkDamage("/v1/sessions", list.Unreadable)
+	var inbox struct {
+		Pending []struct {
+			Session  string
+			Question string
+		}
+		Unreadable unreadable
+	}
+	get("/v1/inbox", &inbox)
+	if len(inbox.Pending) != 1 || inbox.Pending[0].Session != "z" || inbox.Pending[0].Question != "go on?" {
+		t.Errorf("GET /v1/inbox: pending = %+v; want z's question", inbox.Pending)
+	}
+	checkDamage("/v1/inbox", inbox.Unreadable)
+	// Both answers, damage included, are what openapi.json describes.
+	c := &checker{t: t, spec: loadSpec(t), base: ts.URL, covered: map[string]bool{}}
+	c.do("GET", "/v1/sessions", "", 200)
+	c.do("GET", "/v1/inbox", "", 200)
+	// A prefix that leaves the damaged session out lists no damage.
+	list.Unreadable = nil
+	get("/v1/sessions?prefix=z", &list)
+	if len(list.Sessions) != 1 || list.Unreadable != nil {
+		t.Errorf("GET /v1/sessions?prefix=z: %+v; want z alone, no damage", list)
+	}
+}

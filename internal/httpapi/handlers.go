@@ -446,54 +446,59 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		// Any start of a session name is itself a session name.
 		return badRequest("prefix: %q is not the start of a session name: want %s", prefix, cairn.SessionNameRule)
 	}
-	names, err := s.ws.SessionNames(r.Context())
-	if err != nil {
-		return err
-	}
 	sw := &streamer{w: w}
 	if _, err := io.WriteString(sw, `{"sessions":[`); err != nil {
 		return sw.finish(err)
 	}
 	n := 0
-	for _, name := range names {
-		if !strings.HasPrefix(name, prefix) {
-			continue
-		}
-		head, err := s.headOf(r.Context(), name)
-		if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, errBadName) {
-			continue
-		}
-		if err != nil {
-			return sw.finish(err)
-		}
+	err = s.ws.EachHead(r.Context(), prefix, func(head *cairn.Step) error {
 		if n > 0 {
 			if _, err := io.WriteString(sw, ","); err != nil {
-				return sw.finish(err)
+				return err
 			}
 		}
 		n++
-		if err := encode(sw, sessionInfo{name, head.Number, head.ID.String(), head.Status.String(), head.Time.Format(time.RFC3339Nano)}); err != nil {
+		return encode(sw, sessionInfo{head.Session, head.Number, head.ID.String(), head.Status.String(), head.Time.Format(time.RFC3339Nano)})
+	})
+	damaged, err := unreadable(err)
+	if err != nil {
+		return sw.finish(err)
+	}
+	if _, err := io.WriteString(sw, "]"); err != nil {
+		return sw.finish(err)
+	}
+	if damaged != nil {
+		if _, err := io.WriteString(sw, `,"unreadable":`); err != nil {
+			return sw.finish(err)
+		}
+		if err := encode(sw, damaged); err != nil {
 			return sw.finish(err)
 		}
 	}
-	_, err = io.WriteString(sw, "]}\n")
+	_, err = io.WriteString(sw, "}\n")
 	return sw.finish(err)
 }
 
-var errBadName = errors.New("bad session name")
+// unreadableSession is one session a listing passed over because the
+// store is damaged there.
+type unreadableSession struct {
+	Session string `json:"session"`
+	Error   string `json:"error"`
+}
 
-// headOf reads the head of session name through the table.
-func (s *Server) headOf(ctx context.Context, name string) (*cairn.Step, error) {
-	e, err := s.sessions.acquire(name)
-	if err != nil {
-		return nil, errBadName
+// unreadable splits a walk's error: the sessions it passed over as
+// damaged (cairn.UnreadableError), listed beside what was read with a
+// 200, and any other error, which fails the request.
+func unreadable(err error) ([]unreadableSession, error) {
+	var u *cairn.UnreadableError
+	if !errors.As(err, &u) {
+		return nil, err
 	}
-	defer s.sessions.release(e)
-	st, err := e.sess.Head(ctx)
-	if err == nil {
-		s.sessions.publish(e, st)
+	out := make([]unreadableSession, len(u.Sessions))
+	for i, name := range u.Sessions {
+		out[i] = unreadableSession{name, u.Errs[i].Error()}
 	}
-	return st, err
+	return out, nil
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
@@ -503,10 +508,15 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer done()
 	p, err := hitl.Inbox(r.Context(), s.ws)
+	damaged, err := unreadable(err)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pending": p})
+	body := map[string]any{"pending": p}
+	if damaged != nil {
+		body["unreadable"] = damaged
+	}
+	writeJSON(w, http.StatusOK, body)
 	return nil
 }
 

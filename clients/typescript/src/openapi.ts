@@ -239,6 +239,7 @@ export interface components {
         };
         SessionList: {
             sessions: components["schemas"]["SessionInfo"][];
+            unreadable?: components["schemas"]["Unreadable"];
         };
         SessionInfo: {
             session: string;
@@ -251,6 +252,7 @@ export interface components {
         };
         Inbox: {
             pending: components["schemas"]["Pending"][];
+            unreadable?: components["schemas"]["Unreadable"];
         };
         Pending: {
             session: string;
@@ -310,6 +312,12 @@ export interface components {
             /** @description how many steps left its history */
             steps: number;
         };
+        /** @description sessions passed over because the store is damaged there (cairn verify names the damaged objects); absent when there are none */
+        Unreadable: {
+            session: string;
+            /** @description what could not be read, in words */
+            error: string;
+        }[];
     };
     responses: {
         /** @description bad input: the message names the parameter or field and says what it wants (also a query string that does not parse, a query parameter or body field given twice, or a path with '.', '..' or empty segments) */

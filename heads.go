@@ -1,0 +1,68 @@
+package cairn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// EachHead calls fn with the head step of every session whose name starts
+// with prefix ("" for every session), in name order, holding none of them
+// afterwards: the walk behind listing sessions and a human's inbox.
+// Sessions with no steps and removed ones are passed over. So is a session
+// whose head the store's damage keeps from being read: the walk goes on,
+// and once it is done EachHead returns an *UnreadableError naming each such
+// session (a damaged session does not hide the others). An error from fn,
+// or any other error reading a head, stops the walk and is returned.
+func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *Step) error) (err error) {
+	if prefix != "" && ValidSession(prefix) != nil {
+		// Any start of a session name is itself a session name.
+		return invalid(fmt.Errorf("%q is not the start of a session name: want %s", prefix, SessionNameRule))
+	}
+	var damaged UnreadableError
+	err = w.repo.SessionsPrefixed(ctx, prefix, func(name string) error {
+		head, err := w.ReadHead(ctx, name)
+		switch {
+		case err == nil:
+			return fn(head)
+		case errors.Is(err, ErrNotFound):
+			return nil // marked but never committed, or removed
+		case errors.Is(err, ErrCorrupt) && ctx.Err() == nil:
+			damaged.Sessions = append(damaged.Sessions, name)
+			damaged.Errs = append(damaged.Errs, err)
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return classify(err)
+	}
+	if len(damaged.Sessions) > 0 {
+		return &damaged
+	}
+	return nil
+}
+
+// UnreadableError reports the sessions a walk over a store's sessions
+// (EachHead, an export) passed over because the store is damaged there:
+// each error matches ErrCorrupt. Everything else was walked; the error
+// comes at the end, so a caller may keep what it got and still report the
+// damage (cairn verify names the damaged objects).
+type UnreadableError struct {
+	// Sessions are the sessions passed over, in name order.
+	Sessions []string
+	// Errs are their errors, in the same order.
+	Errs []error
+}
+
+// Error says how many sessions could not be read, and why each.
+func (e *UnreadableError) Error() string {
+	what := fmt.Sprintf("%d sessions", len(e.Errs))
+	if len(e.Errs) == 1 {
+		what = "1 session"
+	}
+	return fmt.Sprintf("%s could not be read: %v", what, errors.Join(e.Errs...))
+}
+
+// Unwrap returns the sessions' errors.
+func (e *UnreadableError) Unwrap() []error { return e.Errs }

@@ -83,3 +83,17 @@ func TestCommitOnPausedHeadExit3(t *testing.T) {
 		t.Fatalf("inbox after the withdrawal: %q", out)
 	}
 }
+
+// TestInboxNoQuestion: a session paused with no question in its record
+// was listed with an empty question column (the line ended in spaces);
+// it now says there is none.
+func TestInboxNoQuestion(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-", "--status", "awaiting_input"); code != 0 {
+		t.Fatal(errs)
+	}
+	out, errs, code := cli(t, store, "", "inbox")
+	if code != 0 || !strings.HasPrefix(out, "s@1  ") || !strings.HasSuffix(out, "  (no question)\n") {
+		t.Fatalf("inbox: exit %d, %q %q; want s@1 with (no question)", code, out, errs)
+	}
+}

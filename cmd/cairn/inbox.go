@@ -48,6 +48,9 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		if json.Unmarshal(p.Question, &s) == nil {
 			q = s
 		}
+		if q == "" {
+			q = "(no question)" // paused with no question in its record
+		}
 		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", printable(p.Session), p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), clip(printable(q), 100)); err != nil {
 			return err
 		}

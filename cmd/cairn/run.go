@@ -13,7 +13,7 @@ import (
 	"github.com/cairnlog/cairn/internal/runner"
 )
 
-const runUsage = "--session S [--restart N] [--dir D] [--wait] -- CMD [ARGS...]"
+const runUsage = "[--session] S [--restart N] [--dir D] [--wait] -- CMD [ARGS...]"
 
 var runCmd = command{
 	summary: "run an agent loop over a session, restarting it from its last step when it crashes",
@@ -31,8 +31,17 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if i < 0 {
 		i = len(args)
 	}
-	if _, err := parse(fs, args[:i], 0, 0); err != nil {
+	pos, err := parse(fs, args[:i], 0, 1)
+	if err != nil {
 		return err // also --help: usage and flags, exit 0
+	}
+	// Every other command names its session first (commit S, log S), so
+	// run S -- CMD is taken as run --session S -- CMD.
+	if len(pos) == 1 {
+		if *session != "" && *session != pos[0] {
+			return usagef("two sessions given, %s and --session %s: give one", pos[0], *session)
+		}
+		*session = pos[0]
 	}
 	if i == len(args) {
 		return usagef("want run %s (the command goes after --)", runUsage)
@@ -42,7 +51,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	case len(command) == 0:
 		return usagef("no command after --")
 	case *session == "":
-		return usagef("--session is required")
+		return usagef("which session? want run %s", runUsage)
 	}
 	if *dir != "" {
 		if err := checkOutputDir("--dir", *dir); err != nil {

@@ -49,7 +49,7 @@ type Usage struct {
 // everything). It reads every live step's manifest and, for the logical
 // sizes, the objects its state uses: a cost like Verify's.
 func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	mu, err := w.repo.Usage(ctx, names...)
 	if err != nil {
 		return nil, err

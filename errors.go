@@ -3,8 +3,10 @@ package cairn
 import (
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/s3compat"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -13,7 +15,10 @@ import (
 // matches it with errors.Is; callers need no other package to tell them
 // apart. The set is closed: an error matching none of them is a failure
 // to reach or use the store (I/O, network, permissions) or the caller's
-// own (a callback's error, a cancelled context), passed through.
+// own (a callback's error, a cancelled context), passed through. A
+// request the store refused outright (bad credentials, a bucket that
+// does not exist) is said in words, naming the store by its URL, and
+// wraps the backend's *cas.RefusedError.
 var (
 	// ErrNotFound: the session or step does not exist, or was pruned or
 	// removed.
@@ -98,9 +103,87 @@ func classify(err error) error {
 	return &kindError{kind: kind, err: err}
 }
 
-// classifyTo classifies *err in place: deferred by every exported
-// method that returns an error.
+// classifyTo classifies *err in place: deferred by Open, which has no
+// workspace yet; the methods defer Workspace.classifyTo.
 func classifyTo(err *error) { *err = classify(*err) }
+
+// classifyTo classifies *err in place and says a request the store
+// refused in words (refused): deferred by every exported method that
+// returns an error.
+func (w *Workspace) classifyTo(err *error) { *err = w.refused(classify(*err), "") }
+
+// classifyWrite is classifyTo for a call that writes a step (commit,
+// fork): its words about a refusal say whether step was written.
+func (w *Workspace) classifyWrite(err *error, step string) { *err = w.refused(classify(*err), step) }
+
+// storeRefused is an error whose cause is a request the store refused
+// (cas.RefusedError: bad credentials, a bucket that does not exist),
+// said in the user's words. It matches what its cause matches.
+type storeRefused struct {
+	msg string
+	err error
+}
+
+func (e *storeRefused) Error() string { return e.msg }
+func (e *storeRefused) Unwrap() error { return e.err }
+
+// refused says err in words if its cause is a request the store
+// refused: the store as its URL names it, why it refused, and what went
+// undone ("the store s3://b/p refused the request: the bucket does not
+// exist (…): could not read the head hint of session s"), never the
+// object's store key nor the server's reply, which name the SDK's
+// internals. step names the step a commit or fork was writing ("the
+// step"; "" for any other call), so that its error says whether it was
+// written. Any other error is returned as it is.
+func (w *Workspace) refused(err error, step string) error {
+	var re *cas.RefusedError
+	var said *storeRefused
+	if err == nil || !errors.As(err, &re) || errors.As(err, &said) {
+		return err
+	}
+	store := "the store"
+	if w != nil && w.url != "" {
+		store += " " + showURL(w.url)
+	}
+	session, n, stepKey := manifest.ParseStepKey(re.Key)
+	stepPut := stepKey && re.Op == "put"
+	var undone string
+	switch re.Op {
+	case "put":
+		what := manifest.DescribeKey(re.Key)
+		if stepKey {
+			what = fmt.Sprintf("step %s@%d", session, n)
+		}
+		undone = what + " was not written"
+		if !cas.IsNotStored(err) {
+			undone = what + " may have been written (an earlier attempt may have reached the store)"
+		}
+	case "list":
+		undone = "could not list " + manifest.DescribePrefix(re.Key)
+	case "delete":
+		undone = manifest.DescribeKey(re.Key) + " was not deleted"
+	default:
+		undone = "could not read " + manifest.DescribeKey(re.Key)
+	}
+	switch {
+	case step == "" || stepPut:
+	case errors.Is(err, ErrMaybeWritten):
+		undone += "; " + step + " may have been written (the session's next commit reads its head again)"
+	default:
+		undone += "; " + step + " was not written"
+	}
+	return &storeRefused{msg: fmt.Sprintf("%s refused the request: %s: %s", store, re.Why, undone), err: err}
+}
+
+// showURL returns a store URL as a message shows it: as given, less any
+// password.
+func showURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.User == nil {
+		return raw
+	}
+	return s3compat.ShowURL(u)
+}
 
 // invalid marks err as ErrInvalid without changing its text.
 func invalid(err error) error { return &kindError{kind: ErrInvalid, err: err} }

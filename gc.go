@@ -70,7 +70,7 @@ type GCReport struct {
 // session's head. A failure to read any live step aborts the run before
 // anything is deleted.
 func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if opts.Grace < 0 {
 		opts.Grace = DefaultGrace
 	}

@@ -61,7 +61,7 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 // Remove to drop everything). Prune must not race a writer of the same
 // session; other sessions and GC may run beside it.
 func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) (_ *PruneResult, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if keepLast == 0 {
 		return nil, fmt.Errorf("prune %s: keep at least one step (to drop them all, remove the session)", session)
 	}
@@ -93,7 +93,7 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 // starts afresh. If a writer committed the step above the head first,
 // Remove removes nothing and says so.
 func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", session, err)

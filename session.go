@@ -175,7 +175,7 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 // returned; if another writer got there first it returns an error
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer s.ws.classifyWrite(&err, "the step")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.commit(ctx, state, opts)
@@ -362,7 +362,7 @@ func (s *Session) headNum() uint64 {
 // Head returns the session's newest step, read from the store. A session
 // with no steps is ErrNotFound.
 func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer s.ws.classifyTo(&err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// As load(ctx, true), but learning the base in the same requests.
@@ -390,7 +390,7 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 // Step returns step n of the session; steps are numbered from 1 (n = 0
 // is ErrInvalid).
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer s.ws.classifyTo(&err)
 	if n == 0 {
 		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", s.name))
 	}
@@ -480,7 +480,7 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // paused for any time beside gc either lands whole or fails with
 // ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer w.classifyWrite(&err, "the fork's first step")
 	t, err := w.Session(to)
 	if err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
 
 // JSON returns the step's state as compact JSON. It fails for a directory state.
 func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
-	defer classifyTo(&err)
+	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
 		return nil, fmt.Errorf("read %s: state is a directory, not JSON", st)
 	}
@@ -101,7 +101,7 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 
 // WriteJSON writes the step's JSON state to w.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
-	defer classifyTo(&err)
+	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
 		return fmt.Errorf("read %s: state is a directory, not JSON", st)
 	}
@@ -145,7 +145,7 @@ type FileInfo struct {
 
 // Files lists a directory state's entries in path order.
 func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
-	defer classifyTo(&err)
+	defer st.ws.classifyTo(&err)
 	if st.Kind != KindDir {
 		return nil, fmt.Errorf("list %s: state is JSON, not a directory", st)
 	}
@@ -165,7 +165,7 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // empty: a directory state as its files, a JSON state as dir/state.json.
 // Entries that would escape dir are refused.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
-	defer classifyTo(&err)
+	defer st.ws.classifyTo(&err)
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
 		return fmt.Errorf("checkout %s: directory %s is not empty", st, dir)
 	}
@@ -198,7 +198,7 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 
 // ParentStep reads the step's parent (nil, nil for a first step).
 func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer st.ws.classifyTo(&err)
 	if st.m.Parent == nil {
 		return nil, nil
 	}
@@ -216,7 +216,7 @@ func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
 // base is a removed session's (see Workspace.Remove): a session committed
 // to again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
-	defer classifyTo(&err)
+	defer st.ws.classifyTo(&err)
 	floor, err := st.ws.repo.ReadBase(ctx, st.Session)
 	if err != nil {
 		return fmt.Errorf("log %s: %w", st, err)
@@ -265,7 +265,7 @@ type Change struct {
 // Diff lists the entries added, removed or changed from a to b. JSON
 // states are compared by JSON pointer, directory states by path.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if a.Kind != b.Kind {
 		return nil, fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind)
 	}

@@ -155,7 +155,7 @@ func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
 // Names are SessionNameRule. The same *Session is returned for
 // the same name, so it keeps its head cached across commits.
 func (w *Workspace) Session(name string) (_ *Session, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if err := ValidSession(name); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (w *Workspace) Session(name string) (_ *Session, err error) {
 
 // SessionNames returns the names of all sessions, in name order.
 func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	err = w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil })
 	return names, err
 }
@@ -179,7 +179,7 @@ func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error
 // Resolve returns the step named by ref: "S" (the head of session S) or
 // "S@N" (step N of S).
 func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	name, num, hasNum := strings.Cut(ref, "@")
 	s, err := w.Session(name)
 	if err != nil {
@@ -227,7 +227,7 @@ func ValidSession(name string) error {
 // EachSession calls fn with the name of every session, in name order,
 // without collecting them: for walks over stores with many sessions.
 func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error) (err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	return w.repo.Sessions(ctx, fn)
 }
 
@@ -236,7 +236,7 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 // holds only what its caller holds. A session with no steps is ErrNotFound;
 // a removed one ErrRemoved.
 func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 // continues no fork, whether or not gc has swept the older steps. It
 // costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // ReadStep returns step n of session without registering the session in
 // the workspace. A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
-	defer classifyTo(&err)
+	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
 	}

@@ -147,6 +147,32 @@ func describeOther(key string) string {
 	return "an object of unknown kind"
 }
 
+// DescribePrefix says in the user's words which objects a listing of
+// prefix looks for ("the steps of session d", "the sessions"), as
+// DescribeKey does for one object.
+func DescribePrefix(prefix string) string {
+	switch prefix {
+	case sessionsPrefix:
+		return "the sessions"
+	case stepsPrefix:
+		return "the steps of every session"
+	case packsPrefix:
+		return "the packs of every session"
+	case pinsPrefix:
+		return "the fork pins"
+	}
+	for _, p := range []struct{ prefix, what string }{
+		{stepsPrefix, "the steps of session "}, {packsPrefix, "the packs of session "}, {pinsPrefix, "the fork pins of session "},
+	} {
+		if rest, ok := strings.CutPrefix(prefix, p.prefix); ok {
+			if session, ok := strings.CutSuffix(rest, "/"); ok && ValidSession(session) == nil {
+				return p.what + session
+			}
+		}
+	}
+	return "the store's objects"
+}
+
 // sessionStepsPrefix is the prefix of every key of session under steps/.
 func sessionStepsPrefix(session string) string { return stepsPrefix + session + "/" }
 

@@ -27,3 +27,20 @@ func TestDescribeKey(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribePrefix(t *testing.T) {
+	for prefix, want := range map[string]string{
+		sessionsPrefix:            "the sessions",
+		stepsPrefix:               "the steps of every session",
+		sessionStepsPrefix("d"):   "the steps of session d",
+		packsPrefix + "d/":        "the packs of session d",
+		pinsPrefix:                "the fork pins",
+		pinsPrefix + "x/":         "the fork pins of session x",
+		"":                        "the store's objects",
+		stepsPrefix + "bad name/": "the store's objects",
+	} {
+		if got := DescribePrefix(prefix); got != want {
+			t.Errorf("DescribePrefix(%q) = %q, want %q", prefix, got, want)
+		}
+	}
+}

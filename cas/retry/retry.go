@@ -194,7 +194,12 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	})
 	if mayHaveLanded && cas.IsNotStored(err) {
 		// This attempt left nothing, but an earlier one may have landed:
-		// the put as a whole may have, so its error must not say not.
+		// the put as a whole may have, so its error must not say not. A
+		// refusal stays its cause, for the words above (cas.RefusedError).
+		var refused *cas.RefusedError
+		if errors.As(err, &refused) {
+			return fmt.Errorf("put %s: an earlier attempt may have landed; the last was refused: %w", key, refused)
+		}
 		return fmt.Errorf("put %s: an earlier attempt may have landed; the last failed: %s", key, err)
 	}
 	return err

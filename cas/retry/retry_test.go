@@ -282,7 +282,7 @@ func TestIfAbsentKnownToExistOnlyReadsAgain(t *testing.T) {
 // refused at its first attempt still is.
 func TestNotStoredAfterMaybeLanded(t *testing.T) {
 	ctx := context.Background()
-	refused := cas.NotStored(errors.New("403 AccessDenied"))
+	refused := cas.NotStored(&cas.RefusedError{Op: "put", Key: "slot/1", Why: "access denied", Err: errors.New("403 AccessDenied")})
 	for _, c := range []struct {
 		first error
 		want  bool
@@ -297,6 +297,10 @@ func TestNotStoredAfterMaybeLanded(t *testing.T) {
 		err := retry.New(s, fast).Put(ctx, "slot/1", []byte("mine"), cas.PutOptions{IfAbsent: true})
 		if err == nil || cas.IsNotStored(err) != c.want {
 			t.Errorf("first attempt %v: Put = %v, NotStored %v; want %v", c.first, err, cas.IsNotStored(err), c.want)
+		}
+		// Either way the refusal stays the cause, for the words above.
+		if re := (*cas.RefusedError)(nil); !errors.As(err, &re) {
+			t.Errorf("first attempt %v: Put = %v, no cas.RefusedError", c.first, err)
 		}
 	}
 }

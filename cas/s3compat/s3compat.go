@@ -93,14 +93,65 @@ func (r Reply) Transient() bool {
 // (403 AccessDenied, 404 NoSuchBucket, 400, 413 …): a 4xx other than
 // those worth retrying (408, 429) and a lost conditional create (409,
 // 412). A put so refused stored nothing.
+// A 301 (the bucket is in another region) is a refusal too.
 func (r Reply) Refused() bool {
+	if r.Status == http.StatusMovedPermanently || r.Code == "PermanentRedirect" {
+		return true
+	}
 	return r.Status >= 400 && r.Status < 500 && !r.Transient() && !r.Exists() && r.Status != http.StatusConflict
+}
+
+// credentialCodes are the codes of a request whose credentials the
+// server did not accept (as opposed to credentials it knows that may not
+// do what was asked: AccessDenied).
+var credentialCodes = map[string]bool{
+	"InvalidAccessKeyId": true, "SignatureDoesNotMatch": true, "InvalidToken": true,
+	"InvalidClientTokenId": true, "InvalidSecurity": true, "MissingSecurityHeader": true,
+	"UnrecognizedClientException": true,
+}
+
+// regionCodes are the codes of a request sent to, or signed for, a
+// region other than the bucket's.
+var regionCodes = map[string]bool{
+	"PermanentRedirect": true, "AuthorizationHeaderMalformed": true,
+	"IllegalLocationConstraintException": true, "InvalidRegion": true,
+}
+
+// Why says a refusal (see Refused) in words, with what to check: what a
+// message shows instead of the server's reply, which names the object's
+// key and the SDK's internals.
+func (r Reply) Why() string {
+	switch {
+	case credentialCodes[r.Code]:
+		return "the credentials were not accepted (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the profile that supplies them)"
+	case r.Code == "ExpiredToken" || r.Code == "TokenRefreshRequired":
+		return "the credentials have expired (renew them)"
+	case r.Code == "NoSuchBucket":
+		return "the bucket does not exist (check the bucket in the store URL, or create it)"
+	case r.Code == "InvalidBucketName":
+		return "the bucket's name is not valid (check the bucket in the store URL)"
+	case regionCodes[r.Code] || r.Status == http.StatusMovedPermanently:
+		return "the bucket is in another region than the request was signed for (set region= in the store URL, or AWS_REGION, to the bucket's)"
+	case r.Code == "AccessDenied" || r.Code == "AllAccessDisabled" || r.Status == http.StatusForbidden:
+		return "access denied (the credentials were accepted but may not do this in this bucket and prefix: check their policy, as in docs/s3.md)"
+	case r.Code == "EntityTooLarge" || r.Status == http.StatusRequestEntityTooLarge:
+		return "the object is larger than the server accepts"
+	}
+	reply := fmt.Sprintf("HTTP %d", r.Status)
+	switch {
+	case r.Status == 0:
+		reply = r.Code
+	case r.Code != "":
+		reply += " " + r.Code
+	}
+	return "the server answered " + reply
 }
 
 // MapError translates the error err of a verb ("get", "put", ...) on key,
 // whose reply was r: a missing object to cas.ErrNotFound, one worth
-// retrying marked cas.Transient, a put the server refused marked
-// cas.NotStored, the rest wrapped as is. A cancelled or expired context
+// retrying marked cas.Transient, a request the server refused as a
+// cas.RefusedError (and, a put, marked cas.NotStored), the rest wrapped
+// as is. A cancelled or expired context
 // is never transient.
 func MapError(verb, key string, err error, r Reply) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -113,8 +164,12 @@ func MapError(verb, key string, err error, r Reply) error {
 		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
 	case CutOff(err):
 		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, err))
-	case verb == "put" && r.Refused():
-		return fmt.Errorf("%s %s: %w", verb, key, cas.NotStored(err))
+	case r.Refused():
+		refused := &cas.RefusedError{Op: verb, Key: key, Why: r.Why(), Err: err}
+		if verb == "put" {
+			return fmt.Errorf("%s %s: %w", verb, key, cas.NotStored(refused))
+		}
+		return fmt.Errorf("%s %s: %w", verb, key, refused)
 	}
 	return fmt.Errorf("%s %s: %w", verb, key, err)
 }

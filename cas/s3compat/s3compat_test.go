@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
@@ -97,6 +98,53 @@ func TestPutRefusedNotStored(t *testing.T) {
 	} {
 		if got := cas.IsNotStored(s3compat.MapError(c.verb, "k", boom, c.r)); got != c.want {
 			t.Errorf("%s %+v: NotStored = %v, want %v", c.verb, c.r, got, c.want)
+		}
+	}
+}
+
+// TestRefusedSaidInWords: a request the server refused outright is a
+// cas.RefusedError naming the request and why in words, without the
+// server's reply; a missing object, a retryable reply and a lost
+// conditional create are not.
+func TestRefusedSaidInWords(t *testing.T) {
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		r   s3compat.Reply
+		why string // "": not a refusal
+	}{
+		{s3compat.Reply{Code: "SignatureDoesNotMatch", Status: 403}, "the credentials were not accepted (check AWS_ACCESS_KEY_ID"},
+		{s3compat.Reply{Code: "InvalidAccessKeyId", Status: 403}, "the credentials were not accepted (check AWS_ACCESS_KEY_ID"},
+		{s3compat.Reply{Code: "ExpiredToken", Status: 400}, "the credentials have expired"},
+		{s3compat.Reply{Code: "AccessDenied", Status: 403}, "access denied ("},
+		{s3compat.Reply{Status: 403}, "access denied ("}, // a HEAD has no body
+		{s3compat.Reply{Code: "NoSuchBucket", Status: 404}, "the bucket does not exist ("},
+		{s3compat.Reply{Code: "InvalidBucketName", Status: 400}, "the bucket's name is not valid"},
+		{s3compat.Reply{Code: "PermanentRedirect", Status: 301}, "another region"},
+		{s3compat.Reply{Status: 301}, "another region"},
+		{s3compat.Reply{Code: "AuthorizationHeaderMalformed", Status: 400}, "another region"},
+		{s3compat.Reply{Code: "EntityTooLarge", Status: 400}, "larger than the server accepts"},
+		{s3compat.Reply{Code: "InvalidArgument", Status: 400}, "the server answered HTTP 400 InvalidArgument"},
+		{s3compat.Reply{Status: 405}, "the server answered HTTP 405"},
+		{s3compat.Reply{Code: "NoSuchKey", Status: 404}, ""},
+		{s3compat.Reply{Code: "SlowDown", Status: 503}, ""},
+		{s3compat.Reply{Status: 429}, ""},
+		{s3compat.Reply{Code: "PreconditionFailed", Status: 412}, ""},
+		{s3compat.Reply{Code: "NotImplemented", Status: 501}, ""},
+	} {
+		for _, verb := range []string{"get", "put", "list"} {
+			err := s3compat.MapError(verb, "steps/s/head", boom, c.r)
+			var re *cas.RefusedError
+			switch {
+			case c.why == "" && errors.As(err, &re):
+				t.Errorf("%s %+v: a refusal: %+v", verb, c.r, re)
+			case c.why == "":
+			case !errors.As(err, &re):
+				t.Errorf("%s %+v: no refusal in %v", verb, c.r, err)
+			case re.Op != verb || re.Key != "steps/s/head" || !strings.Contains(re.Why, c.why) || !errors.Is(err, boom):
+				t.Errorf("%s %+v: %+v; want op %s, why with %q, the cause kept", verb, c.r, re, verb, c.why)
+			case strings.Contains(re.Why, "steps/") || strings.Contains(re.Why, "boom"):
+				t.Errorf("%s %+v: why %q names the key or the reply", verb, c.r, re.Why)
+			}
 		}
 	}
 }

@@ -245,9 +245,9 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 // names and those a fork's history, a fork's layout or a fork pin reaches
 // (see reachedFromOthers), and sweeps the rest oldest first, so such a
 // step says that n is above the base. Otherwise (a session's oldest steps
-// missing with nothing of it below them, or only such kept steps) it may
-// be a prune, and is not reported; nor is it if what other sessions reach
-// cannot be read.
+// missing with nothing of it below them, or only such kept steps, or a
+// tombstone) it may be a prune, and is not reported; nor is it if what
+// other sessions reach cannot be read.
 func (v *verifier) lost(ctx context.Context, session string, n uint64, named map[string]bool) bool {
 	if named[StepKey(session, n)] {
 		return true
@@ -268,22 +268,29 @@ func (v *verifier) lost(ctx context.Context, session string, n uint64, named map
 		}
 		v.stored[session] = held
 	}
-	// The highest step below n that no checked layout names; only then
-	// is it worth finding out what other sessions reach.
-	var top uint64
-	for _, k := range held {
-		if k >= n {
-			break
+	// The highest step below n that no checked layout names and that is
+	// no tombstone: below a tombstone lies a removed past of the name,
+	// never the history of a step above it (a removal's tombstone is kept
+	// by gc while it is the newest slot, a revived name's first step has
+	// no parent). Only then is it worth finding out what other sessions
+	// reach.
+	i := sort.Search(len(held), func(i int) bool { return held[i] >= n })
+	for i--; i >= 0; i-- {
+		k := held[i]
+		if key := StepKey(session, k); named[key] || v.objects[key] {
+			continue
 		}
-		if key := StepKey(session, k); !named[key] && !v.objects[key] {
-			top = k
+		st, err := v.r.ReadStep(ctx, session, k)
+		if err != nil {
+			continue // says nothing; reported if the walk gets there
 		}
+		if IsTombstone(st.Manifest) {
+			return false
+		}
+		reached, known := v.reachedFromOthers(ctx, session)
+		return known && k > reached
 	}
-	if top == 0 {
-		return false
-	}
-	reached, known := v.reachedFromOthers(ctx, session)
-	return known && top > reached
+	return false
 }
 
 // reachedFromOthers returns the highest step of session that another

@@ -89,6 +89,11 @@ type verifier struct {
 	objects map[string]bool
 	blobs   map[cas.ID]bool
 	steps   map[string]uint64 // step key -> the floor it was walked to
+
+	// For lost, read when a walk without a floor meets a gap.
+	stored  map[string][]uint64 // session -> its step numbers the store holds, ascending
+	entries map[string]uint64   // session -> the highest step other sessions reach
+	unread  map[string]bool     // sessions whose oldest step could not be read ("": listing or pins)
 }
 
 func (v *verifier) problem(object, step string, err error) {
@@ -149,11 +154,13 @@ func (v *verifier) session(ctx context.Context, name string) {
 // rest checks session's marker and head hint, and walks its steps from
 // its head, n, down to floor. A floor of 0 says the base marker is
 // damaged and gives none (it was reported): then the walk goes down as
-// far as the steps read and stops at the first one the store does not
-// hold, reporting nothing for it, since below it the history may have
-// been pruned and swept, which only the marker could say. That bounds
-// the walk by what the store holds, not by the step numbers, and every
-// other problem of the session is still found in the same run.
+// far as the steps read. A step the store does not hold is then either
+// lost or below the session's real base, pruned and swept, which only the
+// marker could say; the walk reports it and goes on below it when the
+// store says it was history (see lost), and otherwise ends there,
+// reporting nothing for it. That bounds the walk by what the store holds,
+// not by the step numbers, and every other problem of the session is
+// still found in the same run.
 func (v *verifier) rest(ctx context.Context, name string, n, floor uint64) {
 	if err := v.r.CheckMarker(ctx, name); err != nil {
 		v.problem(SessionKey(name), name, err)
@@ -172,9 +179,14 @@ func (v *verifier) rest(ctx context.Context, name string, n, floor uint64) {
 // each manifest against the hash its child recorded. A step that cannot
 // be read does not stop the walk within its session: its number says
 // where its parent is. If untilGone (the base marker gives no floor), a
-// step the store does not hold ends the walk, unreported (see rest).
+// step the store does not hold ends the walk, unreported, unless lost
+// says it was part of the session's history (see rest); in the sessions
+// the chain forks from, whose own walks have their floors, it always
+// ends the walk.
 func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, want *cas.ID, untilGone bool) {
-	missing := false // the step above was missing too: report a gap once
+	own := session
+	var named map[string]bool // untilGone: step objects the layouts of the steps read name
+	missing := false          // the step above was missing too: report a gap once
 	for n > 0 && n >= floor {
 		key := StepKey(session, n)
 		// Shared history already checked, down to the floor it was
@@ -189,7 +201,7 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 		st, err := v.r.ReadStep(ctx, session, n)
 		if err != nil {
 			gone := errors.Is(err, cas.ErrNotFound)
-			if gone && untilGone {
+			if gone && untilGone && (session != own || !v.lost(ctx, session, n, named)) {
 				return
 			}
 			if !seen && (!gone || !missing) {
@@ -207,12 +219,148 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 			v.rep.Steps++
 			v.step(ctx, st, ref)
 		}
+		if untilGone && session == own {
+			if named == nil {
+				named = map[string]bool{}
+			}
+			for _, k := range LayoutKeys(st.Layout) {
+				named[k] = true
+			}
+		}
 		if st.Parent == nil {
 			return
 		}
 		id := st.Parent.ID
 		session, n, want = st.Parent.Session, st.Parent.Number, &id
 	}
+}
+
+// lost reports whether step n of session, which the store does not hold
+// and whose base marker gives no floor, was part of the session's
+// history, so that its absence is damage. It was if a layout of a step
+// the walk read above it names its object (named): a step's layout keeps
+// what it names, and that was reported missing too. It was also if the
+// store still holds a step of the session below it that a prune would
+// not have left: below its base gc keeps only the steps a live layout
+// names and those a fork's history, a fork's layout or a fork pin reaches
+// (see reachedFromOthers), and sweeps the rest oldest first, so such a
+// step says that n is above the base. Otherwise (a session's oldest steps
+// missing with nothing of it below them, or only such kept steps, or a
+// tombstone) it may be a prune, and is not reported; nor is it if what
+// other sessions reach cannot be read.
+func (v *verifier) lost(ctx context.Context, session string, n uint64, named map[string]bool) bool {
+	if named[StepKey(session, n)] {
+		return true
+	}
+	held, ok := v.stored[session]
+	if !ok {
+		err := v.r.store.List(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
+			if s, k, ok := ParseStepKey(i.Key); ok && s == session {
+				held = append(held, k)
+			}
+			return nil
+		})
+		if err != nil {
+			held = nil // no evidence
+		}
+		if v.stored == nil {
+			v.stored = map[string][]uint64{}
+		}
+		v.stored[session] = held
+	}
+	// The highest step below n that no checked layout names and that is
+	// no tombstone: below a tombstone lies a removed past of the name,
+	// never the history of a step above it (a removal's tombstone is kept
+	// by gc while it is the newest slot, a revived name's first step has
+	// no parent). Only then is it worth finding out what other sessions
+	// reach.
+	i := sort.Search(len(held), func(i int) bool { return held[i] >= n })
+	for i--; i >= 0; i-- {
+		k := held[i]
+		if key := StepKey(session, k); named[key] || v.objects[key] {
+			continue
+		}
+		st, err := v.r.ReadStep(ctx, session, k)
+		if err != nil {
+			continue // says nothing; reported if the walk gets there
+		}
+		if IsTombstone(st.Manifest) {
+			return false
+		}
+		reached, known := v.reachedFromOthers(ctx, session)
+		return known && k > reached
+	}
+	return false
+}
+
+// reachedFromOthers returns the highest step of session that another
+// session's history, its layouts or a fork pin may reach, and whether
+// that could be found out. A session's history enters another session
+// only at its oldest step, a fork's first, whose parent is in the session
+// it was forked from and which copies the layout of the step it forks,
+// its origin (a fork's later layouts name no older step of that
+// session); a pin keeps its source's chain from the forked step down.
+// Read once per run, only when a gap needs it.
+func (v *verifier) reachedFromOthers(ctx context.Context, session string) (uint64, bool) {
+	if v.entries == nil {
+		v.entries = map[string]uint64{}
+		v.unread = map[string]bool{}
+		enter := func(s string, n uint64) {
+			if n > v.entries[s] {
+				v.entries[s] = n
+			}
+		}
+		seen := map[string]bool{}
+		each := func(s string) error {
+			if seen[s] {
+				return nil
+			}
+			seen[s] = true
+			first, err := v.r.FirstStep(ctx, s)
+			if err != nil {
+				v.unread[s] = true
+				return nil
+			}
+			if first == 0 {
+				return nil
+			}
+			st, err := v.r.ReadStep(ctx, s, first)
+			switch {
+			case errors.Is(err, cas.ErrNotFound):
+			case err != nil:
+				v.unread[s] = true
+			default:
+				for _, p := range []*Pointer{st.Parent, st.Origin} {
+					if p != nil && p.Session != s {
+						enter(p.Session, p.Number)
+					}
+				}
+			}
+			return nil
+		}
+		if err := v.r.Sessions(ctx, each); err != nil {
+			v.unread[""] = true
+		}
+		if err := v.r.StepSessions(ctx, each); err != nil {
+			v.unread[""] = true
+		}
+		pins, err := v.r.Pins(ctx)
+		if err != nil {
+			v.unread[""] = true
+		}
+		for _, p := range pins {
+			if p.Pin != nil {
+				enter(p.Pin.Source, p.Pin.Step)
+			}
+		}
+	}
+	for s := range v.unread {
+		if s != session {
+			// Its history may enter this session anywhere.
+			return 0, false
+		}
+	}
+	return v.entries[session], true
 }
 
 // step checks every object of a step's layout and every blob its state

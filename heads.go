@@ -15,6 +15,7 @@ import (
 // session (a damaged session does not hide the others). An error from fn,
 // or any other error reading a head, stops the walk and is returned.
 func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *Step) error) (err error) {
+	defer w.classifyTo(&err)
 	if prefix != "" && ValidSession(prefix) != nil {
 		// Any start of a session name is itself a session name.
 		return invalid(fmt.Errorf("%q is not the start of a session name: want %s", prefix, SessionNameRule))
@@ -35,7 +36,7 @@ func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *S
 		return err
 	})
 	if err != nil {
-		return classify(err)
+		return err
 	}
 	if len(damaged.Sessions) > 0 {
 		return &damaged

@@ -11,6 +11,19 @@ import (
 // old it must be, before GC deletes it, unless GCOptions says otherwise.
 const DefaultGrace = time.Hour
 
+// SlotFenceAge is the least age of a step object (a step or a tombstone)
+// before GC deletes it, whatever GCOptions.Grace says: deleting it empties
+// its slot, and a writer paused with the step below as its head would
+// fill the slot again. Such a writer got its head before the slot was
+// written, so by then it has held that head longer than HeadTrust.
+const SlotFenceAge = manifest.SlotFenceAge
+
+// HeadTrust is how long a Session trusts the head it holds (or a head
+// cache saved that long ago) without hearing from the store: past it, its
+// next commit reads the store's head first, and is a conflict if that is
+// another step. It costs one head read after an idle spell, no more.
+const HeadTrust = manifest.HeadTrust
+
 // ForkPinGrace is the least time gc keeps honouring the pin of a fork
 // that has not landed, whatever GCOptions.Grace says; after it gc fences
 // the fork's slot, and a forker that resumes later fails with
@@ -43,6 +56,11 @@ type GCReport struct {
 	// run, CandidateBytes their bytes.
 	Candidates     int
 	CandidateBytes int64
+	// YoungSteps counts the candidates that are step objects younger
+	// than manifest.SlotFenceAge (30 minutes): kept until then whatever
+	// the grace, so that a writer paused below one cannot fill its slot
+	// again unnoticed.
+	YoungSteps int
 	// Deleted objects (or, in a dry run, objects that would be deleted).
 	Deleted      int
 	DeletedBytes int64

@@ -48,13 +48,13 @@ func TestGCDamagedBaseMarker(t *testing.T) {
 				t.Fatal(err)
 			}
 			// g's steps are candidates now, due at the next run.
-			mustGC(t, ws, cairn.GCOptions{Grace: 0})
+			mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 			if err := store.Put(ctx, manifest.BaseKey("d"), []byte(marker), cas.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			before := storeKeys(t, store, "")
 			for _, dry := range []bool{true, false} {
-				rep, err := ws.GC(ctx, cairn.GCOptions{Grace: 0, DryRun: dry})
+				rep, err := ws.GC(ctx, cairn.GCOptions{Grace: 0, DryRun: dry, Now: slotsAged})
 				if err == nil {
 					t.Fatalf("gc (dry run %v) beside a damaged base marker: no error; report %+v", dry, rep)
 				}
@@ -88,7 +88,7 @@ func TestGCDamagedBaseMarker(t *testing.T) {
 			}
 			mustVerify(t, ws)
 			checkState(t, ws, "d", gcState("d", 5))
-			if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 3 || r.Tombstones != 0 {
+			if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 3 || r.Tombstones != 0 {
 				t.Fatalf("gc after the repair = %+v, want g's 3 steps deleted", r)
 			}
 			checkState(t, ws, "d", gcState("d", 5))
@@ -110,10 +110,10 @@ func TestGCLegacyRemovalCollectable(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustVerify(t, ws)
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Tombstones != 1 || r.Candidates != 4 || r.Note != "" {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Tombstones != 1 || r.Candidates != 4 || r.Note != "" {
 		t.Fatalf("run 1 = %+v, want r fenced and its 4 steps candidates", r)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 4 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 4 {
 		t.Fatalf("run 2 = %+v, want r's 4 steps deleted", r)
 	}
 	mustVerify(t, ws)
@@ -129,10 +129,10 @@ func TestGCLegacyRemovalCollectable(t *testing.T) {
 	if err := repo.Fence(ctx, "o", 4); err != nil { // tombstone at o@4, base 5
 		t.Fatal(err)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Tombstones != 0 || r.Candidates != 3 || r.Note != "" {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Tombstones != 0 || r.Candidates != 3 || r.Note != "" {
 		t.Fatalf("run 1 over an old in-place tombstone = %+v, want o's 3 older steps candidates", r)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 3 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 3 {
 		t.Fatalf("run 2 over an old in-place tombstone = %+v, want o's 3 older steps deleted", r)
 	}
 	mustVerify(t, ws)
@@ -158,7 +158,7 @@ func gcPruneAfterListing(t *testing.T, keep uint64) {
 		if _, err := ws.Remove(ctx, "g"); err != nil {
 			t.Fatal(err)
 		}
-		mustGC(t, ws, cairn.GCOptions{Grace: 0}) // g's steps become candidates
+		mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}) // g's steps become candidates
 		other := cairn.OpenStore(store)
 		hooked := &afterList{Store: store, prefix: "steps/", fn: func() {
 			commitN(t, other, "p", "p", 5, 7)
@@ -166,7 +166,7 @@ func gcPruneAfterListing(t *testing.T, keep uint64) {
 				t.Error(err)
 			}
 		}}
-		rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0})
+		rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0, Now: slotsAged})
 		if rep.Tombstones != 0 || rep.Note != "" || rep.Deleted != 3 {
 			t.Errorf("keep %d: gc beside commit+prune = %+v, want g's 3 steps deleted, no fence, no note", keep, rep)
 		}
@@ -177,7 +177,7 @@ func gcPruneAfterListing(t *testing.T, keep uint64) {
 		checkState(t, ws, "p", gcState("p", 7))
 		commitN(t, ws, "p", "p", 8, 8)
 		for i := 0; i < 2; i++ {
-			mustGC(t, ws, cairn.GCOptions{Grace: 0})
+			mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 		}
 		mustVerify(t, ws)
 		checkState(t, ws, "p", gcState("p", 8))
@@ -197,7 +197,7 @@ func TestGCRevivedBeforeMark(t *testing.T) {
 	if _, err := ws.Remove(ctx, "g"); err != nil {
 		t.Fatal(err)
 	}
-	mustGC(t, ws, cairn.GCOptions{Grace: 0}) // g's steps become candidates
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}) // g's steps become candidates
 	if err := manifest.NewRepo(store, 0).WriteBase(ctx, "r", 5); err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +205,14 @@ func TestGCRevivedBeforeMark(t *testing.T) {
 	hooked := &afterList{Store: store, prefix: "steps/", fn: func() {
 		commitN(t, other, "r", "r", 5, 5)
 	}}
-	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0})
+	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0, Now: slotsAged})
 	if rep.Deleted != 3 || rep.Tombstones != 0 || rep.Note != "" {
 		t.Fatalf("gc beside a session revived before its mark = %+v, want g's 3 steps deleted, no fence, no note", rep)
 	}
 	mustVerify(t, ws)
 	checkState(t, ws, "r", gcState("r", 5))
 	for i := 0; i < 2; i++ {
-		if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 0 {
+		if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 0 {
 			t.Fatalf("run %d deleted %d objects the revived session uses", i, r.Deleted)
 		}
 	}
@@ -239,13 +239,13 @@ func TestVerifyUnreadableBaseMarker(t *testing.T) {
 			if _, err := ws.Remove(ctx, "g"); err != nil {
 				t.Fatal(err)
 			}
-			mustGC(t, ws, cairn.GCOptions{Grace: 0})
+			mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 			if err := store.Put(ctx, manifest.BaseKey("d"), []byte(marker), cas.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			before := storeKeys(t, store, "")
 			logged := &getLog{Store: store, key: manifest.BaseKey("d")}
-			_, err := cairn.OpenStore(logged).GC(ctx, cairn.GCOptions{Grace: 0})
+			_, err := cairn.OpenStore(logged).GC(ctx, cairn.GCOptions{Grace: 0, Now: slotsAged})
 			if !errors.Is(err, cairn.ErrCorrupt) || !strings.Contains(err.Error(), "the base marker of session d") ||
 				!strings.Contains(err.Error(), "nothing deleted") || strings.Contains(err.Error(), "steps/") {
 				t.Errorf("gc beside a bad base marker: %v", err)

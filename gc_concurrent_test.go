@@ -191,7 +191,7 @@ func testGCConcurrent(t *testing.T, open func() *cairn.Workspace, steps int) {
 		defer close(gcDone)
 		ws := open()
 		for writing.Load() > 0 {
-			rep, err := ws.GC(ctx, cairn.GCOptions{Grace: 0})
+			rep, err := ws.GC(ctx, cairn.GCOptions{Grace: 0, Now: slotsAged})
 			if err != nil {
 				fail(fmt.Errorf("gc run %d: %w", runs+1, err))
 				return
@@ -211,7 +211,7 @@ func testGCConcurrent(t *testing.T, open func() *cairn.Workspace, steps int) {
 	ws := open()
 	var last *cairn.GCReport
 	for i := 0; i < 2; i++ {
-		last = mustGC(t, ws, cairn.GCOptions{Grace: 0})
+		last = mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 		reclaimed += last.DeletedBytes
 	}
 	rep := mustVerify(t, ws)

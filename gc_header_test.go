@@ -93,7 +93,7 @@ func TestGCLongStepHeader(t *testing.T) {
 				t.Fatalf("big@1's header is %d bytes, not past the first 64 KiB", header)
 			}
 			logged := &getLog{Store: store, key: key}
-			if r := mustGC(t, cairn.OpenStore(logged), cairn.GCOptions{Grace: 0}); r.LiveSteps != 3 {
+			if r := mustGC(t, cairn.OpenStore(logged), cairn.GCOptions{Grace: 0, Now: slotsAged}); r.LiveSteps != 3 {
 				t.Fatalf("gc = %+v, want 3 live steps", r)
 			}
 			if len(logged.ns) != 2 || logged.ns[0] != 64<<10 || logged.ns[1] >= 0 && logged.ns[1] < int64(len(orig)) {
@@ -106,7 +106,7 @@ func TestGCLongStepHeader(t *testing.T) {
 			if err := store.Put(ctx, key, bad, cas.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := cairn.OpenStore(store).GC(ctx, cairn.GCOptions{Grace: 0})
+			rep, err := cairn.OpenStore(store).GC(ctx, cairn.GCOptions{Grace: 0, Now: slotsAged})
 			if !errors.Is(err, cairn.ErrCorrupt) || !strings.Contains(err.Error(), "big") || !strings.Contains(err.Error(), "nothing deleted") {
 				t.Fatalf("gc with big@1 damaged past its first 64 KiB: %+v, %v", rep, err)
 			}
@@ -116,7 +116,7 @@ func TestGCLongStepHeader(t *testing.T) {
 			if err := store.Put(ctx, key, orig, cas.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.LiveSteps != 3 || r.Deleted != 2 {
+			if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.LiveSteps != 3 || r.Deleted != 2 {
 				t.Fatalf("gc after the repair = %+v, want 3 live steps and g's 2 deleted", r)
 			}
 			mustVerify(t, ws)

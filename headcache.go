@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,6 +84,13 @@ func (s *Session) loadCached(ctx context.Context) bool {
 	// this process knows at least as much as the cache (a lost slot or
 	// an unsure put forgets the head, and the store must answer).
 	s.noCache = true
+	// The file's time is when this machine's last commit saved it: a
+	// head saved longer ago than manifest.HeadTrust is checked against
+	// the store's before the commit (Session.reconfirm).
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
 	h, _ := headcache.Load(path, key)
 	if h == nil || h.Stamp == "" {
 		return false
@@ -95,7 +103,7 @@ func (s *Session) loadCached(ctx context.Context) bool {
 		return false
 	}
 	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, h.Stamp, true, false
-	s.cacheBase = h.Base
+	s.cacheBase, s.confirmed = h.Base, fi.ModTime()
 	return true
 }
 

@@ -147,7 +147,7 @@ func testPruneKeepsForks(t *testing.T, ws *cairn.Workspace) {
 		t.Fatalf("second prune = %+v, %v", res, err)
 	}
 	for i := 0; i < 3; i++ {
-		mustGC(t, ws, cairn.GCOptions{Grace: 0})
+		mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	}
 	mustVerify(t, ws)
 	for n := 18; n <= 20; n++ {
@@ -160,7 +160,7 @@ func testPruneKeepsForks(t *testing.T, ws *cairn.Workspace) {
 	// Both go on: main re-uses a config value only pruned steps held.
 	commitN(t, ws, "main", "main", 21, 24)
 	commitN(t, ws, "alt", "alt", 14, 15)
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	mustVerify(t, ws)
 	checkState(t, ws, "main", gcState("main", 24))
 	checkState(t, ws, "alt", gcState("alt", 15))
@@ -208,20 +208,20 @@ func testRemoveAndGC(t *testing.T, ws *cairn.Workspace) {
 	if _, err := ws.Remove(ctx, "a"); !errors.Is(err, cairn.ErrNotFound) {
 		t.Fatalf("removing twice: %v", err)
 	}
-	r1 := mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	r1 := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	if r1.Deleted != 0 || r1.Candidates != 7 || r1.Tombstones != 0 {
 		// a@6..12 are garbage: c uses a@1..5. Remove fenced a@13.
 		t.Fatalf("first run = %+v, want 7 candidates, nothing deleted, no fence of its own", r1)
 	}
-	dry := mustGC(t, ws, cairn.GCOptions{Grace: 0, DryRun: true})
+	dry := mustGC(t, ws, cairn.GCOptions{Grace: 0, DryRun: true, Now: slotsAged})
 	if dry.Deleted != 7 {
 		t.Fatalf("dry run = %+v, want 7 that would go", dry)
 	}
-	r2 := mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	r2 := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	if r2.Deleted != 7 || r2.Tombstones != 0 || r2.DeletedBytes != r1.CandidateBytes {
 		t.Fatalf("second run = %+v, want the 7 candidates (%d bytes) gone", r2, r1.CandidateBytes)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 0 || r.Candidates != 0 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 0 || r.Candidates != 0 {
 		t.Fatalf("third run = %+v, want nothing left to do", r)
 	}
 	mustVerify(t, ws)
@@ -234,8 +234,8 @@ func testRemoveAndGC(t *testing.T, ws *cairn.Workspace) {
 	if _, err := ws.Remove(ctx, "c"); err != nil {
 		t.Fatal(err)
 	}
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
-	r4 := mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
+	r4 := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	after, err := ws.Usage(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -257,8 +257,8 @@ func testRemoveAndGC(t *testing.T, ws *cairn.Workspace) {
 	if got := logOf(t, ws, "a"); st.Number != 15 || strings.Join(got, " ") != "a@15 a@14" {
 		t.Fatalf("reused name: step %d, log %v", st.Number, got)
 	}
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	if got := logOf(t, ws, "a"); strings.Join(got, " ") != "a@15 a@14" {
 		t.Fatalf("reused name after gc: log %v", got)
 	}
@@ -314,14 +314,14 @@ func TestGCRefusesUnreadableHistory(t *testing.T) {
 	if _, err := ws.Remove(ctx, "gone"); err != nil {
 		t.Fatal(err)
 	}
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	key := "steps/x/00000000000000000002"
 	data, _ := store.Get(ctx, key, 0, -1)
 	data[14] ^= 1 // inside the manifest: the mark must notice
 	if err := store.Put(ctx, key, data, cas.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ws.GC(ctx, cairn.GCOptions{Grace: 0})
+	_, err := ws.GC(ctx, cairn.GCOptions{Grace: 0, Now: slotsAged})
 	if !errors.Is(err, cas.ErrCorrupt) || !strings.Contains(err.Error(), "nothing deleted") {
 		t.Fatalf("gc over a corrupt live step: %v", err)
 	}
@@ -385,14 +385,14 @@ func TestGCCommitAfterFence(t *testing.T) {
 	if _, err := ws.Remove(ctx, "r"); err != nil {
 		t.Fatal(err)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 5 || r.Tombstones != 0 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Candidates != 5 || r.Tombstones != 0 {
 		t.Fatalf("run 1 = %+v", r)
 	}
 	st := commitN(t, ws, "r", "r", 6, 7)
 	if st.Number != 8 {
 		t.Fatalf("commit after rm and gc got step %d, want 8 (above the fence at 6)", st.Number)
 	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 5 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 5 {
 		t.Fatalf("run 2 = %+v, want the 5 old steps deleted", r)
 	}
 	mustVerify(t, ws)
@@ -472,7 +472,7 @@ func TestGCStopsForRevivedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// g@1..3 become candidates, due for deletion at the next run.
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Candidates != 3 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Candidates != 3 {
 		t.Fatalf("run 1 = %+v", r)
 	}
 	// Removed the old way: only the base marker above the head.
@@ -483,14 +483,21 @@ func TestGCStopsForRevivedSession(t *testing.T) {
 	hooked := &beforePut{Store: store, key: manifest.StepKey("r", 5), fn: func() {
 		commitN(t, other, "r", "r", 5, 5)
 	}}
-	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0})
+	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0, Now: slotsAged})
 	if rep.Deleted != 0 || rep.Tombstones != 0 || !strings.Contains(rep.Note, "removed session r got step 5") {
 		t.Fatalf("gc beside a revived session = %+v", rep)
 	}
 	mustVerify(t, ws)
 	checkState(t, ws, "r", gcState("r", 5))
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0}); r.Deleted != 0 {
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 0 {
 		t.Fatalf("the next run deleted %d objects the revived session uses", r.Deleted)
 	}
 	checkState(t, ws, "r", gcState("r", 5))
 }
+
+// slotsAged is a clock SlotFenceAge and more past this test binary's
+// start: a gc run on it (Now: slotsAged) counts the step objects a test
+// wrote as old enough to delete, and a writer on it (cairn.SetClock)
+// has held its head long enough to check it against the store's first
+// (manifest.HeadTrust).
+var slotsAged = time.Now().Add(manifest.SlotFenceAge + 10*time.Minute)

@@ -79,8 +79,8 @@ func waitPaused(t *testing.T, p *pause, done <-chan error) string {
 // unreachable in both runs to be deleted.
 func gcTwice(t *testing.T, ws *cairn.Workspace) {
 	t.Helper()
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 }
 
 // TestForkOfPrunedSessionBesideGC is issue 13 item 1: session W has 70
@@ -96,13 +96,13 @@ func TestForkOfPrunedSessionBesideGC(t *testing.T) {
 	if _, err := ws.Prune(ctx, "W", 5); err != nil {
 		t.Fatal(err)
 	}
-	mustGC(t, ws, cairn.GCOptions{Grace: 0})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
 
 	p := newPause(store)
 	p.del = func(string) bool { return true } // after the mark, before the sweep
 	done := make(chan error, 1)
 	go func() {
-		_, err := cairn.OpenStore(p).GC(ctx, cairn.GCOptions{Grace: 0})
+		_, err := cairn.OpenStore(p).GC(ctx, cairn.GCOptions{Grace: 0, Now: slotsAged})
 		done <- err
 	}()
 	waitPaused(t, p, done)

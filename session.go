@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/headcache"
@@ -42,6 +43,10 @@ type Session struct {
 	// removed says head is the last step of a removed session (or the
 	// tombstone fencing it): for Expect, such a session does not exist.
 	removed bool
+	// confirmed is when the store last confirmed head (a read of it, or
+	// an acknowledged commit): a head held longer than
+	// manifest.HeadTrust is checked against the store before a commit.
+	confirmed time.Time
 }
 
 // Name returns the session's name.
@@ -163,6 +168,7 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 		return err
 	}
 	s.head, s.index, s.removed = nil, repo.NewIndex(), false
+	s.confirmed = s.ws.clock()
 	if st == nil {
 		return nil
 	}
@@ -201,6 +207,9 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	}
 	if err := s.load(ctx, false); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", s.name, err)
+	}
+	if err := s.reconfirm(ctx); err != nil {
+		return nil, err
 	}
 	if opts.Expect != nil && s.visibleHead() != *opts.Expect {
 		// Our view may be stale: check the store before refusing.
@@ -294,6 +303,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	}
 	// The store has acknowledged this head: it is no longer a guess.
 	s.head, s.cached, s.removed = st, false, false
+	s.confirmed = s.ws.clock()
 	s.saveCached(ctx, st)
 	switch {
 	case doc != nil:
@@ -303,6 +313,38 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		s.doc = nil
 	}
 	return newStep(s.ws, st), nil
+}
+
+// reconfirm checks a head this writer has held for longer than
+// manifest.HeadTrust against the store's before it commits on it. gc
+// deletes a slot only once it is manifest.SlotFenceAge old, and a writer
+// whose head is below such a slot got that head before the slot was
+// written: without this check its conditional put would fill the slot
+// again, and its step, acknowledged, would lie below the session's base
+// where no reader looks. If the store's head is another, the commit is
+// the conflict it would have met had the slot still been there (for a
+// head from the cache: a retry from the store's head). A head from the
+// cache counts from when the cache was saved.
+func (s *Session) reconfirm(ctx context.Context) error {
+	if s.index == nil {
+		return nil
+	}
+	now := s.ws.clock()
+	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
+	if held <= manifest.HeadTrust {
+		return nil
+	}
+	st, _, _, err := s.ws.repo.ReadHead(ctx, s.name)
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", s.name, err)
+	}
+	if (st == nil && s.head == nil) || (st != nil && s.head != nil && st.ID == s.head.ID) {
+		s.confirmed, s.cached = now, false
+		return nil
+	}
+	// As if the slot were taken: a head from the cache is retried from
+	// the store's (staleCache), a held one is the conflict.
+	return s.lostSlot(ctx)
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its
@@ -374,6 +416,7 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 	}
 	s.head, s.index = nil, s.ws.repo.NewIndex()
 	s.cached, s.stamp = false, ""
+	s.confirmed = s.ws.clock()
 	if st == nil {
 		return nil, fmt.Errorf("head of %s: %w: %w", s.name, ErrNotFound, manifest.ErrNoSession)
 	}

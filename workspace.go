@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/metered"
@@ -42,6 +43,18 @@ type Workspace struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+
+	// now is the clock a Session measures how long it has held its head
+	// by (time.Now; tests move it).
+	now func() time.Time
+}
+
+// clock returns the workspace's time.
+func (w *Workspace) clock() time.Time {
+	if w.now != nil {
+		return w.now()
+	}
+	return time.Now()
 }
 
 // Requests is a count of object-store requests by kind, and of the

@@ -35,6 +35,11 @@ type GCReport struct {
 	// run, CandidateBytes their bytes.
 	Candidates     int
 	CandidateBytes int64
+	// YoungSteps counts the candidates that are step objects younger
+	// than manifest.SlotFenceAge (30 minutes): kept until then whatever
+	// the grace, so that a writer paused below one cannot fill its slot
+	// again unnoticed.
+	YoungSteps int
 	// Deleted objects (or, in a dry run, objects that would be deleted).
 	Deleted      int
 	DeletedBytes int64
@@ -60,6 +65,27 @@ type GCReport struct {
 // keeping a crashed fork's source a while longer.
 const ForkPinGrace = 10 * time.Minute
 
+// HeadTrust is how long a writer trusts a head it holds without hearing
+// from the store: a writer that has not confirmed its session's head (by
+// reading it or by an acknowledged commit) for longer reads it again
+// before its next commit, and so does a process starting from a head
+// cache saved longer ago. With SlotFenceAge it keeps a slot that gc
+// deleted from being filled again unnoticed.
+const HeadTrust = 10 * time.Minute
+
+// SlotFenceAge is the least age of a step slot's object (a step or a
+// tombstone, steps/S/N) before gc deletes it, whatever GCOptions.Grace
+// says. A deleted slot is empty again, and a writer paused with the step
+// below it as its head would fill it with a conditional put that
+// succeeds, its step acknowledged below the session's base where no
+// reader looks. Such a writer got its head before the slot was written,
+// so once the slot is SlotFenceAge old the writer has held its head for
+// longer than HeadTrust and reads the store's head before it commits,
+// and loses. The margin over HeadTrust covers a gc host's clock running
+// ahead of the store's (S3 refuses requests signed more than 15 minutes
+// off).
+const SlotFenceAge = 30 * time.Minute
+
 // GC deletes data objects that no live step needs (docs/maintenance.md;
 // invariant I5). It lists the data objects, then marks every
 // object reachable from every live step of every session, then sweeps in
@@ -71,9 +97,9 @@ const ForkPinGrace = 10 * time.Minute
 // reachable from its session's head. A failure to read any live step
 // aborts the run before anything is deleted.
 //
-// Time alone never protects an in-flight writer (Grace may be zero, and
-// a writer may be paused for any time). What a writer or forker may
-// still name is kept by rule, or fenced off before it is deleted (I4):
+// Grace never protects an in-flight writer (it may be zero, and a writer
+// may be paused for any time). What a writer or forker may still name is
+// kept by rule, or fenced off before it is deleted (I4):
 //
 //   - a commit names only its parent's layout (live while the parent is
 //     its session's head, which pruning keeps) and the pack it wrote
@@ -87,7 +113,11 @@ const ForkPinGrace = 10 * time.Minute
 //     reads the pins after its mark and keeps each pinned source's chain
 //     while the fork's slot is empty. A pin seen for max(Grace,
 //     ForkPinGrace) by two runs is expired by fencing its slot with a
-//     tombstone, so the forker, if it ever resumes, loses.
+//     tombstone, so the forker, if it ever resumes, loses;
+//   - a step object is deleted only once it is SlotFenceAge old, and a
+//     writer that has held its head for longer than HeadTrust reads the
+//     store's head before it commits, so a slot emptied here is never
+//     filled again by a writer paused below it.
 func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	start := time.Now()
 	grace := max(opts.Grace, 0)
@@ -169,6 +199,10 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			continue
 		}
 		first, due := seenSince(key, info.ModTime, grace)
+		if _, _, slot := ParseStepKey(key); slot && (info.ModTime.IsZero() || now.Sub(info.ModTime) < SlotFenceAge) {
+			due = false // see SlotFenceAge
+			rep.YoungSteps++
+		}
 		if due {
 			doomed = append(doomed, key)
 			rep.Deleted++

@@ -43,7 +43,7 @@ func runGC(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(map[string]any{
 			"objects": rep.Objects, "bytes": rep.Bytes, "live_steps": rep.LiveSteps,
 			"live_objects": rep.LiveObjects, "live_bytes": rep.LiveBytes,
-			"candidates": rep.Candidates, "candidate_bytes": rep.CandidateBytes,
+			"candidates": rep.Candidates, "candidate_bytes": rep.CandidateBytes, "young_steps": rep.YoungSteps,
 			"deleted": rep.Deleted, "deleted_bytes": rep.DeletedBytes, "deleted_keys": rep.DeletedKeys,
 			"tombstone_keys": rep.TombstoneKeys,
 			"tombstones":     rep.Tombstones, "dry_run": rep.DryRun, "seconds": rep.Duration.Seconds(), "note": rep.Note,
@@ -78,11 +78,16 @@ func runGC(ctx context.Context, e *env, args []string) error {
 		}
 		tombs = fmt.Sprintf("; %s %s with a tombstone", verb, plural(rep.Tombstones, "slot"))
 	}
-	fmt.Fprintf(e.stdout, "%s (%s), %s; live %s (%s); %s %s (%s)%s; %s (%s) wait for a later run; %s\n",
+	young := ""
+	if rep.YoungSteps > 0 {
+		young = fmt.Sprintf(" (%s younger than %v, kept until then so that a paused writer cannot fill their slots again)",
+			plural(rep.YoungSteps, "step"), minutes(cairn.SlotFenceAge))
+	}
+	fmt.Fprintf(e.stdout, "%s (%s), %s; live %s (%s); %s %s (%s)%s; %s (%s) wait for a later run%s; %s\n",
 		plural(rep.Objects, "object"), humanBytes(rep.Bytes), plural(rep.LiveSteps, "live step"),
 		plural(rep.LiveObjects, "object"), humanBytes(rep.LiveBytes),
 		verb, plural(rep.Deleted, "object"), humanBytes(rep.DeletedBytes), tombs,
-		plural(rep.Candidates, "candidate"), humanBytes(rep.CandidateBytes),
+		plural(rep.Candidates, "candidate"), humanBytes(rep.CandidateBytes), young,
 		rep.Duration.Round(time.Millisecond))
 	return nil
 }
@@ -109,3 +114,6 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// minutes says d in whole minutes ("30 minutes").
+func minutes(d time.Duration) string { return plural(int(d.Minutes()), "minute") }

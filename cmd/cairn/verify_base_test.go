@@ -52,6 +52,7 @@ func TestVerifyDamagedBaseMarkerPrunedHistory(t *testing.T) {
 		cli(t, store, `{}`, "commit", "d", "-")
 	}
 	cli(t, store, "", "prune", "d", "--keep-last", "10")
+	ageStore(t, store)
 	for range 2 {
 		cli(t, store, "", "gc", "--grace", "0")
 	}

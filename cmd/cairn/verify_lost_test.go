@@ -87,6 +87,7 @@ func TestVerifyDamagedBaseMarkerKeptHistory(t *testing.T) {
 					cli(t, store, `{}`, "commit", "d", "-")
 				}
 				cli(t, store, "", "rm", "d")
+				ageStore(t, store)
 				for range 2 {
 					cli(t, store, "", "gc", "--grace", "0")
 				}
@@ -114,6 +115,7 @@ func TestVerifyDamagedBaseMarkerKeptHistory(t *testing.T) {
 				}
 			}
 			cli(t, store, "", "prune", "d", "--keep-last", "10")
+			ageStore(t, store)
 			for range 2 {
 				if out, errs, code := cli(t, store, "", "gc", "--grace", "0"); code != 0 {
 					t.Fatalf("gc: exit %d: %s %s", code, out, errs)

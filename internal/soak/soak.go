@@ -96,6 +96,7 @@ type harness struct {
 	mu       sync.Mutex
 	acked    map[string]map[uint64][]byte // session -> step -> state
 	base     map[string]uint64            // session -> lowest step its history keeps (from prunes)
+	raised   map[string][]raise           // session -> its prunes, when each had raised the base
 	removed  map[string]bool
 	forks    []string
 	problems []string
@@ -121,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	h := &harness{
 		cfg: cfg, rep: &Report{Seed: cfg.Seed, Store: cfg.Store},
-		acked: map[string]map[uint64][]byte{}, base: map[string]uint64{}, removed: map[string]bool{},
+		acked: map[string]map[uint64][]byte{}, base: map[string]uint64{}, raised: map[string][]raise{}, removed: map[string]bool{},
 		procs: map[*os.Process]role{}, paused: map[*os.Process]bool{},
 	}
 	start := time.Now()
@@ -262,6 +263,7 @@ func (h *harness) writer(ctx context.Context, r *rand.Rand, id int, name string)
 		}
 		h.mu.Unlock()
 		doc := state(r, name, head+1, &msgs)
+		started := time.Now()
 		res := h.run(ctx, roleWriter, doc, "commit", name, "-", "--expect", strconv.FormatUint(head, 10), "--json")
 		switch {
 		case ctx.Err() != nil:
@@ -276,6 +278,7 @@ func (h *harness) writer(ctx context.Context, r *rand.Rand, id int, name string)
 			}
 			head = out.Step
 			h.ack(name, head, doc)
+			h.checkAbove(name, head, started)
 			h.stepsAcked.Add(1)
 		case res.code == 3:
 			h.conflicts.Add(1)
@@ -287,6 +290,27 @@ func (h *harness) writer(ctx context.Context, r *rand.Rand, id int, name string)
 		default:
 			h.problem("commit %s --expect %d: exit %d: %s", name, head, res.code, res.stderr)
 			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// raise is a prune that had raised a session's base by the time at.
+type raise struct {
+	at   time.Time
+	base uint64
+}
+
+// checkAbove reports step n of session, acknowledged by a commit that
+// started at started, if a prune had raised the session's base above n
+// before then: the step landed in a slot below the base (one gc emptied),
+// where no reader looks, and its writer was told it was written.
+func (h *harness) checkAbove(session string, n uint64, started time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.raised[session] {
+		if r.at.Before(started) && n < r.base {
+			h.problem("commit acknowledged %s@%d below the base %d a prune had set before the commit started: the step is lost", session, n, r.base)
+			return
 		}
 	}
 }
@@ -436,6 +460,7 @@ func (h *harness) maintainer(ctx context.Context, r *rand.Rand) {
 				b, _ := strconv.ParseUint(m[1]+m[2], 10, 64)
 				h.mu.Lock()
 				h.base[s] = max(h.base[s], b)
+				h.raised[s] = append(h.raised[s], raise{time.Now(), b})
 				h.mu.Unlock()
 			}
 			continue

@@ -181,3 +181,30 @@ func TestDamageSaidInWords(t *testing.T) {
 		checkWords(t, "gc", errs, "a fork pin of session n")
 	})
 }
+
+// TestCommandNamedOnce: gc and du on a damaged store said "cairn gc: gc:
+// mark live steps of d: …", the command twice: the Go API names its
+// operation and the CLI's line already does.
+func TestCommandNamedOnce(t *testing.T) {
+	store := t.TempDir()
+	for i := 0; i < 2; i++ {
+		if _, errs, code := cli(t, store, `{"a":1}`, "commit", "d", "-"); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	p := filepath.Join(store, "steps", "d", "00000000000000000002")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"gc", "du"} {
+		_, errs, code := cli(t, store, "", cmd)
+		if code != 1 || !strings.HasPrefix(errs, "cairn "+cmd+": ") || strings.HasPrefix(errs, "cairn "+cmd+": "+cmd+": ") {
+			t.Errorf("cairn %s on a damaged store: exit %d, %q; want exit 1, the command named once", cmd, code, errs)
+		}
+	}
+}

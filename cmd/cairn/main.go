@@ -376,13 +376,13 @@ func exitCode(stderr io.Writer, name string, err error) int {
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "cairn %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "cairn %s: %s\n", name, unprefixed(name, err.Error()))
 		return 2
 	case errors.Is(err, cairn.ErrInvalid):
-		fmt.Fprintf(stderr, "cairn %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "cairn %s: %s\n", name, unprefixed(name, err.Error()))
 		return 2
 	case errors.Is(err, cairn.ErrConflict):
-		fmt.Fprintf(stderr, "cairn %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "cairn %s: %s\n", name, unprefixed(name, err.Error()))
 		return 3
 	case errors.Is(err, errProblems):
 		return 1 // already reported
@@ -396,14 +396,19 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		return 1
 	}
 	if hint := cairn.LimitHint(err); hint != "" {
-		fmt.Fprintf(stderr, "cairn %s: %v (%s)\n", name, oneLine(err), hint)
+		fmt.Fprintf(stderr, "cairn %s: %s (%s)\n", name, unprefixed(name, oneLine(err)), hint)
 		return 1
 	}
-	fmt.Fprintf(stderr, "cairn %s: %v\n", name, oneLine(err))
+	fmt.Fprintf(stderr, "cairn %s: %s\n", name, unprefixed(name, oneLine(err)))
 	return 1
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
+
+// unprefixed drops the command's own name from the front of msg: the Go
+// API names its operation ("gc: mark live steps of d: …"), and the line
+// already starts "cairn gc: ".
+func unprefixed(name, msg string) string { return strings.TrimPrefix(msg, name+": ") }
 
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "usage: cairn [--store URL] COMMAND [ARGS]")

@@ -165,3 +165,89 @@ func TestForkPausedAfterGCMinIO(t *testing.T) {
 		t.Fatalf("x's head after the paused fork: %v, %v; want step 40", h, err)
 	}
 }
+
+// pauseAfterGet holds the first Get of key once it has returned, until
+// the test closes release: a process stopped right after that read.
+type pauseAfterGet struct {
+	cas.Store
+	key     string
+	once    sync.Once
+	reached chan struct{}
+	release chan struct{}
+}
+
+func (p *pauseAfterGet) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b, err := p.Store.Get(ctx, key, off, n)
+	if key == p.key {
+		p.once.Do(func() { close(p.reached); <-p.release })
+	}
+	return b, err
+}
+
+// TestRemovePausedAfterGCMinIO: rm is a slot writer too (its tombstone
+// goes in the slot above the head it read). Paused right after it read
+// head 5 while A took the session to 40, pruned it and gc SlotFenceAge
+// later emptied slot 6, it must not put its tombstone there and raise
+// the base to 7 (below 38: the steps between gone, the session neither
+// removed nor readable): with its clock as far on, it reads the head
+// again and is the conflict of a writer that committed meanwhile.
+func TestRemovePausedAfterGCMinIO(t *testing.T) {
+	ctx := context.Background()
+	b := s3test.StartMinIO(t)
+	raw := openMinIOStore(t, b, "rm")
+	wsA := cairn.OpenStore(raw)
+	commitN(t, wsA, "d", "d", 1, 5)
+
+	p := &pauseAfterGet{Store: raw, key: manifest.StepKey("d", 5), reached: make(chan struct{}), release: make(chan struct{})}
+	wsR := cairn.OpenStore(p)
+	var mu sync.Mutex
+	clock := time.Now
+	cairn.SetClock(wsR, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock() })
+	type result struct {
+		res *cairn.PruneResult
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		r, err := wsR.Remove(ctx, "d")
+		res <- result{r, err}
+	}()
+	select {
+	case <-p.reached:
+	case r := <-res:
+		t.Fatalf("rm ended (%+v, %v) before reading step 5", r.res, r.err)
+	}
+
+	commitN(t, wsA, "d", "d", 6, 40)
+	if _, err := wsA.Prune(ctx, "d", 3); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(manifest.SlotFenceAge + time.Minute)
+	for range 2 {
+		if _, err := wsA.GC(ctx, cairn.GCOptions{Grace: 0, Now: later}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.Stat(ctx, manifest.StepKey("d", 6)); !errors.Is(err, cas.ErrNotFound) {
+		t.Fatalf("slot 6 after gc SlotFenceAge later: %v; want it deleted", err)
+	}
+	mu.Lock()
+	clock = func() time.Time { return time.Now().Add(manifest.SlotFenceAge + time.Minute) }
+	mu.Unlock()
+	close(p.release)
+	r := <-res
+	if !errors.Is(r.err, cairn.ErrConflict) {
+		t.Errorf("rm, resumed after gc emptied slot 6: %+v, %v; want a conflict", r.res, r.err)
+	}
+	if _, err := raw.Stat(ctx, manifest.StepKey("d", 6)); !errors.Is(err, cas.ErrNotFound) {
+		t.Errorf("slot 6 after rm: %v; want it left empty", err)
+	}
+	h, err := wsA.ReadHead(ctx, "d")
+	if err != nil || h.Number != 40 {
+		t.Fatalf("head after rm: %v, %v; want step 40", h, err)
+	}
+	checkState(t, wsA, "d@38", gcState("d", 38))
+	if rep, err := wsA.Verify(ctx, "d"); err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("verify d after rm: %v, %v", rep, err)
+	}
+}

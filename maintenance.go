@@ -94,9 +94,25 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 // Remove removes nothing and says so.
 func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult, err error) {
 	defer w.classifyTo(&err)
+	read := w.clock()
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("remove %s: %w", session, err)
+	}
+	// The tombstone fills the slot above the head read: as for a commit
+	// (Session.headCheck), a head read longer than manifest.HeadTrust
+	// ago is read again first, or a slot gc emptied since (the session
+	// taken on, pruned and collected meanwhile) would take the tombstone,
+	// and the base marker set above it would lower the session's base
+	// to steps gc has deleted: neither removed nor readable.
+	if now := w.clock(); max(now.Sub(read), now.Round(0).Sub(read.Round(0))) > manifest.HeadTrust {
+		again, _, err := w.liveHead(ctx, session)
+		if err != nil {
+			return nil, fmt.Errorf("remove %s: %w", session, err)
+		}
+		if again != head {
+			return nil, fmt.Errorf("remove %s: %w: a writer committed %s@%d meanwhile; nothing removed", session, ErrConflict, session, head+1)
+		}
 	}
 	err = w.repo.Fence(ctx, session, head+1)
 	w.forget(session)

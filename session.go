@@ -276,14 +276,21 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
 		Session: s.name, Build: built, Record: record,
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
+		Check: s.headCheck,
 	})
 	// The stat cache is saved only for an acknowledged step.
 	finish(err == nil)
 	if err != nil && doc != nil {
 		doc.Rollback()
 	}
-	if errors.Is(err, manifest.ErrSlotTaken) {
+	if errors.Is(err, manifest.ErrSlotTaken) || errors.Is(err, errHeadMoved) {
 		return nil, s.lostSlot(ctx)
+	}
+	if check := (*headCheckError)(nil); errors.As(err, &check) {
+		// Nothing was put; the next commit reads the head again.
+		n := s.headNum() + 1
+		s.head, s.index = nil, nil
+		return nil, fmt.Errorf("commit %s@%d: %w", s.name, n, err)
 	}
 	if errors.Is(err, cas.ErrNotFound) && buildErr == nil {
 		// An object of the parent's layout is gone (compaction reads
@@ -325,26 +332,71 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 // the conflict it would have met had the slot still been there (for a
 // head from the cache: a retry from the store's head). A head from the
 // cache counts from when the cache was saved.
+//
+// The commit checks again right before its step's conditional put
+// (headCheck), since the build may take long and the writer may be
+// paused anywhere in it: what counts is how long the head has been held
+// when the put is sent.
 func (s *Session) reconfirm(ctx context.Context) error {
 	if s.index == nil {
 		return nil
 	}
-	now := s.ws.clock()
-	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
-	if held <= manifest.HeadTrust {
-		return nil
-	}
-	st, _, _, err := s.ws.repo.ReadHead(ctx, s.name)
+	moved, err := s.headMoved(ctx)
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", s.name, err)
 	}
+	if moved {
+		// As if the slot were taken: a head from the cache is retried
+		// from the store's (staleCache), a held one is the conflict.
+		return s.lostSlot(ctx)
+	}
+	return nil
+}
+
+// headMoved reports whether the store's head is another than the one
+// this writer holds, reading it only if the writer has held its head for
+// longer than manifest.HeadTrust; if it is the same, the head counts as
+// confirmed now.
+func (s *Session) headMoved(ctx context.Context) (bool, error) {
+	now := s.ws.clock()
+	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
+	if held <= manifest.HeadTrust {
+		return false, nil
+	}
+	st, _, _, err := s.ws.repo.ReadHead(ctx, s.name)
+	if err != nil {
+		return false, err
+	}
 	if (st == nil && s.head == nil) || (st != nil && s.head != nil && st.ID == s.head.ID) {
 		s.confirmed, s.cached = now, false
-		return nil
+		return false, nil
 	}
-	// As if the slot were taken: a head from the cache is retried from
-	// the store's (staleCache), a held one is the conflict.
-	return s.lostSlot(ctx)
+	return true, nil
+}
+
+// errHeadMoved is headCheck's error: the store's head is no longer the
+// one the commit builds on.
+var errHeadMoved = errors.New("the session's head moved while the commit was built")
+
+// headCheckError is headCheck's error when the head could not be read.
+type headCheckError struct{ err error }
+
+func (e *headCheckError) Error() string { return "read the head again: " + e.err.Error() }
+func (e *headCheckError) Unwrap() error { return e.err }
+
+// headCheck is the commit's last check (manifest.CommitInput.Check),
+// right before its step's put: reconfirm's, for a commit that took (or
+// was paused for) longer than manifest.HeadTrust since its head was
+// confirmed. It costs nothing otherwise.
+func (s *Session) headCheck(ctx context.Context) error {
+	moved, err := s.headMoved(ctx)
+	switch {
+	case err != nil:
+		return &headCheckError{err}
+	case moved:
+		return errHeadMoved
+	}
+	return nil
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its
@@ -540,8 +592,12 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		}
 		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: reason}
 	}
-	st, err := w.repo.Fork(ctx, from.m, to)
-	if errors.Is(err, manifest.ErrSlotTaken) {
+	// Right before the fork's put, as for a commit (Session.headCheck):
+	// a forker that has held "no steps yet" for longer than
+	// manifest.HeadTrust reads the target's head again, so that it never
+	// fills a slot that a session since written there lost to gc.
+	st, err := w.repo.Fork(ctx, from.m, to, t.headCheck)
+	if errors.Is(err, manifest.ErrSlotTaken) || errors.Is(err, errHeadMoved) {
 		return nil, t.conflict(ctx, from.Number)
 	}
 	if errors.Is(err, manifest.ErrPruned) {
@@ -550,6 +606,6 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	if err != nil {
 		return nil, fmt.Errorf("fork to %s: %w", to, t.unsure(from.Number, err))
 	}
-	t.head = st
+	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
 }

@@ -44,6 +44,14 @@ type CommitInput struct {
 	Status Status
 	// Fanout is the compaction fanout (see DefaultFanout; < 2: none).
 	Fanout int
+	// Check, if set, runs right before the step object's conditional
+	// put, once the build, its spill packs and any compaction are done:
+	// an error stops the commit there, its step unwritten (a spill pack
+	// already written is an orphan for gc, as after a crash). The writer
+	// checks there that the head it builds on is still one it may trust
+	// (HeadTrust): a build can take long, and a writer can be paused
+	// anywhere in it.
+	Check func(ctx context.Context) error
 }
 
 // Commit writes the step after head (nil: the session's first step) and
@@ -131,6 +139,11 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		m.Layout.Steps = appendRange(m.Layout.Steps, in.Session, n)
 	}
 	m.Layout.Spills = append(m.Layout.Spills, spills...)
+	if in.Check != nil {
+		if err := in.Check(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st, entries, err := r.WriteStep(ctx, m, &b)
 	if err != nil {
 		return nil, err
@@ -167,7 +180,10 @@ var ErrPruned = errors.New("pruned")
 // reads that base the fork writes a pin (see Pin), which gc honours until
 // the fork's slot is taken, so a forker paused for any time either names
 // only data that still exists or loses its slot to gc's fence.
-func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
+//
+// check, if not nil, runs right before the fork's step is put, as
+// CommitInput.Check: an error stops the fork there, its step unwritten.
+func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(context.Context) error) (*Step, error) {
 	floor, err := r.ReadBase(ctx, from.Session)
 	if err != nil {
 		return nil, err
@@ -207,6 +223,11 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
 	}
 	if err := r.MarkSession(ctx, to); err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(ctx); err != nil {
+			return nil, err
+		}
 	}
 	st, _, err := r.WriteStep(ctx, m, nil)
 	return st, err

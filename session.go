@@ -277,6 +277,15 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		Session: s.name, Build: built, Record: record,
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
 	})
+	if err == nil {
+		if lerr := s.checkLanded(ctx, st); lerr != nil {
+			finish(false)
+			if doc != nil {
+				doc.Rollback()
+			}
+			return nil, lerr
+		}
+	}
 	// The stat cache is saved only for an acknowledged step.
 	finish(err == nil)
 	if err != nil && doc != nil {
@@ -345,6 +354,45 @@ func (s *Session) reconfirm(ctx context.Context) error {
 	// As if the slot were taken: a head from the cache is retried from
 	// the store's (staleCache), a held one is the conflict.
 	return s.lostSlot(ctx)
+}
+
+// checkLanded makes sure a step whose put succeeded is where readers
+// look, when the writer held its head for longer than
+// manifest.HeadTrust by the time the put returned. reconfirm checks the
+// head when a commit starts, but the writer may be paused anywhere after
+// that, up to its step's put: meanwhile others may take the session past
+// the slot, prune it (or remove the session and reuse the name), and gc,
+// once the slot is manifest.SlotFenceAge old, delete it, so that the put
+// fills the slot again below the session's base. The time is measured
+// after the put, so no pause escapes it: a slot gc emptied was written
+// after this writer confirmed its head and deleted SlotFenceAge later.
+// Such a step is never acknowledged: the commit is the conflict it would
+// have met had the slot been there (a head from the cache: a retry from
+// the store's), and the step left below the base is garbage for gc. A
+// base that cannot be read leaves the step's fate unknown:
+// ErrMaybeWritten.
+func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
+	now := s.ws.clock()
+	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
+	if held <= manifest.HeadTrust {
+		return nil
+	}
+	n := st.Manifest.Number
+	base, err := s.ws.repo.ReadBase(ctx, s.name)
+	if err != nil {
+		s.head, s.index = nil, nil
+		return fmt.Errorf("commit %s@%d: %w: the writer was paused and the session's base cannot be read to check the step is above it: %w", s.name, n, ErrMaybeWritten, err)
+	}
+	if base <= n {
+		return nil
+	}
+	if s.cached {
+		s.head, s.index, s.doc = nil, nil, nil
+		s.cached, s.noCache, s.stamp = false, true, ""
+		return errStaleHead
+	}
+	s.head, s.index = nil, nil
+	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: "the session moved past this step while the writer was paused, and its base is above it now"}
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its

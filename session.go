@@ -588,7 +588,11 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		}
 		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: reason}
 	}
+	start := w.clock()
 	st, err := w.repo.Fork(ctx, from.m, to)
+	if err == nil {
+		err = w.checkForkLanded(ctx, start, st)
+	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
 		return nil, t.conflict(ctx, from.Number)
 	}
@@ -600,4 +604,29 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	}
 	t.head = st
 	return newStep(w, st), nil
+}
+
+// checkForkLanded makes sure a fork whose put succeeded is where readers
+// look, when the fork took longer than manifest.HeadTrust. Its slot was
+// empty when the fork began (the target had no steps); if another step
+// took it meanwhile (above all gc's fence, once the fork's pin expired)
+// and gc deleted that step (below the base once the name was committed
+// to again, and SlotFenceAge old), the put filled the slot again below
+// the target's base: it is then the conflict it would have met had the
+// slot still been there, never acknowledged. The time is measured after
+// the put, so no pause escapes it.
+func (w *Workspace) checkForkLanded(ctx context.Context, start time.Time, st *manifest.Step) error {
+	now := w.clock()
+	if max(now.Sub(start), now.Round(0).Sub(start.Round(0))) <= manifest.HeadTrust {
+		return nil
+	}
+	n := st.Manifest.Number
+	base, err := w.repo.ReadBase(ctx, st.Manifest.Session)
+	if err != nil {
+		return &manifest.StepPutError{Err: fmt.Errorf("the fork was paused and its session's base cannot be read to check its step is above it: %w", err)}
+	}
+	if base <= n {
+		return nil
+	}
+	return fmt.Errorf("fork lands below %s's base %d: %w", st.Manifest.Session, base, manifest.ErrSlotTaken)
 }

@@ -371,10 +371,16 @@ func (s *Session) reconfirm(ctx context.Context) error {
 // the store's), and the step left below the base is garbage for gc. A
 // base that cannot be read leaves the step's fate unknown:
 // ErrMaybeWritten.
+//
+// A session's first step (no parent) is checked whatever the time: a
+// fork to the same name, from a pruned session, may have set the name's
+// base to its source's since this writer found the name empty, and a
+// step put below it would be hidden by the fork's.
+
 func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 	now := s.ws.clock()
 	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
-	if held <= manifest.HeadTrust {
+	if held <= manifest.HeadTrust && st.Manifest.Parent != nil {
 		return nil
 	}
 	n := st.Manifest.Number
@@ -392,7 +398,7 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 		return errStaleHead
 	}
 	s.head, s.index = nil, nil
-	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: "the session moved past this step while the writer was paused, and its base is above it now"}
+	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: fmt.Sprintf("the session's base is step %d now, above this step: others moved the session past it, or a fork took the name, while this writer held its head", base)}
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its

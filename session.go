@@ -384,12 +384,12 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 		return nil
 	}
 	n := st.Manifest.Number
-	base, err := s.ws.repo.ReadBase(ctx, s.name)
+	base, hidden, err := s.landedHidden(ctx, st)
 	if err != nil {
 		s.head, s.index = nil, nil
-		return fmt.Errorf("commit %s@%d: %w: the writer was paused and the session's base cannot be read to check the step is above it: %w", s.name, n, ErrMaybeWritten, err)
+		return fmt.Errorf("commit %s@%d: %w: the session cannot be read to check the step is in its history: %w", s.name, n, ErrMaybeWritten, err)
 	}
-	if base <= n {
+	if !hidden {
 		return nil
 	}
 	if s.cached {
@@ -398,7 +398,38 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 		return errStaleHead
 	}
 	s.head, s.index = nil, nil
-	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: fmt.Sprintf("the session's base is step %d now, above this step: others moved the session past it, or a fork took the name, while this writer held its head", base)}
+	reason := fmt.Sprintf("the session's base is step %d now, above this step: others moved the session past it, or a fork took the name, while this writer held its head", base)
+	if base <= n {
+		reason = "a fork took the name while this writer created the session: its step is above this one"
+	}
+	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: reason}
+}
+
+// landedHidden reports whether st, just put, lies outside its session's
+// history: below the base, or, for a first step (no parent), beside a
+// fork to the same name that landed above it (at its source's number,
+// with a parent in its source) before this step's put. A step whose
+// slot above holds its child was in the history (others built on it).
+func (s *Session) landedHidden(ctx context.Context, st *manifest.Step) (base uint64, hidden bool, err error) {
+	n := st.Manifest.Number
+	repo := s.ws.repo
+	if st.Manifest.Parent != nil {
+		base, err = repo.ReadBase(ctx, s.name)
+		return base, err == nil && base > n, err
+	}
+	head, base, err := repo.FindHeadBase(ctx, s.name)
+	if err != nil || (head <= n && base <= n) {
+		return base, false, err
+	}
+	next, err := repo.ReadStep(ctx, s.name, n+1)
+	if errors.Is(err, cas.ErrNotFound) {
+		return base, true, nil
+	}
+	if err != nil {
+		return base, false, err
+	}
+	p := next.Manifest.Parent
+	return base, p == nil || p.Session != s.name || p.Number != n || p.ID != st.ID, nil
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its

@@ -339,8 +339,7 @@ func (s *Session) reconfirm(ctx context.Context) error {
 		return nil
 	}
 	now := s.ws.clock()
-	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
-	if held <= manifest.HeadTrust {
+	if !s.heldLong(now) {
 		return nil
 	}
 	st, _, _, err := s.ws.repo.ReadHead(ctx, s.name)
@@ -378,9 +377,7 @@ func (s *Session) reconfirm(ctx context.Context) error {
 // step put below it would be hidden by the fork's.
 
 func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
-	now := s.ws.clock()
-	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
-	if held <= manifest.HeadTrust && st.Manifest.Parent != nil {
+	if !s.heldLong(s.ws.clock()) && st.Manifest.Parent != nil {
 		return nil
 	}
 	n := st.Manifest.Number
@@ -430,6 +427,16 @@ func (s *Session) landedHidden(ctx context.Context, st *manifest.Step) (base uin
 	}
 	p := next.Manifest.Parent
 	return base, p == nil || p.Session != s.name || p.Number != n || p.ID != st.ID, nil
+}
+
+// heldLong reports whether, by now, this writer has held its head for
+// longer than manifest.HeadTrust since the store confirmed it. A head
+// confirmed in the future (a head cache saved while this machine's
+// clock ran ahead, since put right; the file's time has no monotonic
+// reading) counts as held long: how long it was held is unknown.
+func (s *Session) heldLong(now time.Time) bool {
+	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
+	return held > manifest.HeadTrust || held < 0
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its

@@ -406,18 +406,23 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 // history: below the base, or, for a first step (no parent), beside a
 // fork to the same name that landed above it (at its source's number,
 // with a parent in its source) before this step's put. A step whose
-// slot above holds its child was in the history (others built on it).
+// slot above holds its child was in the history (others built on it,
+// and may have pruned past it since).
 func (s *Session) landedHidden(ctx context.Context, st *manifest.Step) (base uint64, hidden bool, err error) {
 	n := st.Manifest.Number
 	repo := s.ws.repo
 	if st.Manifest.Parent != nil {
-		base, err = repo.ReadBase(ctx, s.name)
-		return base, err == nil && base > n, err
+		if base, err = repo.ReadBase(ctx, s.name); err != nil || base <= n {
+			return base, false, err
+		}
+	} else {
+		var head uint64
+		if head, base, err = repo.FindHeadBase(ctx, s.name); err != nil || (head <= n && base <= n) {
+			return base, false, err
+		}
 	}
-	head, base, err := repo.FindHeadBase(ctx, s.name)
-	if err != nil || (head <= n && base <= n) {
-		return base, false, err
-	}
+	// A child in the slot above: others built on this step (and may have
+	// pruned past it since): it was in the history, acknowledged.
 	next, err := repo.ReadStep(ctx, s.name, n+1)
 	if errors.Is(err, cas.ErrNotFound) {
 		return base, true, nil

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -89,5 +91,79 @@ func TestWriterPausedAtItsPut(t *testing.T) {
 				t.Errorf("the writer's next commit: %v %v; want step %d", st, err, head+1)
 			}
 		})
+	}
+}
+
+// holdAfterPut applies the first put of key and then stops until
+// released: a writer paused just after its step landed.
+type holdAfterPut struct {
+	cas.Store
+	key     string
+	once    sync.Once
+	reached chan struct{}
+	release chan struct{}
+}
+
+func (h *holdAfterPut) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	err := h.Store.Put(ctx, key, data, opts)
+	if key == h.key {
+		h.once.Do(func() {
+			close(h.reached)
+			<-h.release
+		})
+	}
+	return err
+}
+
+// TestWriterPausedAfterItsPut: a writer whose step landed and who was
+// then paused past manifest.HeadTrust, while others built on its step
+// and pruned past it, finds the base above its step when it checks. Its
+// step was in the history (its child says so): it is acknowledged, not
+// a conflict that a retry would commit twice.
+func TestWriterPausedAfterItsPut(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	a, _ := cairn.OpenStore(store).Session("d")
+	commit := func(s *cairn.Session, i int) (*cairn.Step, error) {
+		return s.Commit(ctx, cairn.JSON([]byte(fmt.Sprintf(`{"i":%d}`, i))), cairn.CommitOptions{})
+	}
+	for i := 1; i <= 5; i++ {
+		if _, err := commit(a, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := &holdAfterPut{Store: store, key: manifest.StepKey("d", 6), reached: make(chan struct{}), release: make(chan struct{})}
+	wsB := cairn.OpenStore(h)
+	b, _ := wsB.Session("d")
+	if _, err := b.Head(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := commit(b, 6)
+		done <- err
+	}()
+	select {
+	case <-h.reached:
+	case err := <-done:
+		t.Fatalf("the commit ended (%v) before its put", err)
+	}
+	ws := cairn.OpenStore(store)
+	c, _ := ws.Session("d")
+	if h, err := c.Head(ctx); err != nil || h.Number != 6 {
+		t.Fatalf("head after the paused writer's put: %v %v", h, err)
+	}
+	for i := 7; i <= 20; i++ {
+		if _, err := commit(c, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Prune(ctx, "d", 3); err != nil {
+		t.Fatal(err)
+	}
+	cairn.SetClock(wsB, func() time.Time { return slotsAged })
+	close(h.release)
+	if err := <-done; err != nil {
+		t.Errorf("the commit whose step others built on: %v; want it acknowledged", err)
 	}
 }

@@ -640,7 +640,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	start := w.clock()
 	st, err := w.repo.Fork(ctx, from.m, to)
 	if err == nil {
-		err = w.checkForkLanded(ctx, start, st)
+		err = w.checkForkLanded(ctx, t, start, st)
 	}
 	if errors.Is(err, manifest.ErrSlotTaken) {
 		return nil, t.conflict(ctx, from.Number)
@@ -664,18 +664,17 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 // the target's base: it is then the conflict it would have met had the
 // slot still been there, never acknowledged. The time is measured after
 // the put, so no pause escapes it.
-func (w *Workspace) checkForkLanded(ctx context.Context, start time.Time, st *manifest.Step) error {
+func (w *Workspace) checkForkLanded(ctx context.Context, t *Session, start time.Time, st *manifest.Step) error {
 	now := w.clock()
-	if max(now.Sub(start), now.Round(0).Sub(start.Round(0))) <= manifest.HeadTrust {
+	if held := max(now.Sub(start), now.Round(0).Sub(start.Round(0))); held >= 0 && held <= manifest.HeadTrust {
 		return nil
 	}
-	n := st.Manifest.Number
-	base, err := w.repo.ReadBase(ctx, st.Manifest.Session)
+	base, hidden, err := t.landedHidden(ctx, st)
 	if err != nil {
-		return &manifest.StepPutError{Err: fmt.Errorf("the fork was paused and its session's base cannot be read to check its step is above it: %w", err)}
+		return &manifest.StepPutError{Err: fmt.Errorf("the fork was paused and its session cannot be read to check its step is in its history: %w", err)}
 	}
-	if base <= n {
+	if !hidden {
 		return nil
 	}
-	return fmt.Errorf("fork lands below %s's base %d: %w", st.Manifest.Session, base, manifest.ErrSlotTaken)
+	return fmt.Errorf("fork lands outside %s's history (its base is %d): %w", st.Manifest.Session, base, manifest.ErrSlotTaken)
 }

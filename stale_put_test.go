@@ -90,6 +90,10 @@ func TestWriterPausedAtItsPut(t *testing.T) {
 			if st, err := commit(b, 100); err != nil || st.Number != head+1 {
 				t.Errorf("the writer's next commit: %v %v; want step %d", st, err, head+1)
 			}
+			// The step left below the base is garbage, no damage.
+			mustVerify(t, ws)
+			mustGC(t, ws, opts)
+			logOf(t, ws, "d")
 		})
 	}
 }

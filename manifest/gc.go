@@ -267,7 +267,14 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		if err := r.MarkSession(ctx, p.Pin.Target); err != nil {
 			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
 		}
-		err := r.Fence(ctx, p.Pin.Target, p.Pin.Step)
+		err := r.expirePin(ctx, p.Pin)
+		if errors.Is(err, errNameTaken) {
+			// Kept, and honoured while its slot is empty: see expirePin.
+			if len(next.Candidates) < MaxGCCandidates {
+				next.Candidates[p.Key] = now
+			}
+			continue
+		}
 		if err != nil && !errors.Is(err, ErrRevived) {
 			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
 		}
@@ -326,6 +333,67 @@ func (r *Repo) markPin(ctx context.Context, live *liveSet, p *Pin) error {
 		session, n, want = st.Parent.Session, st.Parent.Number, &id
 	}
 	return nil
+}
+
+// errNameTaken reports that an expired pin's target has steps of its own
+// below the fork's slot: a writer created the name after the fork began.
+var errNameTaken = errors.New("the fork's name has steps of its own")
+
+// expirePin fences the slot of a fork whose pin expired, as Fence does,
+// unless the fork's name has steps of its own: a writer created it after
+// the fork began (the fork's first checks found it empty), and a
+// tombstone above its steps, with the base raised past it, would remove
+// that writer's live session. Such a pin is left in place and honoured
+// while the fork's slot is empty (its source's chain is kept, a cost
+// that ends once the name's steps reach the slot, when the pin protects
+// nothing); it returns errNameTaken. The name is checked before the
+// tombstone is put and again after it: if a step below it landed in
+// between, the tombstone is deleted again before the base is raised.
+// The writer of such a step, a session's first, finds the tombstone
+// above it after its put and is refused (Session.checkLanded in the
+// root package): never acknowledged below a fence.
+func (r *Repo) expirePin(ctx context.Context, p *Pin) error {
+	first, err := r.FirstStep(ctx, p.Target)
+	if err != nil {
+		return err
+	}
+	if first != 0 && first < p.Step {
+		return errNameTaken
+	}
+	ours := true
+	err = r.writeTombstone(ctx, p.Target, p.Step)
+	if errors.Is(err, ErrSlotTaken) {
+		st, rerr := r.ReadStep(ctx, p.Target, p.Step)
+		if rerr != nil {
+			return fmt.Errorf("fence %s@%d: %w", p.Target, p.Step, rerr)
+		}
+		if !IsTombstone(st.Manifest) {
+			return ErrRevived
+		}
+		ours = false
+	} else if err != nil {
+		return err
+	}
+	if first, err = r.FirstStep(ctx, p.Target); err != nil {
+		return err
+	}
+	if first != 0 && first < p.Step {
+		if ours {
+			key := StepKey(p.Target, p.Step)
+			if err := r.store.Delete(ctx, key); err != nil && !errors.Is(err, cas.ErrNotFound) {
+				return fmt.Errorf("gc: delete %s: %w", DescribeKey(key), err)
+			}
+			r.forget(key)
+		}
+		return errNameTaken
+	}
+	if !ours {
+		// Another run's fence: its base is that run's to raise (or a
+		// later run's, as for any fence that heads its session); a
+		// base written here, late, could be below one the name has.
+		return ErrRevived
+	}
+	return r.WriteBase(ctx, p.Target, p.Step+1)
 }
 
 // ErrRevived reports that a fence's slot was already taken by a step

@@ -1,0 +1,52 @@
+package cairn_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas/mem"
+)
+
+// TestPinExpiryBesideLiveName: a fork of W@8 to F was killed just after
+// it wrote its pin. The name F was free, and a writer then created F and
+// committed three steps. gc, once the pin expired, fenced the fork's
+// slot F@8 with a tombstone and raised F's base above it: F, a live
+// session, read as removed, its three acknowledged steps gone from it.
+// A pin whose target has steps of its own is not expired by a fence.
+func TestPinExpiryBesideLiveName(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	ws := cairn.OpenStore(store)
+	commitN(t, ws, "W", "W", 1, 10)
+	p := newPause(store)
+	p.die = true
+	p.put = func(key string) bool { return key == "sessions/F" }
+	forker := cairn.OpenStore(p)
+	from, err := forker.Resolve(ctx, "W@8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := forker.Fork(ctx, from, "F")
+		done <- err
+	}()
+	waitPaused(t, p, done)
+	commitN(t, ws, "F", "F", 1, 3)
+	later := time.Now().Add(time.Hour)
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later.Add(cairn.ForkPinGrace)})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later.Add(2 * cairn.ForkPinGrace)})
+	fresh := cairn.OpenStore(store)
+	checkState(t, fresh, "F", gcState("F", 3))
+	if got := logOf(t, fresh, "F"); len(got) != 3 {
+		t.Errorf("log of F: %v; want its 3 steps", got)
+	}
+	mustVerify(t, fresh)
+	close(p.release)
+	if err := <-done; err == nil {
+		t.Errorf("the killed fork succeeded")
+	}
+}

@@ -113,7 +113,8 @@ const SlotFenceAge = 30 * time.Minute
 //     reads the pins after its mark and keeps each pinned source's chain
 //     while the fork's slot is empty. A pin seen for max(Grace,
 //     ForkPinGrace) by two runs is expired by fencing its slot with a
-//     tombstone, so the forker, if it ever resumes, loses;
+//     tombstone, so the forker, if it ever resumes, loses (unless a
+//     writer has created the fork's name since: see expirePin);
 //   - a step object is deleted only once it is SlotFenceAge old, and a
 //     writer that has held its head for longer than HeadTrust reads the
 //     store's head before it commits, so a slot emptied here is never

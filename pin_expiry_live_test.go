@@ -2,6 +2,7 @@ package cairn_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -15,13 +16,20 @@ import (
 // slot F@8 with a tombstone and raised F's base above it: F, a live
 // session, read as removed, its three acknowledged steps gone from it.
 // A pin whose target has steps of its own is not expired by a fence.
+// A forker that resumes instead of dying finds the name taken before its
+// put, and fails, leaving F's steps as they are.
 func TestPinExpiryBesideLiveName(t *testing.T) {
+	t.Run("killed", func(t *testing.T) { testPinExpiryBesideLiveName(t, true) })
+	t.Run("resumed", func(t *testing.T) { testPinExpiryBesideLiveName(t, false) })
+}
+
+func testPinExpiryBesideLiveName(t *testing.T, die bool) {
 	ctx := context.Background()
 	store := mem.New()
 	ws := cairn.OpenStore(store)
 	commitN(t, ws, "W", "W", 1, 10)
 	p := newPause(store)
-	p.die = true
+	p.die = die
 	p.put = func(key string) bool { return key == "sessions/F" }
 	forker := cairn.OpenStore(p)
 	from, err := forker.Resolve(ctx, "W@8")
@@ -39,14 +47,14 @@ func TestPinExpiryBesideLiveName(t *testing.T) {
 	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later})
 	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later.Add(cairn.ForkPinGrace)})
 	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later.Add(2 * cairn.ForkPinGrace)})
+	close(p.release)
+	if err := <-done; err == nil || !die && !errors.Is(err, cairn.ErrConflict) {
+		t.Errorf("the fork resumed beside F's own steps: %v; want it to fail (a conflict)", err)
+	}
 	fresh := cairn.OpenStore(store)
 	checkState(t, fresh, "F", gcState("F", 3))
 	if got := logOf(t, fresh, "F"); len(got) != 3 {
 		t.Errorf("log of F: %v; want its 3 steps", got)
 	}
 	mustVerify(t, fresh)
-	close(p.release)
-	if err := <-done; err == nil {
-		t.Errorf("the killed fork succeeded")
-	}
 }

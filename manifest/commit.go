@@ -208,6 +208,16 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
 	if err := r.MarkSession(ctx, to); err != nil {
 		return nil, err
 	}
+	// The name was empty when the fork began; a writer may have created
+	// it since (gc keeps this fork's pin for such a name rather than
+	// fence it). Its steps lie below our slot, which would hide them:
+	// the fork loses, as to a taken slot. One LIST; what lands between
+	// it and the put is the race docs/maintenance.md names.
+	if first, err := r.FirstStep(ctx, to); err != nil {
+		return nil, err
+	} else if first != 0 && first < m.Number {
+		return nil, fmt.Errorf("fork to %s: it has step %d of its own: %w", to, first, ErrSlotTaken)
+	}
 	st, _, err := r.WriteStep(ctx, m, nil)
 	return st, err
 }

@@ -3,6 +3,7 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,41 @@ func testPinExpiryBesideLiveName(t *testing.T, die bool) {
 	if got := logOf(t, fresh, "F"); len(got) != 3 {
 		t.Errorf("log of F: %v; want its 3 steps", got)
 	}
+	mustVerify(t, fresh)
+}
+
+// TestForkOfPrunedBesideNewName: a fork of W@8 (W pruned to base 6) to
+// F stopped at its pin's put, while a writer created F with three steps.
+// The fork, resumed, set F's base to W's (6), above F's steps, before it
+// lost its put: F read as damaged, its steps hidden. It checks the name
+// before it writes the base now, and leaves F as it is.
+func TestForkOfPrunedBesideNewName(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	ws := cairn.OpenStore(store)
+	commitN(t, ws, "W", "W", 1, 40)
+	if _, err := ws.Prune(ctx, "W", 35); err != nil {
+		t.Fatal(err)
+	}
+	p := newPause(store)
+	p.put = func(key string) bool { return strings.HasPrefix(key, "pins/F/") }
+	forker := cairn.OpenStore(p)
+	from, err := forker.Resolve(ctx, "W@8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := forker.Fork(ctx, from, "F")
+		done <- err
+	}()
+	waitPaused(t, p, done)
+	commitN(t, ws, "F", "F", 1, 3)
+	close(p.release)
+	if err := <-done; !errors.Is(err, cairn.ErrConflict) {
+		t.Errorf("the fork resumed beside F's own steps: %v; want a conflict", err)
+	}
+	fresh := cairn.OpenStore(store)
+	checkState(t, fresh, "F", gcState("F", 3))
 	mustVerify(t, fresh)
 }

@@ -195,6 +195,11 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
 	if own, err := r.ReadBase(ctx, to); err != nil {
 		return nil, err
 	} else if own != floor {
+		// Not over the base of a session a writer has created since the
+		// fork began (see the check before the put).
+		if err := r.nameStillFree(ctx, to, from.Number); err != nil {
+			return nil, err
+		}
 		if err := r.WriteBase(ctx, to, floor); err != nil {
 			return nil, err
 		}
@@ -213,13 +218,24 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
 	// fence it). Its steps lie below our slot, which would hide them:
 	// the fork loses, as to a taken slot. One LIST; what lands between
 	// it and the put is the race docs/maintenance.md names.
-	if first, err := r.FirstStep(ctx, to); err != nil {
+	if err := r.nameStillFree(ctx, to, m.Number); err != nil {
 		return nil, err
-	} else if first != 0 && first < m.Number {
-		return nil, fmt.Errorf("fork to %s: it has step %d of its own: %w", to, first, ErrSlotTaken)
 	}
 	st, _, err := r.WriteStep(ctx, m, nil)
 	return st, err
+}
+
+// nameStillFree fails with ErrSlotTaken if the fork's name has a step
+// below slot n, the fork's: a writer created it after the fork began.
+func (r *Repo) nameStillFree(ctx context.Context, to string, n uint64) error {
+	first, err := r.FirstStep(ctx, to)
+	if err != nil {
+		return err
+	}
+	if first != 0 && first < n {
+		return fmt.Errorf("fork to %s: it has step %d of its own: %w", to, first, ErrSlotTaken)
+	}
+	return nil
 }
 
 // StepPutError is WriteStep's error when the step object's put failed

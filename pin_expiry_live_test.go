@@ -95,3 +95,45 @@ func TestForkOfPrunedBesideNewName(t *testing.T) {
 	checkState(t, fresh, "F", gcState("F", 3))
 	mustVerify(t, fresh)
 }
+
+// TestForkBesideNameGrownPastItsSlot: a fork of W@8 to F stopped before
+// its put while a writer created F, took it to step 100 and pruned it,
+// and gc deleted F's early steps, F@8 among them. The fork's check
+// before its put looked only for steps below its slot, found none, and
+// filled F@8: acknowledged outside F's history. Any step of the name
+// now makes the fork lose.
+func TestForkBesideNameGrownPastItsSlot(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	ws := cairn.OpenStore(store)
+	commitN(t, ws, "W", "W", 1, 10)
+	p := newPause(store)
+	p.put = func(key string) bool { return key == "sessions/F" }
+	forker := cairn.OpenStore(p)
+	from, err := forker.Resolve(ctx, "W@8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := forker.Fork(ctx, from, "F")
+		done <- err
+	}()
+	waitPaused(t, p, done)
+	commitN(t, ws, "F", "F", 1, 100)
+	if _, err := ws.Prune(ctx, "F", 3); err != nil {
+		t.Fatal(err)
+	}
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
+	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged})
+	if _, err := store.Stat(ctx, "steps/F/00000000000000000008"); err == nil {
+		t.Fatal("gc kept F@8; the scenario needs its slot empty")
+	}
+	close(p.release)
+	if err := <-done; !errors.Is(err, cairn.ErrConflict) {
+		t.Errorf("the fork resumed beside F's own steps: %v; want a conflict", err)
+	}
+	fresh := cairn.OpenStore(store)
+	checkState(t, fresh, "F", gcState("F", 100))
+	mustVerify(t, fresh)
+}

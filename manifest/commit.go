@@ -225,15 +225,16 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string) (*Step, error) {
 	return st, err
 }
 
-// nameStillFree fails with ErrSlotTaken if the fork's name has a step
-// below slot n, the fork's: a writer created it after the fork began.
+// nameStillFree fails with ErrSlotTaken if the fork's name has any step:
+// it had none when the fork began, so a writer created it since (or gc
+// fenced the fork's slot n).
 func (r *Repo) nameStillFree(ctx context.Context, to string, n uint64) error {
 	first, err := r.FirstStep(ctx, to)
 	if err != nil {
 		return err
 	}
-	if first != 0 && first < n {
-		return fmt.Errorf("fork to %s: it has step %d of its own: %w", to, first, ErrSlotTaken)
+	if first != 0 {
+		return fmt.Errorf("fork to %s@%d: the name has step %d now: %w", to, n, first, ErrSlotTaken)
 	}
 	return nil
 }

@@ -263,11 +263,6 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		}
 	}
 	for _, p := range expiredPins {
-		// The forker may have died before it marked its new session:
-		// a session with a step (the fence) always has a marker.
-		if err := r.MarkSession(ctx, p.Pin.Target); err != nil {
-			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
-		}
 		err := r.expirePin(ctx, p.Pin)
 		if errors.Is(err, errNameTaken) {
 			// Kept, and honoured while its slot is empty: see expirePin.
@@ -362,6 +357,13 @@ func (r *Repo) expirePin(ctx context.Context, p *Pin) error {
 		// (Steps only above the slot: the name grew past it and gc
 		// emptied it; a fence there would lower the name's base.)
 		return errNameTaken
+	}
+	// The forker may have died before it marked its new session: a
+	// session with a step (the fence) always has a marker. (Not for a
+	// name taken above: rewriting its marker would void its writers'
+	// head caches at every run.)
+	if err := r.MarkSession(ctx, p.Target); err != nil {
+		return err
 	}
 	ours := true
 	err = r.writeTombstone(ctx, p.Target, p.Step)

@@ -86,7 +86,11 @@ func (s *Session) loadCached(ctx context.Context) bool {
 	s.noCache = true
 	// The file's time is when this machine's last commit saved it: a
 	// head saved longer ago than manifest.HeadTrust is checked against
-	// the store's before the commit (Session.reconfirm).
+	// the store's before the commit (Session.reconfirm). A commit paused
+	// between its step's acknowledgement and the save saved it later
+	// than the store confirmed the head: the head counts from its step's
+	// time (set just before its put, by the clock of the machine that
+	// committed it) when that is older.
 	fi, err := os.Stat(path)
 	if err != nil {
 		return false
@@ -104,6 +108,10 @@ func (s *Session) loadCached(ctx context.Context) bool {
 	}
 	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, h.Stamp, true, false
 	s.cacheBase, s.confirmed = h.Base, fi.ModTime()
+	if t := st.Manifest.Time; t.Before(s.confirmed) && !s.confirmed.After(s.ws.clock()) {
+		// (A file saved in the future stays so: heldLong.)
+		s.confirmed = t
+	}
 	return true
 }
 

@@ -278,6 +278,15 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
 		Check: s.headCheck,
 	})
+	if err == nil {
+		if lerr := s.checkLanded(ctx, st); lerr != nil {
+			finish(false)
+			if doc != nil {
+				doc.Rollback()
+			}
+			return nil, lerr
+		}
+	}
 	// The stat cache is saved only for an acknowledged step.
 	finish(err == nil)
 	if err != nil && doc != nil {
@@ -359,8 +368,7 @@ func (s *Session) reconfirm(ctx context.Context) error {
 // confirmed now.
 func (s *Session) headMoved(ctx context.Context) (bool, error) {
 	now := s.ws.clock()
-	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
-	if held <= manifest.HeadTrust {
+	if !s.heldLong(now) {
 		return false, nil
 	}
 	st, _, _, err := s.ws.repo.ReadHead(ctx, s.name)
@@ -397,6 +405,95 @@ func (s *Session) headCheck(ctx context.Context) error {
 		return errHeadMoved
 	}
 	return nil
+}
+
+// checkLanded makes sure a step whose put succeeded is where readers
+// look, when the writer held its head for longer than
+// manifest.HeadTrust by the time the put returned. reconfirm checks the
+// head when a commit starts, but the writer may be paused anywhere after
+// that, up to its step's put: meanwhile others may take the session past
+// the slot, prune it (or remove the session and reuse the name), and gc,
+// once the slot is manifest.SlotFenceAge old, delete it, so that the put
+// fills the slot again below the session's base. The time is measured
+// after the put, so no pause escapes it: a slot gc emptied was written
+// after this writer confirmed its head and deleted SlotFenceAge later.
+// Such a step is never acknowledged: the commit is the conflict it would
+// have met had the slot been there (a head from the cache: a retry from
+// the store's), and the step left below the base is garbage for gc. A
+// base that cannot be read leaves the step's fate unknown:
+// ErrMaybeWritten.
+//
+// A session's first step (no parent) is checked whatever the time: a
+// fork to the same name, from a pruned session, may have set the name's
+// base to its source's since this writer found the name empty, and a
+// step put below it would be hidden by the fork's.
+
+func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
+	if !s.heldLong(s.ws.clock()) && st.Manifest.Parent != nil {
+		return nil
+	}
+	n := st.Manifest.Number
+	base, hidden, err := s.landedHidden(ctx, st)
+	if err != nil {
+		s.head, s.index = nil, nil
+		return fmt.Errorf("commit %s@%d: %w: the session cannot be read to check the step is in its history: %w", s.name, n, ErrMaybeWritten, err)
+	}
+	if !hidden {
+		return nil
+	}
+	if s.cached {
+		s.head, s.index, s.doc = nil, nil, nil
+		s.cached, s.noCache, s.stamp = false, true, ""
+		return errStaleHead
+	}
+	s.head, s.index = nil, nil
+	reason := fmt.Sprintf("the session's base is step %d now, above this step: others moved the session past it, or a fork took the name, while this writer held its head", base)
+	if base <= n {
+		reason = "a fork took the name while this writer created the session: its step is above this one"
+	}
+	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: reason}
+}
+
+// landedHidden reports whether st, just put, lies outside its session's
+// history: below the base, or, for a first step (no parent), beside a
+// fork to the same name that landed above it (at its source's number,
+// with a parent in its source) before this step's put. A step whose
+// slot above holds its child was in the history (others built on it,
+// and may have pruned past it since).
+func (s *Session) landedHidden(ctx context.Context, st *manifest.Step) (base uint64, hidden bool, err error) {
+	n := st.Manifest.Number
+	repo := s.ws.repo
+	if st.Manifest.Parent != nil {
+		if base, err = repo.ReadBase(ctx, s.name); err != nil || base <= n {
+			return base, false, err
+		}
+	} else {
+		var head uint64
+		if head, base, err = repo.FindHeadBase(ctx, s.name); err != nil || (head <= n && base <= n) {
+			return base, false, err
+		}
+	}
+	// A child in the slot above: others built on this step (and may have
+	// pruned past it since): it was in the history, acknowledged.
+	next, err := repo.ReadStep(ctx, s.name, n+1)
+	if errors.Is(err, cas.ErrNotFound) {
+		return base, true, nil
+	}
+	if err != nil {
+		return base, false, err
+	}
+	p := next.Manifest.Parent
+	return base, p == nil || p.Session != s.name || p.Number != n || p.ID != st.ID, nil
+}
+
+// heldLong reports whether, by now, this writer has held its head for
+// longer than manifest.HeadTrust since the store confirmed it. A head
+// confirmed in the future (a head cache saved while this machine's
+// clock ran ahead, since put right; the file's time has no monotonic
+// reading) counts as held long: how long it was held is unknown.
+func (s *Session) heldLong(now time.Time) bool {
+	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
+	return held > manifest.HeadTrust || held < 0
 }
 
 // lostSlot builds the error of a commit whose slot, the one above its
@@ -595,8 +692,14 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	// Right before the fork's put, as for a commit (Session.headCheck):
 	// a forker that has held "no steps yet" for longer than
 	// manifest.HeadTrust reads the target's head again, so that it never
-	// fills a slot that a session since written there lost to gc.
+	// fills a slot that a session since written there lost to gc; and a
+	// fork whose put came back late checks that it landed in the
+	// target's history (checkForkLanded).
+	start := w.clock()
 	st, err := w.repo.Fork(ctx, from.m, to, t.headCheck)
+	if err == nil {
+		err = w.checkForkLanded(ctx, t, start, st)
+	}
 	if errors.Is(err, manifest.ErrSlotTaken) || errors.Is(err, errHeadMoved) {
 		return nil, t.conflict(ctx, from.Number)
 	}
@@ -608,4 +711,28 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
+}
+
+// checkForkLanded makes sure a fork whose put succeeded is where readers
+// look, when the fork took longer than manifest.HeadTrust. Its slot was
+// empty when the fork began (the target had no steps); if another step
+// took it meanwhile (above all gc's fence, once the fork's pin expired)
+// and gc deleted that step (below the base once the name was committed
+// to again, and SlotFenceAge old), the put filled the slot again below
+// the target's base: it is then the conflict it would have met had the
+// slot still been there, never acknowledged. The time is measured after
+// the put, so no pause escapes it.
+func (w *Workspace) checkForkLanded(ctx context.Context, t *Session, start time.Time, st *manifest.Step) error {
+	now := w.clock()
+	if held := max(now.Sub(start), now.Round(0).Sub(start.Round(0))); held >= 0 && held <= manifest.HeadTrust {
+		return nil
+	}
+	base, hidden, err := t.landedHidden(ctx, st)
+	if err != nil {
+		return &manifest.StepPutError{Err: fmt.Errorf("the fork was paused and its session cannot be read to check its step is in its history: %w", err)}
+	}
+	if !hidden {
+		return nil
+	}
+	return fmt.Errorf("fork lands outside %s's history (its base is %d): %w", st.Manifest.Session, base, manifest.ErrSlotTaken)
 }

@@ -211,6 +211,11 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 	if own, err := r.ReadBase(ctx, to); err != nil {
 		return nil, err
 	} else if own != floor {
+		// Not over the base of a session a writer has created since the
+		// fork began (see the check before the put).
+		if err := r.nameStillFree(ctx, to, from.Number); err != nil {
+			return nil, err
+		}
 		if err := r.WriteBase(ctx, to, floor); err != nil {
 			return nil, err
 		}
@@ -229,8 +234,30 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 			return nil, err
 		}
 	}
+	// The name was empty when the fork began; a writer may have created
+	// it since (gc keeps this fork's pin for such a name rather than
+	// fence it). Its steps lie below our slot, which would hide them:
+	// the fork loses, as to a taken slot. One LIST; what lands between
+	// it and the put is the race docs/maintenance.md names.
+	if err := r.nameStillFree(ctx, to, m.Number); err != nil {
+		return nil, err
+	}
 	st, _, err := r.WriteStep(ctx, m, nil)
 	return st, err
+}
+
+// nameStillFree fails with ErrSlotTaken if the fork's name has any step:
+// it had none when the fork began, so a writer created it since (or gc
+// fenced the fork's slot n).
+func (r *Repo) nameStillFree(ctx context.Context, to string, n uint64) error {
+	first, err := r.FirstStep(ctx, to)
+	if err != nil {
+		return err
+	}
+	if first != 0 {
+		return fmt.Errorf("fork to %s@%d: the name has step %d now: %w", to, n, first, ErrSlotTaken)
+	}
+	return nil
 }
 
 // StepPutError is WriteStep's error when the step object's put failed

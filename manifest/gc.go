@@ -113,7 +113,8 @@ const SlotFenceAge = 30 * time.Minute
 //     reads the pins after its mark and keeps each pinned source's chain
 //     while the fork's slot is empty. A pin seen for max(Grace,
 //     ForkPinGrace) by two runs is expired by fencing its slot with a
-//     tombstone, so the forker, if it ever resumes, loses;
+//     tombstone, so the forker, if it ever resumes, loses (unless a
+//     writer has created the fork's name since: see expirePin);
 //   - a step object is deleted only once it is SlotFenceAge old, and a
 //     writer that has held its head for longer than HeadTrust reads the
 //     store's head before it commits, so a slot emptied here is never
@@ -262,12 +263,14 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		}
 	}
 	for _, p := range expiredPins {
-		// The forker may have died before it marked its new session:
-		// a session with a step (the fence) always has a marker.
-		if err := r.MarkSession(ctx, p.Pin.Target); err != nil {
-			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
+		err := r.expirePin(ctx, p.Pin)
+		if errors.Is(err, errNameTaken) {
+			// Kept, and honoured while its slot is empty: see expirePin.
+			if len(next.Candidates) < MaxGCCandidates {
+				next.Candidates[p.Key] = now
+			}
+			continue
 		}
-		err := r.Fence(ctx, p.Pin.Target, p.Pin.Step)
 		if err != nil && !errors.Is(err, ErrRevived) {
 			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
 		}
@@ -326,6 +329,76 @@ func (r *Repo) markPin(ctx context.Context, live *liveSet, p *Pin) error {
 		session, n, want = st.Parent.Session, st.Parent.Number, &id
 	}
 	return nil
+}
+
+// errNameTaken reports that an expired pin's target has steps of its own
+// below the fork's slot: a writer created the name after the fork began.
+var errNameTaken = errors.New("the fork's name has steps of its own")
+
+// expirePin fences the slot of a fork whose pin expired, as Fence does,
+// unless the fork's name has steps of its own: a writer created it after
+// the fork began (the fork's first checks found it empty), and a
+// tombstone above its steps, with the base raised past it, would remove
+// that writer's live session. Such a pin is left in place and honoured
+// while the fork's slot is empty (its source's chain is kept, a cost
+// that ends once the name's steps reach the slot, when the pin protects
+// nothing); it returns errNameTaken. The name is checked before the
+// tombstone is put and again after it: if a step below it landed in
+// between, the tombstone is deleted again before the base is raised.
+// The writer of such a step, a session's first, finds the tombstone
+// above it after its put and is refused (Session.checkLanded in the
+// root package): never acknowledged below a fence.
+func (r *Repo) expirePin(ctx context.Context, p *Pin) error {
+	first, err := r.FirstStep(ctx, p.Target)
+	if err != nil {
+		return err
+	}
+	if first != 0 && first != p.Step {
+		// (Steps only above the slot: the name grew past it and gc
+		// emptied it; a fence there would lower the name's base.)
+		return errNameTaken
+	}
+	// The forker may have died before it marked its new session: a
+	// session with a step (the fence) always has a marker. (Not for a
+	// name taken above: rewriting its marker would void its writers'
+	// head caches at every run.)
+	if err := r.MarkSession(ctx, p.Target); err != nil {
+		return err
+	}
+	ours := true
+	err = r.writeTombstone(ctx, p.Target, p.Step)
+	if errors.Is(err, ErrSlotTaken) {
+		st, rerr := r.ReadStep(ctx, p.Target, p.Step)
+		if rerr != nil {
+			return fmt.Errorf("fence %s@%d: %w", p.Target, p.Step, rerr)
+		}
+		if !IsTombstone(st.Manifest) {
+			return ErrRevived
+		}
+		ours = false
+	} else if err != nil {
+		return err
+	}
+	if first, err = r.FirstStep(ctx, p.Target); err != nil {
+		return err
+	}
+	if first != 0 && first < p.Step {
+		if ours {
+			key := StepKey(p.Target, p.Step)
+			if err := r.store.Delete(ctx, key); err != nil && !errors.Is(err, cas.ErrNotFound) {
+				return fmt.Errorf("gc: delete %s: %w", DescribeKey(key), err)
+			}
+			r.forget(key)
+		}
+		return errNameTaken
+	}
+	if !ours {
+		// Another run's fence: its base is that run's to raise (or a
+		// later run's, as for any fence that heads its session); a
+		// base written here, late, could be below one the name has.
+		return ErrRevived
+	}
+	return r.WriteBase(ctx, p.Target, p.Step+1)
 }
 
 // ErrRevived reports that a fence's slot was already taken by a step

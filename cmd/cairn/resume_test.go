@@ -121,8 +121,8 @@ func TestCrossMachineResume(t *testing.T) {
 // reports. A loop committing small deltas through one Session makes
 // exactly one PUT a step and no GET, LIST or HEAD; every HintEvery-th step
 // adds the head hint's PUT, and a step that compacts adds its pack's PUT;
-// the session's first step adds its marker's PUT and the discovery that
-// the session is new. A fresh `cairn commit`
+// the session's first step adds its marker's PUT, the discovery that
+// the session is new, and a read of its head after the put. A fresh `cairn commit`
 // process pays for head discovery, the head step and the parent's layout.
 func TestCommitRequestCounts(t *testing.T) {
 	const steps = 70 // passes two hint steps, 32 and 64
@@ -159,7 +159,10 @@ func TestCommitRequestCounts(t *testing.T) {
 				kind := "plain step"
 				switch {
 				case n == 1:
-					want, kind = httpCounts{Put: 2, Get: 1, List: 1}, "first step"
+					// The marker and the step; the head found empty before
+					// the put, and read again after it (a fork to the same
+					// name may have landed above it).
+					want, kind = httpCounts{Put: 2, Get: 2, List: 2}, "first step"
 				case n%manifest.HintEvery == 0:
 					want, kind = httpCounts{Put: 2}, "hint step"
 				}

@@ -105,7 +105,7 @@ func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult,
 	// taken on, pruned and collected meanwhile) would take the tombstone,
 	// and the base marker set above it would lower the session's base
 	// to steps gc has deleted: neither removed nor readable.
-	if now := w.clock(); max(now.Sub(read), now.Round(0).Sub(read.Round(0))) > manifest.HeadTrust {
+	if longAgo(w.clock(), read) {
 		again, _, err := w.liveHead(ctx, session)
 		if err != nil {
 			return nil, fmt.Errorf("remove %s: %w", session, err)

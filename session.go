@@ -427,7 +427,6 @@ func (s *Session) headCheck(ctx context.Context) error {
 // fork to the same name, from a pruned session, may have set the name's
 // base to its source's since this writer found the name empty, and a
 // step put below it would be hidden by the fork's.
-
 func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 	if !s.heldLong(s.ws.clock()) && st.Manifest.Parent != nil {
 		return nil
@@ -491,8 +490,14 @@ func (s *Session) landedHidden(ctx context.Context, st *manifest.Step) (base uin
 // confirmed in the future (a head cache saved while this machine's
 // clock ran ahead, since put right; the file's time has no monotonic
 // reading) counts as held long: how long it was held is unknown.
-func (s *Session) heldLong(now time.Time) bool {
-	held := max(now.Sub(s.confirmed), now.Round(0).Sub(s.confirmed.Round(0)))
+func (s *Session) heldLong(now time.Time) bool { return longAgo(now, s.confirmed) }
+
+// longAgo reports whether since is more than manifest.HeadTrust before
+// now, by the monotonic clock and by the wall clock (which counts a
+// suspended machine's sleep) alike. A since after now counts as long
+// ago: how long is unknown.
+func longAgo(now, since time.Time) bool {
+	held := max(now.Sub(since), now.Round(0).Sub(since.Round(0)))
 	return held > manifest.HeadTrust || held < 0
 }
 
@@ -723,8 +728,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 // slot still been there, never acknowledged. The time is measured after
 // the put, so no pause escapes it.
 func (w *Workspace) checkForkLanded(ctx context.Context, t *Session, start time.Time, st *manifest.Step) error {
-	now := w.clock()
-	if held := max(now.Sub(start), now.Round(0).Sub(start.Round(0))); held >= 0 && held <= manifest.HeadTrust {
+	if !longAgo(w.clock(), start) {
 		return nil
 	}
 	base, hidden, err := t.landedHidden(ctx, st)

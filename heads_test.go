@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/castest"
 	"github.com/cairnlog/cairn/cas/mem"
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -31,18 +31,7 @@ func TestEachHead(t *testing.T) {
 	if _, err := ws.Remove(ctx, "gone"); err != nil {
 		t.Fatal(err)
 	}
-	key := manifest.StepKey("d", 2)
-	b, err := store.Get(ctx, key, 0, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0x40
-	if err := store.Delete(ctx, key); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Put(ctx, key, b, cas.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	castest.Damage(t, store, manifest.StepKey("d", 2))
 	walk := func(prefix string) ([]string, error) {
 		var got []string
 		err := cairn.OpenStore(store).EachHead(ctx, prefix, func(h *cairn.Step) error {

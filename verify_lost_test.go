@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/castest"
 	"github.com/cairnlog/cairn/cas/mem"
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -16,16 +17,7 @@ import (
 // corruptStep flips a byte in the middle of session@n's step object.
 func corruptStep(t *testing.T, store cas.Store, session string, n uint64) {
 	t.Helper()
-	ctx := context.Background()
-	key := manifest.StepKey(session, n)
-	b, err := store.Get(ctx, key, 0, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0x40
-	if err := store.Put(ctx, key, b, cas.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	castest.Damage(t, store, manifest.StepKey(session, n))
 }
 
 // verifyFinds fails t unless rep has a problem with object key, step ref

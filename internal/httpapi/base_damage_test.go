@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/castest"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -71,18 +72,7 @@ func TestCorruptStepHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	key := manifest.StepKey("d", 2)
-	b, err := store.Get(ctx, key, 0, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0x40
-	if err := store.Delete(ctx, key); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Put(ctx, key, b, cas.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	castest.Damage(t, store, manifest.StepKey("d", 2))
 	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
 	defer ts.Close()
 	for _, path := range []string{"/v1/sessions/d/head", "/v1/sessions/d/log"} {
@@ -122,18 +112,7 @@ func TestListsGoPastADamagedSession(t *testing.T) {
 			}
 		}
 	}
-	key := manifest.StepKey("d", 2)
-	b, err := store.Get(ctx, key, 0, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0x40
-	if err := store.Delete(ctx, key); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Put(ctx, key, b, cas.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	castest.Damage(t, store, manifest.StepKey("d", 2))
 	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
 	defer ts.Close()
 	type unreadable []struct{ Session, Error string }

@@ -142,6 +142,13 @@ func (s *Session) saveCached(ctx context.Context, st *manifest.Step) {
 	})
 }
 
+// dropCached forgets a head that came from the cache and proved stale:
+// this Session reads the store from now on.
+func (s *Session) dropCached() {
+	s.head, s.index, s.doc = nil, nil, nil
+	s.cached, s.noCache, s.stamp = false, true, ""
+}
+
 // staleCache handles a commit from a cached head whose slot was taken,
 // and returns errStaleHead if the commit should be retried from the
 // store's head, else the conflict it would have met without the cache.
@@ -155,8 +162,7 @@ func (s *Session) saveCached(ctx context.Context, st *manifest.Step) {
 func (s *Session) staleCache(ctx context.Context) error {
 	n := s.headNum() + 1
 	e := s.conflict(ctx, n)
-	s.head, s.index, s.doc = nil, nil, nil
-	s.cached, s.noCache, s.stamp = false, true, ""
+	s.dropCached()
 	if e.fence {
 		return errStaleHead
 	}

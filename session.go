@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -292,7 +293,10 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if err != nil && doc != nil {
 		doc.Rollback()
 	}
-	if errors.Is(err, manifest.ErrSlotTaken) || errors.Is(err, errHeadMoved) {
+	if moved := (*headMovedError)(nil); errors.As(err, &moved) {
+		return nil, s.movedConflict(moved.reason)
+	}
+	if errors.Is(err, manifest.ErrSlotTaken) {
 		return nil, s.lostSlot(ctx)
 	}
 	if check := (*headCheckError)(nil); errors.As(err, &check) {
@@ -354,37 +358,65 @@ func (s *Session) reconfirm(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", s.name, err)
 	}
-	if moved {
-		// As if the slot were taken: a head from the cache is retried
-		// from the store's (staleCache), a held one is the conflict.
-		return s.lostSlot(ctx)
+	if moved != "" {
+		return s.movedConflict(moved)
 	}
 	return nil
 }
 
-// headMoved reports whether the store's head is another than the one
-// this writer holds, reading it only if the writer has held its head for
-// longer than manifest.HeadTrust; if it is the same, the head counts as
-// confirmed now.
-func (s *Session) headMoved(ctx context.Context) (bool, error) {
+// headMoved says how the store's head is no longer the one this writer
+// holds ("" if it is), reading it only if the writer has held its head
+// for longer than manifest.HeadTrust; if it is the same, the head counts
+// as confirmed now.
+func (s *Session) headMoved(ctx context.Context) (string, error) {
 	now := s.ws.clock()
 	if !s.heldLong(now) {
-		return false, nil
+		return "", nil
 	}
-	st, _, _, err := s.ws.repo.ReadHead(ctx, s.name)
+	st, _, base, err := s.ws.repo.ReadHead(ctx, s.name)
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	if (st == nil && s.head == nil) || (st != nil && s.head != nil && st.ID == s.head.ID) {
+	held := "step " + strconv.FormatUint(s.headNum(), 10)
+	if s.head == nil {
+		held = "a session with no steps"
+	}
+	switch {
+	case (st == nil && s.head == nil) || (st != nil && s.head != nil && st.ID == s.head.ID):
 		s.confirmed, s.cached = now, false
-		return false, nil
+		return "", nil
+	case st == nil:
+		return fmt.Sprintf("the session has no steps now; this writer held %s", held), nil
+	case isRemoved(st, base):
+		return "the session was removed", nil
 	}
-	return true, nil
+	return fmt.Sprintf("the session moved on while this writer held %s: its head is step %d", held, st.Manifest.Number), nil
 }
 
-// errHeadMoved is headCheck's error: the store's head is no longer the
-// one the commit builds on.
+// movedConflict is the error of a commit whose head moved (headMoved's
+// reason): the conflict it would have met at a taken slot, or, for a
+// head from the cache, errStaleHead, a retry from the store's head. The
+// head is forgotten either way.
+func (s *Session) movedConflict(reason string) error {
+	if s.cached {
+		s.dropCached()
+		return errStaleHead
+	}
+	n := s.headNum()
+	s.head, s.index = nil, nil
+	return &ConflictError{Session: s.name, Number: n + 1, Head: n, Reason: reason}
+}
+
+// errHeadMoved matches headCheck's error when the store's head is no
+// longer the one the commit builds on.
 var errHeadMoved = errors.New("the session's head moved while the commit was built")
+
+// headMovedError is headCheck's error when the head moved: why, in
+// headMoved's words.
+type headMovedError struct{ reason string }
+
+func (e *headMovedError) Error() string        { return e.reason }
+func (e *headMovedError) Is(target error) bool { return target == errHeadMoved }
 
 // headCheckError is headCheck's error when the head could not be read.
 type headCheckError struct{ err error }
@@ -401,8 +433,8 @@ func (s *Session) headCheck(ctx context.Context) error {
 	switch {
 	case err != nil:
 		return &headCheckError{err}
-	case moved:
-		return errHeadMoved
+	case moved != "":
+		return &headMovedError{moved}
 	}
 	return nil
 }
@@ -441,8 +473,7 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 		return nil
 	}
 	if s.cached {
-		s.head, s.index, s.doc = nil, nil, nil
-		s.cached, s.noCache, s.stamp = false, true, ""
+		s.dropCached()
 		return errStaleHead
 	}
 	s.head, s.index = nil, nil

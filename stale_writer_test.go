@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,11 @@ func TestStaleWriterAfterGC(t *testing.T) {
 			st, err := commit(b, 99)
 			if !errors.Is(err, cairn.ErrConflict) {
 				t.Fatalf("the paused writer's commit: %v, %v; want a conflict", st, err)
+			}
+			// Once its slot may be gone, the conflict says what happened,
+			// not that another writer took the slot.
+			if want := fmt.Sprintf("moved on while this writer held step 5: its head is step %d", head); c.aged && !strings.Contains(err.Error(), want) {
+				t.Errorf("the paused writer's conflict: %v; want it to say %q", err, want)
 			}
 			if c.aged != (deleted > 0) {
 				t.Errorf("second gc deleted %d objects; want some only once the steps are SlotFenceAge old", deleted)

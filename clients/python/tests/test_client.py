@@ -128,3 +128,26 @@ def test_bad_server_url_is_said_in_the_constructor(url: str) -> None:
     with pytest.raises(ValueError) as e:
         Client(url)
     assert repr(url) in str(e.value) and "http://HOST:PORT" in str(e.value)
+
+
+def test_listings_go_past_a_damaged_session(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    # One session whose head the store holds damaged: the listings keep the
+    # others and warn, naming it (the server answers 200 with "unreadable").
+    store = tmp_path / "store"
+    with cairnlog.open(str(store), bin=cairn_bin) as ws:
+        for name in ("a", "d"):
+            s = ws.session(name)
+            s.commit({"i": 1})
+            s.commit({"i": 2})
+        ws.session("q").ask({"i": 1}, question="go on?")
+    step = store / "steps" / "d" / "00000000000000000002"
+    b = bytearray(step.read_bytes())
+    b[len(b) // 2] ^= 0x40
+    step.write_bytes(bytes(b))
+    with cairnlog.open(str(store), bin=cairn_bin) as ws:
+        with pytest.warns(cairnlog.UnreadableSessionsWarning, match="could not be read.*: d") as w:
+            names = [x["session"] for x in ws.sessions()]
+        assert names == ["a", "q"]
+        assert w[0].message.unreadable[0]["session"] == "d"  # type: ignore[union-attr]
+        with pytest.warns(cairnlog.UnreadableSessionsWarning, match="d"):
+            assert [p["session"] for p in ws.inbox()] == ["q"]

@@ -12,7 +12,8 @@ LimitError, UnauthorizedError, all CairnError.
 """
 
 from .client import Client, Step, is_reply
-from .errors import CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError
+from .errors import (CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError,
+                     UnreadableSessionsWarning)
 from .session import Session
 from .workspace import Workspace, find_cairn, open
 
@@ -23,6 +24,7 @@ NotFound = NotFoundError
 
 __all__ = [
     "CairnError", "Client", "Conflict", "ConflictError", "InvalidError", "LimitError", "NotFound",
-    "NotFoundError", "Session", "Step", "UnauthorizedError", "Workspace", "find_cairn", "is_reply", "open",
+    "NotFoundError", "Session", "Step", "UnauthorizedError", "UnreadableSessionsWarning", "Workspace", "find_cairn",
+    "is_reply", "open",
 ]
 __version__ = "0.1.0"

@@ -7,13 +7,21 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .errors import NotFoundError, error_for
+from .errors import NotFoundError, UnreadableSessionsWarning, error_for
 
 Step = Dict[str, Any]
 """A step as the API returns it: session, step, id, parent, origin, status,
 time, kind, record and, on reads, state."""
+
+
+def _listed(body: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
+    """body[key], warning about the sessions the server passed over as damaged."""
+    if body.get("unreadable"):
+        warnings.warn(UnreadableSessionsWarning(body["unreadable"]), stacklevel=3)
+    return body[key]
 
 
 def is_reply(record: Any) -> bool:
@@ -72,12 +80,14 @@ class Client:
         return urllib.parse.quote(session, safe="")
 
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
-        """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it."""
-        return self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1]["sessions"]
+        """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it.
+        Sessions the store holds damaged are left out with an UnreadableSessionsWarning."""
+        return _listed(self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1], "sessions")
 
     def inbox(self) -> List[Dict[str, Any]]:
-        """Sessions whose head awaits a human: [{session, step, id, time, question, record}]."""
-        return self._call("GET", "/v1/inbox")[1]["pending"]
+        """Sessions whose head awaits a human: [{session, step, id, time, question, record}].
+        Sessions the store holds damaged are left out with an UnreadableSessionsWarning."""
+        return _listed(self._call("GET", "/v1/inbox")[1], "pending")
 
     def head(self, session: str, state: bool = True) -> Optional[Step]:
         """The session's head step (with its state unless state=False), or None if it has no steps."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 
 class CairnError(Exception):
@@ -51,3 +51,15 @@ def error_for(status: int, body: Dict[str, Any]) -> CairnError:
     """The exception for an error answer."""
     cls = _BY_STATUS.get(status, CairnError)
     return cls(status, str(body.get("code", "http")), str(body.get("error", "")), body)
+
+
+class UnreadableSessionsWarning(UserWarning):
+    """A listing (sessions, inbox) passed over sessions the store holds
+    damaged: the others were listed. `unreadable` is the server's list of
+    {session, error}; `cairn verify` names the damaged objects."""
+
+    def __init__(self, unreadable: List[Dict[str, Any]]) -> None:
+        names = ", ".join(str(u.get("session")) for u in unreadable[:5])
+        more = f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
+        super().__init__(f"cairn: {len(unreadable)} session(s) could not be read (damage in the store): {names}{more}")
+        self.unreadable = unreadable

@@ -65,6 +65,7 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 	if keepLast == 0 {
 		return nil, fmt.Errorf("prune %s: keep at least one step (to drop them all, remove the session)", session)
 	}
+	read := w.clock()
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
 		return nil, fmt.Errorf("prune %s: %w", session, err)
@@ -72,6 +73,19 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 	res := &PruneResult{Session: session, Head: head, OldBase: base, NewBase: base}
 	if head < keepLast || head-keepLast+1 <= base {
 		return res, nil // already that short
+	}
+	// The base marker is a plain put: a prune paused for longer than
+	// manifest.HeadTrust since it read the base (as for a commit,
+	// Session.headCheck) reads it again, or it could lower a base another
+	// prune raised meanwhile onto steps gc has deleted since, and the
+	// session's history would no longer read.
+	if longAgo(w.clock(), read) {
+		if _, now, err := w.liveHead(ctx, session); err != nil {
+			return nil, fmt.Errorf("prune %s: %w", session, err)
+		} else if now >= head-keepLast+1 {
+			res.OldBase, res.NewBase = now, now
+			return res, nil // another prune went as far
+		}
 	}
 	res.NewBase = head - keepLast + 1
 	res.Steps = res.NewBase - base

@@ -279,19 +279,18 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
 		Check: s.headCheck,
 	})
+	var landErr error
 	if err == nil {
-		if lerr := s.checkLanded(ctx, st); lerr != nil {
-			finish(false)
-			if doc != nil {
-				doc.Rollback()
-			}
-			return nil, lerr
-		}
+		landErr = s.checkLanded(ctx, st)
 	}
 	// The stat cache is saved only for an acknowledged step.
-	finish(err == nil)
-	if err != nil && doc != nil {
+	acked := err == nil && landErr == nil
+	finish(acked)
+	if !acked && doc != nil {
 		doc.Rollback()
+	}
+	if landErr != nil {
+		return nil, landErr
 	}
 	if moved := (*headMovedError)(nil); errors.As(err, &moved) {
 		return nil, s.movedConflict(moved.reason)
@@ -407,16 +406,11 @@ func (s *Session) movedConflict(reason string) error {
 	return &ConflictError{Session: s.name, Number: n + 1, Head: n, Reason: reason}
 }
 
-// errHeadMoved matches headCheck's error when the store's head is no
-// longer the one the commit builds on.
-var errHeadMoved = errors.New("the session's head moved while the commit was built")
-
-// headMovedError is headCheck's error when the head moved: why, in
-// headMoved's words.
+// headMovedError is headCheck's error when the store's head is no
+// longer the one the commit builds on: why, in headMoved's words.
 type headMovedError struct{ reason string }
 
-func (e *headMovedError) Error() string        { return e.reason }
-func (e *headMovedError) Is(target error) bool { return target == errHeadMoved }
+func (e *headMovedError) Error() string { return e.reason }
 
 // headCheckError is headCheck's error when the head could not be read.
 type headCheckError struct{ err error }
@@ -736,7 +730,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	if err == nil {
 		err = w.checkForkLanded(ctx, t, start, st)
 	}
-	if errors.Is(err, manifest.ErrSlotTaken) || errors.Is(err, errHeadMoved) {
+	if moved := (*headMovedError)(nil); errors.Is(err, manifest.ErrSlotTaken) || errors.As(err, &moved) {
 		return nil, t.conflict(ctx, from.Number)
 	}
 	if errors.Is(err, manifest.ErrPruned) {

@@ -365,18 +365,8 @@ func (r *Repo) expirePin(ctx context.Context, p *Pin) error {
 	if err := r.MarkSession(ctx, p.Target); err != nil {
 		return err
 	}
-	ours := true
-	err = r.writeTombstone(ctx, p.Target, p.Step)
-	if errors.Is(err, ErrSlotTaken) {
-		st, rerr := r.ReadStep(ctx, p.Target, p.Step)
-		if rerr != nil {
-			return fmt.Errorf("fence %s@%d: %w", p.Target, p.Step, rerr)
-		}
-		if !IsTombstone(st.Manifest) {
-			return ErrRevived
-		}
-		ours = false
-	} else if err != nil {
+	ours, err := r.putFence(ctx, p.Target, p.Step)
+	if err != nil {
 		return err
 	}
 	if first, err = r.FirstStep(ctx, p.Target); err != nil {
@@ -413,19 +403,28 @@ var ErrRevived = errors.New("slot taken by a writer")
 // fencing the slot above its head; gc fences a removed session before
 // it deletes anything of it.
 func (r *Repo) Fence(ctx context.Context, session string, n uint64) error {
-	err := r.writeTombstone(ctx, session, n)
-	if errors.Is(err, ErrSlotTaken) {
-		st, rerr := r.ReadStep(ctx, session, n)
-		if rerr != nil {
-			return fmt.Errorf("fence %s@%d: %w", session, n, rerr)
-		}
-		if !IsTombstone(st.Manifest) {
-			return ErrRevived
-		}
-	} else if err != nil {
+	if _, err := r.putFence(ctx, session, n); err != nil {
 		return err
 	}
 	return r.WriteBase(ctx, session, n+1)
+}
+
+// putFence puts a tombstone into slot n of session, reporting whether
+// it was this call's: a slot that already holds a tombstone (another
+// run's fence) is fenced too; one a writer took is ErrRevived.
+func (r *Repo) putFence(ctx context.Context, session string, n uint64) (ours bool, err error) {
+	err = r.writeTombstone(ctx, session, n)
+	if errors.Is(err, ErrSlotTaken) {
+		st, rerr := r.ReadStep(ctx, session, n)
+		if rerr != nil {
+			return false, fmt.Errorf("fence %s@%d: %w", session, n, rerr)
+		}
+		if !IsTombstone(st.Manifest) {
+			return false, ErrRevived
+		}
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // absent returns the keys of those that the store does not hold. An

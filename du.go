@@ -48,6 +48,12 @@ type Usage struct {
 // names it reports only those sessions (the workspace totals still cover
 // everything). It reads every live step's manifest and, for the logical
 // sizes, the objects its state uses: a cost like Verify's.
+//
+// A session the store's damage keeps from being read does not hide the
+// others: Usage returns what it measured together with an
+// *UnreadableError naming each such session. Their objects count as live
+// (what they share with other sessions is unknown), so the garbage
+// figures may be short of what gc would free once the damage is repaired.
 func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
 	defer w.classifyTo(&err)
 	mu, err := w.repo.Usage(ctx, names...)
@@ -61,6 +67,14 @@ func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err e
 	}
 	for _, su := range mu.Sessions {
 		u.Sessions = append(u.Sessions, SessionUsage(su))
+	}
+	if len(mu.Unreadable) > 0 {
+		damaged := &UnreadableError{}
+		for _, d := range mu.Unreadable {
+			damaged.Sessions = append(damaged.Sessions, d.Session)
+			damaged.Errs = append(damaged.Errs, classify(d.Err))
+		}
+		return u, damaged
 	}
 	return u, nil
 }

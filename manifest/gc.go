@@ -136,7 +136,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
 	rep.Objects, rep.Bytes = len(l.objects), l.bytes
-	live, _, err := r.mark(ctx, l, nil)
+	live, _, err := r.mark(ctx, l, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
 	}

@@ -104,6 +104,21 @@ func ParseStepKey(key string) (string, uint64, bool) {
 	return session, n, true
 }
 
+// keySession returns the session whose data object key is (a step
+// object, a pack or a spill pack), or "".
+func keySession(key string) string {
+	if s, _, ok := ParseStepKey(key); ok {
+		return s
+	}
+	if s, _, _, ok := ParseSpillKey(key); ok {
+		return s
+	}
+	if s, _, ok := ParsePackKey(key); ok {
+		return s
+	}
+	return ""
+}
+
 // DescribeKey says in the user's words which object key is: its session
 // and step, and what the object is to them ("session d, step 2", "the
 // base marker of session d"). Every error that leaves this package naming

@@ -107,11 +107,14 @@ type liveSet struct {
 	// tombstoneHeads maps each session whose newest step is a tombstone
 	// but whose base is not above it (a fence gc did not finish) to it.
 	tombstoneHeads map[string]uint64
+	// unread holds the sessions a report's mark passed over (damage):
+	// every object under their keys counts as live.
+	unread map[string]bool
 }
 
 func newLiveSet() *liveSet {
 	return &liveSet{packs: map[string]uint8{}, spills: map[string]bool{}, ranges: map[string][]Range{},
-		removed: map[string]uint64{}, tombstoneHeads: map[string]uint64{}}
+		removed: map[string]uint64{}, tombstoneHeads: map[string]uint64{}, unread: map[string]bool{}}
 }
 
 func (ls *liveSet) addStep(session string, n uint64) {
@@ -184,6 +187,9 @@ func (ls *liveSet) layout() Layout {
 
 // has reports whether the object at key is live.
 func (ls *liveSet) has(key string) bool {
+	if len(ls.unread) > 0 && ls.unread[keySession(key)] {
+		return true
+	}
 	if s, n, ok := ParseStepKey(key); ok {
 		rs := ls.ranges[s]
 		i := sort.Search(len(rs), func(i int) bool { return rs[i].Last >= n })
@@ -277,77 +283,28 @@ func (cr *chainReader) liveChain(ctx context.Context, session string, head, floo
 
 // mark walks every live session of l and returns what is live, with each
 // session's base. Any step it cannot read aborts the mark: a sweep after
-// an incomplete mark could delete live data.
-func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, st *Step)) (*liveSet, map[string]uint64, error) {
+// an incomplete mark could delete live data. A report that deletes
+// nothing (du) passes damaged: a session the store's damage keeps from
+// being read (cas.ErrCorrupt) is then handed to it and passed over, and
+// every object under its own keys counts as live (unread), since what it
+// uses is unknown.
+func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, st *Step), damaged func(session string, err error)) (*liveSet, map[string]uint64, error) {
 	ls := newLiveSet()
 	bases := map[string]uint64{}
 	cr := &chainReader{r: r, cache: map[string]*Step{}}
 	seen := map[string]uint64{}
 	for _, s := range l.sessionNames() {
-		ns := l.steps[s]
-		head := ns[len(ns)-1]
-		base, err := r.ReadBase(ctx, s)
-		if err != nil {
-			return nil, nil, err
-		}
-		bases[s] = base
-		// Straight from the store: a removed session's newest step may
-		// have become a tombstone since the listing.
-		newest, err := cr.read(ctx, s, head, nil)
-		if err != nil {
-			what := "mark live steps of"
-			if head < base {
-				what = "read the newest step of removed session"
-			}
-			return nil, nil, fmt.Errorf("%s %s: %w", what, s, err)
-		}
-		if head < base {
-			// The base was read after the listing: a writer may have
-			// committed above head since and pruned up to its new steps
-			// (ReadHead's rule, belowBase). If not, the session was
-			// removed: its newest slot is a tombstone (gc's fence, see
-			// GC), or gets one above it before anything is deleted, so
-			// that no writer still building on its last step can
-			// acknowledge a step, and no key is reused. A base above
-			// the head in any other form is damage, not a removal.
-			st, now, legacy, err := r.belowBase(ctx, s, newest, base, func(n uint64) (*Step, error) { return cr.read(ctx, s, n, nil) })
-			var bad *BaseError
-			switch {
-			case errors.As(err, &bad):
-				return nil, nil, err
-			case err != nil:
-				return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
-			}
-			newest, head = st, now
-			if head < base {
-				if legacy {
-					ls.removed[s] = head
-				} else {
-					ls.addStep(s, head)
-				}
-				continue
-			}
-		}
-		if IsTombstone(newest.Manifest) {
-			ls.addStep(s, head)
-			ls.tombstoneHeads[s] = head
+		what, err := r.markSession(ctx, l, s, ls, bases, cr, seen, perStep)
+		if err != nil && damaged != nil && errors.Is(err, cas.ErrCorrupt) && ctx.Err() == nil {
+			ls.unread[s] = true
+			damaged(s, err)
 			continue
 		}
-		walkSeen := seen
-		if perStep != nil {
-			walkSeen = nil // attribution needs every root's whole chain
+		if err != nil && what != "" {
+			err = fmt.Errorf("%s %s: %w", what, s, err)
 		}
-		err = cr.liveChain(ctx, s, head, base, walkSeen, func(st *Step) error {
-			ls.addStep(st.Session, st.Number)
-			ls.addLayout(st.Layout)
-			ls.steps++
-			if perStep != nil {
-				perStep(s, st)
-			}
-			return nil
-		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("mark live steps of %s: %w", s, err)
+			return nil, nil, err
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -355,6 +312,76 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 	}
 	ls.finish()
 	return ls, bases, nil
+}
+
+// markSession is mark's walk of session s. An error comes with what the
+// walk was doing ("mark live steps of"), for mark to say with the session.
+func (r *Repo) markSession(ctx context.Context, l *listing, s string, ls *liveSet, bases map[string]uint64, cr *chainReader, seen map[string]uint64, perStep func(root string, st *Step)) (what string, err error) {
+	ns := l.steps[s]
+	head := ns[len(ns)-1]
+	base, err := r.ReadBase(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	bases[s] = base
+	// Straight from the store: a removed session's newest step may
+	// have become a tombstone since the listing.
+	newest, err := cr.read(ctx, s, head, nil)
+	if err != nil {
+		if head < base {
+			return "read the newest step of removed session", err
+		}
+		return "mark live steps of", err
+	}
+	if head < base {
+		// The base was read after the listing: a writer may have
+		// committed above head since and pruned up to its new steps
+		// (ReadHead's rule, belowBase). If not, the session was
+		// removed: its newest slot is a tombstone (gc's fence, see
+		// GC), or gets one above it before anything is deleted, so
+		// that no writer still building on its last step can
+		// acknowledge a step, and no key is reused. A base above
+		// the head in any other form is damage, not a removal.
+		st, now, legacy, err := r.belowBase(ctx, s, newest, base, func(n uint64) (*Step, error) { return cr.read(ctx, s, n, nil) })
+		var bad *BaseError
+		switch {
+		case errors.As(err, &bad):
+			return "", err
+		case err != nil:
+			return "mark live steps of", err
+		}
+		newest, head = st, now
+		if head < base {
+			if legacy {
+				ls.removed[s] = head
+			} else {
+				ls.addStep(s, head)
+			}
+			return "", nil
+		}
+	}
+	if IsTombstone(newest.Manifest) {
+		ls.addStep(s, head)
+		ls.tombstoneHeads[s] = head
+		return "", nil
+	}
+	walkSeen := seen
+	if perStep != nil {
+		walkSeen = nil // attribution needs every root's whole chain
+	}
+	err = cr.liveChain(ctx, s, head, base, walkSeen, func(st *Step) error {
+		ls.addStep(st.Session, st.Number)
+		ls.addLayout(st.Layout)
+		ls.steps++
+		if perStep != nil {
+			perStep(s, st)
+		}
+		return nil
+	})
+	if err != nil {
+		return "mark live steps of", err
+	}
+	return "", nil
 }
 
 // removal says how a session whose newest step (head, with manifest

@@ -47,12 +47,25 @@ type Usage struct {
 	// over LiveBytes.
 	LogicalBytes int64
 	DedupRatio   float64
+	// Unreadable are the sessions the store's damage kept Usage from
+	// reading, in name order: left out of Sessions, their objects
+	// counted as live (what they share with others is unknown).
+	Unreadable []Unreadable
+}
+
+// Unreadable is a session a report passed over, and why: an error
+// matching cas.ErrCorrupt.
+type Unreadable struct {
+	Session string
+	Err     error
 }
 
 // Usage measures stored bytes per session and for the workspace. With
 // names it reports only those sessions (the workspace totals still cover
 // everything). It reads every live step's manifest and, for the logical
-// sizes, the objects its state uses: a cost like Verify's.
+// sizes, the objects its state uses: a cost like Verify's. A session the
+// store's damage keeps from being read does not hide the others: it is
+// listed in Unreadable.
 func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	for _, n := range names {
 		if err := ValidSession(n); err != nil {
@@ -65,6 +78,7 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	}
 	perRoot := map[string]*liveSet{}
 	stepsOf := map[string][]*Step{}
+	var damaged []Unreadable
 	live, _, err := r.mark(ctx, l, func(root string, st *Step) {
 		ls := perRoot[root]
 		if ls == nil {
@@ -75,11 +89,16 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 		ls.addLayout(st.Layout)
 		ls.steps++
 		stepsOf[root] = append(stepsOf[root], st)
+	}, func(session string, err error) {
+		// What was attributed before the damage was found is dropped.
+		delete(perRoot, session)
+		delete(stepsOf, session)
+		damaged = append(damaged, Unreadable{Session: session, Err: fmt.Errorf("history of %s: %w", session, err)})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("du: %w", err)
 	}
-	u := &Usage{Objects: len(l.objects), Bytes: l.bytes}
+	u := &Usage{Objects: len(l.objects), Bytes: l.bytes, Unreadable: damaged}
 	users := map[string]int{} // object key -> number of sessions using it
 	for _, ls := range perRoot {
 		ls.finish()
@@ -136,7 +155,7 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 		}
 	}
 	for n := range want {
-		if perRoot[n] == nil {
+		if perRoot[n] == nil && !live.unread[n] {
 			return nil, fmt.Errorf("du %s: %w", n, ErrNoSession)
 		}
 	}

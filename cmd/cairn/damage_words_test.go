@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -207,4 +208,26 @@ func TestCommandNamedOnce(t *testing.T) {
 			t.Errorf("cairn %s on a damaged store: exit %d, %q; want exit 1, the command named once", cmd, code, errs)
 		}
 	}
+}
+
+// TestDuGoesPastADamagedSession: cairn du listed nothing when one
+// session was damaged ("cairn du: mark live steps of d: …"). It prints
+// every other session and the totals, then names the damaged one in
+// words and exits 1; --json prints the same object first.
+func TestDuGoesPastADamagedSession(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	store := damageFixture(t)
+	flip(t, store, "steps/d/00000000000000000040")
+	out, errs, code := cli(t, store, "", "du")
+	if code != 1 || !regexp.MustCompile(`(?m)^e +1 `).MatchString(out) || !strings.Contains(out, "total: ") ||
+		!strings.Contains(out, "once the damaged sessions are repaired") {
+		t.Errorf("cairn du: exit %d, out %q; want exit 1 and session e with the totals", code, out)
+	}
+	checkWords(t, "cairn du", errs, "1 session could not be read: history of d: corrupt object: session d, step 40")
+	out, errs, code = cli(t, store, "", "du", "--json")
+	var u cairn.Usage
+	if err := json.Unmarshal([]byte(out), &u); err != nil || code != 1 || len(u.Sessions) != 1 || u.Sessions[0].Session != "e" {
+		t.Errorf("cairn du --json: exit %d, %v, %q; want exit 1 and session e", code, err, out)
+	}
+	checkWords(t, "cairn du --json", errs, "session d, step 40")
 }

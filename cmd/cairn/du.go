@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/cairnlog/cairn"
 )
 
 const duUsage = "[SESSION...] [--json]"
@@ -28,21 +31,31 @@ func runDu(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	u, err := ws.Usage(ctx, names...)
-	if err != nil {
+	// A damaged session does not hide the others: they are printed,
+	// then the error names it (exit 1).
+	var damaged *cairn.UnreadableError
+	if err != nil && !errors.As(err, &damaged) {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(u)
+		if jerr := json.NewEncoder(e.stdout).Encode(u); jerr != nil {
+			return jerr
+		}
+		return err
 	}
 	fmt.Fprintf(e.stdout, "%-30s %6s %7s %10s %10s %10s %10s %7s\n", "SESSION", "STEPS", "OBJECTS", "STORED", "UNIQUE", "SHARED", "LOGICAL", "DEDUP")
 	for _, s := range u.Sessions {
 		fmt.Fprintf(e.stdout, "%-30s %6d %7d %10s %10s %10s %10s %7s\n", s.Session, s.Steps, s.Objects,
 			humanBytes(s.StoredBytes), humanBytes(s.UniqueBytes), humanBytes(s.SharedBytes), humanBytes(s.LogicalBytes), dedup(s.DedupRatio))
 	}
-	fmt.Fprintf(e.stdout, "total: %s, %s; live %s, %s; garbage %s, %s (cairn gc frees it); logical %s, dedup %s\n",
+	frees := "cairn gc frees it"
+	if damaged != nil {
+		frees = "cairn gc frees it once the damaged sessions are repaired or removed"
+	}
+	fmt.Fprintf(e.stdout, "total: %s, %s; live %s, %s; garbage %s, %s (%s); logical %s, dedup %s\n",
 		plural(u.Objects, "object"), humanBytes(u.Bytes), plural(u.LiveObjects, "object"), humanBytes(u.LiveBytes),
-		plural(u.GarbageObjects, "object"), humanBytes(u.GarbageBytes), humanBytes(u.LogicalBytes), dedup(u.DedupRatio))
-	return nil
+		plural(u.GarbageObjects, "object"), humanBytes(u.GarbageBytes), frees, humanBytes(u.LogicalBytes), dedup(u.DedupRatio))
+	return err
 }
 
 // dedup formats a dedup ratio (logical bytes / stored bytes). Below 1 the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -42,7 +43,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	}
 	stdin := len(pos) == 2 && pos[1] == "-"
 	if len(pos) == 2 && !stdin {
-		return usagef("unexpected argument %q", pos[1])
+		return usagef("unexpected argument %q%s", pos[1], stateHint(pos[1], *asJSON))
 	}
 	sources := 0
 	for _, b := range []bool{*jsonFile != "", *dir != "", *patch != "", stdin} {
@@ -222,4 +223,22 @@ type commitResult struct {
 	ID           string        `json:"id"`
 	Requests     requestCounts `json:"requests"`
 	BytesWritten int64         `json:"bytes_written"`
+}
+
+// stateHint suggests the flag a stray argument of commit was likely meant
+// for: a directory is committed with --dir, a file with --json-file (or
+// --patch); --json only says how the result is printed.
+func stateHint(arg string, asJSON bool) string {
+	fi, err := os.Stat(arg)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Sprintf(": to commit the directory, give --dir %s", arg)
+	case err == nil:
+		hint := fmt.Sprintf(": to commit the JSON document in the file, give --json-file %s (or --patch %s for a JSON Patch)", arg, arg)
+		if asJSON {
+			hint += "; --json prints the result as JSON"
+		}
+		return hint
+	}
+	return ""
 }

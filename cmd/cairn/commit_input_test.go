@@ -497,3 +497,30 @@ func TestForkArgumentsSwapped(t *testing.T) {
 		t.Fatalf("fork src@1 new: exit %d: %s", code, errs)
 	}
 }
+
+// TestCommitStrayFileArgument: `cairn commit s --json state.json` (--json
+// is the output flag) and `cairn commit s state.json` said only
+// `unexpected argument "state.json"`; a directory likewise. The error now
+// names the flag that commits it, and nothing is written.
+func TestCommitStrayFileArgument(t *testing.T) {
+	store := t.TempDir()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "state.json")
+	writeFile(t, file, []byte(`{"a":1}`))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"commit", "s", "--json", file}, "give --json-file " + file},
+		{[]string{"commit", "s", file}, "give --json-file " + file},
+		{[]string{"commit", "s", dir}, "give --dir " + dir},
+	} {
+		_, errs, code := cli(t, store, "", c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("cairn %s: exit %d, %q; want exit 2 saying %q", strings.Join(c.args, " "), code, errs, c.want)
+		}
+	}
+	if out, _, _ := cli(t, store, "", "sessions"); strings.Contains(out, "s ") {
+		t.Errorf("a refused commit wrote a step: %q", out)
+	}
+}

@@ -46,11 +46,14 @@ var (
 	// ErrRemoved (an ErrNotFound): the session was removed (Remove,
 	// cairn rm): its head and every step it had read as gone.
 	ErrRemoved = fmt.Errorf("%w: the session was removed", ErrNotFound)
-	// ErrMaybeWritten: a commit's or fork's step put failed after it may
-	// have reached the store (a lost response, a timeout), so the step
-	// may or may not exist. The session re-reads its head at its next
-	// commit, which builds on whatever is there.
-	ErrMaybeWritten = errors.New("the step may have been written (its put failed after it may have reached the store); the session's next commit reads its head again")
+	// ErrMaybeWritten: whether a commit's or fork's step is in its
+	// session's history is not known: its put failed after it may have
+	// reached the store (a lost response, a timeout), or its history
+	// could not be read after the put, or a fork to a new session's name
+	// had not ended when the session's first step landed beside it. The
+	// session re-reads its head at its next commit, which builds on
+	// whatever is there.
+	ErrMaybeWritten = errors.New("the step may have been written; the session's next commit reads its head again")
 )
 
 // mayHaveLanded reports whether a failed put may still have taken

@@ -12,3 +12,7 @@ func StepManifest(st *Step) manifest.Manifest { return *st.m.Manifest }
 // SetClock makes w's sessions measure how long they have held their
 // heads by now (tests of manifest.HeadTrust).
 func SetClock(w *Workspace, now func() time.Time) { w.now = now }
+
+// SetForkWait sets how long w's steps put beside a fork to their
+// session's name wait for it to end (manifest.Repo.ForkWait).
+func SetForkWait(w *Workspace, d time.Duration) { w.repo.ForkWait = d }

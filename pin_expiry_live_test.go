@@ -43,7 +43,7 @@ func testPinExpiryBesideLiveName(t *testing.T, die bool) {
 		done <- err
 	}()
 	waitPaused(t, p, done)
-	commitN(t, ws, "F", "F", 1, 3)
+	commitBesidePin(t, ws, "F", 3)
 	later := time.Now().Add(time.Hour)
 	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later})
 	mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: later.Add(cairn.ForkPinGrace)})
@@ -120,7 +120,7 @@ func TestForkBesideNameGrownPastItsSlot(t *testing.T) {
 		done <- err
 	}()
 	waitPaused(t, p, done)
-	commitN(t, ws, "F", "F", 1, 100)
+	commitBesidePin(t, ws, "F", 100)
 	if _, err := ws.Prune(ctx, "F", 3); err != nil {
 		t.Fatal(err)
 	}
@@ -136,4 +136,19 @@ func TestForkBesideNameGrownPastItsSlot(t *testing.T) {
 	fresh := cairn.OpenStore(store)
 	checkState(t, fresh, "F", gcState("F", 100))
 	mustVerify(t, fresh)
+}
+
+// commitBesidePin commits steps 1..to of the new session name (states
+// gcState(name, n)) while a stopped fork's pin names it: the first step
+// is not acknowledged, its fate left to the fork (ErrMaybeWritten, see
+// TestFirstStepBesideStuckFork); it stays the head when the fork fails,
+// and the next commits build on it.
+func commitBesidePin(t *testing.T, ws *cairn.Workspace, name string, to int) {
+	t.Helper()
+	cairn.SetForkWait(ws, 20*time.Millisecond)
+	s, _ := ws.Session(name)
+	if _, err := s.Commit(context.Background(), cairn.JSON(gcState(name, 1)), cairn.CommitOptions{}); !errors.Is(err, cairn.ErrMaybeWritten) {
+		t.Fatalf("first step of %s beside a fork's pin: %v; want ErrMaybeWritten", name, err)
+	}
+	commitN(t, ws, name, name, 2, to)
 }

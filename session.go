@@ -148,7 +148,7 @@ func (s *Session) unsure(n uint64, err error) error {
 	if !errors.As(err, &put) {
 		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
 	}
-	return fmt.Errorf("commit %s@%d: %w: %w", s.name, n, ErrMaybeWritten, err)
+	return fmt.Errorf("commit %s@%d: %w: its put failed after it may have reached the store: %w", s.name, n, ErrMaybeWritten, err)
 }
 
 // load makes sure s.head reflects the store, reading it if unknown.
@@ -452,12 +452,19 @@ func (s *Session) headCheck(ctx context.Context) error {
 // A session's first step (no parent) is checked whatever the time: a
 // fork to the same name, from a pruned session, may have set the name's
 // base to its source's since this writer found the name empty, and a
-// step put below it would be hidden by the fork's.
+// step put below it would be hidden by the fork's. A fork still in
+// flight is waited for first (awaitFork).
 func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 	if !s.heldLong(s.ws.clock()) && st.Manifest.Parent != nil {
 		return nil
 	}
 	n := st.Manifest.Number
+	if st.Manifest.Parent == nil {
+		if err := s.awaitFork(ctx, n); err != nil {
+			s.head, s.index = nil, nil
+			return err
+		}
+	}
 	base, hidden, err := s.landedHidden(ctx, st)
 	if err != nil {
 		s.head, s.index = nil, nil
@@ -476,6 +483,30 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 		reason = "a fork took the name while this writer created the session: its step is above this one"
 	}
 	return &ConflictError{Session: s.name, Number: n, Head: n - 1, Reason: reason}
+}
+
+// awaitFork waits, after the put of a session's first step (number n),
+// until no fork to the session's name that may land above it is in
+// flight (manifest.Repo.AwaitForks): such a fork found the name empty
+// before this step's put, and its step would hide this one and every
+// step built on it. A fork that does not end in time leaves the step's
+// fate to it: ErrMaybeWritten, never an acknowledgement.
+func (s *Session) awaitFork(ctx context.Context, n uint64) error {
+	err := s.ws.repo.AwaitForks(ctx, s.name, n, s.ws.clock)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, manifest.ErrForkInFlight):
+		return fmt.Errorf("commit %s@%d: %w: %s", s.name, n, ErrMaybeWritten, forkInFlight(s.name, "this first step"))
+	}
+	return fmt.Errorf("commit %s@%d: %w: the session cannot be read to check the step is in its history: %w", s.name, n, ErrMaybeWritten, err)
+}
+
+// forkInFlight says why a step put beside a fork to session's name that
+// has not ended is ErrMaybeWritten; what names the step.
+func forkInFlight(session, what string) string {
+	return fmt.Sprintf("a fork to session %s began before %s and has not ended; if it lands, its step is the session's head and %s is not in its history (cairn log %s says which)",
+		session, what, what, session)
 }
 
 // landedHidden reports whether st, just put, lies outside its session's
@@ -729,6 +760,16 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	st, err := w.repo.Fork(ctx, from.m, to, t.headCheck)
 	if err == nil {
 		err = w.checkForkLanded(ctx, t, start, st)
+	}
+	var hidden *manifest.ForkHiddenError
+	switch {
+	case errors.As(err, &hidden):
+		return nil, &ConflictError{Session: to, Number: from.Number, Head: hidden.Head,
+			Reason: fmt.Sprintf("another fork to %s landed above this one, at step %d: that step is the session's head", to, hidden.Head)}
+	case errors.Is(err, manifest.ErrForkInFlight):
+		return nil, fmt.Errorf("fork to %s@%d: %w: %s", to, from.Number, ErrMaybeWritten, forkInFlight(to, "this fork's step"))
+	case errors.Is(err, manifest.ErrUnchecked):
+		return nil, fmt.Errorf("%w: %w", ErrMaybeWritten, err)
 	}
 	if moved := (*headMovedError)(nil); errors.Is(err, manifest.ErrSlotTaken) || errors.As(err, &moved) {
 		return nil, t.conflict(ctx, from.Number)

@@ -243,8 +243,46 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 		return nil, err
 	}
 	st, _, err := r.WriteStep(ctx, m, nil)
-	return st, err
+	if err != nil {
+		return nil, err
+	}
+	// Another fork to the name, from a later step, may have made the
+	// same check before this put and land above it (AwaitForks).
+	if err := r.AwaitForks(ctx, to, m.Number, time.Now); errors.Is(err, ErrForkInFlight) {
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("fork to %s@%d: %w: %w", to, m.Number, ErrUnchecked, err)
+	}
+	head, err := r.FindHead(ctx, to)
+	if err != nil {
+		return nil, fmt.Errorf("fork to %s@%d: %w: %w", to, m.Number, ErrUnchecked, err)
+	}
+	if head > m.Number {
+		return nil, &ForkHiddenError{Session: to, Number: m.Number, Head: head}
+	}
+	return st, nil
 }
+
+// ErrUnchecked reports a step that was written but whose place in its
+// session's history could not be checked after its put (the store could
+// not be read): whether it stays is not known.
+var ErrUnchecked = errors.New("the step was written, but the session could not be read to check it is in its history")
+
+// ForkHiddenError is Fork's error when another fork to the same name,
+// from a later step, landed above the fork's step: that one is the
+// session's head, and this step is in no history. It matches
+// ErrSlotTaken.
+type ForkHiddenError struct {
+	Session      string
+	Number, Head uint64
+}
+
+func (e *ForkHiddenError) Error() string {
+	return fmt.Sprintf("fork to %s@%d: another fork to %s landed above it, at step %d", e.Session, e.Number, e.Session, e.Head)
+}
+
+// Unwrap returns ErrSlotTaken.
+func (e *ForkHiddenError) Unwrap() error { return ErrSlotTaken }
 
 // nameStillFree fails with ErrSlotTaken if the fork's name has any step:
 // it had none when the fork began, so a writer created it since (or gc

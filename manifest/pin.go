@@ -112,6 +112,88 @@ func (r *Repo) DeletePin(ctx context.Context, key string) error {
 	return nil
 }
 
+// ErrForkInFlight reports that a fork to the same name, one that may
+// land above a just-written step and hide it, had not ended when the
+// wait for it (Repo.ForkWait) did: the step's fate is the fork's.
+var ErrForkInFlight = errors.New("a fork to the same name has not ended")
+
+// DefaultForkWait is Repo.ForkWait's default. A fork takes a few
+// requests; one paused longer leaves the steps beside it to its fate.
+const DefaultForkWait = 2 * time.Second
+
+// AwaitForks waits, after the put of step n of target, until no fork to
+// target that writes a slot above n is in flight, or fails with
+// ErrForkInFlight once r.ForkWait has passed. now is the writer's clock,
+// for the pins' ages.
+//
+// A fork writes its pin before it last looks at its target name (which
+// must have no steps) and deletes it after its own put, and it writes at
+// its source's step number, not at the name's first slot: so a step put
+// beside it (a session's first step, or another fork's) is not fenced
+// off by its slot, and the fork's step, landing above, would hide it and
+// all built on it: two writers extending one session unnoticed. Read
+// after the put, the pins show every fork whose last look came before it;
+// once they are gone the head, read next, shows whether one landed
+// above. Forks at or below n cannot hide the step (the same slot is
+// fenced by the conditional put), so forks racing each other wait only
+// upwards and never for each other. A pin older than ForkPinGrace by the
+// store's clock is not waited for: gc expires it by fencing its slot.
+func (r *Repo) AwaitForks(ctx context.Context, target string, n uint64, now func() time.Time) error {
+	wait := r.ForkWait
+	if wait <= 0 {
+		wait = DefaultForkWait
+	}
+	start := time.Now()
+	pause := 2 * time.Millisecond
+	for {
+		busy, err := r.forkAbove(ctx, target, n, now())
+		if err != nil || !busy {
+			return err
+		}
+		if time.Since(start) >= wait {
+			return fmt.Errorf("%s@%d: %w", target, n, ErrForkInFlight)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 250*time.Millisecond)
+	}
+}
+
+// forkAbove reports whether a pin of target younger than ForkPinGrace (a
+// pin of unknown age counts) names a slot above n: one LIST, and a GET
+// of each such pin.
+func (r *Repo) forkAbove(ctx context.Context, target string, n uint64, now time.Time) (bool, error) {
+	var young []string
+	err := r.store.List(ctx, pinsPrefix+target+"/", "", func(i cas.Info) error {
+		if IsPinKey(i.Key) && (i.ModTime.IsZero() || now.Sub(i.ModTime) < ForkPinGrace) {
+			if len(young) == MaxPins {
+				return fmt.Errorf("more than %d fork pins of session %s", MaxPins, target)
+			}
+			young = append(young, i.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("list %s: %w", DescribePrefix(pinsPrefix+target+"/"), err)
+	}
+	for _, key := range young {
+		p, err := r.readPin(ctx, key)
+		if errors.Is(err, cas.ErrNotFound) {
+			continue // its fork ended since the listing
+		}
+		if err != nil {
+			return false, err
+		}
+		if p.Step > n {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // PinInfo is one pin as gc reads it.
 type PinInfo struct {
 	Key  string

@@ -38,6 +38,9 @@ type Repo struct {
 	// MaxDepth bounds the nesting of trees that gc, usage and verify walk
 	// (0: tree.DefaultLimits.MaxDepth). Set it before use.
 	MaxDepth int
+	// ForkWait bounds how long a step put beside a fork to its session's
+	// name waits for the fork to end (AwaitForks; 0: DefaultForkWait).
+	ForkWait time.Duration
 	cache    *objectCache
 	// spills caches whole spill packs apart from cache: a reader of a
 	// large file goes through them one after another, so a couple

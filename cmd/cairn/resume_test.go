@@ -122,7 +122,8 @@ func TestCrossMachineResume(t *testing.T) {
 // exactly one PUT a step and no GET, LIST or HEAD; every HintEvery-th step
 // adds the head hint's PUT, and a step that compacts adds its pack's PUT;
 // the session's first step adds its marker's PUT, the discovery that
-// the session is new, and a read of its head after the put. A fresh `cairn commit`
+// the session is new, and, after the put, a LIST of the name's fork pins
+// and a read of its head. A fresh `cairn commit`
 // process pays for head discovery, the head step and the parent's layout.
 func TestCommitRequestCounts(t *testing.T) {
 	const steps = 70 // passes two hint steps, 32 and 64
@@ -162,7 +163,7 @@ func TestCommitRequestCounts(t *testing.T) {
 					// The marker and the step; the head found empty before
 					// the put, and read again after it (a fork to the same
 					// name may have landed above it).
-					want, kind = httpCounts{Put: 2, Get: 2, List: 2}, "first step"
+					want, kind = httpCounts{Put: 2, Get: 2, List: 3}, "first step"
 				case n%manifest.HintEvery == 0:
 					want, kind = httpCounts{Put: 2}, "hint step"
 				}

@@ -664,3 +664,44 @@ func TestPlainRaceCompactingWriters(t *testing.T) {
 	}
 	huntRace(t, 40, setup, withFanout(2, huntWriter("w1", 5, true, name)), withFanout(2, huntWriter("w2", 5, false, name)), huntPruner(name, 2, 2), huntGC(2, 0), huntForker("f", name, 0, sessionName("f")), huntForker("g", sessionName("f"), 0, sessionName("g")))
 }
+
+// huntExpecter commits n steps with Expect set to the head it reads
+// first; an acknowledged step must sit right on that head.
+func huntExpecter(who string, n int, name func(int) string, bad *[]string) func(*cairn.Workspace, int, *hunt) {
+	return func(ws *cairn.Workspace, round int, h *hunt) {
+		ctx := context.Background()
+		s, _ := ws.Session(name(round))
+		for k := range n {
+			var want uint64
+			if head, err := s.Head(ctx); err == nil {
+				want = head.Number
+			} else if !errors.Is(err, cairn.ErrNotFound) && !errors.Is(err, cairn.ErrRemoved) {
+				continue
+			}
+			st, err := s.Commit(ctx, cairn.JSON([]byte(fmt.Sprintf(`{"e":%q,"k":%d}`, who, k))), cairn.CommitOptions{Expect: cairn.ExpectHead(want)})
+			if err != nil {
+				h.note("%s: expect %d: %v", who, want, err)
+				continue
+			}
+			h.ack(who, st)
+			if st.Parent == nil && want != 0 || st.Parent != nil && st.Parent.Number != want {
+				h.mu.Lock()
+				*bad = append(*bad, fmt.Sprintf("%s: %s acknowledged with Expect %d, parent %v", who, st, want, st.Parent))
+				h.mu.Unlock()
+			}
+		}
+	}
+}
+
+// TestPlainRaceExpect races two writers committing with Expect (the head
+// each read just before) against a writer of JSON Patches and a removal:
+// an acknowledged Expect commit sits right on the head it expected. Held,
+// 100 rounds.
+func TestPlainRaceExpect(t *testing.T) {
+	name := sessionName("s")
+	var bad []string
+	huntRace(t, 60, seed("s", 2), huntExpecter("e1", 4, name, &bad), huntExpecter("e2", 4, name, &bad), huntWriter("w", 3, true, name), huntRemover(name, 1))
+	for _, b := range bad {
+		t.Error(b)
+	}
+}

@@ -45,34 +45,42 @@ func TestConcurrentPrunesKeepTheHigherBase(t *testing.T) {
 	}
 	for i := range rounds {
 		dir := t.TempDir()
-		ws, err := cairn.Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		commitN(t, ws, "s", "s", 1, 30)
-		var wg sync.WaitGroup
-		errs := make([]error, 2)
-		for j, keep := range []uint64{10, 20} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w, err := cairn.Open(ctx, dir)
-				if err != nil {
-					errs[j] = err
-					return
-				}
-				defer w.Close()
-				_, errs[j] = w.Prune(ctx, "s", keep)
-			}()
-		}
-		wg.Wait()
-		if errs[0] != nil || errs[1] != nil {
-			t.Fatalf("round %d: prunes: %v, %v", i, errs[0], errs[1])
-		}
-		if n := historyLen(t, ws, "s"); n != 10 {
-			t.Fatalf("round %d: after prunes to 10 and 20 steps, both acknowledged, the history has %d steps; want 10", i, n)
-		}
-		ws.Close()
+		racePrunes(t, i, func() *cairn.Workspace {
+			ws, err := cairn.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ws
+		})
+	}
+}
+
+// racePrunes commits 30 steps to s, then prunes it to its last 10 and
+// its last 20 steps at once, each prune on a workspace of its own, and
+// checks that both are acknowledged and the history keeps 10 steps.
+func racePrunes(t *testing.T, round int, open func() *cairn.Workspace) {
+	t.Helper()
+	ctx := context.Background()
+	ws := open()
+	defer ws.Close()
+	commitN(t, ws, "s", "s", 1, 30)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for j, keep := range []uint64{10, 20} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := open()
+			defer w.Close()
+			_, errs[j] = w.Prune(ctx, "s", keep)
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("round %d: prunes: %v, %v", round, errs[0], errs[1])
+	}
+	if n := historyLen(t, open(), "s"); n != 10 {
+		t.Fatalf("round %d: after prunes to 10 and 20 steps, both acknowledged, the history has %d steps; want 10", round, n)
 	}
 }
 
@@ -166,24 +174,9 @@ func TestBaseMarkersS3(t *testing.T) {
 			b := srv.start(t)
 			for i := range 5 {
 				prefix := fmt.Sprintf("base%d", i)
-				ws := cairn.OpenStore(openMinIOStore(t, b, prefix))
-				commitN(t, ws, "s", "s", 1, 30)
-				var wg sync.WaitGroup
-				errs := make([]error, 2)
-				for j, keep := range []uint64{10, 20} {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						_, errs[j] = cairn.OpenStore(openMinIOStore(t, b, prefix)).Prune(ctx, "s", keep)
-					}()
-				}
-				wg.Wait()
-				if errs[0] != nil || errs[1] != nil {
-					t.Fatalf("prunes: %v, %v", errs[0], errs[1])
-				}
-				if n := historyLen(t, cairn.OpenStore(openMinIOStore(t, b, prefix)), "s"); n != 10 {
-					t.Fatalf("round %d: history after prunes to 10 and 20 steps: %d steps; want 10", i, n)
-				}
+				open := func() *cairn.Workspace { return cairn.OpenStore(openMinIOStore(t, b, prefix)) }
+				racePrunes(t, i, open)
+				ws := open()
 				if _, err := ws.Prune(ctx, "s", 5); err != nil {
 					t.Fatal(err)
 				}

@@ -12,7 +12,8 @@ import (
 //
 //	steps/<session>/<number, 20 digits>  step object: manifest + new blobs (pack format)
 //	steps/<session>/head                 head hint: a step number, rewritten every HintEvery steps
-//	steps/<session>/base                 base marker: the session's retention floor (see ReadBase)
+//	steps/<session>/base.<n, 20 digits>  base marker: the session's history starts at step n (see ReadBase)
+//	steps/<session>/base                 the single, overwritten base marker older cairns read; still written first
 //	sessions/<session>                   marker written before a session's first step
 //	packs/<session>/<number, 20 digits>  pack compacted by that step's commit (pack format, no manifest)
 //	packs/<session>/<number>.<k, 6 digits> spill pack k of that step: new file chunks of a large commit
@@ -41,8 +42,42 @@ func StepKey(session string, n uint64) string {
 // HintKey returns the key of a session's head hint.
 func HintKey(session string) string { return stepsPrefix + session + "/" + hintName }
 
-// BaseKey returns the key of a session's base marker.
+// BaseKey returns the key of a session's base marker as cairn wrote it
+// before base markers were monotonic: one object whose content is the
+// base, overwritten by each prune or removal. It is still written, for
+// older readers, and read (see ReadBase).
 func BaseKey(session string) string { return stepsPrefix + session + "/" + baseName }
+
+// BaseKeyAt returns the key of the base marker that sets session's base
+// to n. Each prune or removal creates one, never overwrites one: the
+// base is the highest, so no write, however late, can lower it.
+func BaseKeyAt(session string, n uint64) string {
+	return fmt.Sprintf("%s%s/%s.%020d", stepsPrefix, session, baseName, n)
+}
+
+// ParseBaseKey returns the session and step number of a key BaseKeyAt
+// made; ok is false for any other key.
+func ParseBaseKey(key string) (session string, n uint64, ok bool) {
+	rest, ok := strings.CutPrefix(key, stepsPrefix)
+	if !ok {
+		return "", 0, false
+	}
+	session, name, ok := strings.Cut(rest, "/")
+	num, isBase := strings.CutPrefix(name, baseName+".")
+	if !ok || !isBase || len(num) != 20 || ValidSession(session) != nil {
+		return "", 0, false
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n == 0 || n > maxBase {
+		return "", 0, false
+	}
+	return session, n, true
+}
+
+// baseListStart is where a listing of session's keys starts to see only
+// its markers and hint: after every step key (all begin with 0, a step
+// number being at most 2^62).
+func baseListStart(session string) string { return stepsPrefix + session + "/1" }
 
 // SessionKey returns the key of a session's marker.
 func SessionKey(session string) string { return sessionsPrefix + session }
@@ -142,11 +177,12 @@ func DescribeKey(key string) string {
 // hints, markers, pins and gc's state.
 func describeOther(key string) string {
 	if rest, ok := strings.CutPrefix(key, stepsPrefix); ok {
-		switch session, name, _ := strings.Cut(rest, "/"); name {
-		case hintName:
-			return "the head hint of session " + session
-		case baseName:
+		session, name, _ := strings.Cut(rest, "/")
+		if _, _, ok := ParseBaseKey(key); ok || name == baseName {
 			return "the base marker of session " + session
+		}
+		if name == hintName {
+			return "the head hint of session " + session
 		}
 	}
 	if session, ok := strings.CutPrefix(key, sessionsPrefix); ok {

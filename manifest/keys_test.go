@@ -5,6 +5,25 @@ import (
 	"testing"
 )
 
+// FuzzParseBaseKey: a key from a listing parses as a base marker only if
+// BaseKeyAt spells it, with the same session and number back.
+func FuzzParseBaseKey(f *testing.F) {
+	for _, k := range []string{BaseKeyAt("d", 1), BaseKeyAt("a-b", 1<<62), BaseKey("d"), StepKey("d", 3),
+		"steps/d/base.00000000000000000000", "steps/d/base.99999999999999999999", "steps//base.00000000000000000001",
+		"steps/d/base.0000000000000000001", "steps/d/x/base.00000000000000000001", HintKey("d")} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		s, n, ok := ParseBaseKey(key)
+		if !ok {
+			return
+		}
+		if n == 0 || n > maxBase || ValidSession(s) != nil || BaseKeyAt(s, n) != key {
+			t.Fatalf("ParseBaseKey(%q) = %q, %d: not what BaseKeyAt spells", key, s, n)
+		}
+	})
+}
+
 // TestDescribeKey: every kind of key the layout spells is described in
 // the user's words (session, step, what the object is), with no part of
 // the key itself.
@@ -16,6 +35,7 @@ func TestDescribeKey(t *testing.T) {
 		SpillKey("d", 7, 2):             "session d, large-file pack 2 of step 7",
 		HintKey("d"):                    "the head hint of session d",
 		BaseKey("d"):                    "the base marker of session d",
+		BaseKeyAt("d", 12):              "the base marker of session d",
 		SessionKey("d"):                 "the marker of session d",
 		PinKey("x", "0123456789abcdef"): "a fork pin of session x",
 		GCStateKey:                      "gc's saved state",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -261,55 +262,90 @@ func (r *Repo) FindHead(ctx context.Context, session string) (uint64, error) {
 // base marker's key sorts after every step key, so the head LIST sees
 // whether it exists, and only then is it read (one more GET).
 func (r *Repo) FindHeadBase(ctx context.Context, session string) (head, base uint64, err error) {
-	head, marked, err := r.findHead(ctx, session)
+	head, marks, err := r.findHead(ctx, session)
 	if err != nil {
 		return 0, 0, err
 	}
-	base = 1
-	if marked {
-		if base, err = r.ReadBase(ctx, session); err != nil {
-			return 0, 0, err
-		}
+	if base, err = marks.base(ctx, r, session); err != nil {
+		return 0, 0, err
 	}
 	return head, base, nil
 }
 
-func (r *Repo) findHead(ctx context.Context, session string) (head uint64, marked bool, err error) {
+func (r *Repo) findHead(ctx context.Context, session string) (head uint64, marks baseMarks, err error) {
 	var hint uint64
 	if b, err := r.store.Get(ctx, HintKey(session), 0, 32); err == nil {
 		hint, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	} else if !errors.Is(err, cas.ErrNotFound) {
-		return 0, false, fmt.Errorf("find head of %s: %w", session, err)
+		return 0, baseMarks{}, fmt.Errorf("find head of %s: %w", session, err)
 	}
-	head, marked, err = r.listHead(ctx, session, hint)
+	head, marks, err = r.listHead(ctx, session, hint)
 	if err == nil && head == 0 && hint > 0 {
 		// The hinted step is gone (pruned or removed): list from the start.
-		head, marked, err = r.listHead(ctx, session, 0)
+		head, marks, err = r.listHead(ctx, session, 0)
 	}
-	return head, marked, err
+	return head, marks, err
 }
 
 // listHead lists session's keys from step from on: the newest step, and
-// whether the base marker exists.
-func (r *Repo) listHead(ctx context.Context, session string, from uint64) (head uint64, marked bool, err error) {
+// its base markers (listedBase).
+func (r *Repo) listHead(ctx context.Context, session string, from uint64) (head uint64, marks baseMarks, err error) {
 	after := ""
 	if from > 0 {
 		after = StepKey(session, from-1)
 	}
-	baseKey := BaseKey(session)
 	err = r.store.List(ctx, sessionStepsPrefix(session), after, func(i cas.Info) error {
 		if s, n, ok := ParseStepKey(i.Key); ok && s == session && n > head {
 			head = n
 		}
-		if i.Key == baseKey {
-			marked = true
-		}
-		return nil
+		return marks.add(session, i.Key)
 	})
 	if err != nil {
-		return 0, false, fmt.Errorf("find head of %s: %w", session, err)
+		return 0, baseMarks{}, fmt.Errorf("find head of %s: %w", session, err)
 	}
-	return head, marked, nil
+	return head, marks, nil
+}
+
+// maxBaseMarks bounds the base markers a listing reads: writers delete
+// the superseded ones, so more is damage or hostile, not a reason to list
+// (and hold) without end.
+const maxBaseMarks = 1000
+
+// baseMarks is what a listing of a session's keys found of its base
+// markers: the highest of the monotonic ones (BaseKeyAt) and whether the
+// older overwritten one (BaseKey) exists, which only a GET can read.
+type baseMarks struct {
+	top    uint64 // the highest BaseKeyAt number, 0 if none
+	n      int    // how many BaseKeyAt keys
+	legacy bool
+}
+
+func (m *baseMarks) add(session, key string) error {
+	if key == BaseKey(session) {
+		m.legacy = true
+		return nil
+	}
+	if s, n, ok := ParseBaseKey(key); ok && s == session {
+		if m.n++; m.n > maxBaseMarks {
+			return fmt.Errorf("%w: more than %d base markers of session %s", cas.ErrCorrupt, maxBaseMarks, session)
+		}
+		m.top = max(m.top, n)
+	}
+	return nil
+}
+
+// base settles the base the markers say: the highest, reading the older
+// marker's content if there is one (one GET); 1 if there is none.
+func (m baseMarks) base(ctx context.Context, r *Repo, session string) (uint64, error) {
+	base := max(m.top, 1)
+	if m.legacy {
+		old, err := r.readLegacyBase(ctx, session)
+		if err != nil {
+			return 0, err
+		}
+		base = max(base, old)
+	}
+	return base, nil
 }
 
 var errStop = errors.New("stop listing")
@@ -334,6 +370,10 @@ func (r *Repo) FirstStep(ctx context.Context, session string) (uint64, error) {
 // maxBaseLen bounds the stored base marker: a decimal uint64.
 const maxBaseLen = 20
 
+// maxBase is the highest base a marker may name: step numbers stay below
+// 2^62.
+const maxBase = 1 << 62
+
 // ParseBase decodes a base marker: a decimal step number, 1..2^62, with
 // no sign, spaces or leading zeros. what names the marker in errors
 // ("the base marker of session S").
@@ -347,7 +387,7 @@ func ParseBase(b []byte, what string) (uint64, error) {
 		}
 	}
 	n, err := strconv.ParseUint(string(b), 10, 64)
-	if err != nil || n > 1<<62 {
+	if err != nil || n > maxBase {
 		return 0, fmt.Errorf("%w: %s names a step number out of range", cas.ErrCorrupt, what)
 	}
 	return n, nil
@@ -360,13 +400,38 @@ func ParseBase(b []byte, what string) (uint64, error) {
 // a session sets it above the head. Like git's shallow file it lives
 // beside the immutable manifests, whose hashes children and forks pin,
 // instead of rewriting one of them.
+//
+// The base only rises: each prune or removal creates a marker of its own
+// (BaseKeyAt), never overwrites one, and the base is the highest. A
+// writer that read the session long ago and writes a lower base late
+// (a prune beside another, a paused removal) cannot lower it. Every
+// write puts the older, overwritten marker (BaseKey) first, so a session
+// without it has base 1: one GET, as before, for a session never pruned
+// or removed; for one that was, a LIST of its markers too.
 func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
+	old, err := r.readLegacyBase(ctx, session)
+	if err != nil || old == 0 {
+		return max(old, 1), err
+	}
+	var marks baseMarks
+	err = r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
+		return marks.add(session, i.Key)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read the base marker of session %s: %w", session, err)
+	}
+	return max(old, marks.top), nil
+}
+
+// readLegacyBase reads the base marker older cairns overwrote (BaseKey),
+// 0 if there is none.
+func (r *Repo) readLegacyBase(ctx context.Context, session string) (uint64, error) {
 	key := BaseKey(session)
 	// At most one byte past the longest marker: a longer object is
 	// refused without reading it (I6).
 	b, err := r.store.Get(ctx, key, 0, maxBaseLen+1)
 	if errors.Is(err, cas.ErrNotFound) {
-		return 1, nil
+		return 0, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", DescribeKey(key), err)
@@ -374,11 +439,55 @@ func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
 	return ParseBase(b, "the base marker of session "+session)
 }
 
-// WriteBase sets the base of session to n (see ReadBase).
+// BaseMarkerKey returns the key of the marker that sets session's base
+// (the highest), for reports that name the object to repair; BaseKey if
+// no other says more.
+func (r *Repo) BaseMarkerKey(ctx context.Context, session string) string {
+	var marks baseMarks
+	err := r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
+		return marks.add(session, i.Key)
+	})
+	if err != nil || marks.top == 0 {
+		return BaseKey(session)
+	}
+	if marks.legacy {
+		if old, err := r.readLegacyBase(ctx, session); err != nil || old > marks.top {
+			return BaseKey(session)
+		}
+	}
+	return BaseKeyAt(session, marks.top)
+}
+
+// WriteBase raises the base of session to n (see ReadBase): it writes
+// the older marker, for cairns that read only that one (and, being there,
+// tells ReadBase to look for the others), then creates n's own. Markers
+// below the highest are then deleted: they no longer say anything.
 func (r *Repo) WriteBase(ctx context.Context, session string, n uint64) error {
-	key := BaseKey(session)
-	if err := r.store.Put(ctx, key, []byte(strconv.FormatUint(n, 10)), cas.PutOptions{}); err != nil {
+	legacy := BaseKey(session)
+	if err := r.store.Put(ctx, legacy, []byte(strconv.FormatUint(n, 10)), cas.PutOptions{}); err != nil {
+		return fmt.Errorf("write %s: %w", DescribeKey(legacy), err)
+	}
+	key := BaseKeyAt(session, n)
+	if err := r.store.Put(ctx, key, nil, cas.PutOptions{IfAbsent: true}); err != nil && !errors.Is(err, cas.ErrExists) {
 		return fmt.Errorf("write %s: %w", DescribeKey(key), err)
+	}
+	var marks []uint64
+	err := r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
+		if s, m, ok := ParseBaseKey(i.Key); ok && s == session {
+			marks = append(marks, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil // the base is set; the old markers wait for the next write
+	}
+	top := slices.Max(append(marks, n))
+	for _, m := range marks {
+		if m < top {
+			if err := r.store.Delete(ctx, BaseKeyAt(session, m)); err != nil && !errors.Is(err, cas.ErrNotFound) {
+				return nil // as above
+			}
+		}
 	}
 	return nil
 }

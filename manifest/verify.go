@@ -109,7 +109,7 @@ func (v *verifier) session(ctx context.Context, name string) {
 		if _, err := v.r.ReadBase(ctx, name); err != nil {
 			// ReadHead read the base marker too, and it is the bad
 			// object. The rest of the session is still checked.
-			v.problem(BaseKey(name), name, err)
+			v.problem(v.r.BaseMarkerKey(ctx, name), name, err)
 			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
 				v.rest(ctx, name, n, 0)
 			}
@@ -123,7 +123,7 @@ func (v *verifier) session(ctx context.Context, name string) {
 	}
 	floor, err := v.r.ReadBase(ctx, name)
 	if err != nil {
-		v.problem(BaseKey(name), name, err)
+		v.problem(v.r.BaseMarkerKey(ctx, name), name, err)
 		v.rest(ctx, name, n, 0)
 		return
 	}
@@ -139,7 +139,7 @@ func (v *verifier) session(ctx context.Context, name string) {
 	case errors.As(headErr, &bad):
 		// A base above the head that no removal writes (ReadHead applies
 		// gc's rule): every reader and gc refuse it. It is no floor.
-		v.problem(BaseKey(name), name, headErr)
+		v.problem(v.r.BaseMarkerKey(ctx, name), name, headErr)
 		floor = 0
 	case n < floor && headErr != nil:
 		// Removed: its history is empty, but its newest slot (the

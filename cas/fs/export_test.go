@@ -7,3 +7,7 @@ func SetAnonFiles(on bool) (restore func()) {
 	anonFiles = on
 	return func() { anonFiles = was }
 }
+
+// Refusal is refusal, for tests: the system's refusals are not to be had
+// on demand (root is refused nothing, and a full disk is hard to make).
+var Refusal = refusal

@@ -77,7 +77,8 @@ func (s *Store) path(key string) string {
 }
 
 // Put implements cas.Store.
-func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) (err error) {
+	defer func() { err = refusal("put", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
 		return err
 	}
@@ -155,7 +156,8 @@ func (s *Store) writeTemp(data []byte) (string, error) {
 }
 
 // Get implements cas.Store.
-func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, err error) {
+	defer func() { err = refusal("get", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
 		return nil, err
 	}
@@ -193,7 +195,8 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 }
 
 // Stat implements cas.Store.
-func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
+func (s *Store) Stat(ctx context.Context, key string) (_ cas.Info, err error) {
+	defer func() { err = refusal("stat", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
 		return cas.Info{}, err
 	}
@@ -222,7 +225,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	}
 	l := &lister{ctx: ctx, root: s.root, prefix: prefix, startAfter: startAfter}
 	if err := l.dir(base); err != nil {
-		return fmt.Errorf("list %s: %w", prefix, err)
+		return refusal("list", prefix, fmt.Errorf("list %s: %w", prefix, err))
 	}
 	// Keys come in byte order, which a walk of directories in name order
 	// does not give ("a-b" sorts before "a/x"): sort what is left.
@@ -236,7 +239,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			if errors.Is(err, iofs.ErrNotExist) {
 				continue // deleted while listing
 			}
-			return fmt.Errorf("list %s: %w", prefix, err)
+			return refusal("list", prefix, fmt.Errorf("list %s: %w", prefix, err))
 		}
 		if !fi.Mode().IsRegular() {
 			continue
@@ -336,7 +339,8 @@ func (l *lister) wants(rel, name string) bool {
 }
 
 // Delete implements cas.Store.
-func (s *Store) Delete(ctx context.Context, key string) error {
+func (s *Store) Delete(ctx context.Context, key string) (err error) {
+	defer func() { err = refusal("delete", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
 		return err
 	}
@@ -369,6 +373,26 @@ func (s *Store) CleanTemp(age time.Duration) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// refusal marks err as the store's refusal (cas.RefusedError) when the
+// system refused this user one of the store's files, or the store's disk
+// is full: the layers above then say it in words (the store as the user
+// named it, what was not done), as they do an S3 server's refusal, never
+// the file's path or the store key. Any other error is returned as it is.
+func refusal(op, key string, err error) error {
+	var why string
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, iofs.ErrPermission):
+		why = "permission denied (this user must be able to read and write the store's files)"
+	case errors.Is(err, syscall.ENOSPC):
+		why = "its disk is out of space (" + syscall.ENOSPC.Error() + ")"
+	default:
+		return err
+	}
+	return &cas.RefusedError{Op: op, Key: key, Why: why, Err: err}
 }
 
 func mapErr(key string, err error) error {

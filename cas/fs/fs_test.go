@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/cairnlog/cairn/cas"
@@ -200,5 +202,35 @@ func TestFailedPutNotStored(t *testing.T) {
 	}
 	if cas.IsNotStored(errors.New("x")) || cas.NotStored(nil) != nil {
 		t.Error("NotStored marks what it was not given")
+	}
+}
+
+// TestRefusalOfThisUser: a file of the store the system refuses this
+// user, or a full disk, is the store's refusal (cas.RefusedError), which
+// the root package says in words with the store's URL, as it does an S3
+// server's; it keeps its cause (a put that left nothing stays NotStored).
+// Any other error is left as it is.
+func TestRefusalOfThisUser(t *testing.T) {
+	denied := fmt.Errorf("put sessions/x: %w", cas.NotStored(&iofs.PathError{Op: "mkdir", Path: "/st/sessions", Err: iofs.ErrPermission}))
+	full := fmt.Errorf("put steps/s/00000000000000000001: %w", &iofs.PathError{Op: "write", Path: "/st/x", Err: syscall.ENOSPC})
+	for _, c := range []struct {
+		err      error
+		op, key  string
+		why      string
+		notStore bool
+	}{
+		{denied, "put", "sessions/x", "permission denied (this user must be able to read and write the store's files)", true},
+		{full, "put", "steps/s/00000000000000000001", "its disk is out of space (no space left on device)", false},
+	} {
+		got := fs.Refusal(c.op, c.key, c.err)
+		var re *cas.RefusedError
+		if !errors.As(got, &re) || re.Op != c.op || re.Key != c.key || re.Why != c.why || !errors.Is(got, c.err) || cas.IsNotStored(got) != c.notStore {
+			t.Errorf("refusal(%q): %#v; want a RefusedError %s %s saying %q", c.err, got, c.op, c.key, c.why)
+		}
+	}
+	for _, err := range []error{nil, cas.ErrNotFound, cas.ErrExists, errors.New("x")} {
+		if got := fs.Refusal("get", "k", err); got != err {
+			t.Errorf("refusal(%v) = %v; want it as it was", err, got)
+		}
 	}
 }

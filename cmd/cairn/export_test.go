@@ -194,3 +194,21 @@ func TestExportSelectsByOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestExportSaysItReadsRecords: a new user's first export, of a session
+// whose state holds a chat ({"messages":[…]}) and whose steps carry no
+// records, said only "skipped 1 session with no chat messages", though
+// the messages were right there in the state. It now says where export
+// reads them from.
+func TestExportSaysItReadsRecords(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, format := range []string{"openai-jsonl", "atif"} {
+		_, errs, code := cli(t, store, "", "export", "--format", format)
+		if code != 0 || !strings.Contains(errs, "skipped 1 session") || !strings.Contains(errs, "export reads each step's record, cairn commit --record, not its state: docs/records.md") {
+			t.Errorf("export --format %s of a session with messages only in its state: exit %d, %q; want it to say export reads records", format, code, errs)
+		}
+	}
+}

@@ -13,11 +13,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,65 +133,6 @@ func (e *env) storeURL() (url, from string) {
 	}
 	return "", ""
 }
-
-// storeWords says a local store's refusal of this user, or its disk
-// running out of space, in words: the store as the user named it and
-// what is wrong, not a store key and the file the system refused ("find
-// head of x: steps/x/head: open /…/steps/x/head: permission denied").
-// Any other error, including one about a file outside the store (a
-// --dir, a --json-file), is returned as it is.
-func (e *env) storeWords(err error) error {
-	full := errors.Is(err, syscall.ENOSPC)
-	if err == nil || !full && !errors.Is(err, iofs.ErrPermission) {
-		return err
-	}
-	var file string
-	var pe *iofs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		file = pe.Path
-	case errors.As(err, &le):
-		file = le.New
-	default:
-		return err
-	}
-	url, from := e.storeURL()
-	if url == "" {
-		url, from = cairn.DefaultStore(), ""
-	}
-	path, local := localStorePath(url)
-	if !local || path == "" {
-		return err
-	}
-	root, rerr := filepath.Abs(path)
-	file, ferr := filepath.Abs(file)
-	if rerr != nil || ferr != nil || (file != root && !strings.HasPrefix(file, root+string(filepath.Separator))) {
-		return err
-	}
-	store := fmt.Sprintf("the store %s (%s)", url, from)
-	if from == "" {
-		store = "the default store " + url
-	}
-	if !full {
-		return fmt.Errorf("permission denied on %s: this user must be able to read and write its files", store)
-	}
-	what := "the step was not written"
-	if errors.Is(err, cairn.ErrMaybeWritten) {
-		what = "the step may have been written (cairn log shows the head)"
-	}
-	return &storeProblem{msg: fmt.Sprintf("%s is out of space (%v): %s", store, syscall.ENOSPC, what), err: err}
-}
-
-// storeProblem is an error about the store said in words, matching what
-// its cause matches (a step that may have been written, say).
-type storeProblem struct {
-	msg string
-	err error
-}
-
-func (e *storeProblem) Error() string { return e.msg }
-func (e *storeProblem) Unwrap() error { return e.err }
 
 // localStorePath returns the directory of a local store's URL (a plain
 // path or file://PATH); local is false for any other scheme.
@@ -326,7 +265,7 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 	}
 	e.needStore = cmd.needStore
 	err := cmd.run(ctx, e, args[1:])
-	return exitCode(stderr, args[0], e.storeWords(err))
+	return exitCode(stderr, args[0], err)
 }
 
 // didYouMean returns "did you mean C? " for the command C that name is

@@ -41,12 +41,12 @@ func (n Note) String() string {
 
 // Reasons a trajectory is skipped or loses something in a format.
 const (
-	reasonNoMessages      = "no chat messages"
+	reasonNoMessages      = "no chat messages in its steps' records (export reads each step's record, cairn commit --record, not its state: docs/records.md)"
 	reasonRawOnly         = "raw records only (not following docs/records.md), so no chat messages"
 	reasonBroken          = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
 	reasonRawLeftOut      = "raw records (not following docs/records.md) left out, as the format has no place for them"
 	reasonBrokenRaw       = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
-	reasonNoATIFSteps     = "no messages and no records, so no ATIF steps (an ATIF trajectory needs one)"
+	reasonNoATIFSteps     = "no records, so no ATIF steps (an ATIF trajectory needs one; export reads each step's record, cairn commit --record, not its state: docs/records.md)"
 	reasonUnmatchedResult = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
 	reasonPrunedPrompt    = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
 	reasonPruned          = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"

@@ -197,19 +197,25 @@ func writerActor(steps int) func(*cairn.Workspace, string) []string {
 // TestTwoForksToOneName: two forks to the new name n, of src@5 and of
 // src@8, each found n empty before the other's put, and both were
 // acknowledged: n's head was n@8, and the fork n@5 in no history (186 of
-// 300 plain concurrent races ended so on a local store). A fork now
-// waits, after its put, for forks in flight that write above it, then
-// reads the head: the lower one is the conflict, whichever lands first.
+// 300 plain concurrent races ended so on a local store). Forks to one
+// name now go one at a time, holding the name's fork lock: the later one
+// waits for the first to end, then finds the name taken and loses,
+// having written nothing (a fork of a pruned session sets its name's
+// base before its step, and a base only rises). One that does not end
+// in time makes the later one give way.
 func TestTwoForksToOneName(t *testing.T) {
 	ctx := context.Background()
-	for _, paused := range []uint64{5, 8} {
-		t.Run(fmt.Sprintf("n@%d paused at its put", paused), func(t *testing.T) {
+	for _, first := range []uint64{5, 8} {
+		t.Run(fmt.Sprintf("n@%d first, paused at its put", first), func(t *testing.T) {
 			raw := mem.New()
 			ws := cairn.OpenStore(raw)
 			commitN(t, ws, "src", "s", 1, 8)
-			other := uint64(13) - paused
+			if _, err := ws.Prune(ctx, "src", 4); err != nil { // base 5: forks set n's base
+				t.Fatal(err)
+			}
+			later := uint64(13) - first
 			p := newPause(raw)
-			p.put = func(key string) bool { return key == manifest.StepKey("n", paused) }
+			p.put = func(key string) bool { return key == manifest.StepKey("n", first) }
 			from := func(n uint64) *cairn.Step {
 				st, err := ws.Resolve(ctx, fmt.Sprintf("src@%d", n))
 				if err != nil {
@@ -217,46 +223,64 @@ func TestTwoForksToOneName(t *testing.T) {
 				}
 				return st
 			}
-			first := make(chan error, 1)
+			firstDone := make(chan error, 1)
 			go func() {
-				_, err := cairn.OpenStore(p).Fork(ctx, from(paused), "n")
-				first <- err
+				_, err := cairn.OpenStore(p).Fork(ctx, from(first), "n")
+				firstDone <- err
 			}()
-			waitPaused(t, p, first)
-			second := make(chan error, 1)
+			waitPaused(t, p, firstDone)
+			laterDone := make(chan error, 1)
 			go func() {
-				_, err := cairn.OpenStore(raw).Fork(ctx, from(other), "n")
-				second <- err
+				_, err := cairn.OpenStore(raw).Fork(ctx, from(later), "n")
+				laterDone <- err
 			}()
-			if other < paused {
-				// The lower fork waits for the higher one in flight.
-				select {
-				case err := <-second:
-					t.Fatalf("fork of src@%d answered (%v) while the fork of src@%d was in flight", other, err, paused)
-				case <-time.After(100 * time.Millisecond):
-				}
-			} else if err := <-second; err != nil {
-				t.Fatalf("the higher fork, src@%d: %v", other, err)
+			select {
+			case err := <-laterDone:
+				t.Fatalf("fork of src@%d answered (%v) while the fork of src@%d, begun first, was in flight", later, err, first)
+			case <-time.After(100 * time.Millisecond):
 			}
 			close(p.release)
-			errs := map[uint64]error{paused: <-first}
-			if other < paused {
-				errs[other] = <-second
-			}
-			if err := errs[8]; err != nil {
-				t.Errorf("fork of src@8: %v; want it to land", err)
+			if err := <-firstDone; err != nil {
+				t.Fatalf("the first fork, src@%d: %v; want it to land", first, err)
 			}
 			var ce *cairn.ConflictError
-			if err := errs[5]; !errors.As(err, &ce) || !strings.Contains(err.Error(), "another fork to n landed above this one, at step 8") {
-				t.Errorf("fork of src@5: %v; want the conflict naming the fork above", err)
+			if err := <-laterDone; !errors.As(err, &ce) || !strings.Contains(err.Error(), "session n was created by another writer while this fork ran") {
+				t.Errorf("the later fork, src@%d: %v; want the conflict", later, err)
 			}
 			fresh := cairn.OpenStore(raw)
-			if got := logOf(t, fresh, "n"); got[0] != "n@8" {
-				t.Errorf("log of n: %v; want n@8 first", got)
+			if got := logOf(t, fresh, "n"); !strings.HasPrefix(got[0], fmt.Sprintf("n@%d", first)) {
+				t.Errorf("log of n: %v; want n@%d first", got, first)
 			}
 			mustVerify(t, fresh)
 		})
 	}
+	t.Run("first one stuck", func(t *testing.T) {
+		raw := mem.New()
+		ws := cairn.OpenStore(raw)
+		commitN(t, ws, "src", "s", 1, 8)
+		from, _ := ws.Resolve(ctx, "src@5")
+		p := newPause(raw)
+		p.put = func(key string) bool { return key == manifest.StepKey("n", 5) }
+		firstDone := make(chan error, 1)
+		go func() {
+			_, err := cairn.OpenStore(p).Fork(ctx, from, "n")
+			firstDone <- err
+		}()
+		waitPaused(t, p, firstDone)
+		other := cairn.OpenStore(raw)
+		cairn.SetForkWait(other, 50*time.Millisecond)
+		from8, _ := other.Resolve(ctx, "src@8")
+		_, err := other.Fork(ctx, from8, "n")
+		var ce *cairn.ConflictError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "another fork to n began first and has not ended") {
+			t.Errorf("fork beside one stuck: %v; want the conflict", err)
+		}
+		close(p.release)
+		if err := <-firstDone; err != nil {
+			t.Fatalf("the first fork: %v", err)
+		}
+		mustVerify(t, cairn.OpenStore(raw))
+	})
 	t.Run("race", func(t *testing.T) { raceToNewName(t, 200, forkActor(5), forkActor(8)) })
 	t.Run("race with a writer", func(t *testing.T) { raceToNewName(t, 100, forkActor(3), forkActor(8), writerActor(3)) })
 }

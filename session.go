@@ -497,16 +497,10 @@ func (s *Session) awaitFork(ctx context.Context, n uint64) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, manifest.ErrForkInFlight):
-		return fmt.Errorf("commit %s@%d: %w: %s", s.name, n, ErrMaybeWritten, forkInFlight(s.name, "this first step"))
+		return fmt.Errorf("commit %s@%d: %w: a fork to session %s began before this first step and has not ended; if it lands, its step is the session's head and this one is not in its history (cairn log %s says which)",
+			s.name, n, ErrMaybeWritten, s.name, s.name)
 	}
 	return fmt.Errorf("commit %s@%d: %w: the session cannot be read to check the step is in its history: %w", s.name, n, ErrMaybeWritten, err)
-}
-
-// forkInFlight says why a step put beside a fork to session's name that
-// has not ended is ErrMaybeWritten; what names the step.
-func forkInFlight(session, what string) string {
-	return fmt.Sprintf("a fork to session %s began before %s and has not ended; if it lands, its step is the session's head and %s is not in its history (cairn log %s says which)",
-		session, what, what, session)
 }
 
 // landedHidden reports whether st, just put, lies outside its session's
@@ -762,12 +756,17 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		err = w.checkForkLanded(ctx, t, start, st)
 	}
 	var hidden *manifest.ForkHiddenError
+	var taken *manifest.NameTakenError
 	switch {
 	case errors.As(err, &hidden):
 		return nil, &ConflictError{Session: to, Number: from.Number, Head: hidden.Head,
 			Reason: fmt.Sprintf("another fork to %s landed above this one, at step %d: that step is the session's head", to, hidden.Head)}
-	case errors.Is(err, manifest.ErrForkInFlight):
-		return nil, fmt.Errorf("fork to %s@%d: %w: %s", to, from.Number, ErrMaybeWritten, forkInFlight(to, "this fork's step"))
+	case errors.As(err, &taken):
+		return nil, &ConflictError{Session: to, Number: from.Number,
+			Reason: fmt.Sprintf("session %s was created by another writer while this fork ran: fork to a new name", to)}
+	case errors.Is(err, manifest.ErrForkFirst):
+		return nil, &ConflictError{Session: to, Number: from.Number,
+			Reason: fmt.Sprintf("another fork to %s began first and has not ended: fork to a new name, or try again", to)}
 	case errors.Is(err, manifest.ErrUnchecked):
 		return nil, fmt.Errorf("%w: %w", ErrMaybeWritten, err)
 	}

@@ -199,6 +199,11 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 	// Whatever happens next the pin is done with; one left behind by a
 	// crash is expired by gc.
 	defer r.DeletePin(context.WithoutCancel(ctx), pin)
+	unlock, err := r.lockForks(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// Under the pin: if the source is still in its session's history
 	// now, gc keeps its chain down to the pin's floor until our slot is
 	// taken.
@@ -208,17 +213,30 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 	if from.Number < floor {
 		return nil, fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
 	}
-	if own, err := r.ReadBase(ctx, to); err != nil {
+	own, err := r.ReadBase(ctx, to)
+	if err != nil {
 		return nil, err
-	} else if own != floor {
+	}
+	if own > from.Number {
+		// A base only rises: the step would lie below it.
+		return nil, &NameTakenError{Session: to, Number: from.Number, First: own}
+	}
+	// undo takes back the base this fork set, if it loses before its
+	// step is put: it must not stay above a step a writer puts in the
+	// name meanwhile (a first step waits for this fork's pin to go, then
+	// reads the base).
+	undo := func() {}
+	if own < floor {
 		// Not over the base of a session a writer has created since the
 		// fork began (see the check before the put).
 		if err := r.nameStillFree(ctx, to, from.Number); err != nil {
 			return nil, err
 		}
-		if err := r.WriteBase(ctx, to, floor); err != nil {
+		created, err := r.writeBase(ctx, to, floor)
+		if err != nil {
 			return nil, err
 		}
+		undo = func() { r.lowerOwnBase(context.WithoutCancel(ctx), to, floor, own, created) }
 	}
 	origin := from.Pointer()
 	m := &Manifest{
@@ -227,10 +245,12 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 		Kind: from.Kind, Root: from.Root, Layout: from.Layout.clone(), Truncated: from.Truncated,
 	}
 	if err := r.MarkSession(ctx, to); err != nil {
+		undo()
 		return nil, err
 	}
 	if check != nil {
 		if err := check(ctx); err != nil {
+			undo()
 			return nil, err
 		}
 	}
@@ -240,19 +260,18 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 	// the fork loses, as to a taken slot. One LIST; what lands between
 	// it and the put is the race docs/maintenance.md names.
 	if err := r.nameStillFree(ctx, to, m.Number); err != nil {
+		undo()
 		return nil, err
 	}
 	st, _, err := r.WriteStep(ctx, m, nil)
+	if errors.Is(err, ErrSlotTaken) {
+		undo()
+	}
 	if err != nil {
 		return nil, err
 	}
-	// Another fork to the name, from a later step, may have made the
-	// same check before this put and land above it (AwaitForks).
-	if err := r.AwaitForks(ctx, to, m.Number, time.Now); errors.Is(err, ErrForkInFlight) {
-		return nil, err
-	} else if err != nil {
-		return nil, fmt.Errorf("fork to %s@%d: %w: %w", to, m.Number, ErrUnchecked, err)
-	}
+	// Forks to one name go one at a time (lockForks), but one that held
+	// the lock so long that it was taken over may land above this step.
 	head, err := r.FindHead(ctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("fork to %s@%d: %w: %w", to, m.Number, ErrUnchecked, err)
@@ -293,10 +312,24 @@ func (r *Repo) nameStillFree(ctx context.Context, to string, n uint64) error {
 		return err
 	}
 	if first != 0 {
-		return fmt.Errorf("fork to %s@%d: the name has step %d now: %w", to, n, first, ErrSlotTaken)
+		return &NameTakenError{Session: to, Number: n, First: first}
 	}
 	return nil
 }
+
+// NameTakenError is Fork's error when its target name has steps: another
+// writer created the session while the fork ran. It matches ErrSlotTaken.
+type NameTakenError struct {
+	Session       string
+	Number, First uint64
+}
+
+func (e *NameTakenError) Error() string {
+	return fmt.Sprintf("fork to %s@%d: the name has step %d now", e.Session, e.Number, e.First)
+}
+
+// Unwrap returns ErrSlotTaken.
+func (e *NameTakenError) Unwrap() error { return ErrSlotTaken }
 
 // StepPutError is WriteStep's error when the step object's put failed
 // for another reason than the slot being taken: the put may still have

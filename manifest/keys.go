@@ -19,6 +19,7 @@ import (
 //	packs/<session>/<number>.<k, 6 digits> spill pack k of that step: new file chunks of a large commit
 //	gc/state                             the last gc run's sweep candidates (GCState)
 //	pins/<session>/<nonce, 16 hex>       a fork in flight: its source, kept by gc until the fork lands (Pin)
+//	pins/<session>/lock                  held by the one fork to the session writing at a time (Repo.lockForks)
 const (
 	stepsPrefix    = "steps/"
 	sessionsPrefix = "sessions/"
@@ -26,6 +27,7 @@ const (
 	pinsPrefix     = "pins/"
 	hintName       = "head"
 	baseName       = "base"
+	forkLockName   = "lock"
 	// GCStateKey holds the sweep candidates of the last gc run, under gc/,
 	// a prefix no step, pack or marker uses.
 	GCStateKey = "gc/state"
@@ -192,6 +194,9 @@ func describeOther(key string) string {
 		target, _, _ := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/")
 		return "a fork pin of session " + target
 	}
+	if target, name, ok := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/"); ok && name == forkLockName && strings.HasPrefix(key, pinsPrefix) {
+		return "the fork lock of session " + target
+	}
 	if key == GCStateKey {
 		return "gc's saved state"
 	}
@@ -254,6 +259,10 @@ func isDataKey(key string) bool {
 
 // PinKey returns the key of a pin with the given nonce.
 func PinKey(target, nonce string) string { return pinsPrefix + target + "/" + nonce }
+
+// ForkLockKey returns the key of the lock a fork to target holds while it
+// writes (see Repo.lockForks).
+func ForkLockKey(target string) string { return pinsPrefix + target + "/" + forkLockName }
 
 // IsPinKey reports whether key is the key of a pin.
 func IsPinKey(key string) bool {

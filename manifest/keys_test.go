@@ -38,6 +38,7 @@ func TestDescribeKey(t *testing.T) {
 		BaseKeyAt("d", 12):              "the base marker of session d",
 		SessionKey("d"):                 "the marker of session d",
 		PinKey("x", "0123456789abcdef"): "a fork pin of session x",
+		ForkLockKey("x"):                "the fork lock of session x",
 		GCStateKey:                      "gc's saved state",
 		"junk/00000000000000000001":     "an object of unknown kind",
 	} {

@@ -121,24 +121,38 @@ var ErrForkInFlight = errors.New("a fork to the same name has not ended")
 // requests; one paused longer leaves the steps beside it to its fate.
 const DefaultForkWait = 2 * time.Second
 
-// AwaitForks waits, after the put of step n of target, until no fork to
-// target that writes a slot above n is in flight, or fails with
-// ErrForkInFlight once r.ForkWait has passed. now is the writer's clock,
-// for the pins' ages.
+// AwaitForks waits until no fork to target that writes a slot above n is
+// in flight, or fails with ErrForkInFlight once r.ForkWait has passed.
+// now is the writer's clock, for the pins' ages. A session's first step
+// (number n) calls it after its put.
 //
-// A fork writes its pin before it last looks at its target name (which
-// must have no steps) and deletes it after its own put, and it writes at
-// its source's step number, not at the name's first slot: so a step put
-// beside it (a session's first step, or another fork's) is not fenced
-// off by its slot, and the fork's step, landing above, would hide it and
-// all built on it: two writers extending one session unnoticed. Read
-// after the put, the pins show every fork whose last look came before it;
-// once they are gone the head, read next, shows whether one landed
-// above. Forks at or below n cannot hide the step (the same slot is
-// fenced by the conditional put), so forks racing each other wait only
-// upwards and never for each other. A pin older than ForkPinGrace by the
-// store's clock is not waited for: gc expires it by fencing its slot.
+// A fork writes its pin before it looks at its target name (which must
+// have no steps) and deletes it after its own put; it may set the name's
+// base before its step, and it writes at its source's step number, not at
+// the name's first slot: so a first step put beside it is not fenced off
+// by its slot, and the fork's step, landing above, or its base would hide
+// it and all built on it: two writers extending one session unnoticed.
+// Read after the put, the pins show every fork whose last look came
+// before it; once they are gone the head and base, read next, show
+// whether one landed above (a fork that lost takes its base back before
+// its pin goes). A fork at or below n cannot hide the step (the same slot
+// is fenced by the conditional put). Forks never wait for first steps,
+// and wait for each other only in the order of their pins
+// (awaitOlderForks), so no two wait for each other. A pin older than
+// ForkPinGrace by the store's clock is not waited for: gc expires it by
+// fencing its slot.
 func (r *Repo) AwaitForks(ctx context.Context, target string, n uint64, now func() time.Time) error {
+	busy, err := r.waitForks(ctx, func() (bool, error) { return r.forkAbove(ctx, target, n, now()) })
+	if err == nil && busy {
+		err = fmt.Errorf("%s@%d: %w", target, n, ErrForkInFlight)
+	}
+	return err
+}
+
+// waitForks calls busy until it reports no fork in the way, pausing
+// between calls (2 ms doubling to 250 ms), for at most r.ForkWait; it
+// returns true if a fork was still in the way then.
+func (r *Repo) waitForks(ctx context.Context, busy func() (bool, error)) (bool, error) {
 	wait := r.ForkWait
 	if wait <= 0 {
 		wait = DefaultForkWait
@@ -146,41 +160,102 @@ func (r *Repo) AwaitForks(ctx context.Context, target string, n uint64, now func
 	start := time.Now()
 	pause := 2 * time.Millisecond
 	for {
-		busy, err := r.forkAbove(ctx, target, n, now())
-		if err != nil || !busy {
-			return err
+		b, err := busy()
+		if err != nil || !b {
+			return false, err
 		}
 		if time.Since(start) >= wait {
-			return fmt.Errorf("%s@%d: %w", target, n, ErrForkInFlight)
+			return true, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, 250*time.Millisecond)
 	}
 }
 
+// pinsOf lists the pins of target: one LIST.
+func (r *Repo) pinsOf(ctx context.Context, target string) ([]cas.Info, error) {
+	var pins []cas.Info
+	err := r.store.List(ctx, pinsPrefix+target+"/", "", func(i cas.Info) error {
+		if !IsPinKey(i.Key) {
+			return nil
+		}
+		if len(pins) == MaxPins {
+			return fmt.Errorf("more than %d fork pins of session %s", MaxPins, target)
+		}
+		pins = append(pins, i)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", DescribePrefix(pinsPrefix+target+"/"), err)
+	}
+	return pins, nil
+}
+
+// ErrForkFirst reports that another fork to the same name held its lock
+// and had not ended when the wait for it did: the fork gives way before
+// writing anything. It matches ErrSlotTaken.
+var ErrForkFirst = fmt.Errorf("%w: another fork to the name began first and has not ended", ErrSlotTaken)
+
+// lockForks takes the lock of forks to target (ForkLockKey, created with
+// a conditional put: one holder at a time, whatever the store's clocks
+// say), waiting up to r.ForkWait for a holder to let go; ErrForkFirst
+// then. A fork of a pruned session sets its name's base before its step,
+// and a base only rises: two forks at once could leave the loser's base
+// above the winner's step, and the lower of two forks landing both would
+// be in no history. One at a time, the later fork finds the name taken
+// and loses having written nothing. A lock older than ForkPinGrace was
+// left by a fork that died (or is paused that long, and whose pin gc
+// expires): it is taken over.
+func (r *Repo) lockForks(ctx context.Context, target string) (unlock func(), err error) {
+	key := ForkLockKey(target)
+	busy, err := r.waitForks(ctx, func() (bool, error) {
+		err := r.store.Put(ctx, key, nil, cas.PutOptions{IfAbsent: true})
+		if err == nil {
+			return false, nil
+		}
+		if !errors.Is(err, cas.ErrExists) {
+			return false, fmt.Errorf("write %s: %w", DescribeKey(key), err)
+		}
+		info, err := r.store.Stat(ctx, key)
+		if errors.Is(err, cas.ErrNotFound) {
+			return true, nil // let go since: try again
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", DescribeKey(key), err)
+		}
+		if !info.ModTime.IsZero() && time.Since(info.ModTime) >= ForkPinGrace {
+			if err := r.store.Delete(ctx, key); err != nil && !errors.Is(err, cas.ErrNotFound) {
+				return false, fmt.Errorf("delete %s: %w", DescribeKey(key), err)
+			}
+		}
+		return true, nil
+	})
+	if err == nil && busy {
+		err = fmt.Errorf("fork to %s: %w", target, ErrForkFirst)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = r.store.Delete(context.WithoutCancel(ctx), key) }, nil
+}
+
 // forkAbove reports whether a pin of target younger than ForkPinGrace (a
 // pin of unknown age counts) names a slot above n: one LIST, and a GET
 // of each such pin.
 func (r *Repo) forkAbove(ctx context.Context, target string, n uint64, now time.Time) (bool, error) {
-	var young []string
-	err := r.store.List(ctx, pinsPrefix+target+"/", "", func(i cas.Info) error {
-		if IsPinKey(i.Key) && (i.ModTime.IsZero() || now.Sub(i.ModTime) < ForkPinGrace) {
-			if len(young) == MaxPins {
-				return fmt.Errorf("more than %d fork pins of session %s", MaxPins, target)
-			}
-			young = append(young, i.Key)
-		}
-		return nil
-	})
+	pins, err := r.pinsOf(ctx, target)
 	if err != nil {
-		return false, fmt.Errorf("list %s: %w", DescribePrefix(pinsPrefix+target+"/"), err)
+		return false, err
 	}
-	for _, key := range young {
-		p, err := r.readPin(ctx, key)
+	for _, i := range pins {
+		if !i.ModTime.IsZero() && now.Sub(i.ModTime) >= ForkPinGrace {
+			continue
+		}
+		p, err := r.readPin(ctx, i.Key)
 		if errors.Is(err, cas.ErrNotFound) {
 			continue // its fork ended since the listing
 		}

@@ -463,33 +463,62 @@ func (r *Repo) BaseMarkerKey(ctx context.Context, session string) string {
 // tells ReadBase to look for the others), then creates n's own. Markers
 // below the highest are then deleted: they no longer say anything.
 func (r *Repo) WriteBase(ctx context.Context, session string, n uint64) error {
+	_, err := r.writeBase(ctx, session, n)
+	return err
+}
+
+// writeBase is WriteBase; created reports whether n's marker is this
+// call's (not one another writer had made).
+func (r *Repo) writeBase(ctx context.Context, session string, n uint64) (created bool, _ error) {
 	legacy := BaseKey(session)
 	if err := r.store.Put(ctx, legacy, []byte(strconv.FormatUint(n, 10)), cas.PutOptions{}); err != nil {
-		return fmt.Errorf("write %s: %w", DescribeKey(legacy), err)
+		return false, fmt.Errorf("write %s: %w", DescribeKey(legacy), err)
 	}
 	key := BaseKeyAt(session, n)
-	if err := r.store.Put(ctx, key, nil, cas.PutOptions{IfAbsent: true}); err != nil && !errors.Is(err, cas.ErrExists) {
-		return fmt.Errorf("write %s: %w", DescribeKey(key), err)
+	err := r.store.Put(ctx, key, nil, cas.PutOptions{IfAbsent: true})
+	if err != nil && !errors.Is(err, cas.ErrExists) {
+		return false, fmt.Errorf("write %s: %w", DescribeKey(key), err)
 	}
+	created = err == nil
 	var marks []uint64
-	err := r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
+	err = r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
 		if s, m, ok := ParseBaseKey(i.Key); ok && s == session {
 			marks = append(marks, m)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil // the base is set; the old markers wait for the next write
+		return created, nil // the base is set; the old markers wait for the next write
 	}
 	top := slices.Max(append(marks, n))
 	for _, m := range marks {
 		if m < top {
 			if err := r.store.Delete(ctx, BaseKeyAt(session, m)); err != nil && !errors.Is(err, cas.ErrNotFound) {
-				return nil // as above
+				return created, nil // as above
 			}
 		}
 	}
-	return nil
+	return created, nil
+}
+
+// lowerOwnBase takes back the base n that a fork set on its new session,
+// which had base was before, when the fork lost before its step's put:
+// the one case a base goes down. Forks to one name go one at a time and
+// a first step waits for them (AwaitForks), so the marker is the fork's
+// own (created: it made it) and nothing else raised the name's base
+// meanwhile. Best effort: a failure leaves the base up, as before.
+func (r *Repo) lowerOwnBase(ctx context.Context, session string, n, was uint64, created bool) {
+	if created {
+		if err := r.store.Delete(ctx, BaseKeyAt(session, n)); err != nil && !errors.Is(err, cas.ErrNotFound) {
+			return
+		}
+	}
+	legacy := BaseKey(session)
+	if was <= 1 {
+		_ = r.store.Delete(ctx, legacy)
+		return
+	}
+	_ = r.store.Put(ctx, legacy, []byte(strconv.FormatUint(was, 10)), cas.PutOptions{})
 }
 
 // Sessions calls fn with the name of every session that has a marker, in

@@ -178,21 +178,29 @@ func (r *Repo) waitForks(ctx context.Context, busy func() (bool, error)) (bool, 
 
 // pinsOf lists the pins of target: one LIST.
 func (r *Repo) pinsOf(ctx context.Context, target string) ([]cas.Info, error) {
+	prefix := pinsPrefix + target + "/"
+	pins, err := r.listPins(ctx, prefix, "of session "+target)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", DescribePrefix(prefix), err)
+	}
+	return pins, nil
+}
+
+// listPins lists the pins under prefix, at most MaxPins (more is an
+// error saying which pins: what).
+func (r *Repo) listPins(ctx context.Context, prefix, what string) ([]cas.Info, error) {
 	var pins []cas.Info
-	err := r.store.List(ctx, pinsPrefix+target+"/", "", func(i cas.Info) error {
+	err := r.store.List(ctx, prefix, "", func(i cas.Info) error {
 		if !IsPinKey(i.Key) {
 			return nil
 		}
 		if len(pins) == MaxPins {
-			return fmt.Errorf("more than %d fork pins of session %s", MaxPins, target)
+			return fmt.Errorf("more than %d fork pins %s", MaxPins, what)
 		}
 		pins = append(pins, i)
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", DescribePrefix(pinsPrefix+target+"/"), err)
-	}
-	return pins, nil
+	return pins, err
 }
 
 // ErrForkFirst reports that another fork to the same name held its lock
@@ -278,17 +286,7 @@ type PinInfo struct {
 
 // Pins reads every pin in the store. More than MaxPins is an error.
 func (r *Repo) Pins(ctx context.Context) ([]PinInfo, error) {
-	var infos []cas.Info
-	err := r.store.List(ctx, pinsPrefix, "", func(i cas.Info) error {
-		if !IsPinKey(i.Key) {
-			return nil
-		}
-		if len(infos) == MaxPins {
-			return fmt.Errorf("more than %d fork pins under %s", MaxPins, pinsPrefix)
-		}
-		infos = append(infos, i)
-		return nil
-	})
+	infos, err := r.listPins(ctx, pinsPrefix, "under "+pinsPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list pins: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,7 +287,7 @@ func (r *Repo) findHead(ctx context.Context, session string) (head uint64, marks
 }
 
 // listHead lists session's keys from step from on: the newest step, and
-// its base markers (listedBase).
+// its base markers (baseMarks).
 func (r *Repo) listHead(ctx context.Context, session string, from uint64) (head uint64, marks baseMarks, err error) {
 	after := ""
 	if from > 0 {
@@ -315,8 +314,8 @@ const maxBaseMarks = 1000
 // markers: the highest of the monotonic ones (BaseKeyAt) and whether the
 // older overwritten one (BaseKey) exists, which only a GET can read.
 type baseMarks struct {
-	top    uint64 // the highest BaseKeyAt number, 0 if none
-	n      int    // how many BaseKeyAt keys
+	top    uint64   // the highest BaseKeyAt number, 0 if none
+	all    []uint64 // every BaseKeyAt number, at most maxBaseMarks
 	legacy bool
 }
 
@@ -326,12 +325,26 @@ func (m *baseMarks) add(session, key string) error {
 		return nil
 	}
 	if s, n, ok := ParseBaseKey(key); ok && s == session {
-		if m.n++; m.n > maxBaseMarks {
+		if len(m.all) == maxBaseMarks {
 			return fmt.Errorf("%w: more than %d base markers of session %s", cas.ErrCorrupt, maxBaseMarks, session)
 		}
+		m.all = append(m.all, n)
 		m.top = max(m.top, n)
 	}
 	return nil
+}
+
+// listBaseMarks lists session's base markers: one LIST that starts past
+// its step keys.
+func (r *Repo) listBaseMarks(ctx context.Context, session string) (baseMarks, error) {
+	var marks baseMarks
+	err := r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
+		return marks.add(session, i.Key)
+	})
+	if err != nil {
+		return baseMarks{}, fmt.Errorf("read the base marker of session %s: %w", session, err)
+	}
+	return marks, nil
 }
 
 // base settles the base the markers say: the highest, reading the older
@@ -413,12 +426,9 @@ func (r *Repo) ReadBase(ctx context.Context, session string) (uint64, error) {
 	if err != nil || old == 0 {
 		return max(old, 1), err
 	}
-	var marks baseMarks
-	err = r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
-		return marks.add(session, i.Key)
-	})
+	marks, err := r.listBaseMarks(ctx, session)
 	if err != nil {
-		return 0, fmt.Errorf("read the base marker of session %s: %w", session, err)
+		return 0, err
 	}
 	return max(old, marks.top), nil
 }
@@ -443,10 +453,7 @@ func (r *Repo) readLegacyBase(ctx context.Context, session string) (uint64, erro
 // (the highest), for reports that name the object to repair; BaseKey if
 // no other says more.
 func (r *Repo) BaseMarkerKey(ctx context.Context, session string) string {
-	var marks baseMarks
-	err := r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
-		return marks.add(session, i.Key)
-	})
+	marks, err := r.listBaseMarks(ctx, session)
 	if err != nil || marks.top == 0 {
 		return BaseKey(session)
 	}
@@ -480,18 +487,12 @@ func (r *Repo) writeBase(ctx context.Context, session string, n uint64) (created
 		return false, fmt.Errorf("write %s: %w", DescribeKey(key), err)
 	}
 	created = err == nil
-	var marks []uint64
-	err = r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
-		if s, m, ok := ParseBaseKey(i.Key); ok && s == session {
-			marks = append(marks, m)
-		}
-		return nil
-	})
+	marks, err := r.listBaseMarks(ctx, session)
 	if err != nil {
 		return created, nil // the base is set; the old markers wait for the next write
 	}
-	top := slices.Max(append(marks, n))
-	for _, m := range marks {
+	top := max(marks.top, n)
+	for _, m := range marks.all {
 		if m < top {
 			if err := r.store.Delete(ctx, BaseKeyAt(session, m)); err != nil && !errors.Is(err, cas.ErrNotFound) {
 				return created, nil // as above

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -158,6 +159,7 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		ix.compacted(done)
 	}
 	ix.Add(st.Key, entries)
+	ix.wrote(m.Layout)
 	if n%HintEvery == 0 {
 		// Only a hint: a failure costs the next resumer one longer LIST.
 		_ = r.writeHint(ctx, in.Session, n)
@@ -437,6 +439,11 @@ type sinkFunc func(cas.ID, []byte) error
 func (f sinkFunc) Put(id cas.ID, raw []byte) error { return f(id, raw) }
 
 // clone returns a copy of l that shares no slice with it.
+// equal reports whether l and o name the same objects in the same order.
+func (l Layout) equal(o Layout) bool {
+	return slices.Equal(l.Packs, o.Packs) && slices.Equal(l.Steps, o.Steps) && slices.Equal(l.Spills, o.Spills)
+}
+
 func (l Layout) clone() Layout {
 	return Layout{
 		Packs:  append([]PackRef(nil), l.Packs...),

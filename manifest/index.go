@@ -48,6 +48,14 @@ type Index struct {
 	// frozen, if not nil, holds the blobs RestoreHead restored, apart
 	// from locs (which holds the rest): see frozen.
 	frozen *frozen
+	// loaded, if not nil, is a layout every object of which the index
+	// holds: the last one Load loaded or Commit wrote. A writer's next
+	// Load is of that layout, and comparing it costs less than building
+	// and looking up its keys, whose number grows with the session's
+	// compaction levels (issue 14, target 5). drops counts dropObj calls,
+	// so that a Load that raced one does not record its layout.
+	loaded *Layout
+	drops  uint64
 }
 
 // blobLoc is a Location as the index keeps it.
@@ -90,6 +98,8 @@ func (ix *Index) objNum(key string) uint32 {
 // still be located in it. ix.mu must be held for writing.
 func (ix *Index) dropObj(key string) {
 	ix.snap = nil
+	ix.loaded = nil
+	ix.drops++
 	delete(ix.keys, key)
 	delete(ix.bytes, key)
 	if n, ok := ix.num[key]; ok {
@@ -146,15 +156,43 @@ func (ix *Index) location(id cas.ID, l blobLoc) Location {
 func (ix *Index) Load(ctx context.Context, l Layout) error {
 	var missing []string
 	ix.mu.RLock()
+	if ix.loaded != nil && ix.loaded.equal(l) {
+		ix.mu.RUnlock()
+		return nil
+	}
+	drops := ix.drops
 	for _, k := range LayoutKeys(l) {
 		if !ix.keys[k] {
 			missing = append(missing, k)
 		}
 	}
 	ix.mu.RUnlock()
-	return ix.repo.fetchAll(ctx, missing, func(key string, obj *pack.Object) {
+	err := ix.repo.fetchAll(ctx, missing, func(key string, obj *pack.Object) {
 		ix.Add(key, obj.Entries)
 	})
+	if err == nil {
+		ix.mu.Lock()
+		if ix.drops == drops {
+			ix.setLoaded(l)
+		}
+		ix.mu.Unlock()
+	}
+	return err
+}
+
+// setLoaded records that the index holds every object of l (Index.loaded).
+// ix.mu must be held for writing.
+func (ix *Index) setLoaded(l Layout) {
+	c := l.clone()
+	ix.loaded = &c
+}
+
+// wrote records that a commit added every object of its step's layout l
+// to the index.
+func (ix *Index) wrote(l Layout) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.setLoaded(l)
 }
 
 // Add records that the object at key holds entries.

@@ -230,15 +230,34 @@ type SetupResult struct {
 	Session string        `json:"session"`
 	URL     string        `json:"url"`
 	Where   string        `json:"where"` // "the local disk" or "a tmpfs"
-	// Early and Late are commit latencies around step 1,000 (or the
-	// session's middle, if shorter) and over its last steps (target 5).
-	Early Latency `json:"early_latency"`
-	Late  Latency `json:"late_latency"`
+	// Early and Late are target 5's commit latencies: around step 1,000
+	// and over the session's last pairedSteps steps. When Paired, Early
+	// is a second session's, committed in turn with the last steps;
+	// otherwise both are this session's own (setupWindows).
+	Early  Latency `json:"early_latency"`
+	Late   Latency `json:"late_latency"`
+	Paired bool    `json:"paired"`
+	// SoloEarly and SoloLate are the long session's own windows, minutes
+	// apart: kept for reference, since they also measure the machine's
+	// drift between the two.
+	SoloEarly Latency `json:"solo_early_latency"`
+	SoloLate  Latency `json:"solo_late_latency"`
 }
+
+// pairedSteps is how many commits of a long session's end are timed in
+// turn with as many commits of a session around step pairedAround: the
+// two windows of target 5 measured at the same moments, so that the
+// ratio is the sessions' lengths, not the shared machine's speed minutes
+// apart (the pairing farm-bench and benchstat's interleaving rely on).
+const (
+	pairedSteps  = 200
+	pairedAround = 1000
+)
 
 // phaseResumeSetup writes a session of arg steps of the windowed append
 // workload (the state keeps the last ResumeWindow messages) to a local
-// store, for phaseResume to open.
+// store, for phaseResume to open. A session long enough ends in turn with
+// a second one around step 1,000 (pairedSteps).
 func phaseResumeSetup(ctx context.Context, cfg Config, arg string) (any, error) {
 	var steps int
 	if _, err := fmt.Sscan(arg, &steps); err != nil {
@@ -253,31 +272,87 @@ func phaseResumeSetup(ctx context.Context, cfg Config, arg string) (any, error) 
 		return nil, err
 	}
 	defer ws.Close()
-	s, err := ws.Session("long")
+	long, err := newWindowed(ws, "long", cfg.Seed, cfg.ResumeWindow)
 	if err != nil {
 		return nil, err
 	}
-	gen := workload.NewAppend(workload.AppendOptions{Seed: cfg.Seed, Window: cfg.ResumeWindow})
+	paired := steps >= 2*(pairedAround+pairedSteps)
+	solo := steps
+	if paired {
+		solo -= pairedSteps
+	}
 	start := time.Now()
 	took := make([]time.Duration, 0, steps)
-	for n := 1; n <= steps; n++ {
-		doc, _ := gen.Next()
-		t0 := time.Now()
-		if _, err := s.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{}); err != nil {
+	for n := 1; n <= solo; n++ {
+		d, err := long.commit(ctx)
+		if err != nil {
 			return nil, err
 		}
-		took = append(took, time.Since(t0))
+		took = append(took, d)
 		if n%10000 == 0 {
 			fmt.Fprintf(os.Stderr, "  resume setup: %d/%d steps, %v\n", n, steps, time.Since(start).Round(time.Second))
 		}
 	}
-	where := "the local disk"
+	res := SetupResult{Session: "long", URL: dir, Where: "the local disk"}
 	if cfg.ResumeDir != "" {
-		where = "a tmpfs"
+		res.Where = "a tmpfs"
 	}
-	early, late := setupWindows(took)
-	return SetupResult{Steps: steps, Took: time.Since(start), Session: "long", URL: dir, Where: where,
-		Early: early, Late: late}, nil
+	if paired {
+		// The second session is written up to pairedSteps/2 before step
+		// 1,000, then the two commit in turn, each step timed alone.
+		near, err := newWindowed(ws, "near-1000", cfg.Seed+1, cfg.ResumeWindow)
+		if err != nil {
+			return nil, err
+		}
+		for n := 1; n <= pairedAround-pairedSteps/2; n++ {
+			if _, err := near.commit(ctx); err != nil {
+				return nil, err
+			}
+		}
+		early := make([]time.Duration, 0, pairedSteps)
+		for range pairedSteps {
+			d, err := near.commit(ctx)
+			if err != nil {
+				return nil, err
+			}
+			early = append(early, d)
+			if d, err = long.commit(ctx); err != nil {
+				return nil, err
+			}
+			took = append(took, d)
+		}
+		res.Early, res.Late = summarize(early), summarize(took[len(took)-pairedSteps:])
+		res.Paired = true
+	}
+	res.Steps, res.Took = steps, time.Since(start)
+	res.SoloEarly, res.SoloLate = setupWindows(took)
+	if !paired {
+		res.Early, res.Late = res.SoloEarly, res.SoloLate
+	}
+	return res, nil
+}
+
+// windowed is a session written with the windowed append workload.
+type windowed struct {
+	s   *cairn.Session
+	gen *workload.Append
+}
+
+func newWindowed(ws *cairn.Workspace, name string, seed uint64, window int) (*windowed, error) {
+	s, err := ws.Session(name)
+	if err != nil {
+		return nil, err
+	}
+	return &windowed{s: s, gen: workload.NewAppend(workload.AppendOptions{Seed: seed, Window: window})}, nil
+}
+
+// commit commits the workload's next document and returns how long the
+// commit alone took.
+func (w *windowed) commit(ctx context.Context) (time.Duration, error) {
+	doc, _ := w.gen.Next()
+	t0 := time.Now()
+	_, err := w.s.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{})
+	return time.Since(t0), err
 }
 
 func cmpOr(a, b string) string {

@@ -227,12 +227,12 @@ func runHistory(ctx context.Context, cfg Config, step func(string, string, any) 
 // step i+1's) around step 1,000, or the session's middle if it is
 // shorter, and over its last 200 steps.
 func setupWindows(took []time.Duration) (early, late Latency) {
-	const half = 100
+	const half = pairedSteps / 2
 	n := len(took)
 	if n == 0 {
 		return
 	}
-	mid := min(1000, n/2)
+	mid := min(pairedAround, n/2)
 	early = summarize(took[max(1, mid-half):max(1, min(n, mid+half))])
 	late = summarize(took[max(0, n-2*half):])
 	return early, late
@@ -264,8 +264,12 @@ func historyMarkdown(r *Results) string {
 			rss[n-1].Arg, rss[0].Arg, mib(rss[n-1].MaxRSS), mib(rss[0].MaxRSS), q, targetLongRSS, yes(q <= targetLongRSS))
 		long := r.Setups[len(r.Setups)-1]
 		q = ratio(long.Late.P50, long.Early.P50)
-		w("| commit p50, windowed session, last 200 of %s steps ÷ around step %s | %s | %s | %.2f× | ≤ %.1f× | %s |\n",
-			commas(long.Steps), commas(min(1000, long.Steps/2)), ms(long.Late.P50), ms(long.Early.P50), q, targetLongLatency, yes(q <= targetLongLatency))
+		around := fmt.Sprintf("around step %s", commas(min(pairedAround, long.Steps/2)))
+		if long.Paired {
+			around = fmt.Sprintf("a session around step %s, committed in turn", commas(pairedAround))
+		}
+		w("| commit p50, windowed session, last %d of %s steps ÷ %s | %s | %s | %.2f× | ≤ %.1f× | %s |\n",
+			pairedSteps, commas(long.Steps), around, ms(long.Late.P50), ms(long.Early.P50), q, targetLongLatency, yes(q <= targetLongLatency))
 	}
 	h := r.History
 	flat := true

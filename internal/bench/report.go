@@ -213,6 +213,10 @@ func Markdown(r *Results) string {
 	}
 	for _, s := range r.Setups {
 		w("\nWriting the %s-step session to %s took %v (%.2f ms a step).", commas(s.Steps), s.Where, s.Took.Round(time.Second), float64(s.Took)/1e6/float64(max(1, s.Steps)))
+		if s.Paired {
+			w(" Its last %d commits, each in turn with one of a second session's steps %s–%s: p50 %s against %s; the session's own steps around %s, minutes earlier, took %s (the machine's speed drifts between the two).",
+				pairedSteps, commas(pairedAround-pairedSteps/2+1), commas(pairedAround+pairedSteps/2), ms(s.Late.P50), ms(s.Early.P50), commas(pairedAround), ms(s.SoloEarly.P50))
+		}
 	}
 	w("\n\n")
 

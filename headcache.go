@@ -160,7 +160,7 @@ func (s *Session) dropCached() {
 // its head since this commit read the cache: the two raced, and the
 // loser gets the conflict it would have got without the cache.
 func (s *Session) staleCache(ctx context.Context) error {
-	n := s.headNum() + 1
+	n := s.nextNum()
 	e := s.conflict(ctx, n)
 	s.dropCached()
 	if e.fence {

@@ -44,6 +44,9 @@ type Session struct {
 	// removed says head is the last step of a removed session (or the
 	// tombstone fencing it): for Expect, such a session does not exist.
 	removed bool
+	// first is the number a first step takes (head nil): the session's
+	// base as last read, or 0 (step 1). See manifest.CommitInput.First.
+	first uint64
 	// confirmed is when the store last confirmed head (a read of it, or
 	// an acknowledged commit): a head held longer than
 	// manifest.HeadTrust is checked against the store before a commit.
@@ -122,7 +125,7 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	if !bad() {
 		return nil
 	}
-	e := &ConflictError{Session: s.name, Number: s.headNum() + 1, Head: s.headNum(), pause: !opts.Reply}
+	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply}
 	if opts.Reply {
 		e.Reason = fmt.Sprintf("%s@%d does not await input: nothing to reply to", s.name, s.headNum())
 	} else {
@@ -168,9 +171,10 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	if err != nil {
 		return err
 	}
-	s.head, s.index, s.removed = nil, repo.NewIndex(), false
+	s.head, s.index, s.removed, s.first = nil, repo.NewIndex(), false, 0
 	s.confirmed = s.ws.clock()
 	if st == nil {
+		s.first = base
 		return nil
 	}
 	s.head, s.removed = st, st.Manifest.Number < base || manifest.IsTombstone(st.Manifest)
@@ -230,7 +234,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 			case s.head == nil:
 				found = "the session has no steps"
 			}
-			return nil, &ConflictError{Session: s.name, Number: s.headNum() + 1, Head: s.visibleHead(), Reason: expected + ", but " + found}
+			return nil, &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
 		}
 	}
 	if err := s.checkPause(ctx, opts); err != nil {
@@ -277,7 +281,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
 		Session: s.name, Build: built, Record: record,
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
-		Check: s.headCheck,
+		Check: s.headCheck, First: s.first,
 	})
 	var landErr error
 	if err == nil {
@@ -300,7 +304,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	}
 	if check := (*headCheckError)(nil); errors.As(err, &check) {
 		// Nothing was put; the next commit reads the head again.
-		n := s.headNum() + 1
+		n := s.nextNum()
 		s.head, s.index = nil, nil
 		return nil, fmt.Errorf("commit %s@%d: %w", s.name, n, err)
 	}
@@ -310,15 +314,15 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		// longer this writer's to extend: above all, gc swept the objects
 		// of a removed session, whose tombstone fences that slot. Answer
 		// as a commit that lost its slot, not with a missing store key.
-		if _, rerr := s.ws.repo.ReadStep(ctx, s.name, s.headNum()+1); rerr == nil {
+		if _, rerr := s.ws.repo.ReadStep(ctx, s.name, s.nextNum()); rerr == nil {
 			return nil, s.lostSlot(ctx)
 		}
 	}
 	if err != nil && buildErr != nil {
-		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.headNum()+1, err)
+		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.nextNum(), err)
 	}
 	if err != nil {
-		return nil, s.unsure(s.headNum()+1, err)
+		return nil, s.unsure(s.nextNum(), err)
 	}
 	// The store has acknowledged this head: it is no longer a guess.
 	s.head, s.cached, s.removed = st, false, false
@@ -381,7 +385,10 @@ func (s *Session) headMoved(ctx context.Context) (string, error) {
 		held = "a session with no steps"
 	}
 	switch {
-	case (st == nil && s.head == nil) || (st != nil && s.head != nil && st.ID == s.head.ID):
+	case st == nil && s.head == nil:
+		s.confirmed, s.cached, s.first = now, false, base
+		return "", nil
+	case st != nil && s.head != nil && st.ID == s.head.ID:
 		s.confirmed, s.cached = now, false
 		return "", nil
 	case st == nil:
@@ -559,7 +566,7 @@ func (s *Session) lostSlot(ctx context.Context) error {
 	if s.cached {
 		return s.staleCache(ctx)
 	}
-	e := s.conflict(ctx, s.headNum()+1)
+	e := s.conflict(ctx, s.nextNum())
 	if e.fence || s.removedSince(ctx) {
 		// Only a removal fences the slot above a session's head (an
 		// expired fork pin fences the fork's first slot, not a commit's).
@@ -603,6 +610,15 @@ func (s *Session) headNum() uint64 {
 		return 0
 	}
 	return s.head.Number
+}
+
+// nextNum is the number of the step a commit writes next: the one after
+// the head, or a first step's (Session.first).
+func (s *Session) nextNum() uint64 {
+	if s.head == nil {
+		return max(1, s.first)
+	}
+	return s.head.Number + 1
 }
 
 // Head returns the session's newest step, read from the store. A session

@@ -53,6 +53,12 @@ type CommitInput struct {
 	// (HeadTrust): a build can take long, and a writer can be paused
 	// anywhere in it.
 	Check func(ctx context.Context) error
+	// First is the number of a session's first step (head nil): the
+	// session's base when it has one but no step, else 0 or 1 (step 1).
+	// A fork that died after setting its new name's base (the base of
+	// its source) and before its step leaves such a base; a first step
+	// below it would lie outside the session's history.
+	First uint64
 }
 
 // Commit writes the step after head (nil: the session's first step) and
@@ -82,7 +88,7 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 	if ix == nil {
 		ix = r.NewIndex()
 	}
-	n := uint64(1)
+	n := max(1, in.First)
 	if head != nil {
 		n = head.Number + 1
 		// Dedup against every blob the parent's state may use.

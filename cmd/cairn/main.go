@@ -99,12 +99,18 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 // first commit it is simply empty. Opening a store creates nothing; the
 // first write does.
 //
-// A local store that is a file is refused for every command, as the bad
-// value it is (exit 2), naming the flag or variable that gave it.
+// A local store that is a file, or an in-memory mem:// store, is refused
+// for every command, as the bad value it is (exit 2), naming the flag or
+// variable that gave it.
 func (e *env) checkStore() error {
 	url, from := e.storeURL()
 	if url == "" {
 		return nil
+	}
+	if strings.HasPrefix(url, "mem://") {
+		// The Go API's store for tests lives in one process: what a
+		// command committed there would be gone when it exits.
+		return usagef("%s %s: an in-memory store lives only inside one process, so what a command wrote there would be lost when it exits (give a directory, s3:// or minio://)", from, url)
 	}
 	path, local := localStorePath(url)
 	if !local || path == "" {

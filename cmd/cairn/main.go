@@ -232,6 +232,10 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 			} else {
 				value, args = args[1], args[2:]
 			}
+			if value == "" {
+				fmt.Fprintf(stderr, "cairn: %s\n", emptyStore(name))
+				return 2
+			}
 			e.store, e.storeGiven = value, true
 		case a == "-h" || a == "--help" || a == "-help":
 			printHelp(stdout)
@@ -552,6 +556,7 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		}
 	})
 	var pos []string
+	args0 := args
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -577,10 +582,20 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		}
 		args = rest
 	}
+	if given(fs, "store") && fs.Lookup("store").Value.String() == "" {
+		return nil, usageError{emptyStore(typedFlag(args0, "store"))}
+	}
 	if len(pos) < minPos || len(pos) > maxPos {
 		return nil, usagef("want %s", strings.TrimSpace(fs.Name()+" "+usageOf(fs)))
 	}
 	return pos, nil
+}
+
+// emptyStore is the refusal of a --store given an empty value (as
+// --store "$S" with S unset is): taking it as no --store would use
+// $CAIRN_STORE or the default store, not the one the user meant.
+func emptyStore(flag string) string {
+	return flag + ": give a store URL (a directory, s3://BUCKET/PREFIX or minio://HOST:PORT/BUCKET/PREFIX), or leave --store out for $CAIRN_STORE or the default store"
 }
 
 // endedByDashes reports whether fs.Parse(args), which succeeded, stopped

@@ -67,7 +67,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 			return usagef("give --record or --record-file, not both")
 		case *recordFile == "":
 			return usagef("--record-file \"\": give a file name (- for stdin)")
-		case *recordFile == "-" && (stdin || *patch == "-"):
+		case *recordFile == "-" && (stdin || *patch == "-" || *jsonFile == "-"):
 			return usagef("--record-file - and the state cannot both come from stdin")
 		}
 		if opts.Record, err = readRecordFile(e, *recordFile); err != nil {

@@ -169,16 +169,21 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	manifestFlag := "--manifest"
 	if *manifestPath == "" && outT != nil && !outT.direct {
 		// Beside a regular file only: not /dev/stdout.manifest.json.
-		*manifestPath = *out + ".manifest.json"
+		// Said as what it is: the user gave no --manifest.
+		*manifestPath, manifestFlag = *out+".manifest.json", "the export manifest"
 	}
 	manToStdout := *manifestPath == "-"
 	if manToStdout && *out == "-" {
 		return usagef("--manifest -: the output already goes to stdout; give --out PATH, or the manifest another path")
 	}
 	if *manifestPath != "" && !manToStdout {
-		if manT, err = checkOutput("--manifest", *manifestPath); err != nil {
+		if manT, err = checkOutput(manifestFlag, *manifestPath); err != nil {
+			if manifestFlag != "--manifest" {
+				return usagef("%v (with --manifest PATH)", err)
+			}
 			return err
 		}
 		if outT != nil && sameFile(outT, manT) {

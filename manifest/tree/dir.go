@@ -194,6 +194,11 @@ func (b *dirBuilder) dir(d *scanDir, p, rel string) (ref Ref, same bool, err err
 		if rel != "" {
 			childRel = rel + "/" + se.name
 		}
+		if ValidName(se.name) != nil {
+			// A name a reader refuses (one holding a backslash): stored, the
+			// step could not be read back or checked out.
+			return Ref{}, false, fmt.Errorf("%s: %w", childRel, ErrUnsafeName)
+		}
 		if se.sub != nil {
 			e.Mode = ModeDir
 			e.Ref, match, err = b.dir(se.sub, filepath.Join(p, se.name), childRel)

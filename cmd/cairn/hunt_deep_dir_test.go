@@ -25,7 +25,7 @@ func TestCommitDirRefusesNestingReadersRefuse(t *testing.T) {
 		return root
 	}
 	out, errs, code := cli(t, store, "", "commit", "deep", "--dir", nest(600))
-	if code != 2 || out != "" || !strings.Contains(errs, "more than 512 levels deep") {
+	if code != 2 || out != "" || !strings.Contains(errs, "more than 512 levels of directories") {
 		t.Fatalf("600 levels: exit %d, out %q, err %q; want exit 2 refusing the nesting", code, out, errs)
 	}
 	if _, errs, code := cli(t, store, "", "log", "deep"); code != 1 || !strings.Contains(errs, "not found") {

@@ -203,7 +203,7 @@ func (b *dirBuilder) dir(d *scanDir, p, rel string) (ref Ref, same bool, err err
 			if strings.Count(childRel, "/") >= MaxDepth {
 				// As for a JSON document: readers stop not far past it.
 				top, _, _ := strings.Cut(childRel, "/")
-				return Ref{}, false, fmt.Errorf("%w: directories nested more than %d levels deep (under %s), the most a state may hold", ErrTooDeep, MaxDepth, top)
+				return Ref{}, false, fmt.Errorf("%w: more than %d levels of directories (under %s), the most a state may hold", ErrTooDeep, MaxDepth, top)
 			}
 			e.Mode = ModeDir
 			e.Ref, match, err = b.dir(se.sub, filepath.Join(p, se.name), childRel)

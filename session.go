@@ -245,6 +245,9 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	}
 	var record []byte
 	if len(opts.Record) > 0 {
+		if err := checkUTF8(opts.Record); err != nil {
+			return nil, invalid(fmt.Errorf("commit %s: step record: %w", s.name, err))
+		}
 		if record, err = tree.Compact(opts.Record); err != nil {
 			return nil, fmt.Errorf("commit %s: step record: %w", s.name, err)
 		}

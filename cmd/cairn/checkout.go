@@ -27,6 +27,9 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	if err := checkOutputDir("--dir", *dir); err != nil {
 		return err
 	}
+	if err := e.checkOutsideStore("--dir", *dir); err != nil {
+		return err
+	}
 	ws, steps, err := e.openSteps(ctx, pos[0])
 	if err != nil {
 		return err

@@ -59,17 +59,21 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		return usageError{err.Error()}
 	}
 	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
-	if *recordFile != "" {
+	// Given empty, each is still given (--record "$R" with R unset): no
+	// JSON, no file, not "no record".
+	if given(fs, "record-file") {
 		switch {
 		case given(fs, "record"):
 			return usagef("give --record or --record-file, not both")
-		case *recordFile == "-" && (stdin || *patch == "-"):
+		case *recordFile == "":
+			return usagef("--record-file \"\": give a file name (- for stdin)")
+		case *recordFile == "-" && (stdin || *patch == "-" || *jsonFile == "-"):
 			return usagef("--record-file - and the state cannot both come from stdin")
 		}
 		if opts.Record, err = readRecordFile(e, *recordFile); err != nil {
 			return err
 		}
-	} else if *record != "" {
+	} else if given(fs, "record") {
 		if len(*record) > cairn.MaxRecordBytes {
 			return usagef("--record: more than %d bytes, the most a step record may hold", cairn.MaxRecordBytes)
 		}

@@ -75,6 +75,23 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if *format == "" {
 		return usagef("--format is required (one of %s)", strings.Join(export.Formats, ", "))
 	}
+	// A selector given an empty value (--outcome "$O", O unset) is no
+	// selector: taking it as absent would export what was not asked for.
+	for _, c := range []struct{ name, want string }{
+		{"outcome", "an outcome such as success or failure"},
+		{"status", "running, awaiting_input or done"},
+		{"since", "RFC 3339 (2026-01-02T15:04:05Z) or a date (2026-01-02)"},
+		{"until", "RFC 3339 (2026-01-02T15:04:05Z) or a date (2026-01-02)"},
+		{"min-reward", "a number"},
+		{"max-reward", "a number"},
+		{"heads", "the path of an export manifest"},
+		{"branches", "leaves or all"},
+		{"manifest", "a path, or - for stdout"},
+	} {
+		if given(fs, c.name) && fs.Lookup(c.name).Value.String() == "" {
+			return usagef("--%s \"\": want %s (leave --%s out to not use it)", c.name, c.want, c.name)
+		}
+	}
 	for _, g := range globs {
 		if g == "" {
 			return usagef("--session \"\": an empty pattern matches no session (give a name or a glob such as 'run-*')")
@@ -152,16 +169,21 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	manifestFlag := "--manifest"
 	if *manifestPath == "" && outT != nil && !outT.direct {
 		// Beside a regular file only: not /dev/stdout.manifest.json.
-		*manifestPath = *out + ".manifest.json"
+		// Said as what it is: the user gave no --manifest.
+		*manifestPath, manifestFlag = *out+".manifest.json", "the export manifest"
 	}
 	manToStdout := *manifestPath == "-"
 	if manToStdout && *out == "-" {
 		return usagef("--manifest -: the output already goes to stdout; give --out PATH, or the manifest another path")
 	}
 	if *manifestPath != "" && !manToStdout {
-		if manT, err = checkOutput("--manifest", *manifestPath); err != nil {
+		if manT, err = checkOutput(manifestFlag, *manifestPath); err != nil {
+			if manifestFlag != "--manifest" {
+				return usagef("%v (with --manifest PATH)", err)
+			}
 			return err
 		}
 		if outT != nil && sameFile(outT, manT) {

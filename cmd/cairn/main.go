@@ -99,12 +99,18 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 // first commit it is simply empty. Opening a store creates nothing; the
 // first write does.
 //
-// A local store that is a file is refused for every command, as the bad
-// value it is (exit 2), naming the flag or variable that gave it.
+// A local store that is a file, or an in-memory mem:// store, is refused
+// for every command, as the bad value it is (exit 2), naming the flag or
+// variable that gave it.
 func (e *env) checkStore() error {
 	url, from := e.storeURL()
 	if url == "" {
 		return nil
+	}
+	if strings.HasPrefix(url, "mem://") {
+		// The Go API's store for tests lives in one process: what a
+		// command committed there would be gone when it exits.
+		return usagef("%s %s: an in-memory store lives only inside one process, so what a command wrote there would be lost when it exits (give a directory, s3:// or minio://)", from, url)
 	}
 	path, local := localStorePath(url)
 	if !local || path == "" {
@@ -225,6 +231,10 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 				args = args[1:]
 			} else {
 				value, args = args[1], args[2:]
+			}
+			if value == "" {
+				fmt.Fprintf(stderr, "cairn: %s\n", emptyStore(name))
+				return 2
 			}
 			e.store, e.storeGiven = value, true
 		case a == "-h" || a == "--help" || a == "-help":
@@ -546,6 +556,7 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		}
 	})
 	var pos []string
+	args0 := args
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -571,10 +582,20 @@ func parse(fs *flagSet, args []string, minPos, maxPos int) ([]string, error) {
 		}
 		args = rest
 	}
+	if given(fs, "store") && fs.Lookup("store").Value.String() == "" {
+		return nil, usageError{emptyStore(typedFlag(args0, "store"))}
+	}
 	if len(pos) < minPos || len(pos) > maxPos {
 		return nil, usagef("want %s", strings.TrimSpace(fs.Name()+" "+usageOf(fs)))
 	}
 	return pos, nil
+}
+
+// emptyStore is the refusal of a --store given an empty value (as
+// --store "$S" with S unset is): taking it as no --store would use
+// $CAIRN_STORE or the default store, not the one the user meant.
+func emptyStore(flag string) string {
+	return flag + ": give a store URL (a directory, s3://BUCKET/PREFIX or minio://HOST:PORT/BUCKET/PREFIX), or leave --store out for $CAIRN_STORE or the default store"
 }
 
 // endedByDashes reports whether fs.Parse(args), which succeeded, stopped

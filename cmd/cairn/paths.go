@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
+
+	"github.com/cairnlog/cairn"
 )
 
 // Checks of the paths a user names in flags: a path that cannot serve is
@@ -98,6 +101,21 @@ func checkOutputDir(flagName, dir string) error {
 	}
 	if len(des) > 0 {
 		return usagef("%s %s is not empty (give an empty or new directory)", flagName, dir)
+	}
+	return nil
+}
+
+// checkOutsideStore refuses a directory a command writes into (checkout,
+// run --dir) that lies inside a local store: files there would be taken
+// for the store's own (a directory under steps/ for a session), or
+// swept by gc as objects no step uses.
+func (e *env) checkOutsideStore(flagName, dir string) error {
+	p := dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		p = real
+	}
+	if insideLocalStore(cairn.StoreURL(e.store), p) {
+		return usagef("%s %s: is inside the store; give a directory outside it", flagName, dir)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -44,8 +43,10 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		// Before the JSON check: a cut-off read is not valid JSON,
 		// and the limit is what the user needs to hear.
 		return usagef("--input is over the limit of %d bytes (512 KiB) for a reply", hitl.MaxInput)
-	case !json.Valid(in):
-		return usagef("--input is not valid JSON")
+	}
+	// Valid JSON that is also UTF-8, as a commit's --record must be.
+	if err := checkJSONText("--input", in); err != nil {
+		return err
 	}
 	ws, err := e.open(ctx)
 	if err != nil {

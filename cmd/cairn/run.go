@@ -57,6 +57,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if err := checkOutputDir("--dir", *dir); err != nil {
 			return err
 		}
+		if err := e.checkOutsideStore("--dir", *dir); err != nil {
+			return err
+		}
 	}
 	// A command that cannot start would only fail each restart.
 	if _, err := exec.LookPath(command[0]); err != nil {

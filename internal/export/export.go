@@ -265,7 +265,8 @@ type exporter struct {
 	total int
 
 	mu      sync.Mutex
-	damaged map[string]error // sessions not read: the store is damaged there
+	damaged map[string]error         // sessions not read: the store is damaged there
+	points  map[string]cairn.StepRef // fork origins resolved (refKey) to the step they copy
 }
 
 // unreadable sets session name aside if err says the store is damaged
@@ -405,9 +406,26 @@ func (e *exporter) workers() int {
 }
 
 // resolvePoint follows a fork origin that is itself the copied first step
-// of a fork back to the step it copies.
+// of a fork back to the step it copies. However long a chain of forks of
+// forks at one step, each of its links is read once: what each resolves
+// to is kept.
 func (e *exporter) resolvePoint(ctx context.Context, p cairn.StepRef) (cairn.StepRef, error) {
-	for range 64 {
+	var chain []string
+	seen := map[string]bool{}
+	for {
+		k := refKey(p)
+		e.mu.Lock()
+		r, known := e.points[k]
+		e.mu.Unlock()
+		if known {
+			p = r
+			break
+		}
+		if seen[k] {
+			return p, fmt.Errorf("fork origin %s@%d: %w: its forks of forks lead back to it", p.Session, p.Number, cairn.ErrCorrupt)
+		}
+		seen[k] = true
+		chain = append(chain, k)
 		st, err := e.ws.ReadStep(ctx, p.Session, p.Number)
 		if err != nil {
 			return p, fmt.Errorf("read fork origin %s@%d: %w", p.Session, p.Number, err)
@@ -416,11 +434,19 @@ func (e *exporter) resolvePoint(ctx context.Context, p cairn.StepRef) (cairn.Ste
 			return p, fmt.Errorf("fork origin %s@%d: %w: hash %s, but the fork names %s", p.Session, p.Number, cairn.ErrCorrupt, st.ID.Short(), p.ID)
 		}
 		if st.Origin == nil {
-			return p, nil
+			break
 		}
 		p = *st.Origin
 	}
-	return p, fmt.Errorf("fork origin %s@%d: more than 64 forks of forks at one step", p.Session, p.Number)
+	e.mu.Lock()
+	if e.points == nil {
+		e.points = map[string]cairn.StepRef{}
+	}
+	for _, k := range chain {
+		e.points[k] = p
+	}
+	e.mu.Unlock()
+	return p, nil
 }
 
 // nameSelected reports whether a session's name passes the glob selectors.

@@ -3,8 +3,10 @@ package export
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -101,13 +103,16 @@ func ReadManifestHeads(r io.Reader, fn func(cairn.StepRef) error) error {
 		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 			return fmt.Errorf("read export manifest: heads is not a list")
 		}
-		for dec.More() {
+		for i := 1; dec.More(); i++ {
 			var h cairn.StepRef
 			if err := dec.Decode(&h); err != nil {
-				return fmt.Errorf("read export manifest: head: %w", err)
+				return fmt.Errorf("read export manifest: head %d: %s", i, headProblem(err))
 			}
-			if h.Session == "" || h.Number == 0 || len(h.ID) != 64 {
-				return fmt.Errorf("read export manifest: bad head %+v", h)
+			if err := checkHead(h); err != nil {
+				if h.Session != "" {
+					return fmt.Errorf("read export manifest: head %d (%s): %s", i, h, err)
+				}
+				return fmt.Errorf("read export manifest: head %d: %s", i, err)
 			}
 			if err := fn(h); err != nil {
 				return err
@@ -116,4 +121,44 @@ func ReadManifestHeads(r io.Reader, fn func(cairn.StepRef) error) error {
 		return nil
 	}
 	return fmt.Errorf("read export manifest: no heads")
+}
+
+// The words for what each field of a manifest's head holds.
+const (
+	wantSession = "a session name"
+	wantStep    = "a step number (a whole number, 1 or more)"
+	wantID      = "the step's hash, 64 hex digits"
+)
+
+// headProblem says why a head could not be decoded, in the manifest's
+// words rather than the decoder's (which names Go types).
+func headProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	switch te.Field {
+	case "":
+		return "want an object of session, step and id, got " + te.Value
+	case "session":
+		return "session: want " + wantSession + ", got " + te.Value
+	case "step":
+		return "step: want " + wantStep + ", got " + te.Value
+	case "id":
+		return "id: want " + wantID + ", got " + te.Value
+	}
+	return te.Field + ": unexpected " + te.Value
+}
+
+// checkHead says which field of a decoded head is missing or malformed.
+func checkHead(h cairn.StepRef) error {
+	switch {
+	case h.Session == "":
+		return errors.New("session: want " + wantSession)
+	case h.Number == 0:
+		return errors.New("step: want " + wantStep)
+	case len(h.ID) != 64 || strings.Trim(h.ID, "0123456789abcdef") != "":
+		return errors.New("id: want " + wantID)
+	}
+	return nil
 }

@@ -49,6 +49,7 @@ const (
 	reasonNoATIFSteps     = "no records, so no ATIF steps (an ATIF trajectory needs one; export reads each step's record, cairn commit --record, not its state: docs/records.md)"
 	reasonUnmatchedResult = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
 	reasonPrunedPrompt    = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
+	reasonPrunedBranch    = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
 	reasonPruned          = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
 	// ShareGPT, as LLaMA-Factory reads it.
 	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"

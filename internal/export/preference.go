@@ -118,26 +118,52 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		}
 		// The path must pass through the point (or a fork's copy of it).
 		i := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number == g.point.Number })
-		if i < 0 {
+		var after []Step
+		switch {
+		case i >= 0:
+			if at := t.Steps[i]; at.ID != point.ID && (at.Origin == nil || !e.samePoint(ctx, *at.Origin, g.point)) {
+				continue
+			}
+			after = t.Steps[i+1:]
+		case !t.Truncated || t.Steps[0].Number <= g.point.Number:
+			continue // the path does not pass through the point
+		case t.Steps[0].Number == g.point.Number+1 && t.Steps[0].Parent != nil && e.isPoint(ctx, *t.Steps[0].Parent, point, g.point):
+			// Pruned up to the point: what follows it is whole. Its
+			// prompt comes from another path, or the point's own.
+			after = t.Steps
+		default:
+			// Pruned past the point: part of the branch is gone.
+			if _, ok := judge(t.Steps); ok {
+				e.sum.Skipped = addNote(e.sum.Skipped, reasonPrunedBranch, name,
+					fmt.Sprintf("%s starts at %s, after the fork point %s", name, t.Steps[0].Step, refName(g.point)))
+			}
 			continue
 		}
-		if at := t.Steps[i]; at.ID != point.ID && (at.Origin == nil || !e.samePoint(ctx, *at.Origin, g.point)) {
-			continue
-		}
-		after := t.Steps[i+1:]
 		score, ok := judge(after)
 		if !ok {
 			continue
 		}
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
-		if prompt == nil || (cut != nil && !t.Truncated) {
+		if i >= 0 && (prompt == nil || (cut != nil && !t.Truncated)) {
 			prompt, cut = messagesOf(t.Steps[:i+1]), nil
 			if t.Truncated {
 				cut = &t.Steps[0]
 			}
 		}
 		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score})
+	}
+	if prompt == nil && len(branches) > 1 {
+		// Every branch was pruned up to the point: the prompt is the
+		// point's own path.
+		t, err := e.load(ctx, point)
+		if err != nil {
+			return e.unreadable(ctx, g.point.Session, err)
+		}
+		prompt = messagesOf(t.Steps)
+		if t.Truncated {
+			cut = &t.Steps[0]
+		}
 	}
 	var used = map[int]bool{}
 	for i, a := range branches {
@@ -166,6 +192,12 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		}
 	}
 	return nil
+}
+
+// isPoint reports whether ref names the fork point: its step, or a
+// fork's copy of it.
+func (e *exporter) isPoint(ctx context.Context, ref cairn.StepRef, point *cairn.Step, p cairn.StepRef) bool {
+	return ref.ID == point.ID.String() || e.samePoint(ctx, ref, p)
 }
 
 // samePoint reports whether origin resolves to point.

@@ -208,17 +208,26 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		}
 		failures++
 		if failures > cfg.Restarts {
-			return res, fmt.Errorf("%s %s at %s@%d: gave up after %d failed %s in a row without a new step",
-				cfg.Command[0], ended(runErr), cfg.Session, number(after), failures, plural(failures, "start"))
+			return res, fmt.Errorf("%s %s %s: gave up after %d failed %s in a row without a new step",
+				cfg.Command[0], ended(runErr), where(cfg.Session, after), failures, plural(failures, "start"))
 		}
 		pause := backoff(cfg.Backoff, cfg.MaxBackoff, failures)
 		res.Restarts++
-		fmt.Fprintf(cfg.Log, "cairn run: %s %s at %s@%d; restart %d in %v (%d of %d without a new step)\n",
-			cfg.Command[0], ended(runErr), cfg.Session, number(after), res.Restarts, pause, failures, cfg.Restarts)
+		fmt.Fprintf(cfg.Log, "cairn run: %s %s %s; restart %d in %v (%d of %d without a new step)\n",
+			cfg.Command[0], ended(runErr), where(cfg.Session, after), res.Restarts, pause, failures, cfg.Restarts)
 		if err := cfg.sleep(ctx, pause); err != nil {
 			return res, err
 		}
 	}
+}
+
+// where says where in its session a command ended: "at S@N", or, with
+// no step yet, "before S's first step" (there is no step S@0).
+func where(session string, head *cairn.Step) string {
+	if head == nil {
+		return fmt.Sprintf("before %s's first step", session)
+	}
+	return fmt.Sprintf("at %s@%d", session, head.Number)
 }
 
 // ended says how a command that did not succeed ended, in words:

@@ -194,7 +194,17 @@ func (b *dirBuilder) dir(d *scanDir, p, rel string) (ref Ref, same bool, err err
 		if rel != "" {
 			childRel = rel + "/" + se.name
 		}
+		if ValidName(se.name) != nil {
+			// A name a reader refuses (one holding a backslash): stored, the
+			// step could not be read back or checked out.
+			return Ref{}, false, fmt.Errorf("%s: %w", childRel, ErrUnsafeName)
+		}
 		if se.sub != nil {
+			if strings.Count(childRel, "/") >= MaxDepth {
+				// As for a JSON document: readers stop not far past it.
+				top, _, _ := strings.Cut(childRel, "/")
+				return Ref{}, false, fmt.Errorf("%w: more than %d levels of directories (under %s), the most a state may hold", ErrTooDeep, MaxDepth, top)
+			}
 			e.Mode = ModeDir
 			e.Ref, match, err = b.dir(se.sub, filepath.Join(p, se.name), childRel)
 		} else {

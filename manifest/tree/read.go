@@ -40,6 +40,11 @@ var ErrLimit = errors.New("limit exceeded")
 // it, so a commit refuses to store it.
 var ErrUnsafeLink = errors.New("symlink leads outside the directory")
 
+// ErrUnsafeName reports an entry of a directory a commit reads whose
+// name a reader refuses (ValidName: on Unix, one holding a backslash):
+// a checkout could not write it, so a commit refuses to store it.
+var ErrUnsafeName = errors.New("a name holding a backslash, which a directory state cannot hold (checkout refuses it)")
+
 // ErrUnsupportedFile reports an entry of a directory state that is not a
 // regular file, directory or symlink (a named pipe, socket or device): a
 // state cannot hold it, so a commit refuses it.

@@ -29,3 +29,22 @@ func TestMemStoreRefused(t *testing.T) {
 		t.Errorf("CAIRN_STORE=mem:// cairn commit: exit %d, out %q, err %q; want exit 2 naming $CAIRN_STORE", code, out.String(), errb.String())
 	}
 }
+
+// TestMemStoreServes: serve and mcp keep one process for many requests,
+// so an in-memory store lasts as long as their clients use it: it is not
+// refused there.
+func TestMemStoreServes(t *testing.T) {
+	c, _, stderr := startMCP(t, "mem://")
+	c.call("initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "cairn-test", "version": "1"},
+	})
+	c.send(map[string]any{"method": "notifications/initialized"})
+	doc := `{"n":1}`
+	if cp := c.tool("checkpoint", map[string]any{"session": "m", "state_json": doc}); cp["step"] != 1.0 {
+		t.Fatalf("checkpoint on mem:// = %v (%s)", cp, stderr)
+	}
+	if r := c.tool("resume", map[string]any{"session": "m"}); r["state_json"] != doc {
+		t.Fatalf("resume on mem:// = %v (%s)", r, stderr)
+	}
+}

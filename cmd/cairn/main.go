@@ -37,6 +37,10 @@ type command struct {
 	// store at PATH") rather than created. Commands that commit (commit,
 	// run, serve, mcp) create it with their first write.
 	needStore bool
+	// serves: the command keeps one process open for many requests
+	// (serve, mcp), so an in-memory mem:// store lasts as long as its
+	// clients use it; every other command would lose it at exit.
+	serves bool
 }
 
 var commands map[string]command
@@ -73,6 +77,7 @@ type env struct {
 	stdout     io.Writer
 	stderr     io.Writer
 	needStore  bool // see command.needStore
+	serves     bool // see command.serves
 }
 
 // open opens the workspace with the read limits of the environment
@@ -99,15 +104,16 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 // first commit it is simply empty. Opening a store creates nothing; the
 // first write does.
 //
-// A local store that is a file, or an in-memory mem:// store, is refused
-// for every command, as the bad value it is (exit 2), naming the flag or
-// variable that gave it.
+// A local store that is a file is refused for every command, and an
+// in-memory mem:// store for every command but serve and mcp (whose one
+// process outlives each request), as the bad value it is (exit 2),
+// naming the flag or variable that gave it.
 func (e *env) checkStore() error {
 	url, from := e.storeURL()
 	if url == "" {
 		return nil
 	}
-	if strings.HasPrefix(url, "mem://") {
+	if strings.HasPrefix(url, "mem://") && !e.serves {
 		// The Go API's store for tests lives in one process: what a
 		// command committed there would be gone when it exits.
 		return usagef("%s %s: an in-memory store lives only inside one process, so what a command wrote there would be lost when it exits (give a directory, s3:// or minio://)", from, url)
@@ -273,7 +279,7 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(stderr, "cairn: unknown command %q (%ssee cairn help)\n", args[0], didYouMean(args[0]))
 		return 2
 	}
-	e.needStore = cmd.needStore
+	e.needStore, e.serves = cmd.needStore, cmd.serves
 	err := cmd.run(ctx, e, args[1:])
 	return exitCode(stderr, args[0], err)
 }

@@ -18,6 +18,7 @@ var mcpCmd = command{
 	summary: "serve the workspace to an agent as MCP tools over stdio",
 	usage:   mcpUsage,
 	run:     runMCP,
+	serves:  true,
 }
 
 func runMCP(ctx context.Context, e *env, args []string) error {

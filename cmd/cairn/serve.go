@@ -19,6 +19,7 @@ var serveCmd = command{
 	summary: "serve the workspace as an HTTP JSON API (see internal/httpapi/openapi.json)",
 	usage:   serveUsage,
 	run:     runServe,
+	serves:  true,
 }
 
 // maxTokenBytes bounds what --token-file reads.

@@ -2,6 +2,10 @@ package cairn
 
 import (
 	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // SessionUsage is what one session costs.
@@ -57,6 +61,18 @@ type Usage struct {
 func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
 	defer w.classifyTo(&err)
 	mu, err := w.repo.Usage(ctx, names...)
+	if errors.Is(err, manifest.ErrNoSession) {
+		// A named session with no steps: say whether it was removed, as
+		// every other command does, or never had any.
+		for _, n := range names {
+			if _, herr := w.ReadHead(ctx, n); errors.Is(herr, ErrNotFound) {
+				if errors.Is(herr, ErrRemoved) {
+					return nil, fmt.Errorf("du %s: %w", n, ErrRemoved)
+				}
+				return nil, fmt.Errorf("du %s: %w: %w", n, ErrNotFound, manifest.ErrNoSession)
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -327,18 +327,20 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer done()
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
-	st, err := e.sess.Head(ctx)
+	// The head is read whatever the timeout: a timeout bounds the wait
+	// for a newer step, and timeout=0 asks whether one is there now.
+	st, err := e.sess.Head(r.Context())
 	switch {
 	case err == nil:
 		s.sessions.publish(e, st)
 		if st.Number > after {
 			return s.writeStep(w, r, st, withState, true)
 		}
-	case !errors.Is(err, cairn.ErrNotFound) && ctx.Err() == nil:
+	case !errors.Is(err, cairn.ErrNotFound):
 		return err
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
 	s.sessions.addWaiter(e)
 	defer s.sessions.removeWaiter(e)
 	for {

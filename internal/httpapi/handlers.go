@@ -233,6 +233,11 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if len(req.Record) > 0 && string(req.Record) != "null" {
+		if len(req.Record) > cairn.MaxRecordBytes {
+			// Not the store's read limits (422): no setting raises it.
+			return &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large",
+				msg: fmt.Sprintf("record: %d bytes, more than the %d a step record may hold", len(req.Record), cairn.MaxRecordBytes)}
+		}
 		opts.Record = req.Record
 	}
 	st, err := e.sess.Commit(r.Context(), state, opts)

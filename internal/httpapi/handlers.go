@@ -348,6 +348,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	s.sessions.addWaiter(e)
 	defer s.sessions.removeWaiter(e)
+	stopping := stoppingDone(r)
 	for {
 		news, head := s.sessions.latest(e)
 		if head != nil && head.Number > after {
@@ -358,6 +359,10 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 			if r.Context().Err() != nil {
 				return r.Context().Err()
 			}
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		case <-stopping:
+			// The server is stopping: no newer step, as on a timeout.
 			w.WriteHeader(http.StatusNoContent)
 			return nil
 		case <-news:

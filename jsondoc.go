@@ -82,11 +82,13 @@ func (s *Session) heldDoc() *tree.Doc {
 // patchDoc returns the head's document to patch, read from the store if
 // this writer does not hold it.
 func (s *Session) patchDoc(ctx context.Context) (*tree.Doc, error) {
+	if s.head == nil || s.removed {
+		// A removed session's head is its tombstone, whose state is
+		// none of the session's.
+		return nil, invalid(errors.New("patch: the session has no state to patch yet"))
+	}
 	if doc := s.heldDoc(); doc != nil {
 		return doc, nil
-	}
-	if s.head == nil {
-		return nil, invalid(errors.New("patch: the session has no state to patch yet"))
 	}
 	if s.head.Manifest.Kind != manifest.StateJSON {
 		return nil, invalid(errors.New("patch: the head's state is not a JSON document"))

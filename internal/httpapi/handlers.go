@@ -233,6 +233,11 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if len(req.Record) > 0 && string(req.Record) != "null" {
+		if len(req.Record) > cairn.MaxRecordBytes {
+			// Not the store's read limits (422): no setting raises it.
+			return &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large",
+				msg: fmt.Sprintf("record: %d bytes, more than the %d a step record may hold", len(req.Record), cairn.MaxRecordBytes)}
+		}
 		opts.Record = req.Record
 	}
 	st, err := e.sess.Commit(r.Context(), state, opts)
@@ -327,20 +332,23 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer done()
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
-	st, err := e.sess.Head(ctx)
+	// The head is read whatever the timeout: a timeout bounds the wait
+	// for a newer step, and timeout=0 asks whether one is there now.
+	st, err := e.sess.Head(r.Context())
 	switch {
 	case err == nil:
 		s.sessions.publish(e, st)
 		if st.Number > after {
 			return s.writeStep(w, r, st, withState, true)
 		}
-	case !errors.Is(err, cairn.ErrNotFound) && ctx.Err() == nil:
+	case !errors.Is(err, cairn.ErrNotFound):
 		return err
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
 	s.sessions.addWaiter(e)
 	defer s.sessions.removeWaiter(e)
+	stopping := stoppingDone(r)
 	for {
 		news, head := s.sessions.latest(e)
 		if head != nil && head.Number > after {
@@ -351,6 +359,10 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 			if r.Context().Err() != nil {
 				return r.Context().Err()
 			}
+			w.WriteHeader(http.StatusNoContent)
+			return nil
+		case <-stopping:
+			// The server is stopping: no newer step, as on a timeout.
 			w.WriteHeader(http.StatusNoContent)
 			return nil
 		case <-news:

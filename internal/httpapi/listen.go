@@ -9,6 +9,19 @@ import (
 	"time"
 )
 
+// stoppingKey keys, in a request's context, a context that ends when
+// Serve begins to stop.
+type stoppingKey struct{}
+
+// stoppingDone returns the channel closed when the server serving r
+// begins to stop, or nil.
+func stoppingDone(r *http.Request) <-chan struct{} {
+	if c, ok := r.Context().Value(stoppingKey{}).(context.Context); ok {
+		return c.Done()
+	}
+	return nil
+}
+
 // Listen checks addr with CheckListen and listens on it.
 func Listen(addr, token string) (net.Listener, error) {
 	if err := CheckListen(addr, token); err != nil {
@@ -24,7 +37,11 @@ func Listen(addr, token string) (net.Listener, error) {
 // Serve answers requests on ln until ctx ends, then stops accepting and
 // gives requests in flight up to 5 seconds (long-polls end at once).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	base, cancel := context.WithCancel(context.Background())
+	// Requests run under base, cancelled only once the 5 s are over;
+	// stopping, which long-polls watch, ends as soon as ctx does.
+	stopping, stop := context.WithCancel(context.Background())
+	defer stop()
+	base, cancel := context.WithCancel(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	defer cancel()
 	hs := &http.Server{
 		Handler:           s,
@@ -40,7 +57,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
-	cancel() // wake long-polls
+	stop() // wake long-polls; the rest finish, within the 5 s
 	sctx, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()
 	err := hs.Shutdown(sctx)

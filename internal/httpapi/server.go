@@ -217,6 +217,12 @@ func (s *Server) Routes() []Route { return append([]Route(nil), s.rts...) }
 func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error) {
 	s.rts = append(s.rts, Route{method, path})
 	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+		// Here, not in ServeHTTP: a method no route takes on a path is
+		// 405 (noRoute), whatever its Content-Type; it changes nothing.
+		if err := checkSameOrigin(r); err != nil {
+			s.writeErr(w, err)
+			return
+		}
 		if r.ContentLength != 0 {
 			if r.ContentLength > s.opts.MaxBody {
 				// Said before a byte of it is read: the client need not
@@ -301,10 +307,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	} else if !loopbackHost(r.Host) {
 		writeError(w, http.StatusForbidden, "forbidden", "without a token the server answers only requests addressed to a loopback host")
-		return
-	}
-	if err := checkSameOrigin(r); err != nil {
-		s.writeErr(w, err)
 		return
 	}
 	if p := r.URL.EscapedPath(); p != cleanPath(p) {

@@ -55,24 +55,77 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 	s.AddTool(&mcp.Tool{Name: ToolCheckpoint, Description: "Commit the agent's whole state (state_json), or a JSON Patch of the last checkpoint's state (patch), as the next step of a session, with a record of what happened this step. " +
 		"The result warns when the record does not follow the step-record convention (docs/records.md).",
 		InputSchema: in(ToolCheckpoint, checkpointSchema(), false), OutputSchema: schemaFor[CheckpointOut](), Annotations: &mcp.ToolAnnotations{}}, t.checkpoint)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolResume, Description: "Read a session's newest step (or step N): its state, record and status, to continue from it. Tells whether it awaits a human and carries a human's reply. " +
+	addTool(s, &mcp.Tool{Name: ToolResume, Description: "Read a session's newest step (or step N): its state, record and status, to continue from it. Tells whether it awaits a human and carries a human's reply. " +
 		"For a session with no steps it says new: true and carries no step.",
 		InputSchema: in(ToolResume, schemaFor[ResumeIn](), true), OutputSchema: schemaFor[ResumeOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.resume)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolFork, Description: "Start a new session from a step of another (no data is copied); the new session continues from that step.",
+	addTool(s, &mcp.Tool{Name: ToolFork, Description: "Start a new session from a step of another (no data is copied); the new session continues from that step.",
 		InputSchema: in(ToolFork, schemaFor[ForkIn](), true), OutputSchema: schemaFor[StepInfo](), Annotations: &mcp.ToolAnnotations{}}, t.fork)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolShow, Description: "Show one step, SESSION or SESSION@N: its record and, unless record_only, its state.",
+	addTool(s, &mcp.Tool{Name: ToolShow, Description: "Show one step, SESSION or SESSION@N: its record and, unless record_only, its state.",
 		InputSchema: in(ToolShow, schemaFor[ShowIn](), true), OutputSchema: schemaFor[StepState](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.show)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolLog, Description: "List a session's steps newest first, following parents across forks.",
+	addTool(s, &mcp.Tool{Name: ToolLog, Description: "List a session's steps newest first, following parents across forks.",
 		InputSchema: in(ToolLog, schemaFor[LogIn](), true), OutputSchema: schemaFor[LogOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolDiff, Description: "List the entries added, removed or changed from step a to step b (JSON pointers, or file paths).",
-		InputSchema: in(ToolDiff, schemaFor[DiffIn](), true), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
-	mcp.AddTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply.",
-		InputSchema: in(ToolAsk, schemaFor[AskIn](), true), Annotations: &mcp.ToolAnnotations{}}, t.ask)
+	addTool(s, &mcp.Tool{Name: ToolDiff, Description: "List the entries added, removed or changed from step a to step b (JSON pointers, or file paths).",
+		InputSchema: in(ToolDiff, schemaFor[DiffIn](), true), OutputSchema: inferred[DiffOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
+	addTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply.",
+		InputSchema: in(ToolAsk, askSchema(), true), OutputSchema: inferred[AskOut](), Annotations: &mcp.ToolAnnotations{}}, t.ask)
 	s.AddReceivingMiddleware(checkArgs(specs), newRecent(ws, IdleSessions).middleware)
 	return s
 }
 
 type tools struct{ ws *cairn.Workspace }
+
+// addTool adds a tool as mcp.AddTool does, but decodes its arguments and
+// encodes its result itself. The SDK takes both through map[string]any,
+// which sorts a record's keys and rounds its numbers to float64
+// (12345678901234567891 became 12345678901234567000): records, details
+// and replies would not come back as they were sent. checkArgs has
+// checked the arguments' names and types against the input schema.
+func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error)) {
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in In
+		if args := bytes.TrimSpace(req.Params.Arguments); len(args) > 0 && string(args) != "null" {
+			if err := json.Unmarshal(args, &in); err != nil {
+				var res mcp.CallToolResult
+				res.SetError(fmt.Errorf("arguments: %v", err))
+				return &res, nil
+			}
+		}
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			var res mcp.CallToolResult
+			res.SetError(err)
+			return &res, nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s result: %w", t.Name, err)
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.StructuredContent = json.RawMessage(b)
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		}
+		return res, nil
+	})
+}
+
+// inferred is the output schema mcp.AddTool infers for Out.
+func inferred[Out any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema of %T: %v", *new(Out), err))
+	}
+	return sch
+}
+
+// askSchema is AskIn's inferred schema with details any JSON value.
+func askSchema() *jsonschema.Schema {
+	sch := schemaFor[AskIn]()
+	sch.Properties["details"] = &jsonschema.Schema{Description: "anything that helps the human decide (any JSON value)"}
+	return sch
+}
 
 // checkpointSchema is CheckpointIn's inferred schema with the statuses
 // spelled out and the record typed as an object.
@@ -558,9 +611,9 @@ func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*m
 
 // AskIn is the input of ask_for_approval.
 type AskIn struct {
-	Session  string `json:"session" jsonschema:"the session to pause; it must have a checkpoint"`
-	Question string `json:"question" jsonschema:"what the human is asked"`
-	Details  any    `json:"details,omitempty" jsonschema:"anything that helps the human decide (any JSON value)"`
+	Session  string          `json:"session" jsonschema:"the session to pause; it must have a checkpoint"`
+	Question string          `json:"question" jsonschema:"what the human is asked"`
+	Details  json.RawMessage `json:"details,omitempty"` // described in askSchema; kept as sent
 }
 
 // AskOut is the output of ask_for_approval.
@@ -581,10 +634,8 @@ func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp
 		return nil, AskOut{}, errors.New("question is empty")
 	}
 	var details json.RawMessage
-	if in.Details != nil {
-		if details, err = json.Marshal(in.Details); err != nil {
-			return nil, AskOut{}, fmt.Errorf("details: %w", err)
-		}
+	if d := bytes.TrimSpace(in.Details); len(d) > 0 && string(d) != "null" {
+		details = d
 	}
 	st, err := hitl.Ask(ctx, s, in.Question, details)
 	if err != nil {

@@ -381,6 +381,15 @@ func check(line []byte) ([]byte, message) {
 	if params[0] != '{' {
 		return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: want a JSON object, not %s", clip(params))), none
 	}
+	seen := map[string]bool{}
+	for _, m := range jsontext.Members(params) {
+		// The SDK takes the last; a proxy or log reading the line may
+		// take the first (of a tools/call's "name", another tool).
+		if seen[m.Name] {
+			return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: member %q is given twice; give each member once", m.Name)), none
+		}
+		seen[m.Name] = true
+	}
 	if string(method) == `"tools/call"` {
 		for _, m := range jsontext.Members(params) {
 			switch {

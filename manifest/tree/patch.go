@@ -61,8 +61,8 @@ func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
 	}
 	list := make([]patchOp, len(raw))
 	for i, r := range raw {
-		if err := json.Unmarshal(r, &list[i]); err != nil {
-			return Ref{}, &PatchError{Op: i + 1, Msg: "want an object with string members op, path and (as the op needs) from, and a value"}
+		if err := decodeOp(r, &list[i]); err != nil {
+			return Ref{}, &PatchError{Op: i + 1, Msg: err.Error()}
 		}
 	}
 	if d.root == nil {
@@ -83,6 +83,51 @@ func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
 		}
 	}
 	return d.build(sink)
+}
+
+// decodeOp reads one operation. Its members are op, path, from and
+// value spelled exactly so, each once; others are ignored (RFC 6902
+// section 4). encoding/json alone would match them in any case and take
+// the last of two, which a reader of the first would not apply.
+func decodeOp(r json.RawMessage, op *patchOp) error {
+	errShape := errors.New("want an object with string members op, path and (as the op needs) from, and a value")
+	dec := json.NewDecoder(bytes.NewReader(r))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errShape
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return errShape
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return errShape
+		}
+		var dst any
+		switch name {
+		case "op":
+			dst = &op.Op
+		case "path":
+			dst = &op.Path
+		case "from":
+			dst = &op.From
+		case "value":
+			dst = &op.Value
+		default:
+			continue
+		}
+		if seen[name] {
+			return fmt.Errorf("member %q is given twice; give each member once", name)
+		}
+		seen[name] = true
+		if err := json.Unmarshal(v, dst); err != nil {
+			return errShape
+		}
+	}
+	return nil
 }
 
 func (d *Doc) apply(op patchOp) error {

@@ -374,7 +374,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the request body is over the server's limit (said at once when its Content-Length is) */
+        /** @description the request body is over the server's limit (said at once when its Content-Length is), or a record (8 MiB) or reply input (512 KiB) over its own */
         TooLarge: {
             headers: {
                 [name: string]: unknown;

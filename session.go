@@ -697,6 +697,10 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 			// Pruned from its own session, it is still in this one's.
 			if b, berr := s.ws.repo.ReadBase(ctx, owner); berr == nil && n < b {
 				shown = fmt.Sprintf("still shows it, though %s's own history now starts at step %d", owner, b)
+				// Removed, it has no history of its own to start anywhere.
+				if removed, _, rerr := s.ws.removedNow(ctx, owner); rerr == nil && removed {
+					shown = fmt.Sprintf("still shows it, though %s was removed", owner)
+				}
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s %s)",
 				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)

@@ -693,10 +693,14 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 		// (not always the origin's: a fork of a fork shares the first
 		// fork's parent).
 		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && n < first.Number && first.Parent != nil {
-			owner, shown := first.Parent.Session, "shows it"
+			owner, shown := s.ws.holderOf(ctx, first.Parent.Session, first.Parent.Number, n), "shows it"
 			// Pruned from its own session, it is still in this one's.
 			if b, berr := s.ws.repo.ReadBase(ctx, owner); berr == nil && n < b {
 				shown = fmt.Sprintf("still shows it, though %s's own history now starts at step %d", owner, b)
+				// Removed, it has no history of its own to start anywhere.
+				if removed, _, rerr := s.ws.removedNow(ctx, owner); rerr == nil && removed {
+					shown = fmt.Sprintf("still shows it, though %s was removed", owner)
+				}
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s %s)",
 				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)
@@ -712,6 +716,26 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 		return nil, err
 	}
 	return newStep(s.ws, st), nil
+}
+
+// holderOf returns the session that holds step n of a chain that goes
+// down through session@at: session, or, if session's own steps start
+// above n (it is a fork too), the session its first step's parent is in,
+// and so on down. It reads one LIST and one step per fork it passes;
+// what it cannot read ends the walk, at the last session it found.
+func (w *Workspace) holderOf(ctx context.Context, session string, at, n uint64) string {
+	for range 64 {
+		first, err := w.repo.FirstStep(ctx, session)
+		if err != nil || first == 0 || first <= n || first > at {
+			return session
+		}
+		st, err := w.repo.ReadStep(ctx, session, first)
+		if err != nil || st.Parent == nil || st.Parent.Number >= first {
+			return session
+		}
+		session, at = st.Parent.Session, st.Parent.Number
+	}
+	return session
 }
 
 // notRemoved returns the session's head, or the error for step n if the

@@ -285,7 +285,7 @@ func (cr *chainReader) liveChain(ctx context.Context, session string, head, floo
 // session's base. Any step it cannot read aborts the mark: a sweep after
 // an incomplete mark could delete live data. A report that deletes
 // nothing (du) passes damaged: a session the store's damage keeps from
-// being read (cas.ErrCorrupt) is then handed to it and passed over, and
+// being read (isDamage) is then handed to it and passed over, and
 // every object under its own keys counts as live (unread), since what it
 // uses is unknown.
 func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, st *Step), damaged func(session string, err error)) (*liveSet, map[string]uint64, error) {
@@ -295,7 +295,7 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 	seen := map[string]uint64{}
 	for _, s := range l.sessionNames() {
 		what, err := r.markSession(ctx, l, s, ls, bases, cr, seen, perStep)
-		if err != nil && damaged != nil && errors.Is(err, cas.ErrCorrupt) && ctx.Err() == nil {
+		if err != nil && damaged != nil && isDamage(err) && ctx.Err() == nil {
 			ls.unread[s] = true
 			damaged(s, err)
 			continue
@@ -312,6 +312,12 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 	}
 	ls.finish()
 	return ls, bases, nil
+}
+
+// isDamage says err is the store's damage: an object corrupt, or lost
+// (a step or pack a live step's history or layout needs is not there).
+func isDamage(err error) bool {
+	return errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrNotFound)
 }
 
 // markSession is mark's walk of session s. An error comes with what the

@@ -449,6 +449,23 @@ func (r *Repo) readLegacyBase(ctx context.Context, session string) (uint64, erro
 	return ParseBase(b, "the base marker of session "+session)
 }
 
+// CheckBaseMarkers reports, as cas.ErrCorrupt, base markers of session
+// that ReadBase does not read: markers of their own (BaseKeyAt) without
+// the older marker (BaseKey) that every prune or removal writes first,
+// which is then lost. Readers that list the markers and those that read
+// the older one first then disagree on where the history starts.
+func (r *Repo) CheckBaseMarkers(ctx context.Context, session string) error {
+	marks, err := r.listBaseMarks(ctx, session)
+	if err != nil {
+		return err
+	}
+	if marks.top > 0 && !marks.legacy {
+		return fmt.Errorf("%w: session %s has a base marker saying step %d but lacks the older base marker every prune or removal writes first, so readers disagree on where its history starts (restore it holding %d, or delete the newer one)",
+			cas.ErrCorrupt, session, marks.top, marks.top)
+	}
+	return nil
+}
+
 // BaseMarkerKey returns the key of the marker that sets session's base
 // (the highest), for reports that name the object to repair; BaseKey if
 // no other says more.

@@ -143,7 +143,14 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 			}
 		}
 		if su.LogicalBytes, err = r.logicalBytes(ctx, ls.layout(), stepsOf[root], memo); err != nil {
-			return nil, fmt.Errorf("du %s: %w", root, err)
+			if !isDamage(err) || ctx.Err() != nil {
+				return nil, fmt.Errorf("du %s: %w", root, err)
+			}
+			// Its manifests read, but data its states use does not:
+			// passed over like a session whose history cannot be read
+			// (its objects stay counted as live).
+			u.Unreadable = append(u.Unreadable, Unreadable{Session: root, Err: fmt.Errorf("data of %s: %w", root, err)})
+			continue
 		}
 		if su.StoredBytes > 0 {
 			su.DedupRatio = float64(su.LogicalBytes) / float64(su.StoredBytes)
@@ -154,6 +161,7 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 			u.Sessions = append(u.Sessions, su)
 		}
 	}
+	sort.Slice(u.Unreadable, func(i, j int) bool { return u.Unreadable[i].Session < u.Unreadable[j].Session })
 	for n := range want {
 		if perRoot[n] == nil && !live.unread[n] {
 			return nil, fmt.Errorf("du %s: %w", n, ErrNoSession)

@@ -168,6 +168,9 @@ func (v *verifier) rest(ctx context.Context, name string, n, floor uint64) {
 	if err := v.r.CheckHint(ctx, name, n); err != nil {
 		v.problem(HintKey(name), name, err)
 	}
+	if err := v.r.CheckBaseMarkers(ctx, name); err != nil {
+		v.problem(BaseKey(name), name, err)
+	}
 	if floor == 0 {
 		v.chain(ctx, name, n, 1, nil, true)
 		return

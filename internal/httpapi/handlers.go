@@ -341,7 +341,10 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 		if st.Number > after {
 			return s.writeStep(w, r, st, withState, true)
 		}
-	case !errors.Is(err, cairn.ErrNotFound):
+	case errors.Is(err, cairn.ErrRemoved), !errors.Is(err, cairn.ErrNotFound):
+		// Removed, no step will come (a commit to the name starts a
+		// new session): said, not waited on for ever. A name with no
+		// steps yet is waited on: its first step may come.
 		return err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
@@ -350,9 +353,16 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 	defer s.sessions.removeWaiter(e)
 	stopping := stoppingDone(r)
 	for {
-		news, head := s.sessions.latest(e)
+		news, head, removed := s.sessions.latest(e)
 		if head != nil && head.Number > after {
 			return s.writeStep(w, r, head, withState, true)
+		}
+		if removed {
+			// The poller found the session removed: read it again,
+			// for the answer in the reader's words.
+			if _, err := e.sess.Head(r.Context()); errors.Is(err, cairn.ErrRemoved) {
+				return err
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"container/list"
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -45,6 +46,7 @@ type entry struct {
 	// committed through this server, or found by the poller.
 	news    chan struct{}
 	head    *cairn.Step // the newest head known, or nil
+	removed bool        // the poller found the session removed
 	waiters int
 	stop    chan struct{} // closed to end the poller; nil when none runs
 }
@@ -129,17 +131,31 @@ func (t *table) publish(e *entry, st *cairn.Step) bool {
 		return false
 	}
 	e.head = st
+	e.removed = false
 	close(e.news)
 	e.news = make(chan struct{})
 	return true
 }
 
-// latest returns the channel closed at the next news about e, and the
-// newest head known.
-func (t *table) latest(e *entry) (<-chan struct{}, *cairn.Step) {
+// latest returns the channel closed at the next news about e, the
+// newest head known, and whether the poller found the session removed.
+func (t *table) latest(e *entry) (<-chan struct{}, *cairn.Step, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return e.news, e.head
+	return e.news, e.head, e.removed
+}
+
+// publishRemoved records that the poller found e's session removed, and
+// wakes e's waiters, who then answer so.
+func (t *table) publishRemoved(e *entry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e.removed {
+		return
+	}
+	e.removed = true
+	close(e.news)
+	e.news = make(chan struct{})
 }
 
 // addWaiter registers a waiter on e, starting e's poller for the first.
@@ -187,6 +203,9 @@ func (t *table) poll(e *entry, stop <-chan struct{}) {
 		if err == nil && t.publish(e, st) {
 			interval = t.minPoll
 			continue
+		}
+		if errors.Is(err, cairn.ErrRemoved) {
+			t.publishRemoved(e)
 		}
 		interval = min(2*interval, t.maxPoll)
 	}

@@ -685,6 +685,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Busy"];

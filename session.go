@@ -187,6 +187,9 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
 	defer s.ws.classifyWrite(&err, "the step")
+	if err := checkCommitInput(state, opts); err != nil {
+		return nil, invalid(fmt.Errorf("commit %s: %w", s.name, err))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.commit(ctx, state, opts)
@@ -197,6 +200,20 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		st, err = s.commit(ctx, state, opts)
 	}
 	return st, err
+}
+
+// checkCommitInput refuses, before anything is read or written, a
+// commit's input that no store could hold: no state, or a status that is
+// none of the three (the step would be written, then refused as corrupt
+// by every reader).
+func checkCommitInput(state State, opts CommitOptions) error {
+	if ss, ok := state.(stepState); state == nil || ok && ss.st == nil {
+		return errors.New("no state given")
+	}
+	if opts.Status > Done {
+		return fmt.Errorf("unknown status %d (want Running, AwaitingInput or Done)", opts.Status)
+	}
+	return nil
 }
 
 func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
@@ -747,6 +764,9 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
 	defer w.classifyWrite(&err, "the fork's first step")
+	if from == nil || from.m == nil {
+		return nil, invalid(fmt.Errorf("fork to %s: no step to fork from", to))
+	}
 	t, err := w.Session(to)
 	if err != nil {
 		return nil, err

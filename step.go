@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -266,6 +267,9 @@ type Change struct {
 // states are compared by JSON pointer, directory states by path.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
 	defer w.classifyTo(&err)
+	if a == nil || b == nil || a.m == nil || b.m == nil {
+		return nil, invalid(errors.New("diff: two steps are needed"))
+	}
 	if a.Kind != b.Kind {
 		return nil, fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind)
 	}

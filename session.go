@@ -771,6 +771,9 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	if err != nil {
 		return nil, err
 	}
+	if err := w.checkOwnStep(ctx, from); err != nil {
+		return nil, fmt.Errorf("fork %s to %s: %w", from, to, err)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.load(ctx, true); err != nil {
@@ -820,6 +823,25 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
+}
+
+// checkOwnStep refuses a step read through another workspace whose
+// store does not hold it: a fork of it would name objects this store
+// lacks, and read as corrupt. A step read through w, the common case,
+// costs nothing; one read through another workspace (of the same store,
+// opened twice) costs a read of its manifest here.
+func (w *Workspace) checkOwnStep(ctx context.Context, st *Step) error {
+	if st.ws == w {
+		return nil
+	}
+	m, err := w.repo.ReadStep(ctx, st.Session, st.Number)
+	if errors.Is(err, cas.ErrNotFound) {
+		return fmt.Errorf("step %s: %w: it was read through another workspace, and this workspace's store does not hold it", st, ErrNotFound)
+	}
+	if err == nil && m.ID != st.ID {
+		return invalid(fmt.Errorf("step %s was read through another workspace, from another store: this store's %s is a different step", st, st))
+	}
+	return err
 }
 
 // checkForkLanded makes sure a fork whose put succeeded is where readers

@@ -8,6 +8,7 @@ import secrets
 import shutil
 import subprocess
 import threading
+import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from .client import Client
@@ -24,6 +25,9 @@ class Workspace:
         self.store = store
         self.bin = bin
         self._process = process
+        # A workspace dropped or left open at exit stops its server too:
+        # no one else knows its token, so it would serve no one.
+        self._stop = weakref.finalize(self, _stop, process) if process is not None else None
 
     def __enter__(self) -> "Workspace":
         return self
@@ -33,14 +37,9 @@ class Workspace:
 
     def close(self) -> None:
         """Stop the private server, if open() started one."""
-        p, self._process = self._process, None
-        if p is not None and p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        self._process = None
+        if self._stop is not None:
+            self._stop()
 
     @property
     def url(self) -> str:
@@ -85,6 +84,17 @@ class Workspace:
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"cairn export: {r.stderr.strip()}")
+
+
+def _stop(p: "subprocess.Popen[str]") -> None:
+    """Stop a private server: terminate, then kill if it lingers."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def find_cairn(bin: Optional[str] = None) -> str:

@@ -139,6 +139,9 @@ func (s *Store) do(ctx context.Context, op func() error) error {
 			return err
 		}
 		if attempt >= s.p.Attempts {
+			if attempt == 1 {
+				return err // nothing was retried
+			}
 			return fmt.Errorf("after %d attempts: %w", attempt, err)
 		}
 		if werr := s.wait(ctx, attempt); werr != nil {

@@ -125,6 +125,9 @@ func (f final) Error() string { return f.err.Error() }
 func (s *Store) do(ctx context.Context, op func() error) error {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
+			if attempt == 1 {
+				return cas.NotStored(err) // no attempt was made
+			}
 			return err
 		}
 		err := op()

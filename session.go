@@ -187,6 +187,9 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
 	defer s.ws.classifyWrite(&err, "the step")
+	if err := checkCommitInput(state, opts); err != nil {
+		return nil, invalid(fmt.Errorf("commit %s: %w", s.name, err))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.commit(ctx, state, opts)
@@ -197,6 +200,20 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 		st, err = s.commit(ctx, state, opts)
 	}
 	return st, err
+}
+
+// checkCommitInput refuses, before anything is read or written, a
+// commit's input that no store could hold: no state, or a status that is
+// none of the three (the step would be written, then refused as corrupt
+// by every reader).
+func checkCommitInput(state State, opts CommitOptions) error {
+	if ss, ok := state.(stepState); state == nil || ok && ss.st == nil {
+		return errors.New("no state given")
+	}
+	if opts.Status > Done {
+		return fmt.Errorf("unknown status %d (want Running, AwaitingInput or Done)", opts.Status)
+	}
+	return nil
 }
 
 func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
@@ -771,9 +788,15 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
 	defer w.classifyWrite(&err, "the fork's first step")
+	if from == nil || from.m == nil {
+		return nil, invalid(fmt.Errorf("fork to %s: no step to fork from", to))
+	}
 	t, err := w.Session(to)
 	if err != nil {
 		return nil, err
+	}
+	if err := w.checkOwnStep(ctx, from); err != nil {
+		return nil, fmt.Errorf("fork %s to %s: %w", from, to, err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -824,6 +847,25 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
+}
+
+// checkOwnStep refuses a step read through another workspace whose
+// store does not hold it: a fork of it would name objects this store
+// lacks, and read as corrupt. A step read through w, the common case,
+// costs nothing; one read through another workspace (of the same store,
+// opened twice) costs a read of its manifest here.
+func (w *Workspace) checkOwnStep(ctx context.Context, st *Step) error {
+	if st.ws == w {
+		return nil
+	}
+	m, err := w.repo.ReadStep(ctx, st.Session, st.Number)
+	if errors.Is(err, cas.ErrNotFound) {
+		return fmt.Errorf("step %s: %w: it was read through another workspace, and this workspace's store does not hold it", st, ErrNotFound)
+	}
+	if err == nil && m.ID != st.ID {
+		return invalid(fmt.Errorf("step %s was read through another workspace, from another store: this store's %s is a different step", st, st))
+	}
+	return err
 }
 
 // checkForkLanded makes sure a fork whose put succeeded is where readers

@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -90,7 +91,7 @@ func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
 func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
-		return nil, fmt.Errorf("read %s: state is a directory, not JSON", st)
+		return nil, invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
 	}
 	r, err := st.reader(ctx)
 	if err != nil {
@@ -103,7 +104,7 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
-		return fmt.Errorf("read %s: state is a directory, not JSON", st)
+		return invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
 	}
 	r, err := st.reader(ctx)
 	if err != nil {
@@ -147,7 +148,7 @@ type FileInfo struct {
 func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindDir {
-		return nil, fmt.Errorf("list %s: state is JSON, not a directory", st)
+		return nil, invalid(fmt.Errorf("list %s: state is JSON, not a directory", st))
 	}
 	r, err := st.reader(ctx)
 	if err != nil {
@@ -266,8 +267,11 @@ type Change struct {
 // states are compared by JSON pointer, directory states by path.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
 	defer w.classifyTo(&err)
+	if a == nil || b == nil || a.m == nil || b.m == nil {
+		return nil, invalid(errors.New("diff: two steps are needed"))
+	}
 	if a.Kind != b.Kind {
-		return nil, fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind)
+		return nil, invalid(fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind))
 	}
 	ix := w.repo.NewIndex()
 	if err := ix.Load(ctx, a.m.Layout); err != nil {

@@ -35,7 +35,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return cas.NotStored(err) // nothing was tried
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -186,7 +186,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		case "secure":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return fail("secure: %v", err)
+				return fail("secure %q: want true or false", v)
 			}
 			opts.Secure = b
 		case "region":

@@ -125,6 +125,9 @@ func (f final) Error() string { return f.err.Error() }
 func (s *Store) do(ctx context.Context, op func() error) error {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
+			if attempt == 1 {
+				return cas.NotStored(err) // no attempt was made
+			}
 			return err
 		}
 		err := op()
@@ -139,6 +142,9 @@ func (s *Store) do(ctx context.Context, op func() error) error {
 			return err
 		}
 		if attempt >= s.p.Attempts {
+			if attempt == 1 {
+				return err // nothing was retried
+			}
 			return fmt.Errorf("after %d attempts: %w", attempt, err)
 		}
 		if werr := s.wait(ctx, attempt); werr != nil {

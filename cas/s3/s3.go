@@ -203,7 +203,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if pathStyle != "" {
 		b, err := strconv.ParseBool(pathStyle)
 		if err != nil {
-			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style: %w", s3compat.ShowURL(u), err)
+			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style %q: want true or false", s3compat.ShowURL(u), pathStyle)
 		}
 		opts.PathStyle = b
 	}

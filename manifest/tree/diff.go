@@ -2,9 +2,11 @@ package tree
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 )
 
 // ChangeKind says how an entry differs between two states.
@@ -50,13 +52,14 @@ func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn
 	case ta == TypeObject && tb == TypeObject:
 		bm := make(map[string]Ref, len(nb.Entries))
 		for _, e := range nb.Entries {
-			bm[e.Name] = e.Ref
+			bm[keyName(e.Name)] = e.Ref
 		}
 		am := make(map[string]bool, len(na.Entries))
 		for _, e := range na.Entries {
-			am[e.Name] = true
-			kp := p + "/" + pointerToken(e.Name)
-			if br, ok := bm[e.Name]; ok {
+			name := keyName(e.Name)
+			am[name] = true
+			kp := p + "/" + pointerToken(name)
+			if br, ok := bm[name]; ok {
 				if err := r.diffJSON(ctx, kp, e.Ref, br, depth+1, fn); err != nil {
 					return err
 				}
@@ -65,8 +68,8 @@ func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn
 			}
 		}
 		for _, e := range nb.Entries {
-			if !am[e.Name] {
-				if err := fn(Change{Path: p + "/" + pointerToken(e.Name), Kind: Added}); err != nil {
+			if name := keyName(e.Name); !am[name] {
+				if err := fn(Change{Path: p + "/" + pointerToken(name), Kind: Added}); err != nil {
 					return err
 				}
 			}
@@ -139,11 +142,11 @@ func diffValues(p string, ta []byte, va jval, tb []byte, vb jval, fn func(Change
 	case va.kind == '{' && vb.kind == '{':
 		bm := make(map[string]jval, len(vb.kids)/2)
 		for i := 0; i+1 < len(vb.kids); i += 2 {
-			bm[string(tb[vb.kids[i].start:vb.kids[i].end])] = vb.kids[i+1]
+			bm[keyName(string(tb[vb.kids[i].start:vb.kids[i].end]))] = vb.kids[i+1]
 		}
 		am := make(map[string]bool, len(va.kids)/2)
 		for i := 0; i+1 < len(va.kids); i += 2 {
-			name := string(ta[va.kids[i].start:va.kids[i].end])
+			name := keyName(string(ta[va.kids[i].start:va.kids[i].end]))
 			am[name] = true
 			kp := p + "/" + pointerToken(name)
 			var err error
@@ -157,7 +160,7 @@ func diffValues(p string, ta []byte, va jval, tb []byte, vb jval, fn func(Change
 			}
 		}
 		for i := 0; i+1 < len(vb.kids); i += 2 {
-			name := string(tb[vb.kids[i].start:vb.kids[i].end])
+			name := keyName(string(tb[vb.kids[i].start:vb.kids[i].end]))
 			if !am[name] {
 				if err := fn(Change{Path: p + "/" + pointerToken(name), Kind: Added}); err != nil {
 					return err
@@ -200,12 +203,22 @@ func (r *Reader) nodeType(ctx context.Context, ref Ref) (*NodeData, byte, error)
 	return n, n.Type, nil
 }
 
-// pointerToken turns a raw JSON key token into a JSON pointer token.
-func pointerToken(raw string) string {
-	s, err := strconv.Unquote(raw)
-	if err != nil {
-		s = raw
+// keyName returns the name a raw JSON key token (quotes included)
+// stands for, its escapes decoded as JSON decodes them ("\/" is "/",
+// "\u0061" is "a"), as patch paths name members (memberIndex).
+func keyName(raw string) string {
+	if strings.IndexByte(raw, '\\') < 0 {
+		return strings.TrimSuffix(strings.TrimPrefix(raw, `"`), `"`)
 	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return raw
+	}
+	return s
+}
+
+// pointerToken turns a member name (keyName) into a JSON pointer token.
+func pointerToken(s string) string {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		switch s[i] {

@@ -36,14 +36,15 @@ class InvalidError(CairnError):
 
 
 class LimitError(CairnError):
-    """413: a request body or reply over the server's limit."""
+    """413: a request body or reply over the server's limit; 422: a stored
+    state or step beyond the server's read limits (CAIRN_MAX_VALUE_BYTES, …)."""
 
 
 class UnauthorizedError(CairnError):
     """401 or 403: a missing or wrong token, or a non-loopback address without one."""
 
 
-_BY_STATUS = {409: ConflictError, 404: NotFoundError, 400: InvalidError, 413: LimitError,
+_BY_STATUS = {409: ConflictError, 404: NotFoundError, 400: InvalidError, 413: LimitError, 422: LimitError,
               401: UnauthorizedError, 403: UnauthorizedError}
 
 

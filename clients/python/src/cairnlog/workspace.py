@@ -8,6 +8,7 @@ import secrets
 import shutil
 import subprocess
 import threading
+import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from .client import Client
@@ -24,6 +25,12 @@ class Workspace:
         self.store = store
         self.bin = bin
         self._process = process
+        # The store export reads: store, or else (a private server, which
+        # opened cairn's default store) that same default.
+        self._default_store_is_served = process is not None
+        # A workspace dropped or left open at exit stops its server too:
+        # no one else knows its token, so it would serve no one.
+        self._stop = weakref.finalize(self, _stop, process) if process is not None else None
 
     def __enter__(self) -> "Workspace":
         return self
@@ -33,14 +40,9 @@ class Workspace:
 
     def close(self) -> None:
         """Stop the private server, if open() started one."""
-        p, self._process = self._process, None
-        if p is not None and p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        self._process = None
+        if self._stop is not None:
+            self._stop()
 
     @property
     def url(self) -> str:
@@ -75,6 +77,9 @@ class Workspace:
         store given to open())."""
         if self.bin is None:
             raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
+        if not self.store and not self._default_store_is_served:
+            raise RuntimeError(f"export needs the store of the server at {self.url}: pass it to open(store=..., url=...)"
+                               " or set CAIRN_STORE")
         cmd = [self.bin]
         if self.store:
             cmd += ["--store", self.store]
@@ -85,6 +90,17 @@ class Workspace:
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"cairn export: {r.stderr.strip()}")
+
+
+def _stop(p: "subprocess.Popen[str]") -> None:
+    """Stop a private server: terminate, then kill if it lingers."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def find_cairn(bin: Optional[str] = None) -> str:
@@ -107,6 +123,9 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     if url is None and store is None:
         url = os.environ.get("CAIRN_URL")
     if url is not None:
+        # The server's store is not known but for store= or $CAIRN_STORE
+        # (which `cairn run` sets beside CAIRN_URL); export needs it.
+        store = store or os.environ.get("CAIRN_STORE") or None
         return Workspace(Client(url, token, timeout), store=store, bin=bin or os.environ.get("CAIRN_BIN") or shutil.which("cairn"))
     exe = find_cairn(bin)
     token = secrets.token_hex(24)

@@ -1,0 +1,71 @@
+"""The private `cairn serve` that open() starts does not outlive its workspace."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by init) is not serving.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return True
+
+
+def _gone(pid: int, within: float = 10) -> bool:
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_server_stops_when_python_exits_without_close(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    # A script that forgets close(): its server, on a random token no one
+    # else knows, used to run on after the interpreter exited.
+    script = (
+        "import sys, cairnlog\n"
+        f"ws = cairnlog.open({str(tmp_path / 's')!r}, bin={cairn_bin!r})\n"
+        "ws.session('x').commit({'a': 1})\n"
+        "print(ws._process.pid, flush=True)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert r.returncode == 0, r.stderr
+    pid = int(r.stdout.split()[-1])
+    try:
+        assert _gone(pid), f"cairn serve (pid {pid}) still runs after the Python process exited"
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)
+
+
+def test_server_stops_when_the_workspace_is_dropped(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    import gc
+
+    import cairnlog
+
+    ws = cairnlog.open(str(tmp_path / "s"), bin=cairn_bin)
+    p = ws._process
+    assert p is not None and p.poll() is None
+    del ws
+    gc.collect()
+    try:
+        p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -69,3 +69,21 @@ func TestNilArgumentsRefused(t *testing.T) {
 		}()
 	}
 }
+
+// TestDirWithNoPathRefused: Dir("") said only "stat : no such file or
+// directory" (a store failure, by the errors' classes); it is the
+// caller's input that names no directory: ErrInvalid, in words.
+func TestDirWithNoPathRefused(t *testing.T) {
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("s")
+	for name, state := range map[string]cairn.State{`Dir("")`: cairn.Dir(""), `DirWithCache("", …)`: cairn.DirWithCache("", t.TempDir())} {
+		_, err := s.Commit(ctx, state, cairn.CommitOptions{})
+		if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "directory state with no path") {
+			t.Errorf("Commit(%s) = %v, want ErrInvalid saying the state names no directory", name, err)
+		}
+	}
+}

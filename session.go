@@ -210,6 +210,16 @@ func checkCommitInput(state State, opts CommitOptions) error {
 	if ss, ok := state.(stepState); state == nil || ok && ss.st == nil {
 		return errors.New("no state given")
 	}
+	switch d := state.(type) {
+	case dirState:
+		if d == "" {
+			return errors.New("a directory state with no path (Dir(\"\"))")
+		}
+	case cachedDirState:
+		if d.path == "" {
+			return errors.New("a directory state with no path (DirWithCache(\"\", …))")
+		}
+	}
 	if opts.Status > Done {
 		return fmt.Errorf("unknown status %d (want Running, AwaitingInput or Done)", opts.Status)
 	}

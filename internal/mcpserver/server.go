@@ -91,24 +91,32 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 			}
 		}
 		res, out, err := h(ctx, req, in)
-		if err != nil {
-			var res mcp.CallToolResult
-			res.SetError(err)
-			return &res, nil
-		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s result: %w", t.Name, err)
-		}
-		if res == nil {
-			res = &mcp.CallToolResult{}
-		}
-		res.StructuredContent = json.RawMessage(b)
-		if res.Content == nil {
-			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
-		}
-		return res, nil
+		return result(t.Name, res, out, err)
 	})
+}
+
+// result is a tool's answer: err as the tool's error (an answer, not a
+// failure of the protocol), else out encoded as the structured content
+// of res (a new result if nil) and, unless res has content of its own,
+// as its text.
+func result(name string, res *mcp.CallToolResult, out any, err error) (*mcp.CallToolResult, error) {
+	if err != nil {
+		var res mcp.CallToolResult
+		res.SetError(err)
+		return &res, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s result: %w", name, err)
+	}
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	res.StructuredContent = json.RawMessage(b)
+	if res.Content == nil {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+	}
+	return res, nil
 }
 
 // inferred is the output schema mcp.AddTool infers for Out.
@@ -226,20 +234,11 @@ type CheckpointOut struct {
 // keys in the order the agent sent them, as the CLI and HTTP API do.
 func (t *tools) checkpoint(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	out, err := t.doCheckpoint(ctx, req.Params.Arguments)
-	if err != nil {
-		var res mcp.CallToolResult
-		res.SetError(err)
-		return &res, nil
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint result: %w", err)
-	}
-	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
-	if out.Warning != "" {
+	res, rerr := result(ToolCheckpoint, nil, out, err)
+	if err == nil && rerr == nil && out.Warning != "" {
 		res.Content = append(res.Content, &mcp.TextContent{Text: "warning: " + out.Warning})
 	}
-	return res, nil
+	return res, rerr
 }
 
 func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*CheckpointOut, error) {

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cloudwego/eino/adk"
@@ -249,7 +250,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // what happened, for `cairn log`: {"eino":"set","bytes":N} or
 // {"eino":"delete"} (size < 0).
 func (s *Store) commit(ctx context.Context, id string, env envelope, status cairn.Status, size int) error {
-	doc, err := json.Marshal(env)
+	doc, err := marshalEnvelope(env)
 	if err != nil {
 		return err
 	}
@@ -320,10 +321,26 @@ func (s *Store) Steps(ctx context.Context, id string) ([]*cairn.Step, error) {
 	return steps, nil
 }
 
+// marshalEnvelope encodes env without json.Marshal's HTML escaping: a
+// structural checkpoint is embedded as it is, so that '<', '>', '&', U+2028
+// and U+2029 in its strings read back as the bytes Set was given, not as
+// \u escapes.
+func marshalEnvelope(env envelope) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // isCompactJSON reports whether data is valid JSON without insignificant
-// whitespace, so that cairn's structural JSON returns it byte for byte.
+// whitespace, so that cairn's structural JSON returns it byte for byte. It
+// must be UTF-8 too: json.Valid accepts invalid UTF-8 in strings, which
+// cairn refuses to store as JSON.
 func isCompactJSON(data []byte) bool {
-	if !json.Valid(data) {
+	if !utf8.Valid(data) || !json.Valid(data) {
 		return false
 	}
 	var buf bytes.Buffer

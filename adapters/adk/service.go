@@ -458,6 +458,14 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 		id = platform.NewUUID(ctx)
 	}
 	appDelta, userDelta, sessState := splitDelta(req.State)
+	// The session is committed before the app and user state: a value
+	// those cannot store must fail Create before the session exists, or a
+	// retry would find it "already exists".
+	for _, delta := range []map[string]any{appDelta, userDelta} {
+		if err := setValues(map[string]json.RawMessage{}, delta); err != nil {
+			return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
+		}
+	}
 	now := platform.Now(ctx)
 	name := s.SessionName(req.AppName, req.UserID, id)
 	err := s.update(ctx, name, cairn.CommitOptions{Record: record("create", "")}, func(b []byte, _ any) ([]byte, any, error) {

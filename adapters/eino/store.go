@@ -31,6 +31,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/manifest/tree"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/compose"
 )
@@ -338,9 +339,10 @@ func marshalEnvelope(env envelope) ([]byte, error) {
 // isCompactJSON reports whether data is valid JSON without insignificant
 // whitespace, so that cairn's structural JSON returns it byte for byte. It
 // must be UTF-8 too: json.Valid accepts invalid UTF-8 in strings, which
-// cairn refuses to store as JSON.
+// cairn refuses to store as JSON; and nested, inside the envelope, no
+// deeper than cairn stores JSON.
 func isCompactJSON(data []byte) bool {
-	if !utf8.Valid(data) || !json.Valid(data) {
+	if !utf8.Valid(data) || !json.Valid(data) || depth(data)+1 > tree.MaxDepth {
 		return false
 	}
 	var buf bytes.Buffer
@@ -348,6 +350,27 @@ func isCompactJSON(data []byte) bool {
 		return false
 	}
 	return bytes.Equal(buf.Bytes(), data)
+}
+
+// depth returns how deeply valid JSON data nests arrays and objects.
+func depth(data []byte) int {
+	d, most, inString := 0, 0, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			d++
+			most = max(most, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return most
 }
 
 func hashHex(id string) string {

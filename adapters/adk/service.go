@@ -491,6 +491,12 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	}
 	appState, userState, err := s.applyScoped(ctx, req.AppName, req.UserID, appDelta, userDelta)
 	if err != nil {
+		// A failed Create leaves no session (its retry would find it
+		// "already exists"): the store may refuse what encodes fine, such
+		// as a value nested deeper than cairn stores JSON.
+		if derr := s.Delete(ctx, &session.DeleteRequest{AppName: req.AppName, UserID: req.UserID, SessionID: id}); derr != nil {
+			err = errors.Join(err, derr)
+		}
 		return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
 	}
 	return &session.CreateResponse{Session: &adkSession{

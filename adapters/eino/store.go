@@ -176,7 +176,11 @@ func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, 
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, err)
 	}
-	data, ok, err := decodeEnvelope(doc, id, s.hashed(id))
+	// A hashed name is checked against the id the step records, but a step
+	// that Fork copied (its first, or one of the origin's before it)
+	// records the id it was forked from.
+	check := s.hashed(id) && st.Session == s.SessionName(id) && st.Origin == nil
+	data, ok, err := decodeEnvelope(doc, id, check)
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: checkpoint %q at %s: %w", id, st, err)
 	}

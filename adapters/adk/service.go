@@ -458,6 +458,14 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 		id = platform.NewUUID(ctx)
 	}
 	appDelta, userDelta, sessState := splitDelta(req.State)
+	// The session is committed before the app and user state: a value
+	// those cannot store must fail Create before the session exists, or a
+	// retry would find it "already exists".
+	for _, delta := range []map[string]any{appDelta, userDelta} {
+		if err := setValues(map[string]json.RawMessage{}, delta); err != nil {
+			return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
+		}
+	}
 	now := platform.Now(ctx)
 	name := s.SessionName(req.AppName, req.UserID, id)
 	err := s.update(ctx, name, cairn.CommitOptions{Record: record("create", "")}, func(b []byte, _ any) ([]byte, any, error) {
@@ -483,6 +491,12 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	}
 	appState, userState, err := s.applyScoped(ctx, req.AppName, req.UserID, appDelta, userDelta)
 	if err != nil {
+		// A failed Create leaves no session (its retry would find it
+		// "already exists"): the store may refuse what encodes fine, such
+		// as a value nested deeper than cairn stores JSON.
+		if derr := s.Delete(ctx, &session.DeleteRequest{AppName: req.AppName, UserID: req.UserID, SessionID: id}); derr != nil {
+			err = errors.Join(err, derr)
+		}
 		return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
 	}
 	return &session.CreateResponse{Session: &adkSession{

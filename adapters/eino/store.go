@@ -28,8 +28,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/manifest/tree"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/compose"
 )
@@ -174,7 +176,11 @@ func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, 
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, err)
 	}
-	data, ok, err := decodeEnvelope(doc, id, s.hashed(id))
+	// A hashed name is checked against the id the step records, but a step
+	// that Fork copied (its first, or one of the origin's before it)
+	// records the id it was forked from.
+	check := s.hashed(id) && st.Session == s.SessionName(id) && st.Origin == nil
+	data, ok, err := decodeEnvelope(doc, id, check)
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: checkpoint %q at %s: %w", id, st, err)
 	}
@@ -249,7 +255,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // what happened, for `cairn log`: {"eino":"set","bytes":N} or
 // {"eino":"delete"} (size < 0).
 func (s *Store) commit(ctx context.Context, id string, env envelope, status cairn.Status, size int) error {
-	doc, err := json.Marshal(env)
+	doc, err := marshalEnvelope(env)
 	if err != nil {
 		return err
 	}
@@ -320,10 +326,27 @@ func (s *Store) Steps(ctx context.Context, id string) ([]*cairn.Step, error) {
 	return steps, nil
 }
 
+// marshalEnvelope encodes env without json.Marshal's HTML escaping: a
+// structural checkpoint is embedded as it is, so that '<', '>', '&', U+2028
+// and U+2029 in its strings read back as the bytes Set was given, not as
+// \u escapes.
+func marshalEnvelope(env envelope) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // isCompactJSON reports whether data is valid JSON without insignificant
-// whitespace, so that cairn's structural JSON returns it byte for byte.
+// whitespace, so that cairn's structural JSON returns it byte for byte. It
+// must be UTF-8 too: json.Valid accepts invalid UTF-8 in strings, which
+// cairn refuses to store as JSON; and nested, inside the envelope, no
+// deeper than cairn stores JSON.
 func isCompactJSON(data []byte) bool {
-	if !json.Valid(data) {
+	if !utf8.Valid(data) || !json.Valid(data) || depth(data)+1 > tree.MaxDepth {
 		return false
 	}
 	var buf bytes.Buffer
@@ -331,6 +354,27 @@ func isCompactJSON(data []byte) bool {
 		return false
 	}
 	return bytes.Equal(buf.Bytes(), data)
+}
+
+// depth returns how deeply valid JSON data nests arrays and objects.
+func depth(data []byte) int {
+	d, most, inString := 0, 0, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			d++
+			most = max(most, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return most
 }
 
 func hashHex(id string) string {

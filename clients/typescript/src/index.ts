@@ -200,6 +200,11 @@ export class CairnClient {
   }
 
   private static s(session: string): string {
+    // A URL resolves "." and ".." (escaped or not) as dot segments: the
+    // request would reach another route, not the server's 400 for the name.
+    if (session === "." || session === "..") {
+      throw new InvalidError(400, "bad_request", `session ${JSON.stringify(session)}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
+    }
     return encodeURIComponent(session);
   }
 

@@ -184,6 +184,20 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
       await small.close();
     }
   });
+  it("refuses the session names '.' and '..' as InvalidError, through node:http and fetch", async () => {
+    // A URL would resolve them as dot segments and send the request to
+    // another route (GET /v1/head: a 404 that head reads as "no session").
+    for (const c of [srv.client, new CairnClient({ url: srv.url, token: srv.token, fetch })]) {
+      for (const name of [".", ".."]) {
+        for (const call of [() => c.head(name), () => c.step(name, 1), () => c.commit(name, {}), () => c.log(name), () => c.remove(name), () => c.fork("ts", name)]) {
+          const e = await call().catch((x) => x);
+          expect(e, `${name}: ${call}`).toBeInstanceOf(InvalidError);
+          expect(e.code).toBe("bad_request");
+        }
+      }
+    }
+  });
+
   it("sends its requests over one kept-alive connection", async () => {
     // A relay in front of the real server counts the connections made to it.
     const target = new URL(srv.url);

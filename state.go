@@ -39,6 +39,11 @@ func (d dirState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind
 	return manifest.StateDir, ref, err
 }
 
+// MaxJSONDepth is how deeply a JSON state may nest arrays and objects (a
+// directory state, directories): a commit refuses a deeper one with an
+// error wrapping ErrInvalid, since readers stop there.
+const MaxJSONDepth = tree.MaxDepth
+
 // Dir returns a state that is the directory tree at path: regular files,
 // executables, subdirectories and symlinks.
 func Dir(path string) State { return dirState(path) }

@@ -31,7 +31,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/manifest/tree"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/compose"
 )
@@ -346,7 +345,7 @@ func marshalEnvelope(env envelope) ([]byte, error) {
 // cairn refuses to store as JSON; and nested, inside the envelope, no
 // deeper than cairn stores JSON.
 func isCompactJSON(data []byte) bool {
-	if !utf8.Valid(data) || !json.Valid(data) || depth(data)+1 > tree.MaxDepth {
+	if !utf8.Valid(data) || !json.Valid(data) || depth(data)+1 > cairn.MaxJSONDepth {
 		return false
 	}
 	var buf bytes.Buffer

@@ -204,6 +204,14 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			}
 			return res, nil
 		}
+		if after != nil && (after.Status == cairn.Done || after.Status == cairn.AwaitingInput) {
+			// The command ended or paused the session before it failed:
+			// there is nothing to restart (the top of the loop says so,
+			// or waits for the reply), so no restart is announced,
+			// paused for or counted against the budget.
+			fmt.Fprintf(cfg.Log, "cairn run: %s %s %s\n", cfg.Command[0], ended(runErr), where(cfg.Session, after))
+			continue
+		}
 		if number(after) > number(head) {
 			failures = 0 // it made progress: a fresh budget and backoff
 		}

@@ -139,7 +139,9 @@ func openAIMessages(msgs []cairn.Message) []openAIMessage {
 			om.Content = nil
 		}
 		if m.Role != "tool" {
-			om.Name = ""
+			// Both are tool-result fields (docs/records.md: "tool
+			// only"); OpenAI's format has them on no other role.
+			om.Name, om.ToolCallID = "", ""
 		}
 		out = append(out, om)
 	}

@@ -304,9 +304,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "exported nothing: no trajectory was selected (%s looked at)\n", looked)
 	}
 	if *out != "-" {
-		what := fmt.Sprintf("%d trajectories, %d steps", sum.Trajectories, sum.Steps)
+		what := counted(sum.Trajectories, "trajectory", "trajectories") + ", " + counted(sum.Steps, "step", "steps")
 		if *format == export.Preference {
-			what = fmt.Sprintf("%d pairs", sum.Pairs)
+			what = counted(sum.Pairs, "pair", "pairs")
 		}
 		skipped := int64(0)
 		for _, n := range sum.Skipped {
@@ -316,12 +316,20 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if skipped == 1 {
 			sessions = "session"
 		}
-		fmt.Fprintf(e.stderr, "exported %s to %s (%d %s skipped, %d raw records)\n", what, *out, skipped, sessions, sum.RawRecords)
+		fmt.Fprintf(e.stderr, "exported %s to %s (%d %s skipped, %s)\n", what, *out, skipped, sessions, counted(sum.RawRecords, "raw record", "raw records"))
 	}
 	if unreadable != nil {
 		return unreadable
 	}
 	return nil
+}
+
+// counted says "1 trajectory", "2 trajectories": n and the noun's form for n.
+func counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // outTarget is a path an export writes: a regular file (new or not),

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,7 +139,9 @@ func openAIMessages(msgs []cairn.Message) []openAIMessage {
 			om.Content = nil
 		}
 		if m.Role != "tool" {
-			om.Name = ""
+			// Both are tool-result fields (docs/records.md: "tool
+			// only"); OpenAI's format has them on no other role.
+			om.Name, om.ToolCallID = "", ""
 		}
 		out = append(out, om)
 	}
@@ -288,6 +291,40 @@ type shareGPTBuild struct {
 	texts   []string
 	calls   []shareGPTCall
 	results []string
+	// callIDs and resultIDs are the tool call ids of calls and results,
+	// to put results in call order (inCallOrder).
+	callIDs, resultIDs []string
+}
+
+// inCallOrder puts an observation's results in the order of the calls
+// of the function_call turn before it, which they answer (the reader
+// pairs the two lists by position): each result goes to the first call
+// of its id not answered yet; results for no call follow, as given.
+func (b *shareGPTBuild) inCallOrder(calls *shareGPTBuild) {
+	if len(b.results) < 2 {
+		return
+	}
+	taken := make([]bool, len(calls.callIDs))
+	pos := make([]int, len(b.results))
+	for i, id := range b.resultIDs {
+		pos[i] = len(taken) + i
+		for j, cid := range calls.callIDs {
+			if !taken[j] && cid == id {
+				taken[j], pos[i] = true, j
+				break
+			}
+		}
+	}
+	order := make([]int, len(b.results))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return pos[x] - pos[y] })
+	results := make([]string, len(order))
+	for i, o := range order {
+		results[i] = b.results[o]
+	}
+	b.results = results
 }
 
 func (b *shareGPTBuild) userSide() bool { return b.from == "human" || b.from == "observation" }
@@ -335,18 +372,18 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		}
 		return turns[len(turns)-1]
 	}
-	userSide := func(from, text string) {
+	userSide := func(from, text, callID string) {
 		l := last()
 		switch {
 		case l == nil || !l.userSide():
 			l = &shareGPTBuild{from: from}
 			turns = append(turns, l)
 			if from == "observation" {
-				l.results = append(l.results, text)
+				l.results, l.resultIDs = append(l.results, text), append(l.resultIDs, callID)
 				return
 			}
 		case from == "observation" && l.from == "observation":
-			l.results = append(l.results, text)
+			l.results, l.resultIDs = append(l.results, text), append(l.resultIDs, callID)
 			return
 		}
 		l.texts = append(l.texts, text)
@@ -356,9 +393,9 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		case m.Role == "system" && len(turns) == 0:
 			system = append(system, m.Content)
 		case m.Role == "system", m.Role == "user":
-			userSide("human", m.Content)
+			userSide("human", m.Content, "")
 		case m.Role == "tool":
-			userSide("observation", m.Content)
+			userSide("observation", m.Content, m.ToolCallID)
 		case len(m.ToolCalls) == 0: // assistant text
 			switch l := last(); {
 			case l != nil && l.from == "gpt":
@@ -388,6 +425,7 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 			for _, tc := range m.ToolCalls {
 				args, _ := argsValue(tc.Arguments)
 				l.calls = append(l.calls, shareGPTCall{Name: tc.Name, Arguments: args})
+				l.callIDs = append(l.callIDs, tc.ID)
 			}
 		}
 	}
@@ -410,7 +448,10 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 	if len(system) > 0 {
 		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: "system", Value: strings.Join(system, "\n\n")})
 	}
-	for _, b := range turns[:n] {
+	for i, b := range turns[:n] {
+		if b.from == "observation" && i > 0 && turns[i-1].from == "function_call" {
+			b.inCallOrder(turns[i-1])
+		}
 		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: b.from, Value: b.value()})
 	}
 	if tools := toolsOf(t.Steps); len(tools) > 0 {

@@ -80,6 +80,10 @@ func child(mode string) int {
 		return 3
 	case "fail":
 		return 3
+	case "donefail":
+		// End the session, then fail.
+		commit(`{}`, "done")
+		return 3
 	case "pause":
 		_, head := do("GET", "/v1/sessions/"+os.Getenv(EnvSession)+"/head", "", token)
 		if rec, ok := head["record"].(map[string]any); ok && rec["reply"] != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 const diffUsage = "A B [--json]"
@@ -45,7 +46,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(changes)
 	}
 	for _, c := range changes {
-		p := printable(c.Path)
+		p := termtext.Printable(c.Path)
 		if p == "" {
 			p = "(the whole document)"
 		}

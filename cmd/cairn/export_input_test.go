@@ -191,29 +191,6 @@ func TestHumanOutputEscapesStoreText(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain/path.txt":   "plain/path.txt",
-		"日本語 é ✓":          "日本語 é ✓",
-		"a\nb":             `a\nb`,
-		"\x1b[31m":         `\x1b[31m`,
-		"\u009b2J":         `\u009b2J`,
-		"abc\u202eexe.txt": `abc\u202eexe.txt`,
-		"bad\xffutf8":      `bad\xffutf8`,
-		"line\u2028sep":    `line\u2028sep`,
-	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := clip("日本語日本語", 5); got != "日本..." {
-		t.Errorf("clip cut a rune: %q", got)
-	}
-	if got := clip(printable("abcdef\x1b"), 9); got != "abcdef..." {
-		t.Errorf("clip left half an escape: %q", got)
-	}
-}
-
 // Selectors that can never all hold are refused, not run to an empty
 // export.
 func TestExportContradictorySelectors(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cairnlog/cairn/internal/hitl"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 const inboxUsage = "[--json]"
@@ -51,7 +52,7 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		if q == "" {
 			q = "(no question)" // paused with no question in its record
 		}
-		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", printable(p.Session), p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), clip(printable(q), 100)); err != nil {
+		if _, err := fmt.Fprintf(e.stdout, "%s@%d  %s  %s\n", termtext.Printable(p.Session), p.Step, p.Time.Local().Format("2006-01-02 15:04:05"), termtext.Clip(termtext.Printable(q), 100)); err != nil {
 			return err
 		}
 	}

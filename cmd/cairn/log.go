@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 const logUsage = "SESSION[@N] [--json]"
@@ -68,9 +69,9 @@ func runLog(ctx context.Context, e *env, args []string) error {
 			})
 		}
 		line := fmt.Sprintf("%s  %s  %-14s  %-*s  %s", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"),
-			printable(s.Status.String()), refWidth, printable(s.String()), clip(printable(string(s.Record)), 60))
+			termtext.Printable(s.Status.String()), refWidth, termtext.Printable(s.String()), termtext.Clip(termtext.Printable(string(s.Record)), 60))
 		if s.Origin != nil {
-			line += "  (fork of " + printable(*refString(s.Origin)) + ")"
+			line += "  (fork of " + termtext.Printable(*refString(s.Origin)) + ")"
 		}
 		if s.Truncated {
 			line += "  (older history pruned)"

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 const showUsage = "SESSION[@N] [--record] [--json]"
@@ -65,7 +64,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(out)
 	}
 	for _, f := range files {
-		fmt.Fprintf(e.stdout, "%-7s %10d  %s\n", modeName(f.Mode), f.Size, printable(f.Path))
+		fmt.Fprintf(e.stdout, "%-7s %10d  %s\n", modeName(f.Mode), f.Size, termtext.Printable(f.Path))
 	}
 	return nil
 }
@@ -101,82 +100,4 @@ func sessionOf(ref string) string {
 		}
 	}
 	return ref
-}
-
-// printable returns text from a store (names, paths, questions, records)
-// fit for a line of human output: what could move the cursor, drive the
-// terminal or forge another line — C0 and C1 control characters, DEL,
-// bidirectional overrides, line and paragraph separators, invalid UTF-8
-// — is written as a Go-style escape (\n, \x1b, \u202e). Other text,
-// any script, is kept as is. JSON output needs none of this: its
-// encoder escapes control characters itself.
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x80 && unsafeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// unsafeRune reports whether r is one printable escapes.
-func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true // C0, DEL, C1 (0x9b is a CSI to many terminals)
-	case r == utf8.RuneError:
-		return true // invalid UTF-8 (or U+FFFD itself, shown escaped)
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true // bidirectional marks and overrides
-	case r == 0x2028, r == 0x2029:
-		return true // line and paragraph separators
-	}
-	return false
-}
-
-// clip shortens s to at most n runes, marking the cut with "...", never
-// cutting a rune or an escape in two.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	cut := 0
-	for i := range s {
-		if cut == n-3 {
-			out := s[:i]
-			// An escape cut in two would read as other text: drop it.
-			if j := strings.LastIndexByte(out, '\\'); j >= 0 && j >= len(out)-5 {
-				out = out[:j]
-			}
-			return out + "..."
-		}
-		cut++
-	}
-	return s
 }

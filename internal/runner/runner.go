@@ -20,11 +20,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // Config describes one run.
@@ -350,54 +350,9 @@ func question(st *cairn.Step) string {
 	if q == nil {
 		return "(no question in the record)"
 	}
-	return clipQuestion(string(q), 200)
-}
-
-// clipQuestion makes the question's JSON text s safe to print on a
-// terminal, as cairn inbox does: control characters (C1's CSI too),
-// bidirectional overrides, line separators and invalid UTF-8 become \u
-// escapes (the JSON means the same); and shortens it to at most max
-// runes, marking the cut with "...", never cutting a rune or an escape.
-func clipQuestion(s string, max int) string {
-	var units []string
-	total := 0
-	for _, r := range s {
-		u := string(r)
-		if unsafeRune(r) {
-			u = fmt.Sprintf(`\u%04x`, r)
-		}
-		units = append(units, u)
-		total += utf8.RuneCountInString(u)
-	}
-	if total <= max {
-		return strings.Join(units, "")
-	}
-	var b strings.Builder
-	n := 0
-	for _, u := range units {
-		c := utf8.RuneCountInString(u)
-		if n+c > max-3 {
-			break
-		}
-		b.WriteString(u)
-		n += c
-	}
-	return b.String() + "..."
-}
-
-// unsafeRune: a rune not to write raw to a terminal.
-func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true // C0, DEL, C1 (0x9b is a CSI to many terminals)
-	case r == utf8.RuneError:
-		return true // invalid UTF-8
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true // bidirectional marks and overrides
-	case r == 0x2028, r == 0x2029:
-		return true // line and paragraph separators
-	}
-	return false
+	// As cairn inbox shows it, safe for a terminal; the question is JSON
+	// text, so its escapes are JSON's (the value reads the same).
+	return termtext.Clip(termtext.PrintableJSON(string(q)), 200)
 }
 
 // waitPast polls until the head is past step n. A session that no

@@ -85,9 +85,7 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 		var in In
 		if args := bytes.TrimSpace(req.Params.Arguments); len(args) > 0 && string(args) != "null" {
 			if err := json.Unmarshal(args, &in); err != nil {
-				var res mcp.CallToolResult
-				res.SetError(fmt.Errorf("arguments: %v", err))
-				return &res, nil
+				return result(t.Name, nil, nil, fmt.Errorf("arguments: %v", err))
 			}
 		}
 		res, out, err := h(ctx, req, in)

@@ -381,8 +381,9 @@ func check(line []byte) ([]byte, message) {
 	if params[0] != '{' {
 		return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: want a JSON object, not %s", clip(params))), none
 	}
+	members = jsontext.Members(params)
 	seen := map[string]bool{}
-	for _, m := range jsontext.Members(params) {
+	for _, m := range members {
 		// The SDK takes the last; a proxy or log reading the line may
 		// take the first (of a tools/call's "name", another tool).
 		if seen[m.Name] {
@@ -391,7 +392,7 @@ func check(line []byte) ([]byte, message) {
 		seen[m.Name] = true
 	}
 	if string(method) == `"tools/call"` {
-		for _, m := range jsontext.Members(params) {
+		for _, m := range members {
 			switch {
 			case m.Name == "name" && m.Value[0] != '"':
 				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: name: want the tool's name, a string, not %s", clip(m.Value))), none

@@ -2,7 +2,8 @@
 // for what encoding/json does not report: the members of an object
 // exactly as written (names twice, names in another case), and \u
 // escapes that are no Unicode text. It is shared by the HTTP and MCP
-// servers, which take JSON from untrusted clients.
+// servers, which take JSON from untrusted clients, and by the JSON Patch
+// decoder (manifest/tree), whose operations' members must be exact.
 package jsontext
 
 import (

@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // ErrPatch reports a JSON Patch that is malformed or does not apply to
@@ -91,23 +93,14 @@ func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
 // the last of two, which a reader of the first would not apply.
 func decodeOp(r json.RawMessage, op *patchOp) error {
 	errShape := errors.New("want an object with string members op, path and (as the op needs) from, and a value")
-	dec := json.NewDecoder(bytes.NewReader(r))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	// r is valid JSON: Patch decoded the list into its elements.
+	if t := bytes.TrimLeft(r, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return errShape
 	}
 	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return errShape
-		}
-		name, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return errShape
-		}
+	for _, m := range jsontext.Members(r) {
 		var dst any
-		switch name {
+		switch m.Name {
 		case "op":
 			dst = &op.Op
 		case "path":
@@ -119,11 +112,11 @@ func decodeOp(r json.RawMessage, op *patchOp) error {
 		default:
 			continue
 		}
-		if seen[name] {
-			return fmt.Errorf("member %q is given twice; give each member once", name)
+		if seen[m.Name] {
+			return fmt.Errorf("member %q is given twice; give each member once", m.Name)
 		}
-		seen[name] = true
-		if err := json.Unmarshal(v, dst); err != nil {
+		seen[m.Name] = true
+		if err := json.Unmarshal(m.Value, dst); err != nil {
 			return errShape
 		}
 	}

@@ -1,12 +1,12 @@
 package tree
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
-	"strings"
 )
 
 // ChangeKind says how an entry differs between two states.
@@ -207,14 +207,27 @@ func (r *Reader) nodeType(ctx context.Context, ref Ref) (*NodeData, byte, error)
 // stands for, its escapes decoded as JSON decodes them ("\/" is "/",
 // "\u0061" is "a"), as patch paths name members (memberIndex).
 func keyName(raw string) string {
-	if strings.IndexByte(raw, '\\') < 0 {
-		return strings.TrimSuffix(strings.TrimPrefix(raw, `"`), `"`)
+	if name, ok := keyBytes([]byte(raw)); ok {
+		return string(name)
+	}
+	return raw
+}
+
+// keyBytes returns the name a raw JSON key token (quotes included)
+// stands for, its escapes decoded as JSON decodes them; without escapes,
+// a slice of raw. ok is false if the token does not decode.
+func keyBytes(raw []byte) (name []byte, ok bool) {
+	if len(raw) < 2 {
+		return nil, false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1], true
 	}
 	var s string
-	if json.Unmarshal([]byte(raw), &s) != nil {
-		return raw
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
 	}
-	return s
+	return []byte(s), true
 }
 
 // pointerToken turns a member name (keyName) into a JSON pointer token.

@@ -334,16 +334,8 @@ func notFound(path []string, i int, msg string) error {
 func memberIndex(c *jnode, text []byte, key string) int {
 	found := -1
 	for i := 0; i+1 < len(c.kids); i += 2 {
-		raw := text[c.offs[i] : c.offs[i]+c.kids[i].n]
-		name := raw[1 : len(raw)-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				continue
-			}
-			name = []byte(s)
-		}
-		if string(name) == key {
+		name, ok := keyBytes(text[c.offs[i] : c.offs[i]+c.kids[i].n])
+		if ok && string(name) == key {
 			found = i + 1
 		}
 	}

@@ -103,10 +103,30 @@ func StoreURL(url string) string {
 }
 
 // OpenStore opens a workspace over an existing store, for embedding and
-// tests. Requests are counted from here on.
+// tests. Requests are counted from here on. A nil store gives a
+// workspace whose every call fails with ErrInvalid.
 func OpenStore(store cas.Store) *Workspace {
+	if store == nil {
+		store = noStore{}
+	}
 	return newWorkspace("", store, false)
 }
+
+// noStore is the store of a workspace opened over none: every request
+// fails, saying so, and a put is known to have left nothing.
+type noStore struct{}
+
+var errNoStore = fmt.Errorf("%w: the workspace has no store (OpenStore was given nil)", ErrInvalid)
+
+func (noStore) Put(context.Context, string, []byte, cas.PutOptions) error {
+	return cas.NotStored(errNoStore)
+}
+func (noStore) Get(context.Context, string, int64, int64) ([]byte, error) { return nil, errNoStore }
+func (noStore) Stat(context.Context, string) (cas.Info, error)           { return cas.Info{}, errNoStore }
+func (noStore) List(context.Context, string, string, func(cas.Info) error) error {
+	return errNoStore
+}
+func (noStore) Delete(context.Context, string) error { return errNoStore }
 
 // newWorkspace stacks the wrappers over backend: the request counter,
 // and above it, for a remote store, the retry wrapper, so that every

@@ -683,6 +683,11 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	}
 	slices.Reverse(t.Steps)
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
+	if isLangGraph(t) {
+		if err := e.langGraph(ctx, t); err != nil {
+			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+		}
+	}
 	for _, s := range t.Steps {
 		r := s.Rec
 		if r == nil {

@@ -227,8 +227,9 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 	raw := false
 	for _, s := range t.Steps {
 		if s.Broken != nil {
-			v.skip = reasonBroken
-			v.explain(reasonBroken, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+			reason, _ := brokenReasons(s.Broken)
+			v.skip = reason
+			v.explain(reason, fmt.Sprintf("%s: %v", s.Step, s.Broken))
 			return nil
 		}
 		if s.Rec == nil && len(s.Record) > 0 {
@@ -569,8 +570,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 		r := s.Rec
 		if r == nil {
 			if s.Broken != nil {
-				v.leave(reasonBrokenRaw)
-				v.explain(reasonBrokenRaw, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+				_, reason := brokenReasons(s.Broken)
+				v.leave(reason)
+				v.explain(reason, fmt.Sprintf("%s: %v", s.Step, s.Broken))
 			}
 			if len(s.Record) > 0 {
 				x := where()

@@ -166,8 +166,9 @@ func (p *parquetWriter) Write(t *Trajectory) (verdict, error) {
 	var v verdict
 	for _, s := range t.Steps {
 		if s.Broken != nil {
-			v.leave(reasonBrokenRaw)
-			v.explain(reasonBrokenRaw, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+			_, reason := brokenReasons(s.Broken)
+			v.leave(reason)
+			v.explain(reason, fmt.Sprintf("%s: %v", s.Step, s.Broken))
 		}
 	}
 	p.rows = rowsOf(t, p.rows[:0])

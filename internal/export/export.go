@@ -683,8 +683,8 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	}
 	slices.Reverse(t.Steps)
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
-	if isLangGraph(t) {
-		if err := e.langGraph(ctx, t); err != nil {
+	if c := stateChatOf(t); c != nil {
+		if err := e.fromState(ctx, t, c); err != nil {
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 		}
 	}

@@ -2,7 +2,6 @@ package export
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,17 +9,14 @@ import (
 	"github.com/cairnlog/cairn"
 )
 
-// Sessions written by cairn's LangGraph.js checkpointer (clients/langgraph)
-// keep their conversation in their state, not in their records: a step's
-// record only says what the step is ({"langgraph":"checkpoint"} or
+// langGraphChat reads the conversation of a thread written by cairn's
+// LangGraph.js checkpointer (clients/langgraph): a step's record only
+// says what the step is ({"langgraph":"checkpoint"} or
 // {"langgraph":"writes"}, with the checkpoint's id), and a checkpoint
 // step's state holds the thread's "messages" channel as LangGraph's
-// serializer wrote it. Export reads the conversation from there, so that
-// such a session exports as any session whose records follow
-// docs/records.md: each checkpoint step is given the messages its
-// checkpoint added to the channel, with the model and token counts of the
-// assistant messages among them; a step of pending writes adds none (the
+// serializer wrote it. A step of pending writes adds no messages (the
 // next checkpoint holds what they wrote).
+type langGraphChat struct{}
 
 // langGraphRecord is the record the checkpointer writes on every step.
 type langGraphRecord struct {
@@ -28,36 +24,21 @@ type langGraphRecord struct {
 	CheckpointID string `json:"checkpoint_id"`
 }
 
-// langGraphKind returns "checkpoint" or "writes" for a record the
-// checkpointer wrote, else "".
-func langGraphKind(rec json.RawMessage) string {
+func (langGraphChat) step(rec json.RawMessage) (reads, ok bool) {
 	if len(rec) == 0 || !bytes.Contains(rec, []byte(`"langgraph"`)) {
-		return ""
+		return false, false
 	}
 	var r langGraphRecord
-	if json.Unmarshal(rec, &r) != nil || r.CheckpointID == "" {
-		return ""
+	if json.Unmarshal(rec, &r) != nil || r.CheckpointID == "" || (r.Kind != "checkpoint" && r.Kind != "writes") {
+		return false, false
 	}
-	if r.Kind == "checkpoint" || r.Kind == "writes" {
-		return r.Kind
-	}
-	return ""
+	return r.Kind == "checkpoint", true
 }
 
-// isLangGraph reports whether every step of t that has a record has one
-// the checkpointer wrote, and there is at least one.
-func isLangGraph(t *Trajectory) bool {
-	found := false
-	for _, s := range t.Steps {
-		if len(s.Record) == 0 {
-			continue
-		}
-		if langGraphKind(s.Record) == "" {
-			return false
-		}
-		found = true
-	}
-	return found
+func (langGraphChat) where(rec json.RawMessage) string {
+	var r langGraphRecord
+	_ = json.Unmarshal(rec, &r)
+	return "checkpoint " + r.CheckpointID
 }
 
 // langGraphState is the part of a checkpoint step's state export reads.
@@ -71,125 +52,31 @@ type langGraphState struct {
 	} `json:"channels"`
 }
 
-// langGraphMessages returns the messages channel of a checkpoint step's
-// state, each element as stored; ok is false if the state has none (a
-// graph without a "messages" channel, or one LangGraph's serializer wrote
-// as bytes).
-func langGraphMessages(state []byte) (msgs []json.RawMessage, ok bool, err error) {
+// elements returns the messages channel of a checkpoint step's state,
+// each message as stored; ok is false if the state has none (a graph
+// without a "messages" channel, or one LangGraph's serializer wrote as
+// bytes).
+func (langGraphChat) elements(state []byte) (msgs []json.RawMessage, ok bool, err error) {
 	var st langGraphState
 	if err := json.Unmarshal(state, &st); err != nil {
-		return nil, false, fmt.Errorf("the checkpoint's state is not the LangGraph checkpointer's: %v", err)
+		return nil, false, fmt.Errorf("the state is not the LangGraph checkpointer's: %v", err)
 	}
 	ch := st.Channels.Messages
 	if ch == nil || len(ch.Value.JSON) == 0 || jsonKind(ch.Value.JSON) != "a list" {
 		return nil, false, nil
 	}
 	if err := json.Unmarshal(ch.Value.JSON, &msgs); err != nil {
-		return nil, false, fmt.Errorf("the checkpoint's messages channel: %v", err)
+		return nil, false, fmt.Errorf("the messages channel: %v", err)
 	}
 	return msgs, true, nil
 }
 
-// langGraph gives the steps of t, a trajectory of LangGraph checkpoints,
-// the records export reads: see the comment at the top of this file.
-func (e *exporter) langGraph(ctx context.Context, t *Trajectory) error {
-	var prev []json.RawMessage
-	for i := range t.Steps {
-		s := &t.Steps[i]
-		if langGraphKind(s.Record) != "checkpoint" {
-			s.Rec = &cairn.Record{}
-			continue
-		}
-		// The state is read and dropped; what the trajectory keeps of it
-		// is the messages it adds, accounted below.
-		state, err := s.JSON(ctx)
-		if err != nil {
-			return fmt.Errorf("read the conversation of %s: %w", s.Step, err)
-		}
-		msgs, ok, err := langGraphMessages(state)
-		if err != nil {
-			s.Broken = &langGraphError{err}
-			return nil
-		}
-		if !ok {
-			s.Rec = &cairn.Record{}
-			continue
-		}
-		if !samePrefix(prev, msgs) {
-			s.Broken = &langGraphError{fmt.Errorf("checkpoint %s removed or changed messages of the conversation before it, so its steps are not one conversation", checkpointID(s.Record))}
-			return nil
-		}
-		var added int64
-		for _, raw := range msgs[len(prev):] {
-			added += int64(len(raw))
-		}
-		if err := reserve(ctx, 2*added); err != nil {
-			return err
-		}
-		rec := &cairn.Record{}
-		for _, raw := range msgs[len(prev):] {
-			m, model, tokens, err := langChainMessage(raw)
-			if err != nil {
-				s.Broken = &langGraphError{fmt.Errorf("checkpoint %s: message %d: %v", checkpointID(s.Record), len(rec.Messages)+len(prev)+1, err)}
-				return nil
-			}
-			rec.Messages = append(rec.Messages, m)
-			if model != "" {
-				rec.Model = model
-			}
-			if tokens != nil {
-				if rec.Tokens == nil {
-					rec.Tokens = &cairn.Tokens{}
-				}
-				rec.Tokens.Prompt += tokens.Prompt
-				rec.Tokens.Completion += tokens.Completion
-				rec.Tokens.Cached += tokens.Cached
-			}
-		}
-		s.Rec, s.Broken = rec, nil
-		prev = msgs
+func (langGraphChat) convert(elem json.RawMessage) ([]cairn.Message, string, *cairn.Tokens, error) {
+	m, model, tokens, err := langChainMessage(elem)
+	if err != nil {
+		return nil, "", nil, err
 	}
-	return nil
-}
-
-// langGraphError is a Step.Broken of a LangGraph thread: its
-// conversation cannot be read from its checkpoints.
-type langGraphError struct{ err error }
-
-func (e *langGraphError) Error() string { return e.err.Error() }
-func (e *langGraphError) Unwrap() error { return e.err }
-
-// checkpointID returns the checkpoint id of a checkpointer's record.
-func checkpointID(rec json.RawMessage) string {
-	var r langGraphRecord
-	_ = json.Unmarshal(rec, &r)
-	return r.CheckpointID
-}
-
-// samePrefix reports whether prev is a prefix of msgs, element by element
-// as stored (a message is stored the same way every time the
-// checkpointer writes it: it dedups unchanged elements).
-func samePrefix(prev, msgs []json.RawMessage) bool {
-	if len(prev) > len(msgs) {
-		return false
-	}
-	for i := range prev {
-		if !bytes.Equal(prev[i], msgs[i]) && !sameJSON(prev[i], msgs[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameJSON compares two JSON texts by value.
-func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ax, _ := json.Marshal(x)
-	by, _ := json.Marshal(y)
-	return bytes.Equal(ax, by)
+	return []cairn.Message{m}, model, tokens, nil
 }
 
 // langChainSerialized is a message as LangChain's serializer writes it:
@@ -332,26 +219,4 @@ func langChainText(content json.RawMessage) (string, error) {
 		}
 	}
 	return b.String(), nil
-}
-
-// jsonKind names the kind of a JSON value in words.
-func jsonKind(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "empty"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "true or false"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
 }

@@ -47,8 +47,8 @@ const (
 	reasonBroken          = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
 	reasonRawLeftOut      = "raw records (not following docs/records.md) left out, as the format has no place for them"
 	reasonBrokenRaw       = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
-	reasonLangGraph       = "LangGraph threads whose conversation cannot be read from their checkpoints (docs/export.md#langgraph-threads)"
-	reasonLangGraphRaw    = "LangGraph threads whose conversation cannot be read from their checkpoints, carried only as raw records"
+	reasonStateChat       = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state (docs/export.md#sessions-of-framework-adapters)"
+	reasonStateChatRaw    = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state, carried only as raw records"
 	reasonNoATIFSteps     = "no records, so no ATIF steps (an ATIF trajectory needs one; export reads each step's record, cairn commit --record, not its state: docs/records.md)"
 	reasonUnmatchedResult = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
 	reasonPrunedPrompt    = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
@@ -106,9 +106,9 @@ func addNote(notes []Note, reason, session, example string) []Note {
 // skip by the chat formats, which then skip the trajectory, and raw by
 // the others, which carry the step's record raw.
 func brokenReasons(broken error) (skip, raw string) {
-	var lg *langGraphError
-	if errors.As(broken, &lg) {
-		return reasonLangGraph, reasonLangGraphRaw
+	var sc *stateChatError
+	if errors.As(broken, &sc) {
+		return reasonStateChat, reasonStateChatRaw
 	}
 	return reasonBroken, reasonBrokenRaw
 }

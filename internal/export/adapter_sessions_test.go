@@ -26,9 +26,9 @@ type langGraphStep struct {
 	State   json.RawMessage `json:"state"`
 }
 
-func readLangGraphSteps(t *testing.T) []langGraphStep {
+func readAdapterSteps(t *testing.T, file string) []langGraphStep {
 	t.Helper()
-	f, err := os.Open("testdata/langgraph/thread.jsonl")
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +50,11 @@ func readLangGraphSteps(t *testing.T) []langGraphStep {
 // session's first step names a parent in another session. edit, if not
 // nil, may change a step's state before it is committed.
 func langGraphWorkspace(t *testing.T, edit func(*langGraphStep)) *cairn.Workspace {
+	return adapterWorkspace(t, "testdata/langgraph/thread.jsonl", edit)
+}
+
+// adapterWorkspace commits the steps of an adapter's fixture file.
+func adapterWorkspace(t *testing.T, file string, edit func(*langGraphStep)) *cairn.Workspace {
 	t.Helper()
 	ctx := context.Background()
 	ws, err := cairn.Open(ctx, t.TempDir())
@@ -57,7 +62,7 @@ func langGraphWorkspace(t *testing.T, edit func(*langGraphStep)) *cairn.Workspac
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	for _, st := range readLangGraphSteps(t) {
+	for _, st := range readAdapterSteps(t, file) {
 		if edit != nil {
 			edit(&st)
 		}
@@ -176,7 +181,41 @@ func TestLangGraphRewrittenConversationSkipped(t *testing.T) {
 	for _, n := range sum.Skipped {
 		why += n.Reason + ": " + n.Example + "\n"
 	}
-	if !strings.Contains(why, "LangGraph threads whose conversation cannot be read") || !strings.Contains(why, "removed or changed messages") || !strings.Contains(why, "lg.dDE..0@16") {
+	if !strings.Contains(why, "whose conversation cannot be read from their state") || !strings.Contains(why, "removed or changed messages") || !strings.Contains(why, "lg.dDE..0@16") {
 		t.Errorf("skip reasons do not name the rewriting checkpoint's step:\n%s", why)
+	}
+}
+
+// An ADK session exports as its events' conversation: the user's text,
+// the model's text with its function call, the function response as a
+// tool message, the model's answer, with the model and token counts
+// (testdata/adk/session.jsonl: the service's steps for those events).
+func TestADKSessionsExportTheirConversation(t *testing.T) {
+	ws := adapterWorkspace(t, "testdata/adk/session.jsonl", nil)
+	out, sum, _ := run(t, ws, export.Options{Format: export.OpenAIJSONL})
+	docs := lines(t, out)
+	if len(docs) != 1 || len(sum.Skipped) != 0 {
+		t.Fatalf("%d trajectories, summary %+v, want 1 and none skipped:\n%s", len(docs), sum, out)
+	}
+	got, _ := json.Marshal(docs[0]["messages"])
+	want := `[{"content":"what is in a.txt?","role":"user"},` +
+		`{"content":"let me look","role":"assistant","tool_calls":[{"function":{"arguments":"{\"path\":\"a.txt\"}","name":"read"},"id":"fc-1","type":"function"}]},` +
+		`{"content":"{\"text\":\"hello\"}","name":"read","role":"tool","tool_call_id":"fc-1"},` +
+		`{"content":"it says hello","role":"assistant"}]`
+	if string(got) != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+	if m := docs[0]["metadata"].(map[string]any)["model"]; m != "gemini-x" {
+		t.Errorf("model %v, want gemini-x", m)
+	}
+	out, _, _ = run(t, ws, export.Options{Format: export.ATIF})
+	var tokens []string
+	for _, st := range lines(t, out)[0]["steps"].([]any) {
+		if m, ok := st.(map[string]any)["metrics"].(map[string]any); ok {
+			tokens = append(tokens, jsonNum(m["prompt_tokens"])+"/"+jsonNum(m["completion_tokens"])+"/"+jsonNum(m["cached_tokens"]))
+		}
+	}
+	if g, w := strings.Join(tokens, " "), "100/7/40 100/7/40"; g != w {
+		t.Errorf("ATIF token counts %s, want %s", g, w)
 	}
 }

@@ -40,6 +40,8 @@ func (adkChat) step(rec json.RawMessage) (reads, ok bool) {
 	return false, false
 }
 
+func (adkChat) pointer() string { return "/events" }
+
 func (adkChat) where(rec json.RawMessage) string {
 	var r adkRecord
 	_ = json.Unmarshal(rec, &r)

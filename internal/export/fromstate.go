@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/cairnlog/cairn"
 )
@@ -34,6 +36,9 @@ type stateChat interface {
 	convert(elem json.RawMessage) (msgs []cairn.Message, model string, tokens *cairn.Tokens, err error)
 	// where names the step of rec in errors ("checkpoint ID", "event ID").
 	where(rec json.RawMessage) string
+	// pointer is the JSON pointer (RFC 6901) of the list elements
+	// returns, in a state.
+	pointer() string
 }
 
 // stateChats are the adapters whose sessions export reads this way.
@@ -73,45 +78,105 @@ func (e *stateChatError) Unwrap() error { return e.err }
 // export reads: see the comment at the top of this file. A step whose
 // conversation cannot be read is marked Broken, as a record that breaks
 // the convention is.
+//
+// Every state holds the whole conversation so far, so reading each one
+// would cost the square of the conversation's length. Instead, each step
+// is compared with the one before it (Workspace.Diff, whose cost follows
+// what changed), which says how many elements it appended to the list, or
+// that it changed one before them (then its steps are not one
+// conversation); only the newest state is read whole, and its elements
+// are handed out by those counts. A step whose diff does not say (the
+// list appears, or is replaced whole) is read whole, with the one before.
 func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) error {
-	var prev []json.RawMessage
-	for i := range t.Steps {
+	counts := make([]int, len(t.Steps))
+	var (
+		prev      = -1 // the last step that reads
+		whole     []json.RawMessage
+		wholeStep = -1 // the step whose elements whole holds
+	)
+	read := func(i int) ([]json.RawMessage, bool, error) {
 		s := &t.Steps[i]
-		if reads, _ := c.step(s.Record); !reads {
-			s.Rec = &cairn.Record{}
-			continue
-		}
-		// The state is read and dropped; what the trajectory keeps of it
-		// is the messages it adds, accounted below.
 		state, err := s.JSON(ctx)
 		if err != nil {
-			return fmt.Errorf("read the conversation of %s: %w", s.Step, err)
+			return nil, false, fmt.Errorf("read the conversation of %s: %w", s.Step, err)
 		}
 		elems, ok, err := c.elements(state)
 		if err != nil {
 			s.Broken = &stateChatError{fmt.Errorf("%s: %v", c.where(s.Record), err)}
-			return nil
+			return nil, false, nil
 		}
-		if !ok {
-			s.Rec = &cairn.Record{}
+		return elems, ok, nil
+	}
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		s.Rec = &cairn.Record{}
+		if reads, _ := c.step(s.Record); !reads {
 			continue
 		}
-		if !samePrefix(prev, elems) {
-			s.Broken = &stateChatError{fmt.Errorf("%s removed or changed messages of the conversation before it, so its steps are not one conversation", c.where(s.Record))}
-			return nil
+		if prev >= 0 {
+			n, known, rewritten, err := e.appended(ctx, t.Steps[prev].Step, s.Step, c.pointer(), counts[prev])
+			if err != nil {
+				return err
+			}
+			if rewritten {
+				s.Broken = &stateChatError{fmt.Errorf("%s removed or changed messages of the conversation before it, so its steps are not one conversation", c.where(s.Record))}
+				return nil
+			}
+			if known {
+				counts[i], prev = n, i
+				continue
+			}
 		}
-		var added int64
-		for _, el := range elems[len(prev):] {
-			added += int64(len(el))
-		}
-		if err := reserve(ctx, 2*added); err != nil {
+		elems, _, err := read(i)
+		if err != nil || s.Broken != nil {
 			return err
 		}
-		rec := &cairn.Record{}
-		for n, el := range elems[len(prev):] {
+		if prev >= 0 && counts[prev] > 0 {
+			before := whole
+			if wholeStep != prev {
+				if before, _, err = read(prev); err != nil || t.Steps[prev].Broken != nil {
+					return err
+				}
+			}
+			if !samePrefix(before, elems) {
+				s.Broken = &stateChatError{fmt.Errorf("%s removed or changed messages of the conversation before it, so its steps are not one conversation", c.where(s.Record))}
+				return nil
+			}
+		}
+		counts[i], prev, whole, wholeStep = len(elems), i, elems, i
+	}
+	if prev < 0 {
+		return nil
+	}
+	if wholeStep != prev {
+		elems, _, err := read(prev)
+		if err != nil || t.Steps[prev].Broken != nil {
+			return err
+		}
+		if len(elems) != counts[prev] {
+			return fmt.Errorf("read the conversation of %s: %d messages, but its steps added %d", t.Steps[prev].Step, len(elems), counts[prev])
+		}
+		whole = elems
+	}
+	var size int64
+	for _, el := range whole {
+		size += int64(len(el))
+	}
+	if err := reserve(ctx, 2*size); err != nil {
+		return err
+	}
+	from := 0
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		if reads, _ := c.step(s.Record); !reads {
+			continue
+		}
+		rec := s.Rec
+		for n, el := range whole[from:counts[i]] {
 			msgs, model, tokens, err := c.convert(el)
 			if err != nil {
-				s.Broken = &stateChatError{fmt.Errorf("%s: message %d: %v", c.where(s.Record), len(prev)+n+1, err)}
+				s.Broken = &stateChatError{fmt.Errorf("%s: message %d: %v", c.where(s.Record), from+n+1, err)}
+				s.Rec = nil
 				return nil
 			}
 			rec.Messages = append(rec.Messages, msgs...)
@@ -127,10 +192,48 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 				rec.Tokens.Cached += tokens.Cached
 			}
 		}
-		s.Rec, s.Broken = rec, nil
-		prev = elems
+		from = counts[i]
 	}
 	return nil
+}
+
+// appended compares step b with a, whose state held had elements of the
+// list at pointer: it returns the number of elements b's list holds if
+// the difference says (known), or that b changed or removed one of the
+// first had (rewritten).
+func (e *exporter) appended(ctx context.Context, a, b *cairn.Step, pointer string, had int) (n int, known, rewritten bool, err error) {
+	changes, err := e.ws.Diff(ctx, a, b)
+	if err != nil {
+		return 0, false, false, fmt.Errorf("compare %s with %s: %w", b, a, err)
+	}
+	n = had
+	added := 0
+	for _, ch := range changes {
+		if ch.Path == pointer || strings.HasPrefix(pointer, ch.Path+"/") || ch.Path == "" {
+			return 0, false, false, nil // the list itself appeared or was replaced
+		}
+		rest, ok := strings.CutPrefix(ch.Path, pointer+"/")
+		if !ok {
+			continue // elsewhere in the state
+		}
+		tok, deeper, _ := strings.Cut(rest, "/")
+		k, err := strconv.Atoi(tok)
+		if err != nil || k < 0 {
+			return 0, false, false, nil
+		}
+		if k < had {
+			return 0, false, true, nil
+		}
+		if deeper != "" || ch.Kind != cairn.Added {
+			return 0, false, false, nil
+		}
+		added++
+		n = max(n, k+1)
+	}
+	if n-had != added {
+		return 0, false, false, nil
+	}
+	return n, true, false, nil
 }
 
 // samePrefix reports whether prev is a prefix of elems, element by

@@ -35,6 +35,8 @@ func (langGraphChat) step(rec json.RawMessage) (reads, ok bool) {
 	return r.Kind == "checkpoint", true
 }
 
+func (langGraphChat) pointer() string { return "/channels/messages/value/json" }
+
 func (langGraphChat) where(rec json.RawMessage) string {
 	var r langGraphRecord
 	_ = json.Unmarshal(rec, &r)

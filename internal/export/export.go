@@ -95,14 +95,18 @@ type Options struct {
 
 // Progress is how far an export has got.
 type Progress struct {
-	Sessions     int // sessions looked at
-	Total        int // sessions in the store, once known (0 before)
+	Sessions     int // sessions looked at (see Summary.Sessions)
+	Total        int // sessions to look at, once known (0 before)
 	Trajectories int64
 	Steps        int64
 }
 
 // Summary counts what an export wrote.
 type Summary struct {
+	// Sessions counts the sessions the export looked at: those the
+	// --session globs select (every session without them), each once,
+	// whether or not a trajectory or pair came of them; with FromHeads,
+	// the heads re-exported.
 	Sessions     int   `json:"sessions_scanned"`
 	Trajectories int64 `json:"trajectories"`
 	Steps        int64 `json:"steps"`
@@ -334,7 +338,9 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 		}
 		return r, nil
 	}, func(r found) error {
-		n++
+		if e.nameSelected(r.name) {
+			n++
+		}
 		if r.origin == nil {
 			return nil
 		}
@@ -462,6 +468,17 @@ func (e *exporter) nameSelected(name string) bool {
 	return false
 }
 
+// eachSelected yields the name of every session the --session globs
+// select, in name order.
+func (e *exporter) eachSelected(ctx context.Context, yield func(string) error) error {
+	return e.ws.EachSession(ctx, func(name string) error {
+		if !e.nameSelected(name) {
+			return nil
+		}
+		return yield(name)
+	})
+}
+
 // headSelected applies the status and time selectors to a head.
 func (e *exporter) headSelected(h *cairn.Step) bool {
 	if e.opts.Status != nil && h.Status != *e.opts.Status {
@@ -565,8 +582,8 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 			return err
 		}
 	}
-	return ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
-		if !e.nameSelected(name) || e.isDamaged(name) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.eachSelected, func(ctx context.Context, name string) (*Trajectory, error) {
+		if e.isDamaged(name) {
 			return nil, nil
 		}
 		if err := reserve(ctx, 0); err != nil { // room before reading

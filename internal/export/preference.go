@@ -70,6 +70,10 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 	if err != nil {
 		return e.sum, err
 	}
+	// Every selected session was looked at for its fork origin, which
+	// is all a session that no one forked needs.
+	e.sum.Sessions = e.total
+	e.progress()
 	bw := bufio.NewWriterSize(out, 1<<16)
 	enc := json.NewEncoder(bw)
 	for _, k := range sortedKeys(f.groups) {
@@ -91,8 +95,6 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 	var prompt []cairn.Message
 	var cut *Step // the prompt's oldest step, if its older history was pruned
 	for _, name := range g.members {
-		e.sum.Sessions++
-		e.progress()
 		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
 		}

@@ -10,6 +10,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -157,6 +158,46 @@ type Trajectory struct {
 	// Truncated is true if the path's older steps were pruned away
 	// (cairn prune): it starts part-way, not at the session's first step.
 	Truncated bool
+	// Unjudged names the step ("session@step") whose record carries the
+	// newest outcome or reward in a form export cannot read (a record
+	// of the wrong shape): Outcome or Reward is then left unset rather
+	// than taken from an older step ("" if none).
+	Unjudged string
+}
+
+// judgement is what one step's record says of its trajectory.
+type judgement struct {
+	outcome string   // the outcome field, else labels.outcome
+	reward  *float64 // the reward
+	// hasOutcome and hasReward report whether the record gives an
+	// outcome or a reward at all; unread, that it gives one in a record
+	// of the wrong shape, so neither can be read.
+	hasOutcome, hasReward, unread bool
+}
+
+// judgementOf returns what step s's record says of its trajectory.
+func judgementOf(s Step) judgement {
+	if r := s.Rec; r != nil {
+		o := r.Outcome
+		if o == "" {
+			o = r.Labels["outcome"]
+		}
+		return judgement{outcome: o, reward: r.Reward, hasOutcome: o != "", hasReward: r.Reward != nil}
+	}
+	if s.Broken == nil {
+		return judgement{}
+	}
+	// The record breaks the convention: whatever it says of the
+	// outcome or reward is unreadable, but it does say something.
+	var keys struct {
+		Outcome, Reward json.RawMessage
+		Labels          map[string]json.RawMessage
+	}
+	_ = json.Unmarshal(s.Record, &keys)
+	given := func(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
+	j := judgement{hasOutcome: given(keys.Outcome) || given(keys.Labels["outcome"]), hasReward: given(keys.Reward)}
+	j.unread = j.hasOutcome || j.hasReward
+	return j
 }
 
 // Head returns the trajectory's last step.
@@ -624,6 +665,10 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, t.Session, v.example[v.skip])
 			return nil
 		}
+		if t.Unjudged != "" {
+			v.leave(reasonUnjudged)
+			v.explain(reasonUnjudged, t.Unjudged+": "+unreadJudgement)
+		}
 		if t.Truncated {
 			// Said of every format, so a cut history never passes for whole.
 			first := t.Steps[0].Step
@@ -700,23 +745,30 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	}
 	slices.Reverse(t.Steps)
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
+	var outcomeUnread, rewardUnread string
 	for _, s := range t.Steps {
-		r := s.Rec
-		if r == nil {
-			continue
+		if r := s.Rec; r != nil {
+			for k, v := range r.Labels {
+				t.Labels[k] = v
+			}
 		}
-		for k, v := range r.Labels {
-			t.Labels[k] = v
+		// The newest outcome and reward are the trajectory's, even if
+		// they cannot be read: an older one does not stand in for them.
+		j := judgementOf(s)
+		if j.hasOutcome {
+			t.Outcome, outcomeUnread = j.outcome, ""
+			if j.unread {
+				outcomeUnread = s.String()
+			}
 		}
-		if r.Outcome != "" {
-			t.Outcome = r.Outcome
-		} else if o := r.Labels["outcome"]; o != "" {
-			t.Outcome = o
-		}
-		if r.Reward != nil {
-			t.Reward = r.Reward
+		if j.hasReward {
+			t.Reward, rewardUnread = j.reward, ""
+			if j.unread {
+				rewardUnread = s.String()
+			}
 		}
 	}
+	t.Unjudged = cmp.Or(outcomeUnread, rewardUnread)
 	return t, nil
 }
 

@@ -50,6 +50,8 @@ const (
 	reasonUnmatchedResult = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
 	reasonPrunedPrompt    = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
 	reasonPrunedBranch    = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
+	reasonUnjudged        = "its newest outcome or reward in a record of the wrong shape, so the trajectory has none (an older one does not stand in for it)"
+	reasonUnranked        = "a branch whose newest outcome cannot rank it (not success or failure or a synonym, docs/export.md, or in a record of the wrong shape) and no reward beside it, so it is not paired"
 	reasonPruned          = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
 	// ShareGPT, as LLaMA-Factory reads it.
 	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"
@@ -57,6 +59,9 @@ const (
 	reasonTextBeside    = "assistant text beside tool calls left out (a ShareGPT function_call turn holds only the calls)"
 	reasonTrailing      = "trailing user or tool turns left out (a ShareGPT conversation ends with the assistant)"
 )
+
+// unreadJudgement details reasonUnjudged and reasonUnranked for a step.
+const unreadJudgement = "outcome or reward in a record of the wrong shape"
 
 // verdict is what a writer did with a trajectory: skipped it (skip set)
 // or wrote it, leaving out what leftOut says.

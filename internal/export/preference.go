@@ -37,27 +37,28 @@ var outcomeScores = map[string]float64{
 
 // judge returns the score of the newest step of a branch that carries an
 // outcome (record.outcome, else labels.outcome) or a reward; ok is false
-// if none does. Rewards rank before outcomes: reward r scores r, outcome
-// success 1 and failure 0, so mixing both in one group is the caller's
-// choice.
-func judge(steps []Step) (score float64, ok bool) {
+// if none does, or if that newest judgement cannot rank the branch (an
+// outcome other than success, failure and their synonyms without a
+// reward, or one in a record of the wrong shape): why then says so, of
+// that step. An older judgement never stands in for the newest. Rewards
+// rank before outcomes: reward r scores r, outcome success 1 and failure
+// 0, so mixing both in one group is the caller's choice.
+func judge(steps []Step) (score float64, ok bool, why string) {
 	for i := len(steps) - 1; i >= 0; i-- {
-		r := steps[i].Rec
-		if r == nil {
-			continue
-		}
-		if r.Reward != nil {
-			return *r.Reward, true
-		}
-		o := r.Outcome
-		if o == "" {
-			o = r.Labels["outcome"]
-		}
-		if s, known := outcomeScores[strings.ToLower(o)]; known {
-			return s, true
+		j := judgementOf(steps[i])
+		switch {
+		case j.unread:
+			return 0, false, fmt.Sprintf("%s: %s", steps[i].Step, unreadJudgement)
+		case j.hasReward:
+			return *j.reward, true, ""
+		case j.hasOutcome:
+			if s, known := outcomeScores[strings.ToLower(j.outcome)]; known {
+				return s, true, ""
+			}
+			return 0, false, fmt.Sprintf("%s: outcome %q", steps[i].Step, j.outcome)
 		}
 	}
-	return 0, false
+	return 0, false, ""
 }
 
 // preferences writes prompt/chosen/rejected pairs from sibling forks:
@@ -135,13 +136,16 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			after = t.Steps
 		default:
 			// Pruned past the point: part of the branch is gone.
-			if _, ok := judge(t.Steps); ok {
+			if _, ok, why := judge(t.Steps); ok || why != "" {
 				e.sum.Skipped = addNote(e.sum.Skipped, reasonPrunedBranch, name,
 					fmt.Sprintf("%s starts at %s, after the fork point %s", name, t.Steps[0].Step, refName(g.point)))
 			}
 			continue
 		}
-		score, ok := judge(after)
+		score, ok, why := judge(after)
+		if why != "" {
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonUnranked, name, why)
+		}
 		if !ok {
 			continue
 		}

@@ -25,8 +25,9 @@ type Record struct {
 	Messages []Message `json:"messages,omitempty"`
 	// Tools are the tool (function) definitions offered to the model, in
 	// OpenAI's {"type":"function","function":{...}} form. The newest
-	// step that lists tools defines them for the trajectory.
-	Tools []json.RawMessage `json:"tools,omitempty"`
+	// step that lists tools defines them for the trajectory: nil lists
+	// none, an empty non-nil list says no tools from this step on.
+	Tools []json.RawMessage `json:"tools,omitzero"`
 	// Agent names the agent system that ran the step.
 	Agent *Agent `json:"agent,omitempty"`
 	// Model is the LLM used this step.

@@ -208,10 +208,15 @@ func messagesOf(steps []Step) []cairn.Message {
 	return msgs
 }
 
-// toolsOf returns the tools of the newest step that lists any.
+// toolsOf returns the tools of the newest step that lists tools; an
+// empty list ("tools": [], no tools from that step on) lists none, and
+// gives nil.
 func toolsOf(steps []Step) []json.RawMessage {
 	for i := len(steps) - 1; i >= 0; i-- {
-		if r := steps[i].Rec; r != nil && len(r.Tools) > 0 {
+		if r := steps[i].Rec; r != nil && r.Tools != nil {
+			if len(r.Tools) == 0 {
+				return nil
+			}
 			return r.Tools
 		}
 	}

@@ -502,6 +502,34 @@ type atifMetrics struct {
 	CostUSD          *float64 `json:"cost_usd,omitempty"`
 }
 
+// add returns m (a new one if nil) with a record's tokens and cost
+// added to it.
+func (m *atifMetrics) add(tk *cairn.Tokens, cost *float64) *atifMetrics {
+	if m == nil {
+		m = &atifMetrics{}
+	}
+	sum := func(p *int64, n int64) *int64 {
+		if p != nil {
+			n += *p
+		}
+		return &n
+	}
+	if tk != nil {
+		m.PromptTokens, m.CompletionTokens = sum(m.PromptTokens, tk.Prompt), sum(m.CompletionTokens, tk.Completion)
+		if tk.Cached > 0 {
+			m.CachedTokens = sum(m.CachedTokens, tk.Cached)
+		}
+	}
+	if cost != nil {
+		c := *cost
+		if m.CostUSD != nil {
+			c += *m.CostUSD
+		}
+		m.CostUSD = &c
+	}
+	return m
+}
+
 type atifStep struct {
 	StepID           int              `json:"step_id"`
 	Timestamp        string           `json:"timestamp,omitempty"`
@@ -537,7 +565,10 @@ type atifTrajectory struct {
 // step of that source; each assistant message an "agent" step with its
 // tool calls; tool results become the observation of the agent step
 // that called them. A cairn step's tokens and cost go to its last agent
-// step. A record outside the convention becomes a system step with an
+// step; a step without one gives them to the agent step before it (the
+// model calls it reports came before its record), or, before the first
+// agent step, to the first one, so the steps' metrics add up to
+// final_metrics. A record outside the convention becomes a system step with an
 // empty message and the record in extra.record.
 func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	doc := atifTrajectory{SchemaVersion: ATIFVersion, SessionID: t.Session,
@@ -563,7 +594,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	}
 	var cost float64
 	var haveCost bool
-	lastAgent := -1
+	lastAgent := -1          // the step tool results without a call go to
+	prevAgent := -1          // the last agent step
+	var pending *atifMetrics // usage recorded before the first agent step
 	ids := newATIFCallIDs(t)
 	for _, s := range t.Steps {
 		ts := s.Time.UTC().Format(time.RFC3339Nano)
@@ -658,9 +691,10 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 					}
 					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: id, FunctionName: tc.Name, Arguments: args})
 				}
+				st.Metrics, pending = pending, nil
 				doc.Steps = append(doc.Steps, st)
 				lastAgent = len(doc.Steps) - 1
-				stepAgent = lastAgent
+				stepAgent, prevAgent = lastAgent, lastAgent
 			default:
 				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
 			}
@@ -674,15 +708,15 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 			cost += *r.CostUSD
 			haveCost = true
 		}
-		if stepAgent >= 0 && (r.Tokens != nil || r.CostUSD != nil) {
-			m := &atifMetrics{CostUSD: r.CostUSD}
-			if r.Tokens != nil {
-				m.PromptTokens, m.CompletionTokens = &r.Tokens.Prompt, &r.Tokens.Completion
-				if r.Tokens.Cached > 0 {
-					m.CachedTokens = &r.Tokens.Cached
-				}
+		if r.Tokens != nil || r.CostUSD != nil {
+			if stepAgent < 0 {
+				stepAgent = prevAgent
 			}
-			doc.Steps[stepAgent].Metrics = m
+			if stepAgent < 0 {
+				pending = pending.add(r.Tokens, r.CostUSD)
+			} else {
+				doc.Steps[stepAgent].Metrics = doc.Steps[stepAgent].Metrics.add(r.Tokens, r.CostUSD)
+			}
 		}
 		if extra := stepExtra(r); len(extra) > 0 {
 			// Put what ATIF has no field for on the step's last ATIF step.

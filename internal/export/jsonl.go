@@ -66,11 +66,15 @@ type openAIToolCall struct {
 }
 
 type openAIMessage struct {
-	Role       string           `json:"role"`
-	Content    *string          `json:"content"`
-	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-	Name       string           `json:"name,omitempty"`
+	Role    string  `json:"role"`
+	Content *string `json:"content"`
+	// ReasoningContent is an assistant message's visible reasoning, in
+	// the field OpenAI-compatible reasoning APIs return it in and
+	// reasoning models' chat templates read.
+	ReasoningContent string           `json:"reasoning_content,omitempty"`
+	ToolCalls        []openAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string           `json:"tool_call_id,omitempty"`
+	Name             string           `json:"name,omitempty"`
 }
 
 type openAIExample struct {
@@ -125,12 +129,15 @@ func metadataOf(t *Trajectory) *Metadata {
 
 // openAIMessages converts convention messages to OpenAI's chat shape:
 // tool call arguments become JSON text, an assistant message that only
-// calls tools has null content.
+// calls tools has null content, its reasoning is reasoning_content.
 func openAIMessages(msgs []cairn.Message) []openAIMessage {
 	out := make([]openAIMessage, 0, len(msgs))
 	for _, m := range msgs {
 		content := m.Content
 		om := openAIMessage{Role: m.Role, Content: &content, ToolCallID: m.ToolCallID, Name: m.Name}
+		if m.Role == "assistant" {
+			om.ReasoningContent = m.Reasoning
+		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function",
 				Function: openAIFunction{Name: tc.Name, Arguments: argsText(tc.Arguments)}})
@@ -394,6 +401,9 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		l.texts = append(l.texts, text)
 	}
 	for _, m := range msgs {
+		if m.Reasoning != "" {
+			v.leave(reasonReasoning)
+		}
 		switch {
 		case m.Role == "system" && len(turns) == 0:
 			system = append(system, m.Content)

@@ -57,6 +57,7 @@ const (
 	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"
 	reasonNoAnswer      = "no assistant turn (a ShareGPT conversation ends with the assistant)"
 	reasonTextBeside    = "assistant text beside tool calls left out (a ShareGPT function_call turn holds only the calls)"
+	reasonReasoning     = "reasoning left out (a ShareGPT turn has no place for it; openai-jsonl and atif carry it)"
 	reasonTrailing      = "trailing user or tool turns left out (a ShareGPT conversation ends with the assistant)"
 )
 

@@ -56,7 +56,9 @@ type Message struct {
 	// Content is the message text (may be empty for an assistant
 	// message that only calls tools).
 	Content string `json:"content"`
-	// Reasoning is the model's visible reasoning, if any.
+	// Reasoning is the model's visible reasoning, if any. A record may
+	// give it as reasoning_content instead, as OpenAI-compatible
+	// reasoning APIs return it; reasoning wins if both are given.
 	Reasoning string `json:"reasoning,omitempty"`
 	// ToolCalls are the tools an assistant message calls.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
@@ -64,6 +66,24 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name optionally names the tool of a "tool" message.
 	Name string `json:"name,omitempty"`
+}
+
+// UnmarshalJSON decodes a message, reading reasoning_content as
+// Reasoning when reasoning is absent.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message // without this method
+	var v struct {
+		plain
+		ReasoningContent string `json:"reasoning_content"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = Message(v.plain)
+	if m.Reasoning == "" {
+		m.Reasoning = v.ReasoningContent
+	}
+	return nil
 }
 
 // ToolCall is one tool invocation by the model.
@@ -187,7 +207,7 @@ var (
 	shapeAny     = &shape{}
 	recordShape  = &shape{kind: 'o', fields: map[string]*shape{
 		"messages": {want: "an array of messages", kind: 'a', elem: &shape{want: "a message object", kind: 'o', fields: map[string]*shape{
-			"role": shapeString, "content": shapeString, "reasoning": shapeString,
+			"role": shapeString, "content": shapeString, "reasoning": shapeString, "reasoning_content": shapeString,
 			"tool_calls": {want: "an array of tool calls", kind: 'a', elem: &shape{want: "a tool call object", kind: 'o', fields: map[string]*shape{
 				"id": shapeString, "name": shapeString, "arguments": shapeAny,
 			}}},

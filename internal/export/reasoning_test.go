@@ -7,6 +7,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
 )
 
@@ -66,5 +67,26 @@ func TestReasoningCarried(t *testing.T) {
 	rows, err := parquet.Read[export.StepRow](bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil || len(rows) == 0 || rows[0].Messages == nil || !strings.Contains(*rows[0].Messages, `"reasoning":"look first"`) {
 		t.Errorf("parquet: reasoning not in messages (%v)", err)
+	}
+}
+
+// TestReasoningContentInRecord: an agent that records the assistant
+// message as an OpenAI-compatible reasoning API returns it puts the
+// reasoning in reasoning_content; it was ignored, and lost by every
+// format. It is read as the message's reasoning (reasoning wins if a
+// message has both).
+func TestReasoningContentInRecord(t *testing.T) {
+	ws := emptyStore(t)
+	commitRecords(t, ws, "r", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a","reasoning_content":"think"}]}`,
+		`{"messages":[{"role":"user","content":"q2"},{"role":"assistant","content":"b","reasoning":"mine","reasoning_content":"theirs"}]}`)
+	for _, f := range []string{export.OpenAIJSONL, export.ATIF} {
+		out, _, _ := run(t, ws, export.Options{Format: f})
+		if !strings.Contains(out, `"reasoning_content":"think"`) || !strings.Contains(out, `"reasoning_content":"mine"`) || strings.Contains(out, "theirs") {
+			t.Errorf("%s: %s", f, out)
+		}
+	}
+	if _, err := cairn.ParseRecord([]byte(`{"messages":[{"role":"assistant","content":"a","reasoning_content":1}]}`)); err == nil ||
+		!strings.Contains(err.Error(), "reasoning_content") || strings.Contains(err.Error(), "Message") {
+		t.Errorf("a number as reasoning_content: %v", err)
 	}
 }

@@ -27,6 +27,9 @@ type branch struct {
 	msgs  []cairn.Message
 	steps []Step
 	score float64
+	// raw is set if the branch's path holds raw records, left out of
+	// its messages: the first of them, to note.
+	raw string
 }
 
 // outcomeScores ranks outcome labels when no rewards are given.
@@ -149,6 +152,18 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		if !ok {
 			continue
 		}
+		// Its messages are read as the chat formats read them: a record
+		// of the wrong shape leaves a hole, so the branch is not paired.
+		var v verdict
+		chatMessages(t, &v)
+		if v.skip == reasonBroken {
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonBroken, name, v.example[reasonBroken])
+			continue
+		}
+		raw := ""
+		if slices.Contains(v.leftOut, reasonRawLeftOut) {
+			raw = firstRaw(t.Steps)
+		}
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
 		if i >= 0 && (prompt == nil || (cut != nil && !t.Truncated)) {
@@ -157,7 +172,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				cut = &t.Steps[0]
 			}
 		}
-		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score})
+		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score, raw: raw})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -191,6 +206,9 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonPrunedPrompt, b.head.Session,
 					fmt.Sprintf("the prompt starts at %s", cut.Step))
 			}
+			if b.raw != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
+			}
 			e.count(b.steps)
 			if err := e.reportHead(b.head); err != nil {
 				return err
@@ -198,6 +216,17 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		}
 	}
 	return nil
+}
+
+// firstRaw names the first step of steps whose record is raw (not
+// following the convention), or "".
+func firstRaw(steps []Step) string {
+	for _, s := range steps {
+		if s.Rec == nil && s.Broken == nil && len(s.Record) > 0 {
+			return s.String()
+		}
+	}
+	return ""
 }
 
 // isPoint reports whether ref names the fork point: its step, or a

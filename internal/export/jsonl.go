@@ -230,10 +230,36 @@ func toolsOf(steps []Step) []json.RawMessage {
 	return nil
 }
 
+// resultWithoutCall finds the first tool result of steps that follows
+// no tool call: the message before it (past other results) is not an
+// assistant message calling tools, and says where it is; ok is false if
+// there is none. OpenAI's format wants each result right after the
+// message that made its call, and ShareGPT would join such a result to
+// the user's text. (A result whose id no call of that message has is
+// kept: ShareGPT puts it after the others, ATIF notes it.)
+func resultWithoutCall(steps []Step) (where string, ok bool) {
+	afterCalls := false
+	for _, s := range steps {
+		if s.Rec == nil {
+			continue
+		}
+		for i, m := range s.Rec.Messages {
+			switch {
+			case m.Role == "tool" && !afterCalls:
+				return fmt.Sprintf("%s: messages[%d]: tool_call_id %q", s.Step, i, m.ToolCallID), true
+			case m.Role != "tool":
+				afterCalls = len(m.ToolCalls) > 0
+			}
+		}
+	}
+	return "", false
+}
+
 // chatMessages returns t's messages for a chat format, or nil with v.skip
 // set: a trajectory with a record that breaks the convention is skipped
 // whole (its messages cannot be read, and a conversation with a hole
-// would teach the wrong thing), as is one without messages. Raw records
+// would teach the wrong thing), as is one with a tool result that
+// follows no tool call, and one without messages. Raw records
 // beside conventional ones have no messages; v notes them.
 func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 	raw := false
@@ -248,6 +274,11 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 		}
 	}
 	msgs := messagesOf(t.Steps)
+	if m, ok := resultWithoutCall(t.Steps); ok {
+		v.skip = reasonResultWithoutCall
+		v.explain(reasonResultWithoutCall, m)
+		return nil
+	}
 	switch {
 	case len(msgs) == 0 && raw:
 		v.skip = reasonRawOnly

@@ -153,11 +153,12 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			continue
 		}
 		// Its messages are read as the chat formats read them: a record
-		// of the wrong shape leaves a hole, so the branch is not paired.
+		// of the wrong shape, or a tool result before its call, leaves a
+		// hole, so the branch is not paired.
 		var v verdict
 		chatMessages(t, &v)
-		if v.skip == reasonBroken {
-			e.sum.Skipped = addNote(e.sum.Skipped, reasonBroken, name, v.example[reasonBroken])
+		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall {
+			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
 		raw := ""

@@ -86,7 +86,9 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ToolCall is one tool invocation by the model.
+// ToolCall is one tool invocation by the model. A record may give its
+// name and arguments nested under "function", as OpenAI's API returns a
+// call ({"id","type":"function","function":{"name","arguments"}}).
 type ToolCall struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -94,6 +96,33 @@ type ToolCall struct {
 	// arguments as text (OpenAI's form, usually a JSON object's text;
 	// any text is kept as given). Absent or null means none.
 	Arguments json.RawMessage `json:"arguments"`
+}
+
+// UnmarshalJSON decodes a tool call, reading the name and arguments
+// nested under "function" (OpenAI's form) where they are not given at
+// the call's top level.
+func (tc *ToolCall) UnmarshalJSON(b []byte) error {
+	type plain ToolCall // without this method
+	var v struct {
+		plain
+		Function *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*tc = ToolCall(v.plain)
+	if f := v.Function; f != nil {
+		if tc.Name == "" {
+			tc.Name = f.Name
+		}
+		if len(tc.Arguments) == 0 {
+			tc.Arguments = f.Arguments
+		}
+	}
+	return nil
 }
 
 // Tokens counts the tokens of a step's model calls. Prompt includes
@@ -210,6 +239,7 @@ var (
 			"role": shapeString, "content": shapeString, "reasoning": shapeString, "reasoning_content": shapeString,
 			"tool_calls": {want: "an array of tool calls", kind: 'a', elem: &shape{want: "a tool call object", kind: 'o', fields: map[string]*shape{
 				"id": shapeString, "name": shapeString, "arguments": shapeAny,
+				"function": {want: "an object", kind: 'o', fields: map[string]*shape{"name": shapeString, "arguments": shapeAny}},
 			}}},
 			"tool_call_id": shapeString, "name": shapeString,
 		}}},

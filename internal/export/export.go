@@ -158,10 +158,10 @@ type Trajectory struct {
 	// Truncated is true if the path's older steps were pruned away
 	// (cairn prune): it starts part-way, not at the session's first step.
 	Truncated bool
-	// Unjudged names the step ("session@step") whose record carries the
-	// newest outcome or reward in a form export cannot read (a record
-	// of the wrong shape): Outcome or Reward is then left unset rather
-	// than taken from an older step ("" if none).
+	// Unjudged, if set, says which step's record carries the newest
+	// outcome or reward in a form export cannot read (a record of the
+	// wrong shape), and how it breaks the convention: Outcome or Reward
+	// is then left unset rather than taken from an older step.
 	Unjudged string
 }
 
@@ -174,6 +174,9 @@ type judgement struct {
 	// of the wrong shape, so neither can be read.
 	hasOutcome, hasReward, unread bool
 }
+
+// unreadAt says where step s's record breaks the convention, and how.
+func unreadAt(s Step) string { return fmt.Sprintf("%s: %v", s.Step, s.Broken) }
 
 // judgementOf returns what step s's record says of its trajectory.
 func judgementOf(s Step) judgement {
@@ -667,7 +670,7 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 		}
 		if t.Unjudged != "" {
 			v.leave(reasonUnjudged)
-			v.explain(reasonUnjudged, t.Unjudged+": "+unreadJudgement)
+			v.explain(reasonUnjudged, t.Unjudged)
 		}
 		if t.Truncated {
 			// Said of every format, so a cut history never passes for whole.
@@ -758,13 +761,13 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		if j.hasOutcome {
 			t.Outcome, outcomeUnread = j.outcome, ""
 			if j.unread {
-				outcomeUnread = s.String()
+				outcomeUnread = unreadAt(s)
 			}
 		}
 		if j.hasReward {
 			t.Reward, rewardUnread = j.reward, ""
 			if j.unread {
-				rewardUnread = s.String()
+				rewardUnread = unreadAt(s)
 			}
 		}
 	}

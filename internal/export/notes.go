@@ -62,9 +62,6 @@ const (
 	reasonTrailing      = "trailing user or tool turns left out (a ShareGPT conversation ends with the assistant)"
 )
 
-// unreadJudgement details reasonUnjudged and reasonUnranked for a step.
-const unreadJudgement = "outcome or reward in a record of the wrong shape"
-
 // verdict is what a writer did with a trajectory: skipped it (skip set)
 // or wrote it, leaving out what leftOut says.
 type verdict struct {

@@ -51,7 +51,7 @@ func judge(steps []Step) (score float64, ok bool, why string) {
 		j := judgementOf(steps[i])
 		switch {
 		case j.unread:
-			return 0, false, fmt.Sprintf("%s: %s", steps[i].Step, unreadJudgement)
+			return 0, false, unreadAt(steps[i])
 		case j.hasReward:
 			return *j.reward, true, ""
 		case j.hasOutcome:

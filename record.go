@@ -25,8 +25,9 @@ type Record struct {
 	Messages []Message `json:"messages,omitempty"`
 	// Tools are the tool (function) definitions offered to the model, in
 	// OpenAI's {"type":"function","function":{...}} form. The newest
-	// step that lists tools defines them for the trajectory.
-	Tools []json.RawMessage `json:"tools,omitempty"`
+	// step that lists tools defines them for the trajectory: nil lists
+	// none, an empty non-nil list says no tools from this step on.
+	Tools []json.RawMessage `json:"tools,omitzero"`
 	// Agent names the agent system that ran the step.
 	Agent *Agent `json:"agent,omitempty"`
 	// Model is the LLM used this step.
@@ -55,7 +56,9 @@ type Message struct {
 	// Content is the message text (may be empty for an assistant
 	// message that only calls tools).
 	Content string `json:"content"`
-	// Reasoning is the model's visible reasoning, if any.
+	// Reasoning is the model's visible reasoning, if any. A record may
+	// give it as reasoning_content instead, as OpenAI-compatible
+	// reasoning APIs return it; reasoning wins if both are given.
 	Reasoning string `json:"reasoning,omitempty"`
 	// ToolCalls are the tools an assistant message calls.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
@@ -65,7 +68,27 @@ type Message struct {
 	Name string `json:"name,omitempty"`
 }
 
-// ToolCall is one tool invocation by the model.
+// UnmarshalJSON decodes a message, reading reasoning_content as
+// Reasoning when reasoning is absent.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message // without this method
+	var v struct {
+		plain
+		ReasoningContent string `json:"reasoning_content"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = Message(v.plain)
+	if m.Reasoning == "" {
+		m.Reasoning = v.ReasoningContent
+	}
+	return nil
+}
+
+// ToolCall is one tool invocation by the model. A record may give its
+// name and arguments nested under "function", as OpenAI's API returns a
+// call ({"id","type":"function","function":{"name","arguments"}}).
 type ToolCall struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -73,6 +96,33 @@ type ToolCall struct {
 	// arguments as text (OpenAI's form, usually a JSON object's text;
 	// any text is kept as given). Absent or null means none.
 	Arguments json.RawMessage `json:"arguments"`
+}
+
+// UnmarshalJSON decodes a tool call, reading the name and arguments
+// nested under "function" (OpenAI's form) where they are not given at
+// the call's top level.
+func (tc *ToolCall) UnmarshalJSON(b []byte) error {
+	type plain ToolCall // without this method
+	var v struct {
+		plain
+		Function *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*tc = ToolCall(v.plain)
+	if f := v.Function; f != nil {
+		if tc.Name == "" {
+			tc.Name = f.Name
+		}
+		if len(tc.Arguments) == 0 {
+			tc.Arguments = f.Arguments
+		}
+	}
+	return nil
 }
 
 // Tokens counts the tokens of a step's model calls. Prompt includes
@@ -186,9 +236,10 @@ var (
 	shapeAny     = &shape{}
 	recordShape  = &shape{kind: 'o', fields: map[string]*shape{
 		"messages": {want: "an array of messages", kind: 'a', elem: &shape{want: "a message object", kind: 'o', fields: map[string]*shape{
-			"role": shapeString, "content": shapeString, "reasoning": shapeString,
+			"role": shapeString, "content": shapeString, "reasoning": shapeString, "reasoning_content": shapeString,
 			"tool_calls": {want: "an array of tool calls", kind: 'a', elem: &shape{want: "a tool call object", kind: 'o', fields: map[string]*shape{
 				"id": shapeString, "name": shapeString, "arguments": shapeAny,
+				"function": {want: "an object", kind: 'o', fields: map[string]*shape{"name": shapeString, "arguments": shapeAny}},
 			}}},
 			"tool_call_id": shapeString, "name": shapeString,
 		}}},

@@ -10,6 +10,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -95,14 +96,18 @@ type Options struct {
 
 // Progress is how far an export has got.
 type Progress struct {
-	Sessions     int // sessions looked at
-	Total        int // sessions in the store, once known (0 before)
+	Sessions     int // sessions looked at (see Summary.Sessions)
+	Total        int // sessions to look at, once known (0 before)
 	Trajectories int64
 	Steps        int64
 }
 
 // Summary counts what an export wrote.
 type Summary struct {
+	// Sessions counts the sessions the export looked at: those the
+	// --session globs select (every session without them), each once,
+	// whether or not a trajectory or pair came of them; with FromHeads,
+	// the heads re-exported.
 	Sessions     int   `json:"sessions_scanned"`
 	Trajectories int64 `json:"trajectories"`
 	Steps        int64 `json:"steps"`
@@ -153,6 +158,49 @@ type Trajectory struct {
 	// Truncated is true if the path's older steps were pruned away
 	// (cairn prune): it starts part-way, not at the session's first step.
 	Truncated bool
+	// Unjudged, if set, says which step's record carries the newest
+	// outcome or reward in a form export cannot read (a record of the
+	// wrong shape), and how it breaks the convention: Outcome or Reward
+	// is then left unset rather than taken from an older step.
+	Unjudged string
+}
+
+// judgement is what one step's record says of its trajectory.
+type judgement struct {
+	outcome string   // the outcome field, else labels.outcome
+	reward  *float64 // the reward
+	// hasOutcome and hasReward report whether the record gives an
+	// outcome or a reward at all; unread, that it gives one in a record
+	// of the wrong shape, so neither can be read.
+	hasOutcome, hasReward, unread bool
+}
+
+// unreadAt says where step s's record breaks the convention, and how.
+func unreadAt(s Step) string { return fmt.Sprintf("%s: %v", s.Step, s.Broken) }
+
+// judgementOf returns what step s's record says of its trajectory.
+func judgementOf(s Step) judgement {
+	if r := s.Rec; r != nil {
+		o := r.Outcome
+		if o == "" {
+			o = r.Labels["outcome"]
+		}
+		return judgement{outcome: o, reward: r.Reward, hasOutcome: o != "", hasReward: r.Reward != nil}
+	}
+	if s.Broken == nil {
+		return judgement{}
+	}
+	// The record breaks the convention: whatever it says of the
+	// outcome or reward is unreadable, but it does say something.
+	var keys struct {
+		Outcome, Reward json.RawMessage
+		Labels          map[string]json.RawMessage
+	}
+	_ = json.Unmarshal(s.Record, &keys)
+	given := func(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
+	j := judgement{hasOutcome: given(keys.Outcome) || given(keys.Labels["outcome"]), hasReward: given(keys.Reward)}
+	j.unread = j.hasOutcome || j.hasReward
+	return j
 }
 
 // Head returns the trajectory's last step.
@@ -334,7 +382,9 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 		}
 		return r, nil
 	}, func(r found) error {
-		n++
+		if e.nameSelected(r.name) {
+			n++
+		}
 		if r.origin == nil {
 			return nil
 		}
@@ -462,6 +512,17 @@ func (e *exporter) nameSelected(name string) bool {
 	return false
 }
 
+// eachSelected yields the name of every session the --session globs
+// select, in name order.
+func (e *exporter) eachSelected(ctx context.Context, yield func(string) error) error {
+	return e.ws.EachSession(ctx, func(name string) error {
+		if !e.nameSelected(name) {
+			return nil
+		}
+		return yield(name)
+	})
+}
+
 // headSelected applies the status and time selectors to a head.
 func (e *exporter) headSelected(h *cairn.Step) bool {
 	if e.opts.Status != nil && h.Status != *e.opts.Status {
@@ -565,8 +626,8 @@ func (e *exporter) trajectories(ctx context.Context, w writer) error {
 			return err
 		}
 	}
-	return ordered(ctx, e.workers(), e.readAhead(), e.ws.EachSession, func(ctx context.Context, name string) (*Trajectory, error) {
-		if !e.nameSelected(name) || e.isDamaged(name) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.eachSelected, func(ctx context.Context, name string) (*Trajectory, error) {
+		if e.isDamaged(name) {
 			return nil, nil
 		}
 		if err := reserve(ctx, 0); err != nil { // room before reading
@@ -606,6 +667,10 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 		if v.skip != "" {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, t.Session, v.example[v.skip])
 			return nil
+		}
+		if t.Unjudged != "" {
+			v.leave(reasonUnjudged)
+			v.explain(reasonUnjudged, t.Unjudged)
 		}
 		if t.Truncated {
 			// Said of every format, so a cut history never passes for whole.
@@ -688,23 +753,30 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 		}
 	}
+	var outcomeUnread, rewardUnread string
 	for _, s := range t.Steps {
-		r := s.Rec
-		if r == nil {
-			continue
+		if r := s.Rec; r != nil {
+			for k, v := range r.Labels {
+				t.Labels[k] = v
+			}
 		}
-		for k, v := range r.Labels {
-			t.Labels[k] = v
+		// The newest outcome and reward are the trajectory's, even if
+		// they cannot be read: an older one does not stand in for them.
+		j := judgementOf(s)
+		if j.hasOutcome {
+			t.Outcome, outcomeUnread = j.outcome, ""
+			if j.unread {
+				outcomeUnread = unreadAt(s)
+			}
 		}
-		if r.Outcome != "" {
-			t.Outcome = r.Outcome
-		} else if o := r.Labels["outcome"]; o != "" {
-			t.Outcome = o
-		}
-		if r.Reward != nil {
-			t.Reward = r.Reward
+		if j.hasReward {
+			t.Reward, rewardUnread = j.reward, ""
+			if j.unread {
+				rewardUnread = unreadAt(s)
+			}
 		}
 	}
+	t.Unjudged = cmp.Or(outcomeUnread, rewardUnread)
 	return t, nil
 }
 

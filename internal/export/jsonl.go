@@ -66,11 +66,15 @@ type openAIToolCall struct {
 }
 
 type openAIMessage struct {
-	Role       string           `json:"role"`
-	Content    *string          `json:"content"`
-	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-	Name       string           `json:"name,omitempty"`
+	Role    string  `json:"role"`
+	Content *string `json:"content"`
+	// ReasoningContent is an assistant message's visible reasoning, in
+	// the field OpenAI-compatible reasoning APIs return it in and
+	// reasoning models' chat templates read.
+	ReasoningContent string           `json:"reasoning_content,omitempty"`
+	ToolCalls        []openAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string           `json:"tool_call_id,omitempty"`
+	Name             string           `json:"name,omitempty"`
 }
 
 type openAIExample struct {
@@ -125,12 +129,15 @@ func metadataOf(t *Trajectory) *Metadata {
 
 // openAIMessages converts convention messages to OpenAI's chat shape:
 // tool call arguments become JSON text, an assistant message that only
-// calls tools has null content.
+// calls tools has null content, its reasoning is reasoning_content.
 func openAIMessages(msgs []cairn.Message) []openAIMessage {
 	out := make([]openAIMessage, 0, len(msgs))
 	for _, m := range msgs {
 		content := m.Content
 		om := openAIMessage{Role: m.Role, Content: &content, ToolCallID: m.ToolCallID, Name: m.Name}
+		if m.Role == "assistant" {
+			om.ReasoningContent = m.Reasoning
+		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function",
 				Function: openAIFunction{Name: tc.Name, Arguments: argsText(tc.Arguments)}})
@@ -208,20 +215,51 @@ func messagesOf(steps []Step) []cairn.Message {
 	return msgs
 }
 
-// toolsOf returns the tools of the newest step that lists any.
+// toolsOf returns the tools of the newest step that lists tools; an
+// empty list ("tools": [], no tools from that step on) lists none, and
+// gives nil.
 func toolsOf(steps []Step) []json.RawMessage {
 	for i := len(steps) - 1; i >= 0; i-- {
-		if r := steps[i].Rec; r != nil && len(r.Tools) > 0 {
+		if r := steps[i].Rec; r != nil && r.Tools != nil {
+			if len(r.Tools) == 0 {
+				return nil
+			}
 			return r.Tools
 		}
 	}
 	return nil
 }
 
+// resultWithoutCall finds the first tool result of steps that follows
+// no tool call: the message before it (past other results) is not an
+// assistant message calling tools, and says where it is; ok is false if
+// there is none. OpenAI's format wants each result right after the
+// message that made its call, and ShareGPT would join such a result to
+// the user's text. (A result whose id no call of that message has is
+// kept: ShareGPT puts it after the others, ATIF notes it.)
+func resultWithoutCall(steps []Step) (where string, ok bool) {
+	afterCalls := false
+	for _, s := range steps {
+		if s.Rec == nil {
+			continue
+		}
+		for i, m := range s.Rec.Messages {
+			switch {
+			case m.Role == "tool" && !afterCalls:
+				return fmt.Sprintf("%s: messages[%d]: tool_call_id %q", s.Step, i, m.ToolCallID), true
+			case m.Role != "tool":
+				afterCalls = len(m.ToolCalls) > 0
+			}
+		}
+	}
+	return "", false
+}
+
 // chatMessages returns t's messages for a chat format, or nil with v.skip
 // set: a trajectory with a record that breaks the convention is skipped
 // whole (its messages cannot be read, and a conversation with a hole
-// would teach the wrong thing), as is one without messages. Raw records
+// would teach the wrong thing), as is one with a tool result that
+// follows no tool call, and one without messages. Raw records
 // beside conventional ones have no messages; v notes them.
 func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 	raw := false
@@ -237,6 +275,11 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 		}
 	}
 	msgs := messagesOf(t.Steps)
+	if m, ok := resultWithoutCall(t.Steps); ok {
+		v.skip = reasonResultWithoutCall
+		v.explain(reasonResultWithoutCall, m)
+		return nil
+	}
 	switch {
 	case len(msgs) == 0 && raw:
 		v.skip = reasonRawOnly
@@ -390,6 +433,9 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		l.texts = append(l.texts, text)
 	}
 	for _, m := range msgs {
+		if m.Reasoning != "" {
+			v.leave(reasonReasoning)
+		}
 		switch {
 		case m.Role == "system" && len(turns) == 0:
 			system = append(system, m.Content)
@@ -498,6 +544,34 @@ type atifMetrics struct {
 	CostUSD          *float64 `json:"cost_usd,omitempty"`
 }
 
+// add returns m (a new one if nil) with a record's tokens and cost
+// added to it.
+func (m *atifMetrics) add(tk *cairn.Tokens, cost *float64) *atifMetrics {
+	if m == nil {
+		m = &atifMetrics{}
+	}
+	sum := func(p *int64, n int64) *int64 {
+		if p != nil {
+			n += *p
+		}
+		return &n
+	}
+	if tk != nil {
+		m.PromptTokens, m.CompletionTokens = sum(m.PromptTokens, tk.Prompt), sum(m.CompletionTokens, tk.Completion)
+		if tk.Cached > 0 {
+			m.CachedTokens = sum(m.CachedTokens, tk.Cached)
+		}
+	}
+	if cost != nil {
+		c := *cost
+		if m.CostUSD != nil {
+			c += *m.CostUSD
+		}
+		m.CostUSD = &c
+	}
+	return m
+}
+
 type atifStep struct {
 	StepID           int              `json:"step_id"`
 	Timestamp        string           `json:"timestamp,omitempty"`
@@ -533,7 +607,10 @@ type atifTrajectory struct {
 // step of that source; each assistant message an "agent" step with its
 // tool calls; tool results become the observation of the agent step
 // that called them. A cairn step's tokens and cost go to its last agent
-// step. A record outside the convention becomes a system step with an
+// step; a step without one gives them to the agent step before it (the
+// model calls it reports came before its record), or, before the first
+// agent step, to the first one, so the steps' metrics add up to
+// final_metrics. A record outside the convention becomes a system step with an
 // empty message and the record in extra.record.
 func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	doc := atifTrajectory{SchemaVersion: ATIFVersion, SessionID: t.Session,
@@ -559,7 +636,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	}
 	var cost float64
 	var haveCost bool
-	lastAgent := -1
+	lastAgent := -1          // the step tool results without a call go to
+	prevAgent := -1          // the last agent step
+	var pending *atifMetrics // usage recorded before the first agent step
 	ids := newATIFCallIDs(t)
 	for _, s := range t.Steps {
 		ts := s.Time.UTC().Format(time.RFC3339Nano)
@@ -655,9 +734,10 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 					}
 					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: id, FunctionName: tc.Name, Arguments: args})
 				}
+				st.Metrics, pending = pending, nil
 				doc.Steps = append(doc.Steps, st)
 				lastAgent = len(doc.Steps) - 1
-				stepAgent = lastAgent
+				stepAgent, prevAgent = lastAgent, lastAgent
 			default:
 				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
 			}
@@ -671,15 +751,15 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 			cost += *r.CostUSD
 			haveCost = true
 		}
-		if stepAgent >= 0 && (r.Tokens != nil || r.CostUSD != nil) {
-			m := &atifMetrics{CostUSD: r.CostUSD}
-			if r.Tokens != nil {
-				m.PromptTokens, m.CompletionTokens = &r.Tokens.Prompt, &r.Tokens.Completion
-				if r.Tokens.Cached > 0 {
-					m.CachedTokens = &r.Tokens.Cached
-				}
+		if r.Tokens != nil || r.CostUSD != nil {
+			if stepAgent < 0 {
+				stepAgent = prevAgent
 			}
-			doc.Steps[stepAgent].Metrics = m
+			if stepAgent < 0 {
+				pending = pending.add(r.Tokens, r.CostUSD)
+			} else {
+				doc.Steps[stepAgent].Metrics = doc.Steps[stepAgent].Metrics.add(r.Tokens, r.CostUSD)
+			}
 		}
 		if extra := stepExtra(r); len(extra) > 0 {
 			// Put what ATIF has no field for on the step's last ATIF step.

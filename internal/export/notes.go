@@ -42,22 +42,26 @@ func (n Note) String() string {
 
 // Reasons a trajectory is skipped or loses something in a format.
 const (
-	reasonNoMessages      = "no chat messages in its steps' records (export reads each step's record, cairn commit --record, not its state: docs/records.md)"
-	reasonRawOnly         = "raw records only (not following docs/records.md), so no chat messages"
-	reasonBroken          = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
-	reasonRawLeftOut      = "raw records (not following docs/records.md) left out, as the format has no place for them"
-	reasonBrokenRaw       = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
-	reasonStateChat       = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state (docs/export.md#sessions-of-framework-adapters)"
-	reasonStateChatRaw    = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state, carried only as raw records"
-	reasonNoATIFSteps     = "no records, so no ATIF steps (an ATIF trajectory needs one; export reads each step's record, cairn commit --record, not its state: docs/records.md)"
-	reasonUnmatchedResult = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
-	reasonPrunedPrompt    = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
-	reasonPrunedBranch    = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
-	reasonPruned          = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
+	reasonNoMessages        = "no chat messages in its steps' records (export reads each step's record, cairn commit --record, not its state: docs/records.md)"
+	reasonRawOnly           = "raw records only (not following docs/records.md), so no chat messages"
+	reasonBroken            = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
+	reasonResultWithoutCall = "a tool result that follows no tool call (OpenAI's format wants each right after the assistant message that made its call; ShareGPT would make it the user's words)"
+	reasonRawLeftOut        = "raw records (not following docs/records.md) left out, as the format has no place for them"
+	reasonBrokenRaw         = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
+	reasonStateChat         = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state (docs/export.md#sessions-of-framework-adapters)"
+	reasonStateChatRaw      = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state, carried only as raw records"
+	reasonNoATIFSteps       = "no records, so no ATIF steps (an ATIF trajectory needs one; export reads each step's record, cairn commit --record, not its state: docs/records.md)"
+	reasonUnmatchedResult   = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
+	reasonPrunedPrompt      = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
+	reasonPrunedBranch      = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
+	reasonUnjudged          = "its newest outcome or reward in a record of the wrong shape, so the trajectory has none (an older one does not stand in for it)"
+	reasonUnranked          = "a branch whose newest outcome cannot rank it (not success or failure or a synonym, docs/export.md, or in a record of the wrong shape) and no reward beside it, so it is not paired"
+	reasonPruned            = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
 	// ShareGPT, as LLaMA-Factory reads it.
 	reasonStartsWithGPT = "a conversation that starts with the assistant (LLaMA-Factory's ShareGPT reader wants a user or tool turn first)"
 	reasonNoAnswer      = "no assistant turn (a ShareGPT conversation ends with the assistant)"
 	reasonTextBeside    = "assistant text beside tool calls left out (a ShareGPT function_call turn holds only the calls)"
+	reasonReasoning     = "reasoning left out (a ShareGPT turn has no place for it; openai-jsonl and atif carry it)"
 	reasonTrailing      = "trailing user or tool turns left out (a ShareGPT conversation ends with the assistant)"
 )
 

@@ -27,6 +27,9 @@ type branch struct {
 	msgs  []cairn.Message
 	steps []Step
 	score float64
+	// raw is set if the branch's path holds raw records, left out of
+	// its messages: the first of them, to note.
+	raw string
 }
 
 // outcomeScores ranks outcome labels when no rewards are given.
@@ -37,27 +40,28 @@ var outcomeScores = map[string]float64{
 
 // judge returns the score of the newest step of a branch that carries an
 // outcome (record.outcome, else labels.outcome) or a reward; ok is false
-// if none does. Rewards rank before outcomes: reward r scores r, outcome
-// success 1 and failure 0, so mixing both in one group is the caller's
-// choice.
-func judge(steps []Step) (score float64, ok bool) {
+// if none does, or if that newest judgement cannot rank the branch (an
+// outcome other than success, failure and their synonyms without a
+// reward, or one in a record of the wrong shape): why then says so, of
+// that step. An older judgement never stands in for the newest. Rewards
+// rank before outcomes: reward r scores r, outcome success 1 and failure
+// 0, so mixing both in one group is the caller's choice.
+func judge(steps []Step) (score float64, ok bool, why string) {
 	for i := len(steps) - 1; i >= 0; i-- {
-		r := steps[i].Rec
-		if r == nil {
-			continue
-		}
-		if r.Reward != nil {
-			return *r.Reward, true
-		}
-		o := r.Outcome
-		if o == "" {
-			o = r.Labels["outcome"]
-		}
-		if s, known := outcomeScores[strings.ToLower(o)]; known {
-			return s, true
+		j := judgementOf(steps[i])
+		switch {
+		case j.unread:
+			return 0, false, unreadAt(steps[i])
+		case j.hasReward:
+			return *j.reward, true, ""
+		case j.hasOutcome:
+			if s, known := outcomeScores[strings.ToLower(j.outcome)]; known {
+				return s, true, ""
+			}
+			return 0, false, fmt.Sprintf("%s: outcome %q", steps[i].Step, j.outcome)
 		}
 	}
-	return 0, false
+	return 0, false, ""
 }
 
 // preferences writes prompt/chosen/rejected pairs from sibling forks:
@@ -70,6 +74,10 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 	if err != nil {
 		return e.sum, err
 	}
+	// Every selected session was looked at for its fork origin, which
+	// is all a session that no one forked needs.
+	e.sum.Sessions = e.total
+	e.progress()
 	bw := bufio.NewWriterSize(out, 1<<16)
 	enc := json.NewEncoder(bw)
 	for _, k := range sortedKeys(f.groups) {
@@ -91,8 +99,6 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 	var prompt []cairn.Message
 	var cut *Step // the prompt's oldest step, if its older history was pruned
 	for _, name := range g.members {
-		e.sum.Sessions++
-		e.progress()
 		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
 		}
@@ -133,15 +139,31 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			after = t.Steps
 		default:
 			// Pruned past the point: part of the branch is gone.
-			if _, ok := judge(t.Steps); ok {
+			if _, ok, why := judge(t.Steps); ok || why != "" {
 				e.sum.Skipped = addNote(e.sum.Skipped, reasonPrunedBranch, name,
 					fmt.Sprintf("%s starts at %s, after the fork point %s", name, t.Steps[0].Step, refName(g.point)))
 			}
 			continue
 		}
-		score, ok := judge(after)
+		score, ok, why := judge(after)
+		if why != "" {
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonUnranked, name, why)
+		}
 		if !ok {
 			continue
+		}
+		// Its messages are read as the chat formats read them: a record
+		// of the wrong shape, or a tool result before its call, leaves a
+		// hole, so the branch is not paired.
+		var v verdict
+		chatMessages(t, &v)
+		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall {
+			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
+			continue
+		}
+		raw := ""
+		if slices.Contains(v.leftOut, reasonRawLeftOut) {
+			raw = firstRaw(t.Steps)
 		}
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
@@ -151,7 +173,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				cut = &t.Steps[0]
 			}
 		}
-		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score})
+		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score, raw: raw})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -185,6 +207,9 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonPrunedPrompt, b.head.Session,
 					fmt.Sprintf("the prompt starts at %s", cut.Step))
 			}
+			if b.raw != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
+			}
 			e.count(b.steps)
 			if err := e.reportHead(b.head); err != nil {
 				return err
@@ -192,6 +217,17 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		}
 	}
 	return nil
+}
+
+// firstRaw names the first step of steps whose record is raw (not
+// following the convention), or "".
+func firstRaw(steps []Step) string {
+	for _, s := range steps {
+		if s.Rec == nil && s.Broken == nil && len(s.Record) > 0 {
+			return s.String()
+		}
+	}
+	return ""
 }
 
 // isPoint reports whether ref names the fork point: its step, or a

@@ -102,6 +102,8 @@ func TestParquetReadByEveryReader(t *testing.T) {
 		`SELECT count(DISTINCT trajectory) AS n FROM FILE WHERE trajectory_outcome = 'success'`,
 		`SELECT cardinality(labels) AS n, conventional FROM FILE WHERE trajectory = 'a' AND position = 1`,
 		`SELECT count(*) AS n FROM FILE WHERE trajectory = 'broken' AND NOT conventional AND record LIKE '%"bot"%'`,
+		`SELECT count(*) AS n FROM FILE WHERE trajectory = 'reasoning' AND messages LIKE '%"reasoning":"look first"%' AND messages LIKE '%"reasoning":"x means a"%'`,
+		`SELECT content FROM FILE WHERE trajectory = 'unicode'`,
 	)
 	num := func(v any) int64 {
 		switch v := v.(type) {
@@ -113,7 +115,7 @@ func TestParquetReadByEveryReader(t *testing.T) {
 		}
 		return -1
 	}
-	if len(res) != 5 || num(res[0][0]["n"]) != sum.Steps || num(res[0][0]["t"]) != sum.Trajectories {
+	if len(res) != 7 || num(res[0][0]["n"]) != sum.Steps || num(res[0][0]["t"]) != sum.Trajectories {
 		t.Fatalf("duckdb: count %v; summary %d steps, %d trajectories", res, sum.Steps, sum.Trajectories)
 	}
 	var msgs, calls []map[string]any
@@ -124,5 +126,10 @@ func TestParquetReadByEveryReader(t *testing.T) {
 	// a-alt, b and b-next end in success (b-next inherits b's).
 	if num(res[2][0]["n"]) != 3 || num(res[3][0]["n"]) != 1 || res[3][0]["conventional"] != true || num(res[4][0]["n"]) != 1 {
 		t.Fatalf("duckdb: %v %v %v", res[2], res[3], res[4])
+	}
+	// Reasoning, in both spellings, kept in messages; hostile unicode
+	// read back as written.
+	if num(res[5][0]["n"]) != 1 || len(res[6]) != 1 || res[6][0]["content"] != `</script> & "q" 日本` {
+		t.Fatalf("duckdb: reasoning %v, unicode %v", res[5], res[6])
 	}
 }

@@ -11,8 +11,9 @@ import (
 // shapes holds, one session each, the record shapes that stress the
 // chat formats: OpenAI-style string arguments, parallel tool calls,
 // assistant text beside calls, merged user turns, late system messages,
-// a trailing user turn, a conversation opened by the assistant, and
-// records outside or against the convention.
+// a trailing user turn, a conversation opened by the assistant,
+// reasoning (both spellings) and a tool list cleared, hostile unicode,
+// and records outside or against the convention.
 var shapes = map[string][]string{
 	"args-string": {
 		`{"messages":[{"role":"user","content":"read a"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","name":"read","arguments":"{\"path\": \"a\"}"}]}]}`,
@@ -39,6 +40,13 @@ var shapes = map[string][]string{
 		`{"messages":[{"role":"user","content":"q"}]}`, `{"foo":1}`, `{"messages":[{"role":"assistant","content":"a"}]}`,
 	},
 	"raw-only": {`"just text"`, `{"foo":1}`},
+	"reasoning": {
+		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","reasoning":"look first","tool_calls":[{"id":"r1","name":"read","arguments":{}}]},{"role":"tool","tool_call_id":"r1","content":"x"},{"role":"assistant","content":"a","reasoning_content":"x means a"}],"tools":[{"type":"function","function":{"name":"read","parameters":{"type":"object"}}}]}`,
+		`{"messages":[{"role":"user","content":"and now?"},{"role":"assistant","content":"b"}],"tools":[]}`,
+	},
+	"unicode": {
+		`{"messages":[{"role":"user","content":"h\u00e9 \ud83d\ude00 \u2028 \u0000 \ud800 \u202e"},{"role":"assistant","content":"<\/script> & \"q\" \u65e5\u672c"}]}`,
+	},
 	"broken": {
 		`{"messages":[{"role":"user","content":"q"}]}`, `{"messages":[{"role":"bot","content":"lost?"}]}`, `{"messages":[{"role":"assistant","content":"a"}]}`,
 	},

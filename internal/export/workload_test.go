@@ -89,3 +89,29 @@ func fork(ctx context.Context, t testing.TB, ws *cairn.Workspace, ref, to string
 		t.Fatal(err)
 	}
 }
+
+// emptyStore opens a workspace on an empty local store.
+func emptyStore(t testing.TB) *cairn.Workspace {
+	t.Helper()
+	ws, err := cairn.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// commitRecords commits one step per record, given as JSON text, to
+// session name.
+func commitRecords(t testing.TB, ws *cairn.Workspace, name string, records ...string) {
+	t.Helper()
+	s, err := ws.Session(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range records {
+		if _, err := s.Commit(context.Background(), cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: json.RawMessage(r)}); err != nil {
+			t.Fatalf("%s step %d: %v", name, i+1, err)
+		}
+	}
+}

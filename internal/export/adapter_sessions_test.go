@@ -219,3 +219,27 @@ func TestADKSessionsExportTheirConversation(t *testing.T) {
 		t.Errorf("ATIF token counts %s, want %s", g, w)
 	}
 }
+
+// A judgement committed on an adapter's session (a step whose record
+// follows the convention with an outcome and no messages, as a person or
+// a judge adds one) keeps the session's conversation read from its state,
+// and selects it.
+func TestJudgedLangGraphThreadKeepsItsConversation(t *testing.T) {
+	ctx := context.Background()
+	ws := langGraphWorkspace(t, nil)
+	s, err := ws.Session("lg.dDE..0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, cairn.Patch([]byte(`[]`)), rec(t, cairn.Record{Outcome: "success"})); err != nil {
+		t.Fatal(err)
+	}
+	out, sum, _ := run(t, ws, export.Options{Format: export.OpenAIJSONL, Outcome: "success"})
+	docs := lines(t, out)
+	if len(docs) != 1 || len(sum.Skipped) != 0 {
+		t.Fatalf("%d trajectories, summary %+v, want the judged thread:\n%s", len(docs), sum, out)
+	}
+	if n := len(docs[0]["messages"].([]any)); n != 9 {
+		t.Errorf("%d messages, want the thread's 9", n)
+	}
+}

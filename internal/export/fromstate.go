@@ -44,23 +44,26 @@ type stateChat interface {
 // stateChats are the adapters whose sessions export reads this way.
 var stateChats = []stateChat{langGraphChat{}, adkChat{}}
 
-// stateChatOf returns the adapter that wrote every record of t, if one
-// did (steps without a record aside, and at least one with one).
+// stateChatOf returns the adapter that wrote t's records, if one did:
+// every record of t is that adapter's, but for records that follow the
+// convention without messages (an outcome, a reward or labels a person or
+// a judge committed on the session, which keep their meaning), and at
+// least one is the adapter's.
 func stateChatOf(t *Trajectory) stateChat {
 	for _, c := range stateChats {
-		found := true
-		any := false
+		found, other := false, false
 		for _, s := range t.Steps {
 			if len(s.Record) == 0 {
 				continue
 			}
-			if _, ok := c.step(s.Record); !ok {
-				found = false
+			if _, ok := c.step(s.Record); ok {
+				found = true
+			} else if s.Rec == nil || len(s.Rec.Messages) > 0 {
+				other = true
 				break
 			}
-			any = true
 		}
-		if found && any {
+		if found && !other {
 			return c
 		}
 	}
@@ -109,8 +112,12 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 	}
 	for i := range t.Steps {
 		s := &t.Steps[i]
+		reads, ok := c.step(s.Record)
+		if !ok {
+			continue // no record, or a conventional one without messages
+		}
 		s.Rec = &cairn.Record{}
-		if reads, _ := c.step(s.Record); !reads {
+		if !reads {
 			continue
 		}
 		if prev >= 0 {
@@ -168,7 +175,7 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 	from := 0
 	for i := range t.Steps {
 		s := &t.Steps[i]
-		if reads, _ := c.step(s.Record); !reads {
+		if reads, ok := c.step(s.Record); !ok || !reads {
 			continue
 		}
 		rec := s.Rec

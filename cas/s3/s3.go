@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/s3compat"
@@ -103,6 +104,9 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
 		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
+		// The SDK's own log lines ("WARN falling back to IMDSv1 …") would
+		// break a command's one line of error on stderr.
+		config.WithLogger(logging.Nop{}),
 	}
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
@@ -113,6 +117,9 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("open s3 store: load aws config: %w", err)
+	}
+	if _, anon := cfg.Credentials.(aws.AnonymousCredentials); cfg.Credentials != nil && !anon {
+		cfg.Credentials = credentials{cfg.Credentials}
 	}
 	if cfg.Region == "" && endpoint != "" {
 		cfg.Region = DefaultRegion
@@ -139,6 +146,18 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
 	return &Store{client: client, bucket: bucket, prefix: p, attempts: opts.Attempts}, nil
+}
+
+// credentials marks the failure of the credential chain as such
+// (s3compat.NoCredentials), for the words of the request it stops.
+type credentials struct{ next aws.CredentialsProvider }
+
+func (c credentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	v, err := c.next.Retrieve(ctx)
+	if err != nil && ctx.Err() == nil {
+		err = s3compat.NoCredentials(err)
+	}
+	return v, err
 }
 
 // Attempts returns how many attempts the retry wrapper should give one

@@ -11,11 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/timeout"
 )
 
 // ShowURL returns a store URL as a message may show it: as the user
@@ -147,6 +150,65 @@ func (r Reply) Why() string {
 	return "the server answered " + reply
 }
 
+// noCredentials marks the error of a backend that found no credentials
+// to sign a request with (see NoCredentials).
+type noCredentials struct{ err error }
+
+func (e *noCredentials) Error() string { return e.err.Error() }
+func (e *noCredentials) Unwrap() error { return e.err }
+
+// NoCredentials marks err as a failure to find credentials to sign a
+// request with (the AWS credential chain came up empty), so that
+// MapError says so instead of what the chain's last source answered (an
+// instance metadata service's 403 is no refusal by the store).
+func NoCredentials(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &noCredentials{err: err}
+}
+
+// Unavailable reports whether err is a request that got no answer from
+// the store, and says why in words that follow the store's URL (see
+// cas.UnavailableError): no credentials to sign it with (NoCredentials),
+// a timeout (package timeout's idle timeout, or a dial's), a host name
+// that does not resolve, a refused, reset or unreachable connection. It
+// is the one reading of both backends' transport errors; a reply from
+// the server, however bad, is not one.
+func Unavailable(err error) (string, bool) {
+	var nc *noCredentials
+	var te *timeout.Error
+	var dns *net.DNSError
+	var op *net.OpError
+	var ne net.Error
+	switch {
+	case errors.As(err, &nc):
+		return "could not be used: no AWS credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; see docs/s3.md)", true
+	case errors.As(err, &te):
+		return "did not answer (" + te.Error() + ")", true
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Sprintf("could not be reached (no such host %q: check the host in the store URL)", dns.Name), true
+	case errors.As(err, &dns):
+		return fmt.Sprintf("could not be reached (the host name %q could not be looked up)", dns.Name), true
+	case errors.As(err, &op) && op.Op == "dial":
+		why := "could not connect"
+		switch {
+		case op.Timeout():
+			why = "the connection timed out"
+		case errors.Is(err, syscall.ECONNREFUSED):
+			why = "connection refused: is the server running, and is the port in the store URL right?"
+		case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+			why = "the network or host is unreachable"
+		}
+		return "could not be reached (" + why + ")", true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return "did not answer (the connection was reset)", true
+	case errors.As(err, &ne) && ne.Timeout():
+		return "did not answer (the request timed out)", true
+	}
+	return "", false
+}
+
 // MapError translates the error err of a verb ("get", "put", ...) on key,
 // whose reply was r: a missing object to cas.ErrNotFound, one worth
 // retrying marked cas.Transient, a request the server refused as a
@@ -157,13 +219,19 @@ func MapError(verb, key string, err error, r Reply) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", verb, key, err)
 	}
+	if why, ok := Unavailable(err); ok {
+		// Not marked transient here: the retry wrapper decides that from
+		// the cause, as it did before these words.
+		return fmt.Errorf("%s %s: %w", verb, key, &cas.UnavailableError{Op: verb, Key: key, Why: why, Err: err})
+	}
 	switch {
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():
 		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
 	case CutOff(err):
-		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, err))
+		un := &cas.UnavailableError{Op: verb, Key: key, Why: "did not answer in full (the connection closed before the response ended)", Err: err}
+		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, un))
 	case r.Refused():
 		refused := &cas.RefusedError{Op: verb, Key: key, Why: r.Why(), Err: err}
 		if verb == "put" {

@@ -280,7 +280,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("get %s: read body: %w", key, err)
+		return nil, s3compat.BodyError(key, err)
 	}
 	if info.Size >= 0 && int64(buf.Len()) != info.Size {
 		return nil, cas.Transient(fmt.Errorf("get %s: read %d bytes, response said %d", key, buf.Len(), info.Size))

@@ -308,7 +308,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 		buf.Grow(int(min(want, 64<<20)))
 	}
 	if _, err := buf.ReadFrom(out.Body); err != nil {
-		return nil, fmt.Errorf("get %s: read body: %w", key, err)
+		return nil, s3compat.BodyError(key, err)
 	}
 	if out.ContentLength != nil && int64(buf.Len()) != want {
 		return nil, cas.Transient(fmt.Errorf("get %s: read %d bytes, response said %d", key, buf.Len(), want))

@@ -185,7 +185,7 @@ func Unavailable(err error) (string, bool) {
 	case errors.As(err, &nc):
 		return "could not be used: no AWS credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; see docs/s3.md)", true
 	case errors.As(err, &te):
-		return "did not answer (" + te.Error() + ")", true
+		return fmt.Sprintf("did not answer within %v (set the timeout with ?timeout= or $%s)", te.Idle, timeout.EnvTimeout), true
 	case errors.As(err, &dns) && dns.IsNotFound:
 		return fmt.Sprintf("could not be reached (no such host %q: check the host in the store URL)", dns.Name), true
 	case errors.As(err, &dns):
@@ -230,7 +230,7 @@ func MapError(verb, key string, err error, r Reply) error {
 	case r.Transient():
 		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
 	case CutOff(err):
-		un := &cas.UnavailableError{Op: verb, Key: key, Why: "did not answer in full (the connection closed before the response ended)", Err: err}
+		un := &cas.UnavailableError{Op: verb, Key: key, Why: cutOffWhy, Err: err}
 		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, un))
 	case r.Refused():
 		refused := &cas.RefusedError{Op: verb, Key: key, Why: r.Why(), Err: err}
@@ -240,6 +240,24 @@ func MapError(verb, key string, err error, r Reply) error {
 		return fmt.Errorf("%s %s: %w", verb, key, refused)
 	}
 	return fmt.Errorf("%s %s: %w", verb, key, err)
+}
+
+// cutOffWhy says a response cut off before its end.
+const cutOffWhy = "did not answer in full (the connection closed before the response ended)"
+
+// BodyError translates the error of reading the body of key's GET
+// response: a body cut off or stalled is said as one that got no whole
+// answer (cas.UnavailableError), and keeps its cause, which the retry
+// wrapper retries as before.
+func BodyError(key string, err error) error {
+	why, ok := Unavailable(err)
+	if !ok && CutOff(err) {
+		why, ok = cutOffWhy, true
+	}
+	if ok {
+		err = &cas.UnavailableError{Op: "get", Key: key, Why: why, Err: err}
+	}
+	return fmt.Errorf("get %s: read body: %w", key, err)
 }
 
 // CutOff reports a response cut off before its end: the connection

@@ -36,7 +36,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -184,9 +183,9 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		}
 		switch k {
 		case "secure":
-			b, err := strconv.ParseBool(v)
+			b, err := s3compat.URLBool(k, v)
 			if err != nil {
-				return fail("secure %q: want true or false", v)
+				return fail("%v", err)
 			}
 			opts.Secure = b
 		case "region":

@@ -28,7 +28,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -194,7 +193,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if err != nil {
 		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
 	}
-	pathStyle := ""
+	var pathStyle *bool // given in the URL
 	for k, vs := range u.Query() {
 		v := vs[len(vs)-1]
 		if ok, err := tc.Set(k, v); ok {
@@ -213,18 +212,19 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		case "region":
 			opts.Region = v
 		case "path_style":
-			pathStyle = v
+			b, err := s3compat.URLBool(k, v)
+			if err != nil {
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
+			}
+			pathStyle = &b
 		default:
 			return "", "", Options{}, fmt.Errorf("parse s3 url %q: unknown parameter %q", s3compat.ShowURL(u), k)
 		}
 	}
-	opts.PathStyle = opts.Endpoint != "" || envEndpoint() != ""
-	if pathStyle != "" {
-		b, err := strconv.ParseBool(pathStyle)
-		if err != nil {
-			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style %q: want true or false", s3compat.ShowURL(u), pathStyle)
-		}
-		opts.PathStyle = b
+	if pathStyle != nil {
+		opts.PathStyle = *pathStyle
+	} else {
+		opts.PathStyle = opts.Endpoint != "" || envEndpoint() != ""
 	}
 	opts.Timeout, opts.Attempts = tc.Timeout, tc.Attempts
 	return bucket, prefix, opts, nil

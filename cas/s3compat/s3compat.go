@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -30,6 +31,20 @@ func ShowURL(u *url.URL) string {
 		s = u.Scheme + "://" + strings.TrimPrefix(s, u.Scheme+":")
 	}
 	return s
+}
+
+// URLBool parses the value of a store URL's boolean parameter name
+// (s3:// path_style, minio:// secure): what strconv.ParseBool takes
+// (true, false, 1, 0, t, f, TRUE, False, …). Anything else, the empty
+// value included, is an error naming the parameter: "path_style
+// \"maybe\": want true or false". Both backends parse their booleans
+// here, so their spellings and words cannot drift apart.
+func URLBool(name, value string) (bool, error) {
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Errorf("%s %q: want true or false", name, value)
+	}
+	return b, nil
 }
 
 // CleanPrefix returns the prefix under which a store keeps its keys:

@@ -189,8 +189,12 @@ func (w *Workspace) refused(err error, step string) error {
 			what = fmt.Sprintf("step %s@%d", session, n)
 		}
 		undone = what + " was not written"
-		if !cas.IsNotStored(err) {
+		switch {
+		case cas.IsNotStored(err):
+		case re != nil:
 			undone = what + " may have been written (an earlier attempt may have reached the store)"
+		default:
+			undone = what + " may have been written (it may have reached the store before the answer was lost)"
 		}
 	case "list":
 		undone = "could not list " + manifest.DescribePrefix(key)
@@ -200,7 +204,11 @@ func (w *Workspace) refused(err error, step string) error {
 		undone = "could not read " + manifest.DescribeKey(key)
 	}
 	switch {
-	case step == "" || stepPut:
+	case step == "":
+	case stepPut:
+		if errors.Is(err, ErrMaybeWritten) {
+			undone += "; the session's next commit reads its head again"
+		}
 	case errors.Is(err, ErrMaybeWritten):
 		undone += "; " + step + " may have been written (the session's next commit reads its head again)"
 	default:

@@ -41,9 +41,10 @@ var (
 	// ErrUnavailable: the store could not be reached or did not answer
 	// (nothing listening at its address, a host name that does not
 	// resolve, a timeout on every attempt), or no credentials were found
-	// to sign its requests with. The request was retried as far as the
-	// store's attempts allow; a later call may succeed. A commit or fork
-	// so failed wrote nothing unless it is also ErrMaybeWritten.
+	// to sign its requests with. What is worth retrying (a refused or
+	// reset connection, a timeout) was retried as far as the store's
+	// attempts allow; a later call may succeed. A commit or fork so
+	// failed did not write its step unless it is also ErrMaybeWritten.
 	ErrUnavailable = errors.New("the store could not be reached")
 )
 

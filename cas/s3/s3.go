@@ -13,7 +13,8 @@
 // The SDK's own retries are off: one call is one HTTP request, retried (if
 // at all) by the cas/retry wrapper, so request counts are real. Errors
 // worth retrying (5xx except 501, SlowDown, throttling, request timeouts)
-// are marked cas.Transient; network errors are classified by cas/retry.
+// are marked cas.Transient; network errors are said in words by
+// s3compat (cas.UnavailableError) and classified for retrying by cas/retry.
 // The SDK's optional request and response checksums are off too
 // ("when_required"): they add aws-chunked trailers that several
 // S3-compatible servers reject, and every cairn read verifies content

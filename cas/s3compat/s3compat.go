@@ -2,9 +2,9 @@
 // (packages s3 and minio) share: the rule for a store's key prefix, the
 // parsing of a store URL's booleans, the reading of an error reply (its
 // code and HTTP status) as a cas sentinel or a transient failure, and
-// the reading of a request that got no reply (cas.UnavailableError). Each backend only extracts the Reply
-// from its SDK's error type; the meaning of a reply is decided here,
-// once.
+// the reading of a request that got no reply (cas.UnavailableError).
+// Each backend only extracts the Reply from its SDK's error type; the
+// meaning of a reply, or of its absence, is decided here, once.
 package s3compat
 
 import (

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/retry"
 	"github.com/cairnlog/cairn/cas/s3compat"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
@@ -14,11 +15,13 @@ import (
 // Errors. Every error the API returns that has one of these causes
 // matches it with errors.Is; callers need no other package to tell them
 // apart. The set is closed: an error matching none of them is a failure
-// to reach or use the store (I/O, network, permissions) or the caller's
-// own (a callback's error, a cancelled context), passed through. A
-// request the store refused outright (bad credentials, a bucket that
-// does not exist) is said in words, naming the store by its URL, and
-// wraps the backend's *cas.RefusedError.
+// to use the store (local I/O, permissions, a server's reply that is
+// none of the above) or the caller's own (a callback's error, a
+// cancelled context), passed through. A request the store refused
+// outright (bad credentials, a bucket that does not exist) is said in
+// words, naming the store by its URL, and wraps the backend's
+// *cas.RefusedError; a store that could not be reached is said likewise,
+// wraps the backend's *cas.UnavailableError, and is ErrUnavailable.
 var (
 	// ErrNotFound: the session or step does not exist, or was pruned or
 	// removed.
@@ -35,6 +38,14 @@ var (
 	// ErrLimit: something read from the store or given by the caller
 	// exceeds a bound (see Limits and docs/limits.md).
 	ErrLimit = errors.New("limit exceeded")
+	// ErrUnavailable: the store could not be reached or did not answer
+	// (nothing listening at its address, a host name that does not
+	// resolve, a timeout on every attempt), or no credentials were found
+	// to sign its requests with. What is worth retrying (a refused or
+	// reset connection, a timeout) was retried as far as the store's
+	// attempts allow; a later call may succeed. A commit or fork so
+	// failed did not write its step unless it is also ErrMaybeWritten.
+	ErrUnavailable = errors.New("the store could not be reached")
 )
 
 // Refinements of the kinds above, for callers that act on them.
@@ -64,7 +75,7 @@ func mayHaveLanded(err error) bool {
 }
 
 // kinds are the API's errors, in the order classify tries the causes.
-var kinds = []error{ErrNotFound, ErrConflict, ErrCorrupt, ErrInvalid, ErrLimit}
+var kinds = []error{ErrNotFound, ErrConflict, ErrCorrupt, ErrInvalid, ErrLimit, ErrUnavailable}
 
 // kindError gives err one of the API's kinds without changing its text.
 type kindError struct {
@@ -88,7 +99,10 @@ func classify(err error) error {
 		}
 	}
 	var kind error
+	var un *cas.UnavailableError
 	switch {
+	case errors.As(err, &un):
+		kind = ErrUnavailable
 	case errors.Is(err, cas.ErrCorrupt):
 		kind = ErrCorrupt
 	case errors.Is(err, tree.ErrLimit):
@@ -120,8 +134,10 @@ func (w *Workspace) classifyTo(err *error) { *err = w.refused(classify(*err), ""
 func (w *Workspace) classifyWrite(err *error, step string) { *err = w.refused(classify(*err), step) }
 
 // storeRefused is an error whose cause is a request the store refused
-// (cas.RefusedError: bad credentials, a bucket that does not exist),
-// said in the user's words. It matches what its cause matches.
+// (cas.RefusedError: bad credentials, a bucket that does not exist) or
+// that got no answer from it (cas.UnavailableError: nothing listening,
+// no such host, a timeout), said in the user's words. It matches what
+// its cause matches.
 type storeRefused struct {
 	msg string
 	err error
@@ -130,52 +146,76 @@ type storeRefused struct {
 func (e *storeRefused) Error() string { return e.msg }
 func (e *storeRefused) Unwrap() error { return e.err }
 
-// refused says err in words if its cause is a request the store
-// refused: the store as its URL names it, why it refused, and what went
-// undone ("the store s3://b/p refused the request: the bucket does not
-// exist (…): could not read the head hint of session s"), never the
-// object's store key nor the server's reply, which name the SDK's
-// internals. step names the step a commit or fork was writing ("the
-// step"; "" for any other call), so that its error says whether it was
-// written. Any other error is returned as it is.
+// refused says err in words if its cause is a request the store refused
+// or could not be asked: the store as its URL names it, why, and what
+// went undone ("the store s3://b/p refused the request: the bucket does
+// not exist (…): could not read the head hint of session s"; "the store
+// minio://h:1/b/p could not be reached (connection refused: …), after 5
+// attempts: could not read the head hint of session s"), never the
+// object's store key nor the SDK's text, which name its internals. step
+// names the step a commit or fork was writing ("the step"; "" for any
+// other call), so that its error says whether it was written. Any other
+// error is returned as it is.
 func (w *Workspace) refused(err error, step string) error {
 	var re *cas.RefusedError
+	var un *cas.UnavailableError
 	var said *storeRefused
-	if err == nil || !errors.As(err, &re) || errors.As(err, &said) {
+	if err == nil || errors.As(err, &said) {
+		return err
+	}
+	var op, key, why string
+	switch {
+	case errors.As(err, &re):
+		op, key, why = re.Op, re.Key, "refused the request: "+re.Why
+	case errors.As(err, &un):
+		op, key, why = un.Op, un.Key, un.Why
+		var gave *retry.GaveUpError
+		if errors.As(err, &gave) {
+			why += fmt.Sprintf(", after %d attempts", gave.Attempts)
+		}
+	default:
 		return err
 	}
 	store := "the store"
 	if w != nil && w.url != "" {
 		store += " " + showURL(w.url)
 	}
-	session, n, stepKey := manifest.ParseStepKey(re.Key)
-	stepPut := stepKey && re.Op == "put"
+	session, n, stepKey := manifest.ParseStepKey(key)
+	stepPut := stepKey && op == "put"
 	var undone string
-	switch re.Op {
+	switch op {
 	case "put":
-		what := manifest.DescribeKey(re.Key)
+		what := manifest.DescribeKey(key)
 		if stepKey {
 			what = fmt.Sprintf("step %s@%d", session, n)
 		}
 		undone = what + " was not written"
-		if !cas.IsNotStored(err) {
+		switch {
+		case cas.IsNotStored(err):
+		case re != nil:
 			undone = what + " may have been written (an earlier attempt may have reached the store)"
+		default:
+			undone = what + " may have been written (it may have reached the store before the answer was lost)"
 		}
 	case "list":
-		undone = "could not list " + manifest.DescribePrefix(re.Key)
+		undone = "could not list " + manifest.DescribePrefix(key)
 	case "delete":
-		undone = manifest.DescribeKey(re.Key) + " was not deleted"
+		undone = manifest.DescribeKey(key) + " was not deleted"
 	default:
-		undone = "could not read " + manifest.DescribeKey(re.Key)
+		undone = "could not read " + manifest.DescribeKey(key)
 	}
 	switch {
-	case step == "" || stepPut:
+	case step == "":
+	case stepPut:
+		if errors.Is(err, ErrMaybeWritten) {
+			undone += "; the session's next commit reads its head again"
+		}
 	case errors.Is(err, ErrMaybeWritten):
 		undone += "; " + step + " may have been written (the session's next commit reads its head again)"
 	default:
 		undone += "; " + step + " was not written"
 	}
-	return &storeRefused{msg: fmt.Sprintf("%s refused the request: %s: %s", store, re.Why, undone), err: err}
+	return &storeRefused{msg: fmt.Sprintf("%s %s: %s", store, why, undone), err: err}
 }
 
 // showURL returns a store URL as a message shows it: as given, less any

@@ -36,7 +36,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -184,9 +183,9 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		}
 		switch k {
 		case "secure":
-			b, err := strconv.ParseBool(v)
+			b, err := s3compat.URLBool(k, v)
 			if err != nil {
-				return fail("secure %q: want true or false", v)
+				return fail("%v", err)
 			}
 			opts.Secure = b
 		case "region":
@@ -280,7 +279,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("get %s: read body: %w", key, err)
+		return nil, s3compat.BodyError(key, err)
 	}
 	if info.Size >= 0 && int64(buf.Len()) != info.Size {
 		return nil, cas.Transient(fmt.Errorf("get %s: read %d bytes, response said %d", key, buf.Len(), info.Size))

@@ -115,6 +115,17 @@ func IsTransient(err error) bool {
 	return false
 }
 
+// GaveUpError is the error of a call that failed transiently on every
+// one of its attempts (more than one): the last attempt's error, and how
+// many were made, for words such as "after 5 attempts".
+type GaveUpError struct {
+	Attempts int
+	Err      error // the last attempt's
+}
+
+func (e *GaveUpError) Error() string { return fmt.Sprintf("after %d attempts: %v", e.Attempts, e.Err) }
+func (e *GaveUpError) Unwrap() error { return e.Err }
+
 // final marks an error that must be returned as is, never retried.
 type final struct{ err error }
 
@@ -145,7 +156,7 @@ func (s *Store) do(ctx context.Context, op func() error) error {
 			if attempt == 1 {
 				return err // nothing was retried
 			}
-			return fmt.Errorf("after %d attempts: %w", attempt, err)
+			return &GaveUpError{Attempts: attempt, Err: err}
 		}
 		if werr := s.wait(ctx, attempt); werr != nil {
 			return fmt.Errorf("%w (while waiting to retry: %v)", werr, err)

@@ -13,7 +13,8 @@
 // The SDK's own retries are off: one call is one HTTP request, retried (if
 // at all) by the cas/retry wrapper, so request counts are real. Errors
 // worth retrying (5xx except 501, SlowDown, throttling, request timeouts)
-// are marked cas.Transient; network errors are classified by cas/retry.
+// are marked cas.Transient; network errors are said in words by
+// s3compat (cas.UnavailableError) and classified for retrying by cas/retry.
 // The SDK's optional request and response checksums are off too
 // ("when_required"): they add aws-chunked trailers that several
 // S3-compatible servers reject, and every cairn read verifies content
@@ -28,7 +29,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/s3compat"
@@ -103,6 +104,9 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
 		config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired),
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
+		// The SDK's own log lines ("WARN falling back to IMDSv1 …") would
+		// break a command's one line of error on stderr.
+		config.WithLogger(logging.Nop{}),
 	}
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
@@ -113,6 +117,9 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("open s3 store: load aws config: %w", err)
+	}
+	if _, anon := cfg.Credentials.(aws.AnonymousCredentials); cfg.Credentials != nil && !anon {
+		cfg.Credentials = credentials{cfg.Credentials}
 	}
 	if cfg.Region == "" && endpoint != "" {
 		cfg.Region = DefaultRegion
@@ -139,6 +146,18 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
 	return &Store{client: client, bucket: bucket, prefix: p, attempts: opts.Attempts}, nil
+}
+
+// credentials marks the failure of the credential chain as such
+// (s3compat.NoCredentials), for the words of the request it stops.
+type credentials struct{ next aws.CredentialsProvider }
+
+func (c credentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	v, err := c.next.Retrieve(ctx)
+	if err != nil && ctx.Err() == nil {
+		err = s3compat.NoCredentials(err)
+	}
+	return v, err
 }
 
 // Attempts returns how many attempts the retry wrapper should give one
@@ -175,7 +194,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if err != nil {
 		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
 	}
-	pathStyle := ""
+	var pathStyle *bool // given in the URL
 	for k, vs := range u.Query() {
 		v := vs[len(vs)-1]
 		if ok, err := tc.Set(k, v); ok {
@@ -194,18 +213,19 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		case "region":
 			opts.Region = v
 		case "path_style":
-			pathStyle = v
+			b, err := s3compat.URLBool(k, v)
+			if err != nil {
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
+			}
+			pathStyle = &b
 		default:
 			return "", "", Options{}, fmt.Errorf("parse s3 url %q: unknown parameter %q", s3compat.ShowURL(u), k)
 		}
 	}
-	opts.PathStyle = opts.Endpoint != "" || envEndpoint() != ""
-	if pathStyle != "" {
-		b, err := strconv.ParseBool(pathStyle)
-		if err != nil {
-			return "", "", Options{}, fmt.Errorf("parse s3 url %q: path_style %q: want true or false", s3compat.ShowURL(u), pathStyle)
-		}
-		opts.PathStyle = b
+	if pathStyle != nil {
+		opts.PathStyle = *pathStyle
+	} else {
+		opts.PathStyle = opts.Endpoint != "" || envEndpoint() != ""
 	}
 	opts.Timeout, opts.Attempts = tc.Timeout, tc.Attempts
 	return bucket, prefix, opts, nil
@@ -289,7 +309,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 		buf.Grow(int(min(want, 64<<20)))
 	}
 	if _, err := buf.ReadFrom(out.Body); err != nil {
-		return nil, fmt.Errorf("get %s: read body: %w", key, err)
+		return nil, s3compat.BodyError(key, err)
 	}
 	if out.ContentLength != nil && int64(buf.Len()) != want {
 		return nil, cas.Transient(fmt.Errorf("get %s: read %d bytes, response said %d", key, buf.Len(), want))

@@ -1,9 +1,10 @@
 // Package s3compat is what the cas backends that speak the S3 protocol
-// (packages s3 and minio) share: the rule for a store's key prefix, and
-// the reading of an error reply (its code and HTTP status) as a cas
-// sentinel or a transient failure. Each backend only extracts the Reply
-// from its SDK's error type; the meaning of a reply is decided here,
-// once.
+// (packages s3 and minio) share: the rule for a store's key prefix, the
+// parsing of a store URL's booleans, the reading of an error reply (its
+// code and HTTP status) as a cas sentinel or a transient failure, and
+// the reading of a request that got no reply (cas.UnavailableError).
+// Each backend only extracts the Reply from its SDK's error type; the
+// meaning of a reply, or of its absence, is decided here, once.
 package s3compat
 
 import (
@@ -11,11 +12,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/timeout"
 )
 
 // ShowURL returns a store URL as a message may show it: as the user
@@ -27,6 +32,20 @@ func ShowURL(u *url.URL) string {
 		s = u.Scheme + "://" + strings.TrimPrefix(s, u.Scheme+":")
 	}
 	return s
+}
+
+// URLBool parses the value of a store URL's boolean parameter name
+// (s3:// path_style, minio:// secure): what strconv.ParseBool takes
+// (true, false, 1, 0, t, f, TRUE, False, …). Anything else, the empty
+// value included, is an error naming the parameter: "path_style
+// \"maybe\": want true or false". Both backends parse their booleans
+// here, so their spellings and words cannot drift apart.
+func URLBool(name, value string) (bool, error) {
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Errorf("%s %q: want true or false", name, value)
+	}
+	return b, nil
 }
 
 // CleanPrefix returns the prefix under which a store keeps its keys:
@@ -147,6 +166,65 @@ func (r Reply) Why() string {
 	return "the server answered " + reply
 }
 
+// noCredentials marks the error of a backend that found no credentials
+// to sign a request with (see NoCredentials).
+type noCredentials struct{ err error }
+
+func (e *noCredentials) Error() string { return e.err.Error() }
+func (e *noCredentials) Unwrap() error { return e.err }
+
+// NoCredentials marks err as a failure to find credentials to sign a
+// request with (the AWS credential chain came up empty), so that
+// MapError says so instead of what the chain's last source answered (an
+// instance metadata service's 403 is no refusal by the store).
+func NoCredentials(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &noCredentials{err: err}
+}
+
+// Unavailable reports whether err is a request that got no answer from
+// the store, and says why in words that follow the store's URL (see
+// cas.UnavailableError): no credentials to sign it with (NoCredentials),
+// a timeout (package timeout's idle timeout, or a dial's), a host name
+// that does not resolve, a refused, reset or unreachable connection. It
+// is the one reading of both backends' transport errors; a reply from
+// the server, however bad, is not one.
+func Unavailable(err error) (string, bool) {
+	var nc *noCredentials
+	var te *timeout.Error
+	var dns *net.DNSError
+	var op *net.OpError
+	var ne net.Error
+	switch {
+	case errors.As(err, &nc):
+		return "could not be used: no AWS credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; see docs/s3.md)", true
+	case errors.As(err, &te):
+		return fmt.Sprintf("did not answer within %v (set the timeout with ?timeout= or $%s)", te.Idle, timeout.EnvTimeout), true
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Sprintf("could not be reached (no such host %q: check the host in the store URL)", dns.Name), true
+	case errors.As(err, &dns):
+		return fmt.Sprintf("could not be reached (the host name %q could not be looked up)", dns.Name), true
+	case errors.As(err, &op) && op.Op == "dial":
+		why := "could not connect"
+		switch {
+		case op.Timeout():
+			why = "the connection timed out"
+		case errors.Is(err, syscall.ECONNREFUSED):
+			why = "connection refused: is the server running, and is the port in the store URL right?"
+		case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+			why = "the network or host is unreachable"
+		}
+		return "could not be reached (" + why + ")", true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return "did not answer (the connection was reset)", true
+	case errors.As(err, &ne) && ne.Timeout():
+		return "did not answer (the request timed out)", true
+	}
+	return "", false
+}
+
 // MapError translates the error err of a verb ("get", "put", ...) on key,
 // whose reply was r: a missing object to cas.ErrNotFound, one worth
 // retrying marked cas.Transient, a request the server refused as a
@@ -157,13 +235,19 @@ func MapError(verb, key string, err error, r Reply) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", verb, key, err)
 	}
+	if why, ok := Unavailable(err); ok {
+		// Not marked transient here: the retry wrapper decides that from
+		// the cause, as it did before these words.
+		return fmt.Errorf("%s %s: %w", verb, key, &cas.UnavailableError{Op: verb, Key: key, Why: why, Err: err})
+	}
 	switch {
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():
 		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
 	case CutOff(err):
-		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, err))
+		un := &cas.UnavailableError{Op: verb, Key: key, Why: cutOffWhy, Err: err}
+		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, un))
 	case r.Refused():
 		refused := &cas.RefusedError{Op: verb, Key: key, Why: r.Why(), Err: err}
 		if verb == "put" {
@@ -172,6 +256,24 @@ func MapError(verb, key string, err error, r Reply) error {
 		return fmt.Errorf("%s %s: %w", verb, key, refused)
 	}
 	return fmt.Errorf("%s %s: %w", verb, key, err)
+}
+
+// cutOffWhy says a response cut off before its end.
+const cutOffWhy = "did not answer in full (the connection closed before the response ended)"
+
+// BodyError translates the error of reading the body of key's GET
+// response: a body cut off or stalled is said as one that got no whole
+// answer (cas.UnavailableError), and keeps its cause, which the retry
+// wrapper retries as before.
+func BodyError(key string, err error) error {
+	why, ok := Unavailable(err)
+	if !ok && CutOff(err) {
+		why, ok = cutOffWhy, true
+	}
+	if ok {
+		err = &cas.UnavailableError{Op: "get", Key: key, Why: why, Err: err}
+	}
+	return fmt.Errorf("get %s: read body: %w", key, err)
 }
 
 // CutOff reports a response cut off before its end: the connection

@@ -3,12 +3,18 @@ package s3compat_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/retry"
 	"github.com/cairnlog/cairn/cas/s3compat"
+	"github.com/cairnlog/cairn/cas/timeout"
 )
 
 func TestMapError(t *testing.T) {
@@ -146,5 +152,36 @@ func TestRefusedSaidInWords(t *testing.T) {
 				t.Errorf("%s %+v: why %q names the key or the reply", verb, c.r, re.Why)
 			}
 		}
+	}
+}
+
+// TestUnavailableStaysRetried: a transport failure MapError says in
+// words (cas.UnavailableError) is retried exactly as before: the retry
+// wrapper reads the same cause through the words.
+func TestUnavailableStaysRetried(t *testing.T) {
+	dial := func(err error) error {
+		return &url.Error{Op: "Get", URL: "http://h/b/k", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}}
+	}
+	for _, c := range []struct {
+		err   error
+		why   string
+		retry bool
+	}{
+		{dial(syscall.ECONNREFUSED), "could not be reached (connection refused", true},
+		{&url.Error{Op: "Get", URL: "http://h/b/k", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Name: "h", Err: "no such host", IsNotFound: true}}}, `could not be reached (no such host "h"`, false},
+		{&url.Error{Op: "Get", URL: "http://h/b/k", Err: &timeout.Error{Idle: time.Second}}, "did not answer within 1s", true},
+		{&url.Error{Op: "Get", URL: "http://h/b/k", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}, "did not answer (the connection was reset)", true},
+	} {
+		got := s3compat.MapError("get", "steps/s/head", c.err, s3compat.Reply{})
+		var un *cas.UnavailableError
+		if !errors.As(got, &un) || !strings.HasPrefix(un.Why, c.why) || un.Op != "get" || un.Key != "steps/s/head" {
+			t.Errorf("%v: %#v; want an UnavailableError %q…", c.err, un, c.why)
+		}
+		if retry.IsTransient(got) != c.retry || retry.IsTransient(c.err) != c.retry {
+			t.Errorf("%v: retried %v (before the words: %v), want %v", c.err, retry.IsTransient(got), retry.IsTransient(c.err), c.retry)
+		}
+	}
+	if _, ok := s3compat.Unavailable(errors.New("api error AccessDenied")); ok {
+		t.Error("a server's reply read as no answer")
 	}
 }

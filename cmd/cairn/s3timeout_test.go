@@ -70,7 +70,7 @@ func TestHungServerGivesUp(t *testing.T) {
 		{"environment", base, append(env, "CAIRN_S3_TIMEOUT=1s", "CAIRN_S3_ATTEMPTS=2"), []string{"gc", "--grace", "0s"}},
 	} {
 		out, code := cairn(c.env, c.store, c.args...)
-		if code != 1 || !strings.Contains(out, "after 2 attempts") || !strings.Contains(out, "no answer from the store for 1s") {
+		if code != 1 || !strings.Contains(out, "after 2 attempts") || !strings.Contains(out, "did not answer within 1s") {
 			t.Errorf("%s: cairn %s against a hung server: exit %d, %q; want exit 1 after 2 attempts of 1s", c.name, strings.Join(c.args, " "), code, out)
 		}
 	}

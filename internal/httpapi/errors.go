@@ -74,6 +74,10 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 			oneLine(err), l.MaxValueBytes, cairn.EnvMaxValueBytes, l.MaxObjectBytes, cairn.EnvMaxObjectBytes, l.MaxDepth, cairn.EnvMaxDepth))
 	case errors.Is(err, cairn.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, cairn.ErrUnavailable):
+		// The store, not this server, is out of reach: no Retry-After,
+		// which would promise more than the server knows.
+		writeError(w, http.StatusServiceUnavailable, "unavailable", oneLine(err))
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads the answer.
 	default:

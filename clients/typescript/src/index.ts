@@ -10,7 +10,8 @@
  * Errors come back as exceptions: {@link ConflictError} (409: another
  * writer got the step first, or `expect` did not hold), {@link
  * NotFoundError} (404), {@link InvalidError} (400), {@link LimitError}
- * (413), all subclasses of {@link CairnError}.
+ * (413), {@link UnavailableError} (503: the server's store could not be
+ * reached, or the server is busy), all subclasses of {@link CairnError}.
  */
 import * as http from "node:http";
 import * as https from "node:https";
@@ -94,6 +95,20 @@ export class LimitError extends CairnError {
   }
 }
 
+/**
+ * 503: the server's store could not be reached or did not answer, or no
+ * credentials were found for it (code "unavailable": the message names
+ * the store and what went undone: a commit's step was not written, or may
+ * have been); or the server is at its limit of concurrent requests (code
+ * "busy"). Either may pass: try again later.
+ */
+export class UnavailableError extends CairnError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
+    this.name = "UnavailableError";
+  }
+}
+
 function errorFor(status: number, code: string, message: string, head?: number): CairnError {
   switch (status) {
     case 409:
@@ -104,6 +119,8 @@ function errorFor(status: number, code: string, message: string, head?: number):
       return new InvalidError(status, code, message);
     case 413:
       return new LimitError(status, code, message);
+    case 503:
+      return new UnavailableError(status, code, message);
   }
   return new CairnError(status, code, message);
 }

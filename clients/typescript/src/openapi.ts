@@ -203,7 +203,7 @@ export interface components {
     schemas: {
         Error: {
             /** @enum {string} */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "internal" | "timeout" | "method_not_allowed";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "unavailable" | "internal" | "timeout" | "method_not_allowed";
             /** @description one line saying what failed */
             error: string;
             /** @description on a conflict: the session's head as the server saw it */
@@ -410,10 +410,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the server is at its limit of concurrent long-polls, reads or request body bytes; retry after Retry-After seconds */
-        Busy: {
+        /** @description code busy: the server is at its limit of concurrent long-polls, reads or request body bytes; retry after Retry-After seconds. Code unavailable: the store could not be reached or did not answer (nothing listening at its address, a host name that does not resolve, a timeout on every attempt), or no credentials were found for it; the message names the store as given and what went undone (a commit's step was not written, or may have been), and there is no Retry-After */
+        Unavailable: {
             headers: {
-                /** @description seconds to wait before retrying */
+                /** @description on code busy: seconds to wait before retrying */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -454,7 +454,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     inbox: {
@@ -479,7 +479,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     diff: {
@@ -511,7 +511,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     commit: {
@@ -548,7 +548,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removeSession: {
@@ -578,6 +578,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     head: {
@@ -610,7 +611,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     step: {
@@ -644,7 +645,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     wait: {
@@ -688,7 +689,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     log: {
@@ -723,7 +724,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     fork: {
@@ -760,7 +761,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
     reply: {
@@ -797,7 +798,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Busy"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }

@@ -3,9 +3,9 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, isReply, makePatch } from "../src/index.js";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnavailableError, isReply, makePatch } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
-import { cairnBin, required, tempDir } from "./harness.js";
+import { cairnBin, freePort, required, tempDir } from "./harness.js";
 
 const bin = cairnBin();
 if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
@@ -184,6 +184,26 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
       await small.close();
     }
   });
+  it("maps a store the server cannot reach onto UnavailableError, in words", async () => {
+    // Nothing listens at the store's port: 503 code "unavailable", which
+    // used to be 500 "internal" with the SDK's text and a store key.
+    const port = await freePort();
+    const store = `minio://127.0.0.1:${port}/bkt/ws?secure=false&attempts=1`;
+    const down = await startServer({ bin, store, env: { AWS_ACCESS_KEY_ID: "cairn-test", AWS_SECRET_ACCESS_KEY: "cairn-test-secret" } });
+    try {
+      const e = await down.client.commit("s", { n: 1 }).catch((x) => x);
+      expect(e).toBeInstanceOf(UnavailableError);
+      expect(e).toBeInstanceOf(CairnError);
+      expect(e.status).toBe(503);
+      expect(e.code).toBe("unavailable");
+      expect(e.message).toContain(`the store ${store} could not be reached (connection refused`);
+      expect(e.message).toMatch(/the step was not written$/);
+      expect(e.message).not.toMatch(/steps\/|dial tcp|operation error/);
+    } finally {
+      await down.close();
+    }
+  });
+
   it("refuses the session names '.' and '..' as InvalidError, through node:http and fetch", async () => {
     // A URL would resolve them as dot segments and send the request to
     // another route (GET /v1/head: a 404 that head reads as "no session").

@@ -8,12 +8,12 @@
         s.commit(state, record={"turn": 1})  # fenced: ConflictError if another writer moved on
 
 Standard library only. Errors: ConflictError, NotFoundError, InvalidError,
-LimitError, UnauthorizedError, all CairnError.
+LimitError, UnauthorizedError, UnavailableError, all CairnError.
 """
 
 from .client import Client, Step, is_reply
 from .errors import (CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError,
-                     UnreadableSessionsWarning)
+                     UnavailableError, UnreadableSessionsWarning)
 from .session import Session
 from .workspace import Workspace, find_cairn, open
 
@@ -24,7 +24,7 @@ NotFound = NotFoundError
 
 __all__ = [
     "CairnError", "Client", "Conflict", "ConflictError", "InvalidError", "LimitError", "NotFound",
-    "NotFoundError", "Session", "Step", "UnauthorizedError", "UnreadableSessionsWarning", "Workspace", "find_cairn",
+    "NotFoundError", "Session", "Step", "UnauthorizedError", "UnavailableError", "UnreadableSessionsWarning", "Workspace", "find_cairn",
     "is_reply", "open",
 ]
 __version__ = "0.1.0"

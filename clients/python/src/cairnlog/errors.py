@@ -44,8 +44,16 @@ class UnauthorizedError(CairnError):
     """401 or 403: a missing or wrong token, or a non-loopback address without one."""
 
 
+class UnavailableError(CairnError):
+    """503: the server's store could not be reached or did not answer, or no
+    credentials were found for it (code "unavailable": the message names the
+    store and what went undone: a commit's step was not written, or may have
+    been); or the server is at its limit of concurrent requests (code "busy").
+    Either may pass: try again later."""
+
+
 _BY_STATUS = {409: ConflictError, 404: NotFoundError, 400: InvalidError, 413: LimitError, 422: LimitError,
-              401: UnauthorizedError, 403: UnauthorizedError}
+              401: UnauthorizedError, 403: UnauthorizedError, 503: UnavailableError}
 
 
 def error_for(status: int, body: Dict[str, Any]) -> CairnError:

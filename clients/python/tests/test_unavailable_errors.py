@@ -1,0 +1,31 @@
+"""A store the server cannot reach raises UnavailableError, in words."""
+
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+
+import cairnlog
+from cairnlog import CairnError, UnavailableError
+
+
+def test_unreachable_store_is_an_unavailable_error(cairn_bin: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing listens at the store's port. The server answers 503 code
+    # "unavailable", which used to be 500 "internal" with the SDK's text
+    # and a store key ("get steps/s/head: … dial tcp …").
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    store = f"minio://127.0.0.1:{port}/bkt/ws?secure=false&attempts=1"
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "cairn-test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "cairn-test-secret")
+    with cairnlog.open(store, bin=cairn_bin) as ws:
+        with pytest.raises(UnavailableError) as e:
+            ws.session("s").commit({"n": 1})
+    assert e.value.status == 503 and e.value.code == "unavailable"
+    assert isinstance(e.value, CairnError)
+    assert e.value.message.startswith(f"the store {store} could not be reached (connection refused")
+    assert e.value.message.endswith("the step was not written")
+    assert not re.search(r"steps/|dial tcp|operation error", e.value.message)

@@ -29,3 +29,34 @@ def test_unreachable_store_is_an_unavailable_error(cairn_bin: str, monkeypatch: 
     assert e.value.message.startswith(f"the store {store} could not be reached (connection refused")
     assert e.value.message.endswith("the step was not written")
     assert not re.search(r"steps/|dial tcp|operation error", e.value.message)
+
+
+def test_unreachable_server_is_an_unavailable_error() -> None:
+    # Nothing listens at the server's port: the client used to raise
+    # urllib's URLError ("<urlopen error [Errno 111] Connection refused>"),
+    # none of the client's error classes.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = cairnlog.Client(f"http://127.0.0.1:{port}")
+    with pytest.raises(UnavailableError) as e:
+        client.commit("s", {"n": 1})
+    assert e.value.status == 0 and e.value.code == "unreachable"
+    assert e.value.message == (f"could not reach the cairn server at http://127.0.0.1:{port}: connection refused: "
+                               "is cairn serve running, and is the port in the URL right?; nothing was sent")
+    with pytest.raises(UnavailableError):
+        client.sessions()
+
+
+def test_server_that_never_answers_may_have_written() -> None:
+    # A server that accepts the connection and never answers: the commit
+    # may have reached it, and the error says so.
+    with socket.socket() as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        client = cairnlog.Client(f"http://127.0.0.1:{srv.getsockname()[1]}", timeout=0.5)
+        with pytest.raises(UnavailableError) as e:
+            client.commit("s", {"n": 1})
+    assert e.value.code == "unreachable"
+    assert e.value.message.endswith("no answer in time; the request may have taken effect: "
+                                    "read the session's head before trying again")

@@ -100,7 +100,10 @@ export class LimitError extends CairnError {
  * credentials were found for it (code "unavailable": the message names
  * the store and what went undone: a commit's step was not written, or may
  * have been); or the server is at its limit of concurrent requests (code
- * "busy"). Either may pass: try again later.
+ * "busy"). Either may pass: try again later. Also thrown, with status 0
+ * and code "unreachable", when the server itself could not be reached or
+ * did not answer: the message says whether a request that writes may have
+ * taken effect.
  */
 export class UnavailableError extends CairnError {
   constructor(status: number, code: string, message: string) {
@@ -197,11 +200,15 @@ export class CairnClient {
     if (this.token) headers.Authorization = "Bearer " + this.token;
     const timeoutMs = (opts.timeout ?? this.timeout) * 1000;
     let res: { ok: boolean; status: number; statusText: string; text: string };
-    if (this.fetch) {
-      const r = await this.fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
-      res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
-    } else {
-      res = await send(this.agent!, url, method, headers, body, timeoutMs);
+    try {
+      if (this.fetch) {
+        const r = await this.fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
+      } else {
+        res = await send(this.agent!, url, method, headers, body, timeoutMs);
+      }
+    } catch (e) {
+      throw unreachable(this.url, method, timeoutMs, e);
     }
     const text = res.text;
     if (!res.ok) {
@@ -369,6 +376,34 @@ function send(
     req.on("error", fail);
     req.end(body);
   });
+}
+
+/**
+ * The error for a request that got no answer from the server: what
+ * happened, in words, and whether a request that writes may have taken
+ * effect (it may, unless it was never sent).
+ */
+function unreachable(server: string, method: string, timeoutMs: number, e: unknown): UnavailableError {
+  const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  let what: string;
+  let neverSent = false;
+  if (code === "ECONNREFUSED") {
+    what = "connection refused: is cairn serve running, and is the port in the URL right?";
+    neverSent = true;
+  } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    what = "no such host: check the host in the URL";
+    neverSent = true;
+  } else if (err.name === "TimeoutError") {
+    what = `no answer within ${timeoutMs / 1000} s`;
+  } else {
+    what = code ?? err.message ?? String(e);
+  }
+  let msg = `could not reach the cairn server at ${server}: ${what}`;
+  if (method !== "GET" && method !== "HEAD") {
+    msg += neverSent ? "; nothing was sent" : "; the request may have taken effect: read the session's head before trying again";
+  }
+  return new UnavailableError(0, "unreachable", msg);
 }
 
 /** True if a step record is a human's reply ({reply, in_reply_to}). */

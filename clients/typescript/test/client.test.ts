@@ -265,13 +265,30 @@ describe("CairnClient's own transport", () => {
       const port = (mute.address() as { port: number }).port;
       const c = new CairnClient({ url: `http://127.0.0.1:${port}`, token: "t", timeout: 0.2 });
       const e = await c.sessions().catch((err) => err);
-      expect(e).toBeInstanceOf(Error);
-      expect(e.name).toBe("TimeoutError");
-      expect(e.message).toMatch(/no answer within 0\.2 s/);
+      expect(e).toBeInstanceOf(UnavailableError);
+      expect(e.code).toBe("unreachable");
+      expect(e.message).toBe(`cairn: 0 unreachable: could not reach the cairn server at http://127.0.0.1:${port}: no answer within 0.2 s`);
+      // A commit that got no answer may have reached the server.
+      const w = await c.commit("s", { n: 1 }).catch((err) => err);
+      expect(w).toBeInstanceOf(UnavailableError);
+      expect(w.message).toMatch(/no answer within 0\.2 s; the request may have taken effect: read the session's head before trying again$/);
     } finally {
       for (const s of held) s.destroy();
       await new Promise((r) => mute.close(r));
     }
+  });
+
+  it("says a server that is not there is unreachable, and that nothing was sent", async () => {
+    // It used to throw Node's own error (ECONNREFUSED), none of the client's classes.
+    const port = await freePort();
+    const c = new CairnClient({ url: `http://127.0.0.1:${port}`, token: "t" });
+    const e = await c.commit("s", { n: 1 }).catch((err) => err);
+    expect(e).toBeInstanceOf(UnavailableError);
+    expect(e).toBeInstanceOf(CairnError);
+    expect(e.status).toBe(0);
+    expect(e.message).toBe(
+      `cairn: 0 unreachable: could not reach the cairn server at http://127.0.0.1:${port}: connection refused: is cairn serve running, and is the port in the URL right?; nothing was sent`,
+    );
   });
 
   it("refuses a URL it cannot send to", () => {

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import socket
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .errors import NotFoundError, UnreadableSessionsWarning, error_for
+from .errors import NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
 Step = Dict[str, Any]
 """A step as the API returns it: session, step, id, parent, origin, status,
@@ -74,6 +76,28 @@ class Client:
             except ValueError:
                 err = {"code": "http", "error": raw.decode("utf-8", "replace")[:500]}
             raise error_for(e.code, err) from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            raise self._unreachable(method, e) from None
+
+    def _unreachable(self, method: str, e: BaseException) -> UnavailableError:
+        """The error for a request that got no answer from the server: what
+        happened, in words, and whether a request that writes may have
+        taken effect (it may, unless it was never sent)."""
+        reason: object = getattr(e, "reason", e) if isinstance(e, urllib.error.URLError) else e
+        never_sent = isinstance(reason, (ConnectionRefusedError, socket.gaierror))
+        if isinstance(reason, ConnectionRefusedError):
+            what = "connection refused: is cairn serve running, and is the port in the URL right?"
+        elif isinstance(reason, socket.gaierror):
+            what = f"no such host: check the host in the URL ({reason})"
+        elif isinstance(reason, (TimeoutError, socket.timeout)):
+            what = "no answer in time"
+        else:
+            what = str(reason) or type(reason).__name__
+        msg = f"could not reach the cairn server at {self.url}: {what}"
+        if method not in ("GET", "HEAD"):
+            msg += ("; nothing was sent" if never_sent else
+                    "; the request may have taken effect: read the session's head before trying again")
+        return UnavailableError(0, "unreachable", msg)
 
     @staticmethod
     def _s(session: str) -> str:

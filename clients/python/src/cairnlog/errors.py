@@ -49,7 +49,10 @@ class UnavailableError(CairnError):
     credentials were found for it (code "unavailable": the message names the
     store and what went undone: a commit's step was not written, or may have
     been); or the server is at its limit of concurrent requests (code "busy").
-    Either may pass: try again later."""
+    Either may pass: try again later. Also raised, with status 0 and code
+    "unreachable", when the server itself could not be reached or did not
+    answer: the message says whether a request that writes may have taken
+    effect."""
 
 
 _BY_STATUS = {409: ConflictError, 404: NotFoundError, 400: InvalidError, 413: LimitError, 422: LimitError,

@@ -81,3 +81,22 @@ def test_wait_for_reply_returns_the_step_after_the_question(cairn_bin: str, tmp_
         st = c.wait_for_reply("job", q["step"])
         assert st["step"] == q["step"] + 1
         assert st["record"] == {"reply": {"go": True}, "in_reply_to": q["step"]}
+
+
+def test_reply_names_the_question_it_answers(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    store = str(tmp_path / "store")
+    wa, wb = _two_workers(cairn_bin, store)
+    with wa, wb:
+        a = wa.session("job")
+        a.ask({"plan": "deploy"}, "Deploy?")
+        shown = wb.inbox()[0]["step"]
+        # Worker A withdraws and asks another question before the human answers.
+        subprocess.run([cairn_bin, "--store", store, "commit", "job", "-", "--withdraw"],
+                       input='{"plan":"drop"}', text=True, check=True, capture_output=True)
+        a.head = 2
+        a.ask({"plan": "drop"}, "Drop the database?")
+        with pytest.raises(ConflictError) as e:
+            wb.reply("job", {"approved": True}, expect=shown)
+        assert "expected the question at job@1, but the head is job@3" in e.value.message
+        assert [p["step"] for p in wb.inbox()] == [3]
+        assert wb.reply("job", {"approved": False}, expect=3)["step"] == 4

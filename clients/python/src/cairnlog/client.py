@@ -140,9 +140,14 @@ class Client:
             return head
         return self.step(session, n + 1)
 
-    def reply(self, session: str, value: Any) -> Step:
-        """Answer the question at the session's head; the answer becomes its next step."""
-        return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", {"input": value})[1]
+    def reply(self, session: str, value: Any, expect: Optional[int] = None) -> Step:
+        """Answer the question at the session's head; the answer becomes its next step.
+        expect=N (the step the inbox showed) raises ConflictError unless the
+        question answered is the one at step N."""
+        body: Dict[str, Any] = {"input": value}
+        if expect is not None:
+            body["expect"] = int(expect)
+        return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", body)[1]
 
     def log(self, session: str, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""

@@ -87,9 +87,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
+	// This binary guards the command's process group (runner.GuardMain).
+	guard, _ := os.Executable()
 	_, err = runner.Run(ctx, ws, runner.Config{
 		Session: *session, Command: command, Restarts: int(min(*restarts, math.MaxInt32)), Dir: *dir, Wait: *wait,
-		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr,
+		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr, Guard: guard,
 	})
 	return err
 }

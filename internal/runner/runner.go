@@ -47,6 +47,12 @@ type Config struct {
 	// (at the start, or after the command paused it) and then start the
 	// command again. Without it the run ends when the session pauses.
 	Wait bool
+	// Guard, if set, is a program that runs the command as its guard when
+	// started with GuardEnv set (the cairn binary: its main calls
+	// GuardMain), so that on Linux the command's whole process group ends
+	// when the run dies, even by SIGKILL. Empty: the kernel kills only the
+	// command itself then.
+	Guard string
 	// PollInterval is how often a waiting run re-reads the head (default 250 ms).
 	PollInterval time.Duration
 
@@ -71,6 +77,11 @@ type Result struct {
 	Starts   int          // how many times the command was started
 	Restarts int          // how many of those starts followed a failure (in all)
 }
+
+// GuardEnv is set in the environment of the guard program (Config.Guard),
+// which then runs GuardMain instead of its own main; the command does not
+// get it.
+const GuardEnv = "CAIRN_RUN_GUARD"
 
 // Environment variables the command gets.
 const (
@@ -185,7 +196,7 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			EnvAttempt+"="+strconv.Itoa(res.Restarts),
 		)
 		res.Starts++
-		runErr := runCommand(ctx, cmd)
+		runErr := runCommand(ctx, cmd, cfg.Guard)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -291,8 +302,10 @@ func plural(n int, noun string) string {
 // stayInGroup), so that helpers it started go too, and on Linux it is
 // killed if this process dies first. Windows differs; see
 // procattr_windows.go.
-func runCommand(ctx context.Context, cmd *exec.Cmd) error {
-	cmd.SysProcAttr = procAttr(!stayInGroup(cmd.Stdin))
+func runCommand(ctx context.Context, cmd *exec.Cmd, guardProgram string) error {
+	newGroup := !stayInGroup(cmd.Stdin)
+	cmd.SysProcAttr = procAttr(newGroup)
+	guard(cmd, guardProgram, newGroup)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -42,16 +42,27 @@ func (s storeBehind) List(ctx context.Context, prefix, after string, fn func(cas
 // clockSkew is within what S3 accepts and past manifest.ForkPinGrace.
 const clockSkew = 12 * time.Minute
 
-// TestFirstStepBesideForkClockSkewMinIO is TestFirstStepBesideForkInFlight
-// on MinIO, with the store's clock 12 minutes behind the workers'. The
+// s3Servers are the S3 servers the clock tests run on.
+var s3Servers = []struct {
+	name  string
+	start func(testing.TB) *s3test.Bucket
+}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}}
+
+// TestFirstStepBesideForkClockSkewS3 is TestFirstStepBesideForkInFlight
+// on MinIO and versitygw, with the store's clock 12 minutes behind the workers'. The
 // writer measured the fork's pin's age as its own clock minus the
 // store's time, found it older than ForkPinGrace, did not wait, and was
 // acknowledged n@1, which the fork's n@5 then hid: two writers extending
 // one session unnoticed, from a clock a few minutes off. Ages are now
 // read on the store's clock alone.
-func TestFirstStepBesideForkClockSkewMinIO(t *testing.T) {
+func TestFirstStepBesideForkClockSkewS3(t *testing.T) {
+	for _, srv := range s3Servers {
+		t.Run(srv.name, func(t *testing.T) { firstStepBesideForkClockSkew(t, srv.start(t)) })
+	}
+}
+
+func firstStepBesideForkClockSkew(t *testing.T, b *s3test.Bucket) {
 	ctx := context.Background()
-	b := s3test.StartMinIO(t)
 	raw := storeBehind{openMinIOStore(t, b, "skew-first"), clockSkew}
 	ws := cairn.OpenStore(raw)
 	commitN(t, ws, "src", "s", 1, 5)
@@ -98,15 +109,20 @@ func TestFirstStepBesideForkClockSkewMinIO(t *testing.T) {
 	mustVerify(t, fresh)
 }
 
-// TestForkLockClockSkewMinIO: a fork to n holds n's fork lock (paused at
+// TestForkLockClockSkewS3: a fork to n holds n's fork lock (paused at
 // its step's put) when a second fork to n begins, with the store's clock
 // 12 minutes behind the workers'. The second measured the lock's age by
 // its own clock, took it for one left by a dead fork, deleted it and went
 // ahead: two forks to one name at once, which the lock is there to
 // prevent. It must give way (a conflict) and the first fork land.
-func TestForkLockClockSkewMinIO(t *testing.T) {
+func TestForkLockClockSkewS3(t *testing.T) {
+	for _, srv := range s3Servers {
+		t.Run(srv.name, func(t *testing.T) { forkLockClockSkew(t, srv.start(t)) })
+	}
+}
+
+func forkLockClockSkew(t *testing.T, b *s3test.Bucket) {
 	ctx := context.Background()
-	b := s3test.StartMinIO(t)
 	raw := storeBehind{openMinIOStore(t, b, "skew-lock"), clockSkew}
 	ws := cairn.OpenStore(raw)
 	commitN(t, ws, "src", "s", 1, 7)

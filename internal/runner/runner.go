@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
 	"github.com/cairnlog/cairn/internal/termtext"
@@ -158,10 +159,47 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	// run sees a head), but one removed under the run ends it: it is not
 	// restarted from nothing.
 	fresh := true
+	// unreachable counts a head that could not be read because the store
+	// is out of reach (a server restarted or failing over) as a failed
+	// start, and says whether to try again after the pause: a worker
+	// that stopped supervising its loop at the first outage would leave
+	// the session to no one. It returns the error to end the run with
+	// once the restarts are used up, or if the error is not the store's
+	// being out of reach.
+	unreachable := func(err, runErr error) (retry bool, _ error) {
+		if !outOfReach(ctx, err) {
+			return false, err
+		}
+		failures++
+		why := fmt.Sprintf("cannot read the head of %s: %s", cfg.Session, oneLine(err))
+		if runErr != nil {
+			// The command failed, most likely for the same outage.
+			why = fmt.Sprintf("%s %s; %s", cfg.Command[0], ended(runErr), why)
+		}
+		if failures > cfg.Restarts {
+			return false, fmt.Errorf("%s: gave up after %d failed %s in a row without a new step",
+				why, failures, plural(failures, "start"))
+		}
+		pause := backoff(cfg.Backoff, cfg.MaxBackoff, failures)
+		again := "trying again"
+		if runErr != nil {
+			res.Restarts++
+			again = fmt.Sprintf("restart %d", res.Restarts)
+		}
+		fmt.Fprintf(cfg.Log, "cairn run: %s; %s in %v (%d of %d without a new step)\n",
+			why, again, pause, failures, cfg.Restarts)
+		if err := cfg.sleep(ctx, pause); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
 	for {
 		head, err := headOf(ctx, sess, fresh)
 		if err != nil {
-			return res, err
+			if retry, err := unreachable(err, nil); !retry {
+				return res, err
+			}
+			continue
 		}
 		fresh = fresh && head == nil
 		res.Head, res.Status = number(head), statusOf(head)
@@ -201,6 +239,12 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			return res, ctx.Err()
 		}
 		after, err := headOf(ctx, sess, fresh)
+		if err != nil && runErr != nil {
+			if retry, err := unreachable(err, runErr); !retry {
+				return res, err
+			}
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
@@ -333,6 +377,24 @@ func stayInGroup(stdin io.Reader) bool {
 	f, ok := stdin.(*os.File)
 	return ok && isTerminal(f)
 }
+
+// outOfReach reports whether err, from reading a head, is the store's
+// being out of reach (a server down, restarting or not answering), which
+// may pass, rather than an answer: a session removed or damaged, a store
+// that refuses the request, bad input, or the run's own end.
+func outOfReach(ctx context.Context, err error) bool {
+	var refused *cas.RefusedError
+	switch {
+	case ctx.Err() != nil, errors.As(err, &refused),
+		errors.Is(err, cairn.ErrNotFound), errors.Is(err, cairn.ErrCorrupt),
+		errors.Is(err, cairn.ErrInvalid), errors.Is(err, cairn.ErrLimit):
+		return false
+	}
+	return true
+}
+
+// oneLine puts err on one line, for the run's log.
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
 // headOf returns the session's head, nil if it has none: never
 // committed, or removed if removedIsNew.

@@ -111,3 +111,89 @@ echo '{"done":true}' | "$CAIRN_BIN" commit "$CAIRN_SESSION" - --expect "$CAIRN_S
 		t.Fatalf("show s: %q %v", b, err)
 	}
 }
+
+// TestRunWaitRidesOutStoreOutage: a run waiting for a human's reply
+// (cairn run --wait) may wait for hours; the store going out of reach
+// meanwhile ended the run (exit 1, "wait for a reply: …"), so the reply,
+// when it came, found no one to go on with it. The wait now says so and
+// polls on; once the store is back and the reply lands, the command runs.
+func TestRunWaitRidesOutStoreOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts its own MinIO")
+	}
+	srv, err := s3test.LaunchMinIO()
+	if err != nil {
+		if s3test.Required() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	defer srv.Stop()
+	bucket, err := srv.NewBucket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := cairnBinary(t)
+	dir := t.TempDir()
+	store := fmt.Sprintf("minio://%s/%s/wait?secure=false&timeout=1s&attempts=2", srv.Host, bucket)
+	env := append(os.Environ(), "AWS_ACCESS_KEY_ID="+srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+srv.SecretKey,
+		"HOME="+dir, "XDG_CACHE_HOME="+dir+"/cache", "CAIRN_BIN="+bin)
+	cairn := func(stdin string, args ...string) string {
+		t.Helper()
+		c := exec.Command(bin, append([]string{"--store", store}, args...)...)
+		c.Env, c.Stdin = env, strings.NewReader(stdin)
+		b, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("cairn %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		return string(b)
+	}
+	cairn(`{"task":"deploy"}`, "commit", "s", "-", "--status", "awaiting_input", "--record", `{"question":"Deploy?"}`)
+	cmd := exec.Command(bin, "--store", store, "run", "--wait", "--session", "s", "--", "sh", "-c",
+		`echo '{"deployed":true}' | "$CAIRN_BIN" commit "$CAIRN_SESSION" - --expect "$CAIRN_STEP" --status done`)
+	cmd.Env = env
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "waiting for a reply"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("cairn run --wait never waited:\n%s", out.String())
+		}
+	}
+	if err := srv.Pause(); err != nil {
+		if errors.Is(err, errors.ErrUnsupported) && !s3test.Required() {
+			t.Skip(err) // Windows
+		}
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		srv.Resume()
+		t.Fatalf("cairn run --wait ended (%v) while the store was out of reach:\n%s", err, out.String())
+	case <-time.After(4 * time.Second):
+	}
+	if err := srv.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	cairn("", "reply", "s", "--input", `{"approved":true}`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("cairn run --wait once the reply came: %v\n%s", err, out.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("cairn run --wait did not go on once the reply came\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "cairn run: cannot read the head of s: ") {
+		t.Errorf("the wait did not say it could not read the head:\n%s", out.String())
+	}
+	if got := strings.TrimSpace(cairn("", "show", "s")); got != `{"deployed":true}` {
+		t.Fatalf("show s: %s", got)
+	}
+}

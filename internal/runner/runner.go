@@ -213,7 +213,7 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 				return res, nil
 			}
 			fmt.Fprintf(cfg.Log, "cairn run: %s awaits input: %s; waiting for a reply\n", head, question(head))
-			if head, err = waitPast(ctx, sess, head.Number, cfg.PollInterval); err != nil {
+			if head, err = waitPast(ctx, sess, head.Number, cfg.PollInterval, cfg.Log); err != nil {
 				return res, fmt.Errorf("wait for a reply: %w", err)
 			}
 			res.Head, res.Status = number(head), statusOf(head)
@@ -432,10 +432,13 @@ func question(st *cairn.Step) string {
 
 // waitPast polls until the head is past step n. A session that no
 // longer has a head (removed, or swept after that) gets no reply: its
-// error ends the wait.
-func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Duration) (*cairn.Step, error) {
+// error ends the wait. A store out of reach does not: a human may take
+// hours to answer, and the store may restart meanwhile; the wait says so
+// on log once and polls on.
+func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Duration, log io.Writer) (*cairn.Step, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	said := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -443,9 +446,17 @@ func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Durati
 		case <-t.C:
 		}
 		h, err := s.Head(ctx)
+		if err != nil && outOfReach(ctx, err) {
+			if !said {
+				fmt.Fprintf(log, "cairn run: cannot read the head of %s: %s; waiting on\n", s.Name(), oneLine(err))
+				said = true
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
+		said = false
 		if h.Number > n {
 			return h, nil
 		}

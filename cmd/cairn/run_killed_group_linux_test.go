@@ -59,3 +59,42 @@ func TestRunKilledTakesItsGroup(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestRunRestartsAfterBinaryRemoved: each start of the command goes
+// through the cairn binary (its guard); an upgrade that removes the
+// binary cairn run was started from must not leave the run unable to
+// restart its command.
+func TestRunRestartsAfterBinaryRemoved(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cairn")
+	orig, err := os.ReadFile(cairnBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, orig, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store, gone := filepath.Join(dir, "store"), filepath.Join(dir, "gone")
+	// The first start waits for the binary to go, then fails; the
+	// restart marks the session done.
+	cmd := exec.Command(bin, "--store", store, "run", "--session", "s", "--restart", "2", "--", "sh", "-c",
+		`if [ "$CAIRN_ATTEMPT" = 0 ]; then while [ ! -e "$0" ]; do sleep 0.02; done; exit 1; fi; echo ok > "$0.restarted"`, gone)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gone, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("cairn run whose binary was removed: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(gone + ".restarted"); err != nil {
+		t.Fatalf("the command was not restarted after the binary was removed:\n%s", out.String())
+	}
+}

@@ -3,6 +3,7 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,9 +83,9 @@ func TestFirstStepAfterForkDiedBeforeItsStep(t *testing.T) {
 		t.Fatalf("the dead fork left n's base at %d (%v); the test needs 5", base, err)
 	}
 
-	// Ten minutes on, the dead fork's pin no longer holds n's first step.
-	later := cairn.OpenStore(raw)
-	cairn.SetClock(later, func() time.Time { return time.Now().Add(11 * time.Minute) })
+	// Ten minutes on by the store's clock, the dead fork's pin no longer
+	// holds n's first step.
+	later := cairn.OpenStore(pinsAged{raw, 11 * time.Minute})
 	s, err := later.Session("n")
 	if err != nil {
 		t.Fatal(err)
@@ -100,4 +101,27 @@ func TestFirstStepAfterForkDiedBeforeItsStep(t *testing.T) {
 		t.Errorf("log of n: %v; want n@6, n@5", got)
 	}
 	mustVerify(t, fresh)
+}
+
+// pinsAged shows the store's fork pins age older than they are: written
+// that long before the store's clock says now.
+type pinsAged struct {
+	cas.Store
+	age time.Duration
+}
+
+func (s pinsAged) older(key string, i cas.Info) cas.Info {
+	if strings.HasPrefix(key, "pins/") && !i.ModTime.IsZero() {
+		i.ModTime = i.ModTime.Add(-s.age)
+	}
+	return i
+}
+
+func (s pinsAged) Stat(ctx context.Context, key string) (cas.Info, error) {
+	i, err := s.Store.Stat(ctx, key)
+	return s.older(key, i), err
+}
+
+func (s pinsAged) List(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
+	return s.Store.List(ctx, prefix, after, func(i cas.Info) error { return fn(s.older(i.Key, i)) })
 }

@@ -529,7 +529,7 @@ func (s *Session) checkLanded(ctx context.Context, st *manifest.Step) error {
 // step built on it. A fork that does not end in time leaves the step's
 // fate to it: ErrMaybeWritten, never an acknowledgement.
 func (s *Session) awaitFork(ctx context.Context, n uint64) error {
-	err := s.ws.repo.AwaitForks(ctx, s.name, n, s.ws.clock)
+	err := s.ws.repo.AwaitForks(ctx, s.name, n)
 	switch {
 	case err == nil:
 		return nil

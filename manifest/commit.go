@@ -207,7 +207,7 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 	// Whatever happens next the pin is done with; one left behind by a
 	// crash is expired by gc.
 	defer r.DeletePin(context.WithoutCancel(ctx), pin)
-	unlock, err := r.lockForks(ctx, to)
+	unlock, err := r.lockForks(ctx, to, pin)
 	if err != nil {
 		return nil, err
 	}

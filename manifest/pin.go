@@ -123,8 +123,11 @@ const DefaultForkWait = 2 * time.Second
 
 // AwaitForks waits until no fork to target that writes a slot above n is
 // in flight, or fails with ErrForkInFlight once r.ForkWait has passed.
-// now is the writer's clock, for the pins' ages. A session's first step
-// (number n) calls it after its put.
+// A session's first step (number n, just put) calls it after its put.
+// The pins' ages are read on the store's clock (storeClock, from that
+// step's object), never by comparing the store's times with this
+// machine's: a writer whose clock runs minutes ahead of the store's
+// would otherwise take a fork in flight for a dead one.
 //
 // A fork writes its pin before it looks at its target name (which must
 // have no steps) and deletes it after its own put; it may set the name's
@@ -141,8 +144,9 @@ const DefaultForkWait = 2 * time.Second
 // (awaitOlderForks), so no two wait for each other. A pin older than
 // ForkPinGrace by the store's clock is not waited for: gc expires it by
 // fencing its slot.
-func (r *Repo) AwaitForks(ctx context.Context, target string, n uint64, now func() time.Time) error {
-	busy, err := r.waitForks(ctx, func() (bool, error) { return r.forkAbove(ctx, target, n, now()) })
+func (r *Repo) AwaitForks(ctx context.Context, target string, n uint64) error {
+	now := r.storeClock(StepKey(target, n))
+	busy, err := r.waitForks(ctx, func() (bool, error) { return r.forkAbove(ctx, target, n, now) })
 	if err == nil && busy {
 		err = fmt.Errorf("%s@%d: %w", target, n, ErrForkInFlight)
 	}
@@ -218,8 +222,13 @@ var ErrForkFirst = fmt.Errorf("%w: another fork to the name began first and has 
 // and loses having written nothing. A lock older than ForkPinGrace was
 // left by a fork that died (or is paused that long, and whose pin gc
 // expires): it is taken over.
-func (r *Repo) lockForks(ctx context.Context, target string) (unlock func(), err error) {
+//
+// The lock's age is read on the store's clock, from the fork's own pin
+// (storeClock), never by comparing the store's time with this machine's:
+// a forker whose clock runs minutes ahead would take over a live lock.
+func (r *Repo) lockForks(ctx context.Context, target, pin string) (unlock func(), err error) {
 	key := ForkLockKey(target)
+	now := r.storeClock(pin)
 	busy, err := r.waitForks(ctx, func() (bool, error) {
 		err := r.store.Put(ctx, key, nil, cas.PutOptions{IfAbsent: true})
 		if err == nil {
@@ -235,7 +244,9 @@ func (r *Repo) lockForks(ctx context.Context, target string) (unlock func(), err
 		if err != nil {
 			return false, fmt.Errorf("read %s: %w", DescribeKey(key), err)
 		}
-		if !info.ModTime.IsZero() && time.Since(info.ModTime) >= ForkPinGrace {
+		if old, err := olderThan(ctx, now, info, ForkPinGrace); err != nil {
+			return false, err
+		} else if old {
 			if err := r.store.Delete(ctx, key); err != nil && !errors.Is(err, cas.ErrNotFound) {
 				return false, fmt.Errorf("delete %s: %w", DescribeKey(key), err)
 			}
@@ -254,13 +265,15 @@ func (r *Repo) lockForks(ctx context.Context, target string) (unlock func(), err
 // forkAbove reports whether a pin of target younger than ForkPinGrace (a
 // pin of unknown age counts) names a slot above n: one LIST, and a GET
 // of each such pin.
-func (r *Repo) forkAbove(ctx context.Context, target string, n uint64, now time.Time) (bool, error) {
+func (r *Repo) forkAbove(ctx context.Context, target string, n uint64, now func(context.Context) (time.Time, error)) (bool, error) {
 	pins, err := r.pinsOf(ctx, target)
 	if err != nil {
 		return false, err
 	}
 	for _, i := range pins {
-		if !i.ModTime.IsZero() && now.Sub(i.ModTime) >= ForkPinGrace {
+		if old, err := olderThan(ctx, now, i, ForkPinGrace); err != nil {
+			return false, err
+		} else if old {
 			continue
 		}
 		p, err := r.readPin(ctx, i.Key)
@@ -336,4 +349,50 @@ func (r *Repo) CheckPins(ctx context.Context, bad func(key string, err error)) e
 		return fmt.Errorf("list pins: %w", err)
 	}
 	return nil
+}
+
+// storeClock returns the store's clock, as told by key, an object this
+// process wrote a moment ago: its modification time (set by the store)
+// plus the time passed since, by this machine's monotonic clock. Ages
+// measured on it compare the store's times with each other, so a
+// machine whose wall clock is off by minutes (S3 accepts requests up to
+// 15 minutes off) measures them as any other does. The object is read
+// (one HEAD) only when an age is first needed, and at most once. Its time
+// is no later than the store's when the read is sent, so the clock never
+// runs ahead of the store's: an age it gives is never more than the true
+// one. A store that keeps no times gives the zero time: every age is
+// unknown.
+func (r *Repo) storeClock(key string) func(context.Context) (time.Time, error) {
+	var (
+		ref   time.Time // the object's time, by the store's clock
+		start time.Time // when it was asked for, by this machine's
+		read  bool
+	)
+	return func(ctx context.Context) (time.Time, error) {
+		if !read {
+			start = time.Now()
+			info, err := r.store.Stat(ctx, key)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("read %s: %w", DescribeKey(key), err)
+			}
+			ref, read = info.ModTime, true
+		}
+		if ref.IsZero() {
+			return time.Time{}, nil
+		}
+		return ref.Add(time.Since(start)), nil
+	}
+}
+
+// olderThan reports whether the object i is older than age on the
+// store's clock now; an object or a clock of unknown time is not.
+func olderThan(ctx context.Context, now func(context.Context) (time.Time, error), i cas.Info, age time.Duration) (bool, error) {
+	if i.ModTime.IsZero() {
+		return false, nil
+	}
+	t, err := now(ctx)
+	if err != nil || t.IsZero() {
+		return false, err
+	}
+	return t.Sub(i.ModTime) >= age, nil
 }

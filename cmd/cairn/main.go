@@ -25,6 +25,7 @@ import (
 	"github.com/cairnlog/cairn"
 	_ "github.com/cairnlog/cairn/cas/minio" // minio:// stores
 	_ "github.com/cairnlog/cairn/cas/s3"    // s3:// stores
+	"github.com/cairnlog/cairn/internal/runner"
 )
 
 // command is one subcommand: its flags are set up by flags, and run does the work.
@@ -190,6 +191,10 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
+	if os.Getenv(runner.GuardEnv) != "" {
+		// The guard of a command under cairn run (see runner.Config.Guard).
+		os.Exit(runner.GuardMain(os.Args[1:]))
+	}
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/internal/s3test"
 )
 
@@ -20,6 +21,10 @@ import (
 // binary act as an agent process (CAIRN_TEST_CHILD) for tests that need
 // one process to do many steps.
 func TestMain(m *testing.M) {
+	if os.Getenv(runner.GuardEnv) != "" {
+		// In-process cairn run tests start this binary as their guard.
+		os.Exit(runner.GuardMain(os.Args[1:]))
+	}
 	if mode := os.Getenv("CAIRN_TEST_CHILD"); mode != "" {
 		if err := runChild(mode); err != nil {
 			fmt.Fprintf(os.Stderr, "child %s: %v\n", mode, err)

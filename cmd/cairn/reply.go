@@ -5,12 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 )
 
-const replyUsage = "SESSION --input JSON"
+const replyUsage = "SESSION --input JSON [--expect N]"
 
 var replyCmd = command{
 	summary:   "answer a session that awaits input: the answer becomes its next step",
@@ -22,6 +23,7 @@ var replyCmd = command{
 func runReply(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reply", replyUsage)
 	input := fs.String("input", "", "the answer, a `JSON` value (- reads it from stdin)")
+	expect := fs.wholeIn("expect", 0, 1, math.MaxUint64, "a step number", "", "fail with exit 3 unless the question is the one at step `N` (as cairn inbox shows it)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -60,7 +62,11 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	st, err := hitl.Reply(ctx, s, in)
+	var question *uint64
+	if given(fs, "expect") {
+		question = expect
+	}
+	st, err := hitl.ReplyTo(ctx, s, in, question)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"slices"
 	"syscall"
 
@@ -87,9 +88,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
+	// This binary guards the command's process group (runner.GuardMain):
+	// on Linux by /proc/self/exe, which is this very binary even if its
+	// file was replaced or removed since the run began (an upgrade).
+	guard, _ := os.Executable()
+	if runtime.GOOS == "linux" {
+		guard = "/proc/self/exe"
+	}
 	_, err = runner.Run(ctx, ws, runner.Config{
 		Session: *session, Command: command, Restarts: int(min(*restarts, math.MaxInt32)), Dir: *dir, Wait: *wait,
-		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr,
+		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr, Guard: guard,
 	})
 	return err
 }

@@ -24,6 +24,10 @@ import (
 // cairn.ErrConflict.
 var ErrNotAwaiting = fmt.Errorf("%w: the head does not await input", cairn.ErrConflict)
 
+// ErrQuestionMoved is returned by ReplyTo when the session's head is not
+// the question the reply names. It wraps cairn.ErrConflict.
+var ErrQuestionMoved = fmt.Errorf("%w: the question moved", cairn.ErrConflict)
+
 // MaxInput bounds a reply's JSON text; it travels in a step record.
 const MaxInput = 512 << 10
 
@@ -92,6 +96,15 @@ func Ask(ctx context.Context, s *cairn.Session, question string, details json.Ra
 // if the head does not await input, and with cairn.ErrConflict if another
 // step lands first, so a question is answered at most once.
 func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn.Step, error) {
+	return ReplyTo(ctx, s, input, nil)
+}
+
+// ReplyTo is Reply fenced on the question the human read: with question
+// set, it fails with ErrQuestionMoved (a conflict) unless the question
+// being answered is the one at step *question, so an answer never goes to
+// a question asked after the human looked (another worker withdrew the
+// one shown and asked another). Nil answers whatever the head asks.
+func ReplyTo(ctx context.Context, s *cairn.Session, input json.RawMessage, question *uint64) (*cairn.Step, error) {
 	if !json.Valid(input) {
 		return nil, fmt.Errorf("reply to %s: input is not valid JSON", s.Name())
 	}
@@ -101,6 +114,10 @@ func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn
 	head, err := s.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
+	}
+	if question != nil && head.Number != *question {
+		return nil, fmt.Errorf("reply to %s: %w: expected the question at %s@%d, but the head is %s (%s)",
+			s.Name(), ErrQuestionMoved, s.Name(), *question, head, head.Status)
 	}
 	if head.Status != cairn.AwaitingInput {
 		return nil, fmt.Errorf("reply to %s: %s is %s: %w", s.Name(), head, head.Status, ErrNotAwaiting)

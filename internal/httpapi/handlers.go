@@ -649,9 +649,15 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
 // replyRequest is the body of POST /v1/sessions/{session}/reply.
 type replyRequest struct {
 	Input json.RawMessage `json:"input"`
+	// Expect, if set, is the step of the question the human answers: the
+	// reply is a conflict if the head is another.
+	Expect *uint64 `json:"expect,omitempty"`
 }
 
-var replyFields = []field{{"input", "the human's answer, any JSON value"}}
+var replyFields = []field{
+	{"input", "the human's answer, any JSON value"},
+	{"expect", "a step number >= 1 (the step of the question answered)"},
+}
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	e, err := s.session(r)
@@ -672,7 +678,10 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Input) > hitl.MaxInput {
 		return &apiError{status: http.StatusRequestEntityTooLarge, code: "too_large", msg: fmt.Sprintf("input exceeds %d bytes", hitl.MaxInput)}
 	}
-	st, err := hitl.Reply(r.Context(), e.sess, req.Input)
+	if req.Expect != nil && *req.Expect == 0 {
+		return badRequest("expect: want a step number >= 1 (the step of the question answered)")
+	}
+	st, err := hitl.ReplyTo(r.Context(), e.sess, req.Input, req.Expect)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
 	"github.com/cairnlog/cairn/internal/termtext"
@@ -47,6 +48,12 @@ type Config struct {
 	// (at the start, or after the command paused it) and then start the
 	// command again. Without it the run ends when the session pauses.
 	Wait bool
+	// Guard, if set, is a program that runs the command as its guard when
+	// started with GuardEnv set (the cairn binary: its main calls
+	// GuardMain), so that on Linux the command's whole process group ends
+	// when the run dies, even by SIGKILL. Empty: the kernel kills only the
+	// command itself then.
+	Guard string
 	// PollInterval is how often a waiting run re-reads the head (default 250 ms).
 	PollInterval time.Duration
 
@@ -71,6 +78,11 @@ type Result struct {
 	Starts   int          // how many times the command was started
 	Restarts int          // how many of those starts followed a failure (in all)
 }
+
+// GuardEnv is set in the environment of the guard program (Config.Guard),
+// which then runs GuardMain instead of its own main; the command does not
+// get it.
+const GuardEnv = "CAIRN_RUN_GUARD"
 
 // Environment variables the command gets.
 const (
@@ -147,10 +159,47 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	// run sees a head), but one removed under the run ends it: it is not
 	// restarted from nothing.
 	fresh := true
+	// unreachable counts a head that could not be read because the store
+	// is out of reach (a server restarted or failing over) as a failed
+	// start, and says whether to try again after the pause: a worker
+	// that stopped supervising its loop at the first outage would leave
+	// the session to no one. It returns the error to end the run with
+	// once the restarts are used up, or if the error is not the store's
+	// being out of reach.
+	unreachable := func(err, runErr error) (retry bool, _ error) {
+		if !outOfReach(ctx, err) {
+			return false, err
+		}
+		failures++
+		why := fmt.Sprintf("cannot read the head of %s: %s", cfg.Session, oneLine(err))
+		if runErr != nil {
+			// The command failed, most likely for the same outage.
+			why = fmt.Sprintf("%s %s; %s", cfg.Command[0], ended(runErr), why)
+		}
+		if failures > cfg.Restarts {
+			return false, fmt.Errorf("%s: gave up after %d failed %s in a row without a new step",
+				why, failures, plural(failures, "start"))
+		}
+		pause := backoff(cfg.Backoff, cfg.MaxBackoff, failures)
+		again := "trying again"
+		if runErr != nil {
+			res.Restarts++
+			again = fmt.Sprintf("restart %d", res.Restarts)
+		}
+		fmt.Fprintf(cfg.Log, "cairn run: %s; %s in %v (%d of %d without a new step)\n",
+			why, again, pause, failures, cfg.Restarts)
+		if err := cfg.sleep(ctx, pause); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
 	for {
 		head, err := headOf(ctx, sess, fresh)
 		if err != nil {
-			return res, err
+			if retry, err := unreachable(err, nil); !retry {
+				return res, err
+			}
+			continue
 		}
 		fresh = fresh && head == nil
 		res.Head, res.Status = number(head), statusOf(head)
@@ -164,7 +213,7 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 				return res, nil
 			}
 			fmt.Fprintf(cfg.Log, "cairn run: %s awaits input: %s; waiting for a reply\n", head, question(head))
-			if head, err = waitPast(ctx, sess, head.Number, cfg.PollInterval); err != nil {
+			if head, err = waitPast(ctx, sess, head.Number, cfg.PollInterval, cfg.Log); err != nil {
 				return res, fmt.Errorf("wait for a reply: %w", err)
 			}
 			res.Head, res.Status = number(head), statusOf(head)
@@ -185,11 +234,17 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			EnvAttempt+"="+strconv.Itoa(res.Restarts),
 		)
 		res.Starts++
-		runErr := runCommand(ctx, cmd)
+		runErr := runCommand(ctx, cmd, cfg.Guard)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
 		after, err := headOf(ctx, sess, fresh)
+		if err != nil && runErr != nil {
+			if retry, err := unreachable(err, runErr); !retry {
+				return res, err
+			}
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
@@ -291,8 +346,10 @@ func plural(n int, noun string) string {
 // stayInGroup), so that helpers it started go too, and on Linux it is
 // killed if this process dies first. Windows differs; see
 // procattr_windows.go.
-func runCommand(ctx context.Context, cmd *exec.Cmd) error {
-	cmd.SysProcAttr = procAttr(!stayInGroup(cmd.Stdin))
+func runCommand(ctx context.Context, cmd *exec.Cmd, guardProgram string) error {
+	newGroup := !stayInGroup(cmd.Stdin)
+	cmd.SysProcAttr = procAttr(newGroup)
+	guard(cmd, guardProgram, newGroup)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -320,6 +377,24 @@ func stayInGroup(stdin io.Reader) bool {
 	f, ok := stdin.(*os.File)
 	return ok && isTerminal(f)
 }
+
+// outOfReach reports whether err, from reading a head, is the store's
+// being out of reach (a server down, restarting or not answering), which
+// may pass, rather than an answer: a session removed or damaged, a store
+// that refuses the request, bad input, or the run's own end.
+func outOfReach(ctx context.Context, err error) bool {
+	var refused *cas.RefusedError
+	switch {
+	case ctx.Err() != nil, errors.As(err, &refused),
+		errors.Is(err, cairn.ErrNotFound), errors.Is(err, cairn.ErrCorrupt),
+		errors.Is(err, cairn.ErrInvalid), errors.Is(err, cairn.ErrLimit):
+		return false
+	}
+	return true
+}
+
+// oneLine puts err on one line, for the run's log.
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
 // headOf returns the session's head, nil if it has none: never
 // committed, or removed if removedIsNew.
@@ -357,10 +432,13 @@ func question(st *cairn.Step) string {
 
 // waitPast polls until the head is past step n. A session that no
 // longer has a head (removed, or swept after that) gets no reply: its
-// error ends the wait.
-func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Duration) (*cairn.Step, error) {
+// error ends the wait. A store out of reach does not: a human may take
+// hours to answer, and the store may restart meanwhile; the wait says so
+// on log once and polls on.
+func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Duration, log io.Writer) (*cairn.Step, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	said := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -368,9 +446,17 @@ func waitPast(ctx context.Context, s *cairn.Session, n uint64, every time.Durati
 		case <-t.C:
 		}
 		h, err := s.Head(ctx)
+		if err != nil && outOfReach(ctx, err) {
+			if !said {
+				fmt.Fprintf(log, "cairn run: cannot read the head of %s: %s; waiting on\n", s.Name(), oneLine(err))
+				said = true
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
+		said = false
 		if h.Number > n {
 			return h, nil
 		}

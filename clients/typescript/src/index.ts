@@ -303,9 +303,14 @@ export class CairnClient {
     return r.status === 200 ? r.body : undefined;
   }
 
-  /** Answer the question at the session's head; the answer becomes its next step. */
-  async reply(session: string, input: unknown): Promise<Step> {
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/reply`, { body: { input } })).body;
+  /**
+   * Answer the question at the session's head; the answer becomes its next step. With
+   * `opts.expect` (the question's step, as the inbox showed it) a question asked there since
+   * instead is a ConflictError, not answered.
+   */
+  async reply(session: string, input: unknown, opts: { expect?: number } = {}): Promise<Step> {
+    const body = opts.expect === undefined ? { input } : { input, expect: opts.expect };
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/reply`, { body })).body;
   }
 
   /** Steps newest first (without states), following parents across forks. */

@@ -304,6 +304,8 @@ export interface components {
         ReplyRequest: {
             /** @description the human's answer, any JSON value */
             input: unknown;
+            /** @description fail with 409 unless the question answered is the one at this step (the step the inbox showed) */
+            expect?: number;
         };
         Removed: {
             session: string;

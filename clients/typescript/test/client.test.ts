@@ -65,7 +65,10 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
     const inbox = await c.inbox();
     expect(inbox).toHaveLength(1);
     expect(inbox[0].question).toBe("approve plan?");
-    const r = await c.reply("ts", { approved: true });
+    // Naming a question that is not the one at the head is a conflict and answers nothing.
+    await expect(c.reply("ts", { approved: true }, { expect: 2 })).rejects.toBeInstanceOf(ConflictError);
+    expect(await c.inbox()).toHaveLength(1);
+    const r = await c.reply("ts", { approved: true }, { expect: 3 });
     expect(isReply(r.record)).toBe(true);
     expect(r.record).toMatchObject({ reply: { approved: true }, in_reply_to: 3 });
     await expect(c.reply("ts", "again")).rejects.toBeInstanceOf(ConflictError);

@@ -149,15 +149,29 @@ class Client:
         return body if status == 200 else None
 
     def wait_for_reply(self, session: str, question_step: int, poll: float = 30) -> Step:
-        """Block until the step after question_step lands; return that step."""
+        """Block until the step after question_step lands; return that step
+        (the reply, unless another writer went on without one: check its
+        record with is_reply), even if later steps landed meanwhile."""
         while True:
             st = self.wait(session, question_step, timeout=poll)
             if st is not None:
-                return st
+                return self.step_after(session, question_step, st)
 
-    def reply(self, session: str, value: Any) -> Step:
-        """Answer the question at the session's head; the answer becomes its next step."""
-        return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", {"input": value})[1]
+    def step_after(self, session: str, n: int, head: Step) -> Step:
+        """Step n+1 of the session, given a head past n that wait returned:
+        the head itself, or the step read back when others landed since."""
+        if head["step"] == n + 1:
+            return head
+        return self.step(session, n + 1)
+
+    def reply(self, session: str, value: Any, expect: Optional[int] = None) -> Step:
+        """Answer the question at the session's head; the answer becomes its next step.
+        expect=N (the step the inbox showed) raises ConflictError unless the
+        question answered is the one at step N."""
+        body: Dict[str, Any] = {"input": value}
+        if expect is not None:
+            body["expect"] = int(expect)
+        return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", body)[1]
 
     def log(self, session: str, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""

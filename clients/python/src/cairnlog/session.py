@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from .client import Client, Step, is_reply
+from .errors import ConflictError
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -48,17 +49,27 @@ class Session:
         return st
 
     def wait_reply(self, timeout: Optional[float] = None, poll: float = 30) -> Any:
-        """Wait for the step after the tracked head (a human's reply) and
-        return the reply; None if timeout seconds pass first."""
+        """Wait for the human's reply to the question at the tracked head and
+        return it; None if timeout seconds pass first. The reply becomes the
+        tracked head even if other steps landed after it, so the next commit
+        is a ConflictError rather than a step on top of another writer's.
+        Raises ConflictError if the step after the question is no reply to
+        it (another writer withdrew the question and went on)."""
+        q = self.head
         if timeout is None:
-            st = self.client.wait_for_reply(self.name, self.head, poll=poll)
+            st = self.client.wait_for_reply(self.name, q, poll=poll)
         else:
-            st = self.client.wait(self.name, self.head, timeout=timeout)
+            st = self.client.wait(self.name, q, timeout=timeout)
             if st is None:
                 return None
-        self.head, self.last = st["step"], st
+            st = self.client.step_after(self.name, q, st)
         rec = st.get("record")
-        return rec["reply"] if is_reply(rec) else rec
+        if not is_reply(rec) or rec["in_reply_to"] != q:
+            raise ConflictError(409, "conflict",
+                                f"{self.name}@{st['step']} is no reply to the question at {self.name}@{q}: "
+                                "another writer went on without an answer")
+        self.head, self.last = st["step"], st
+        return rec["reply"]
 
     def fork(self, to: str, step: Optional[int] = None) -> "Session":
         """Fork step (default the head) into a new session and return it, its head tracked."""

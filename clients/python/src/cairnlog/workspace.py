@@ -61,9 +61,10 @@ class Workspace:
         """Sessions whose head awaits a human."""
         return self.client.inbox()
 
-    def reply(self, session: str, value: Any) -> Dict[str, Any]:
-        """Answer the question at a session's head."""
-        return self.client.reply(session, value)
+    def reply(self, session: str, value: Any, expect: Optional[int] = None) -> Dict[str, Any]:
+        """Answer the question at a session's head; expect=N (the step the inbox
+        showed) raises ConflictError if the question there is another."""
+        return self.client.reply(session, value, expect=expect)
 
     def diff(self, a: str, b: str) -> List[Dict[str, str]]:
         """Changes from step a to step b ("S" or "S@N")."""

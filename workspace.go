@@ -122,7 +122,7 @@ func (noStore) Put(context.Context, string, []byte, cas.PutOptions) error {
 	return cas.NotStored(errNoStore)
 }
 func (noStore) Get(context.Context, string, int64, int64) ([]byte, error) { return nil, errNoStore }
-func (noStore) Stat(context.Context, string) (cas.Info, error)           { return cas.Info{}, errNoStore }
+func (noStore) Stat(context.Context, string) (cas.Info, error)            { return cas.Info{}, errNoStore }
 func (noStore) List(context.Context, string, string, func(cas.Info) error) error {
 	return errNoStore
 }

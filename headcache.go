@@ -49,11 +49,12 @@ func (w *Workspace) UseHeadCache(dir string) {
 	w.repo.UseLocalObjects(objectcache.New(filepath.Join(dir, "objects"), w.cacheURL()))
 }
 
-// cacheURL names the workspace's store in cache keys: its URL, a local
-// path made absolute.
+// cacheURL names the workspace's store in the keys of every local cache
+// (head, object and stat caches): its URL, a local path made absolute;
+// "" for a store opened with OpenStore.
 func (w *Workspace) cacheURL() string {
 	url := w.url
-	if !strings.Contains(url, "://") {
+	if url != "" && !strings.Contains(url, "://") {
 		if a, err := filepath.Abs(url); err == nil {
 			url = a
 		}

@@ -50,16 +50,20 @@ func (w *Workspace) UseHeadCache(dir string) {
 }
 
 // cacheURL names the workspace's store in the keys of every local cache
-// (head, object and stat caches): its URL, a local path made absolute;
-// "" for a store opened with OpenStore.
+// (head, object and stat caches): its URL; for a local directory (a path
+// or a file:// URL, which may be relative) the directory's absolute path,
+// so that one name never stands for two directories; "" for a store
+// opened with OpenStore.
 func (w *Workspace) cacheURL() string {
-	url := w.url
-	if url != "" && !strings.Contains(url, "://") {
-		if a, err := filepath.Abs(url); err == nil {
-			url = a
+	if w.url == "" {
+		return ""
+	}
+	if scheme, path := splitStoreURL(w.url); scheme == "file" {
+		if a, err := filepath.Abs(path); err == nil {
+			return a
 		}
 	}
-	return url
+	return w.url
 }
 
 // errStaleHead reports that a commit started from a cached head lost its

@@ -52,11 +52,15 @@ func (w *Workspace) UseHeadCache(dir string) {
 // cacheURL names the workspace's store in the keys of every local cache
 // (head, object and stat caches): its URL; for a local directory (a path
 // or a file:// URL, which may be relative) the directory's absolute path,
-// so that one name never stands for two directories; "" for a store
-// opened with OpenStore.
+// and for a store whose URL leaves its server to the environment (s3://)
+// its location (cas.Locator), so that one name never stands for two
+// stores; "" for a store opened with OpenStore.
 func (w *Workspace) cacheURL() string {
 	if w.url == "" {
 		return ""
+	}
+	if w.location != "" {
+		return w.location
 	}
 	if scheme, path := splitStoreURL(w.url); scheme == "file" {
 		if a, err := filepath.Abs(path); err == nil {

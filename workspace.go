@@ -32,9 +32,12 @@ import (
 
 // Workspace is one cairn store. It is safe for concurrent use.
 type Workspace struct {
-	url   string
-	meter *metered.Store
-	repo  *manifest.Repo
+	url string
+	// location is the backend's cas.Locator name, if it has one: what
+	// local caches key the store by.
+	location string
+	meter    *metered.Store
+	repo     *manifest.Repo
 	// fanout is the compaction fanout of commits (0: no compaction).
 	fanout int
 	limits Limits
@@ -143,8 +146,13 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 		}
 		store = retry.New(meter, p)
 	}
+	location := ""
+	if l, ok := backend.(cas.Locator); ok {
+		location = l.Location()
+	}
 	return &Workspace{
 		url:      url,
+		location: location,
 		meter:    meter,
 		repo:     manifest.NewRepo(store, 0),
 		fanout:   DefaultCompactionFanout,

@@ -56,18 +56,10 @@ func (w *Workspace) UseHeadCache(dir string) {
 // its location (cas.Locator), so that one name never stands for two
 // stores; "" for a store opened with OpenStore.
 func (w *Workspace) cacheURL() string {
-	if w.url == "" {
-		return ""
-	}
-	if w.location != "" {
+	if w.url != "" && w.location != "" {
 		return w.location
 	}
-	if scheme, path := splitStoreURL(w.url); scheme == "file" {
-		if a, err := filepath.Abs(path); err == nil {
-			return a
-		}
-	}
-	return w.url
+	return w.URL()
 }
 
 // errStaleHead reports that a commit started from a cached head lost its

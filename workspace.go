@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,8 +184,22 @@ const DefaultCompactionFanout = 32
 // more objects for a resume to read. Set it before committing.
 func (w *Workspace) SetCompactionFanout(n int) { w.fanout = n }
 
-// URL returns the store URL the workspace was opened with.
-func (w *Workspace) URL() string { return w.url }
+// URL returns the store URL the workspace was opened with, a local
+// directory (a path or a file:// URL, either of which may be relative)
+// as its absolute path: the URL opens the same store from any working
+// directory, as a command under cairn run that changes directory needs.
+// "" for a workspace opened with OpenStore.
+func (w *Workspace) URL() string {
+	if w.url == "" {
+		return ""
+	}
+	if scheme, path := splitStoreURL(w.url); scheme == "file" {
+		if a, err := filepath.Abs(path); err == nil {
+			return a
+		}
+	}
+	return w.url
+}
 
 // Close releases the workspace's resources.
 func (w *Workspace) Close() error { return nil }

@@ -3,7 +3,6 @@ package cairn
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/dircache"
@@ -65,17 +64,13 @@ type dirBuild struct {
 	taken bool // build ran: it owns the cache and stopped the scan
 }
 
-// prepare opens the stat cache of the state for the store and session
-// and starts scanning the tree. Call build, or release.
+// prepare opens the stat cache of the state for the store, as
+// Workspace.cacheURL names it, and session, and starts scanning the tree.
+// Call build, or release.
 func (d cachedDirState) prepare(storeURL, session string) *dirBuild {
 	abs, err := filepath.Abs(d.path)
 	if err != nil {
 		abs = d.path
-	}
-	if !strings.Contains(storeURL, "://") && storeURL != "" {
-		if a, err := filepath.Abs(storeURL); err == nil {
-			storeURL = a
-		}
 	}
 	key := storeURL + "\x00" + session + "\x00" + abs
 	c := dircache.Open(filepath.Join(d.cacheDir, "dirs", dircache.FileName(key)), key)

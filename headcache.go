@@ -15,7 +15,8 @@ import (
 // UseHeadCache makes the workspace keep, under dir, each session's head
 // as this process last committed it, and start a session's next commit
 // from there: a commit in a fresh process (the CLI) then writes its step
-// with one PUT and one HEAD (of the session's marker) instead of finding
+// with one PUT and one small GET (of the cached head's manifest, to check
+// that the store still holds that step in its slot) instead of finding
 // the head and reading every object of its layout. An empty dir turns it
 // off. Stores that live only in this process (mem://, OpenStore) are
 // never cached.
@@ -24,9 +25,11 @@ import (
 // if the step slot above the cached head is taken (another writer moved
 // on, or gc fenced a removed session), the commit reads the head from the
 // store and tries once more, or, with CommitOptions.Expect, fails as it
-// would have without the cache. A session whose marker changed since
-// (a store wiped and rebuilt at the same URL, a session removed,
-// collected and created again) is read from the store. A corrupt,
+// would have without the cache. A session whose slot of the cached head
+// no longer holds that step (a store restored from an older copy, or
+// wiped and rebuilt at the same URL, a session removed, collected and
+// created again, another store behind the same URL) is read from the
+// store. A corrupt,
 // foreign or oversized cache file is ignored. Call it right after Open.
 //
 // Beside the heads, under dir/objects, the workspace keeps a copy of each
@@ -46,16 +49,17 @@ func (w *Workspace) UseHeadCache(dir string) {
 	w.repo.UseLocalObjects(objectcache.New(filepath.Join(dir, "objects"), w.cacheURL()))
 }
 
-// cacheURL names the workspace's store in cache keys: its URL, a local
-// path made absolute.
+// cacheURL names the workspace's store in the keys of every local cache
+// (head, object and stat caches): its URL; for a local directory (a path
+// or a file:// URL, which may be relative) the directory's absolute path,
+// and for a store whose URL leaves its server to the environment (s3://)
+// its location (cas.Locator), so that one name never stands for two
+// stores; "" for a store opened with OpenStore.
 func (w *Workspace) cacheURL() string {
-	url := w.url
-	if !strings.Contains(url, "://") {
-		if a, err := filepath.Abs(url); err == nil {
-			url = a
-		}
+	if w.url != "" && w.location != "" {
+		return w.location
 	}
-	return url
+	return w.URL()
 }
 
 // errStaleHead reports that a commit started from a cached head lost its
@@ -73,8 +77,9 @@ func (s *Session) headCacheFile() (path, key string) {
 }
 
 // loadCached sets the session's head and index from its cache file, if
-// there is a usable one and this Session has not loaded a head before. The marker's stamp must still be the one the
-// cache saw (one HEAD request); anything else leaves the session unloaded.
+// there is a usable one and this Session has not loaded a head before.
+// The store must still hold the cached step in its slot (one ranged GET);
+// anything else leaves the session unloaded.
 func (s *Session) loadCached(ctx context.Context) bool {
 	path, key := s.headCacheFile()
 	if path == "" || s.noCache {
@@ -103,7 +108,13 @@ func (s *Session) loadCached(ctx context.Context) bool {
 	if err != nil || st.Number != h.Number {
 		return false
 	}
-	if stamp, err := s.ws.repo.SessionStamp(ctx, s.name); err != nil || stamp != h.Stamp {
+	// The store must still hold the cached head in its slot: a marker
+	// that kept its size and time (a store restored from a copy that
+	// kept its files' times, a store rebuilt within a second at the
+	// same URL, or another store that URL names) says nothing of the
+	// steps under it, and a commit above a head the store lacks would
+	// name a parent and blobs it does not hold.
+	if ok, err := s.ws.repo.HoldsStep(ctx, s.name, h.Number, h.ID, len(h.Manifest)); err != nil || !ok {
 		return false
 	}
 	s.head, s.index, s.stamp, s.cached, s.removed = st, ix, h.Stamp, true, false

@@ -234,7 +234,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	// load of the head.
 	var dirBuild *dirBuild
 	if st, ok := state.(cachedDirState); ok {
-		dirBuild = st.prepare(s.ws.url, s.name)
+		dirBuild = st.prepare(s.ws.cacheURL(), s.name)
 		defer dirBuild.release()
 	}
 	if err := s.load(ctx, false); err != nil {

@@ -264,7 +264,9 @@ type Change struct {
 }
 
 // Diff lists the entries added, removed or changed from a to b. JSON
-// states are compared by JSON pointer, directory states by path.
+// states are compared by JSON pointer, directory states by path. Both
+// steps must be of this workspace's store: a step read through a
+// workspace of another store is refused, as Fork refuses it.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
 	defer w.classifyTo(&err)
 	if a == nil || b == nil || a.m == nil || b.m == nil {
@@ -272,6 +274,14 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 	}
 	if a.Kind != b.Kind {
 		return nil, invalid(fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind))
+	}
+	// Both states are read from this workspace's store: a step read
+	// through a workspace of another store names objects this one does
+	// not hold, or holds as another step's (I7).
+	for _, st := range []*Step{a, b} {
+		if err := w.checkOwnStep(ctx, st); err != nil {
+			return nil, fmt.Errorf("diff %s %s: %w", a, b, err)
+		}
 	}
 	ix := w.repo.NewIndex()
 	if err := ix.Load(ctx, a.m.Layout); err != nil {

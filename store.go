@@ -13,11 +13,19 @@ import (
 
 // openStore opens the backend a store URL names, and says whether it is
 // remote (see cas.Backend). A plain path is a local directory.
-func openStore(ctx context.Context, url string) (cas.Store, bool, error) {
+// splitStoreURL returns the scheme of a store URL and the rest: "file"
+// and the path itself for a plain path; a file:// URL's rest is its path,
+// as given (relative, or absolute), never URL-escaped.
+func splitStoreURL(url string) (scheme, rest string) {
 	scheme, rest, ok := strings.Cut(url, "://")
 	if !ok {
-		scheme, rest = "file", url
+		return "file", url
 	}
+	return scheme, rest
+}
+
+func openStore(ctx context.Context, url string) (cas.Store, bool, error) {
+	scheme, rest := splitStoreURL(url)
 	b, ok := cas.Lookup(scheme)
 	if !ok {
 		var want []string

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +33,12 @@ import (
 
 // Workspace is one cairn store. It is safe for concurrent use.
 type Workspace struct {
-	url   string
-	meter *metered.Store
-	repo  *manifest.Repo
+	url string
+	// location is the backend's cas.Locator name, if it has one: what
+	// local caches key the store by.
+	location string
+	meter    *metered.Store
+	repo     *manifest.Repo
 	// fanout is the compaction fanout of commits (0: no compaction).
 	fanout int
 	limits Limits
@@ -143,8 +147,13 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 		}
 		store = retry.New(meter, p)
 	}
+	location := ""
+	if l, ok := backend.(cas.Locator); ok {
+		location = l.Location()
+	}
 	return &Workspace{
 		url:      url,
+		location: location,
 		meter:    meter,
 		repo:     manifest.NewRepo(store, 0),
 		fanout:   DefaultCompactionFanout,
@@ -175,8 +184,22 @@ const DefaultCompactionFanout = 32
 // more objects for a resume to read. Set it before committing.
 func (w *Workspace) SetCompactionFanout(n int) { w.fanout = n }
 
-// URL returns the store URL the workspace was opened with.
-func (w *Workspace) URL() string { return w.url }
+// URL returns the store URL the workspace was opened with, a local
+// directory (a path or a file:// URL, either of which may be relative)
+// as its absolute path: the URL opens the same store from any working
+// directory, as a command under cairn run that changes directory needs.
+// "" for a workspace opened with OpenStore.
+func (w *Workspace) URL() string {
+	if w.url == "" {
+		return ""
+	}
+	if scheme, path := splitStoreURL(w.url); scheme == "file" {
+		if a, err := filepath.Abs(path); err == nil {
+			return a
+		}
+	}
+	return w.url
+}
 
 // Close releases the workspace's resources.
 func (w *Workspace) Close() error { return nil }

@@ -41,6 +41,17 @@ var (
 	ErrInvalidURL = errors.New("invalid store url")
 )
 
+// Locator is implemented by a store that can say where its objects are
+// more exactly than the URL it was opened with: an s3:// URL leaves the
+// server to the environment (AWS_ENDPOINT_URL, a profile's endpoint_url),
+// so one URL may name two stores. Local caches key a store by its
+// location when it has one, so two stores never share their entries.
+type Locator interface {
+	// Location names the server, bucket and prefix of the store's
+	// objects.
+	Location() string
+}
+
 // PutOptions modify a Put.
 type PutOptions struct {
 	// IfAbsent makes the put a conditional create: it fails with

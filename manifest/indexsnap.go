@@ -221,6 +221,30 @@ func (r *Repo) RestoreHead(session string, mb []byte, id cas.ID, objs []IndexObj
 	return &Step{Manifest: m, ID: id, Key: key, ManifestBytes: int64(len(mb))}, ix, nil
 }
 
+// HoldsStep reports whether the store's slot n of session holds the step
+// whose manifest, mlen bytes long, hashes to id: whether a head saved
+// earlier (the head cache) is still the step the store has there, and not
+// gone (a store restored from an older copy, a session removed and
+// collected) or another step of the same number (a store wiped and
+// rebuilt, another store at the same URL). It costs one ranged GET of the
+// step object's header up to the end of its manifest, straight from the
+// store. An empty slot, a shorter object or any other step is false.
+func (r *Repo) HoldsStep(ctx context.Context, session string, n uint64, id cas.ID, mlen int) (bool, error) {
+	key := StepKey(session, n)
+	data, err := r.store.Get(ctx, key, 0, pack.ManifestPrefix(mlen))
+	if errors.Is(err, cas.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", DescribeKey(key), err)
+	}
+	mb, err := pack.ParseManifest(data, DescribeKey(key))
+	if err != nil {
+		return false, nil // a short or damaged object is not the step
+	}
+	return len(mb) == mlen && cas.Sum(mb) == id, nil
+}
+
 // SessionStamp returns a stamp of session's marker object as the store
 // reports it (size and modification time), "" if there is none. The
 // marker is written before a session's first step, so a store wiped and

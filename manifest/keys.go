@@ -76,6 +76,28 @@ func ParseBaseKey(key string) (session string, n uint64, ok bool) {
 	return session, n, true
 }
 
+// stepsKeySession returns the session a key under steps/ belongs to: a
+// step key, the session's head hint or one of its base markers. Any
+// other key (such as another workspace's, nested under this one's
+// prefix, or an operator's stray object) belongs to no session.
+func stepsKeySession(key string) (session string, ok bool) {
+	rest, ok := strings.CutPrefix(key, stepsPrefix)
+	if !ok {
+		return "", false
+	}
+	session, name, ok := strings.Cut(rest, "/")
+	if !ok || ValidSession(session) != nil {
+		return "", false
+	}
+	if _, _, isStep := ParseStepKey(key); isStep || name == hintName || name == baseName {
+		return session, true
+	}
+	if _, _, isBase := ParseBaseKey(key); isBase {
+		return session, true
+	}
+	return "", false
+}
+
 // baseListStart is where a listing of session's keys starts to see only
 // its markers and hint: after every step key (all begin with 0, a step
 // number being at most 2^62).

@@ -568,8 +568,8 @@ func (r *Repo) SessionsPrefixed(ctx context.Context, prefix string, fn func(name
 func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) error {
 	last := ""
 	return r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
-		name, _, ok := strings.Cut(strings.TrimPrefix(i.Key, stepsPrefix), "/")
-		if !ok || name == last || ValidSession(name) != nil {
+		name, ok := stepsKeySession(i.Key)
+		if !ok || name == last {
 			return nil
 		}
 		last = name

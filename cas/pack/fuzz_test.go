@@ -245,3 +245,32 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	hi := cas.Sum([]byte("hi"))
 	write("FuzzDecodeBlob", "raw-ok", pack.EncodeBlob(nil, []byte("hi")), 2, hi[:])
 }
+
+// FuzzParseManifest: any prefix is a manifest, ErrShort or ErrCorrupt;
+// a manifest agrees with ParseHeader's reading of the same bytes, and
+// the first ManifestPrefix bytes of its length read it again or are short.
+func FuzzParseManifest(f *testing.F) {
+	data, entries, _ := buildFixed(pack.KindStep, []byte("manifest"))
+	f.Add(data)
+	f.Add(data[:entries[0].Offset-1])
+	f.Add([]byte("CAIRNPK\x01S\x80\x01"))
+	f.Fuzz(func(t *testing.T, prefix []byte) {
+		m, err := pack.ParseManifest(prefix, "fuzz")
+		if err != nil {
+			if !errors.Is(err, pack.ErrShort) && !errors.Is(err, cas.ErrCorrupt) {
+				t.Fatalf("ParseManifest = %v, want ErrShort or ErrCorrupt", err)
+			}
+			return
+		}
+		// ManifestPrefix counts the length as Build writes it (the
+		// shortest varint): its bytes of a longer encoding are short,
+		// never another manifest.
+		n := min(pack.ManifestPrefix(len(m)), int64(len(prefix)))
+		if again, err := pack.ParseManifest(prefix[:n], "fuzz"); err != nil && !errors.Is(err, pack.ErrShort) || err == nil && !bytes.Equal(again, m) {
+			t.Fatalf("manifest from its ManifestPrefix bytes: %v", err)
+		}
+		if o, err := pack.ParseHeader(prefix, "fuzz"); err == nil && !bytes.Equal(o.Manifest, m) {
+			t.Fatal("ParseHeader reads another manifest")
+		}
+	})
+}

@@ -344,3 +344,36 @@ func (o *Object) Blob(e Entry) ([]byte, error) {
 
 // Size returns the size of the whole object, or 0 if only its header was parsed.
 func (o *Object) Size() int64 { return int64(len(o.data)) }
+
+// ManifestPrefix returns how many leading bytes of a step object hold
+// its header up to the end of a manifest of mlen bytes: reading that
+// many is enough for ParseManifest.
+func ManifestPrefix(mlen int) int64 {
+	return int64(len(magic) + 2 + binary.PutUvarint(make([]byte, binary.MaxVarintLen64), uint64(mlen)) + mlen)
+}
+
+// ParseManifest returns the manifest section of a step object from a
+// prefix of it, without reading its blob index or verifying its trailer.
+// It returns ErrShort if prefix ends inside the manifest.
+func ParseManifest(prefix []byte, name string) ([]byte, error) {
+	if len(prefix) < len(magic)+2 {
+		return nil, ErrShort
+	}
+	if string(prefix[:len(magic)]) != magic || prefix[len(magic)] != version {
+		return nil, fmt.Errorf("%w: %s: bad magic or version", cas.ErrCorrupt, name)
+	}
+	if prefix[len(magic)+1] != KindStep {
+		return nil, fmt.Errorf("%w: %s: not a step object", cas.ErrCorrupt, name)
+	}
+	p := prefix[len(magic)+2:]
+	mlen, n := binary.Uvarint(p)
+	switch {
+	case n == 0:
+		return nil, ErrShort
+	case n < 0 || mlen > MaxManifestSize:
+		return nil, fmt.Errorf("%w: %s: bad manifest length", cas.ErrCorrupt, name)
+	case uint64(len(p)-n) < mlen:
+		return nil, ErrShort
+	}
+	return p[n : n+int(mlen) : n+int(mlen)], nil
+}

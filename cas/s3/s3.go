@@ -82,6 +82,9 @@ type Store struct {
 	prefix string // "" or ends in "/"
 	// attempts is Options.Attempts, for the retry wrapper.
 	attempts int
+	// location is the bucket and prefix on the endpoint the client
+	// resolved (Location).
+	location string
 
 	pageSize int32 // keys per ListObjectsV2 request; 0: the server's default (1,000)
 }
@@ -145,7 +148,15 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		o.RetryMaxAttempts = 0
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
-	return &Store{client: client, bucket: bucket, prefix: p, attempts: opts.Attempts}, nil
+	// The endpoint as the client resolved it: the URL's, the
+	// environment's or the shared config's; none for AWS itself, where a
+	// bucket's name is global.
+	where := ""
+	if e := client.Options().BaseEndpoint; e != nil {
+		where = "?endpoint=" + *e
+	}
+	return &Store{client: client, bucket: bucket, prefix: p, attempts: opts.Attempts,
+		location: "s3://" + bucket + "/" + p + where}, nil
 }
 
 // credentials marks the failure of the credential chain as such
@@ -159,6 +170,10 @@ func (c credentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	}
 	return v, err
 }
+
+// Location implements cas.Locator: the bucket and prefix on the
+// endpoint the client resolved, wherever its setting came from.
+func (s *Store) Location() string { return s.location }
 
 // Attempts returns how many attempts the retry wrapper should give one
 // call (0: its default).

@@ -123,7 +123,8 @@ func docN(i int) string {
 }
 
 // testOnePut: the second commit in a fresh process makes exactly one PUT
-// and no GET or LIST; so does every later one below a compaction.
+// and one GET (of the cached head's manifest, to check the store still
+// holds it), no LIST or HEAD; so does every later one below a compaction.
 func testOnePut(t *testing.T, a *machine) {
 	if r := a.commit("s", docN(1)); r.Step != 1 {
 		t.Fatalf("first commit made step %d", r.Step)
@@ -133,8 +134,8 @@ func testOnePut(t *testing.T, a *machine) {
 		if r.Step != uint64(i) {
 			t.Fatalf("commit %d made step %d", i, r.Step)
 		}
-		if r.Requests.Put != 1 || r.Requests.Get != 0 || r.Requests.List != 0 {
-			t.Fatalf("commit of step %d in a fresh process made %+v, want 1 PUT, 0 GET, 0 LIST", i, r.Requests)
+		if r.Requests.Put != 1 || r.Requests.Get != 1 || r.Requests.List != 0 || r.Requests.Head != 0 {
+			t.Fatalf("commit of step %d in a fresh process made %+v, want 1 PUT, 1 GET, 0 LIST, 0 HEAD", i, r.Requests)
 		}
 	}
 	a.checkHead("s", 4, docN(4))
@@ -168,7 +169,7 @@ func TestHeadCacheAnotherMachineMovedOn(t *testing.T) {
 	}
 	a.checkHead("free", 6, docN(6))
 	// The retry refreshed A's cache: its next commit is one PUT again.
-	if r := a.commit("free", docN(7)); r.Step != 7 || r.Requests.Get != 0 || r.Requests.List != 0 {
+	if r := a.commit("free", docN(7)); r.Step != 7 || r.Requests.Get != 1 || r.Requests.List != 0 {
 		t.Fatalf("commit after the retry: step %d, %+v", r.Step, r.Requests)
 	}
 
@@ -303,7 +304,7 @@ func TestHeadCacheCorruptFile(t *testing.T) {
 				}
 				a.checkHead("s", 3, docN(3))
 				// The good cache it wrote serves the next commit.
-				if r := a.commit("s", docN(4)); r.Step != 4 || r.Requests.Get != 0 || r.Requests.List != 0 {
+				if r := a.commit("s", docN(4)); r.Step != 4 || r.Requests.Get != 1 || r.Requests.List != 0 {
 					t.Fatalf("commit after repair: step %d, %+v", r.Step, r.Requests)
 				}
 			})
@@ -336,7 +337,7 @@ func TestHeadCacheGCBetweenCommits(t *testing.T) {
 	b.must("", "gc", "--grace", "0s")
 	// The same document as the head: every blob deduplicated against
 	// the cached index.
-	if r := a.commit("s", docN(40)); r.Step != 41 || r.Requests.Get != 0 {
+	if r := a.commit("s", docN(40)); r.Step != 41 || r.Requests.Get != 1 {
 		t.Fatalf("commit after gc: step %d, %+v", r.Step, r.Requests)
 	}
 	a.checkHead("s", 41, docN(40))
@@ -411,7 +412,7 @@ func TestHeadCacheOtherWritersOfThisMachine(t *testing.T) {
 
 	a.commit("s", docN(5), "--status", "awaiting_input")
 	a.must("", "reply", "s", "--input", `{"ok":true}`)
-	if r := a.commit("s", docN(7)); r.Step != 7 || r.Requests.Put != 1 || r.Requests.Get != 0 || r.Requests.List != 0 {
+	if r := a.commit("s", docN(7)); r.Step != 7 || r.Requests.Put != 1 || r.Requests.Get != 1 || r.Requests.List != 0 {
 		t.Fatalf("commit after a reply: step %d, %+v", r.Step, r.Requests)
 	}
 	a.checkHead("s", 7, docN(7))

@@ -584,14 +584,20 @@ func Begin(path string) (end func()) {
 // at path and wrote step n (or a later one) of its session: it is still
 // committing (Begin, and alive), or it saved a head at or above n for
 // key. A process killed before it saved its head shares nothing: the
-// cache is stale, as if another machine had written the step.
+// cache is stale, as if another machine had written the step. The
+// in-flight mark of this process's own pid is the caller's own (Begin),
+// not the holder's: a holder with this pid is another process of the
+// same host name in another pid namespace (two containers on the host's
+// network), or a writer of this process, and shares the cache only if
+// it saved its head.
 func Shared(path, key string, pid int, n uint64) bool {
-	name := inflight(path, pid)
-	if _, err := os.Stat(name); err == nil {
-		if alive(pid) {
-			return true
+	if name := inflight(path, pid); pid != os.Getpid() {
+		if _, err := os.Stat(name); err == nil {
+			if alive(pid) {
+				return true
+			}
+			os.Remove(name)
 		}
-		os.Remove(name)
 	}
 	// The head file's own header says which step it saved; its base
 	// does not matter here.

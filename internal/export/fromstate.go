@@ -97,27 +97,33 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 		whole     []json.RawMessage
 		wholeStep = -1 // the step whose elements whole holds
 	)
-	read := func(i int) ([]json.RawMessage, bool, error) {
+	// read returns the list's elements in step i's state (none if the
+	// state holds no list), or marks the step Broken if they cannot be read.
+	read := func(i int) ([]json.RawMessage, error) {
 		s := &t.Steps[i]
 		state, err := s.JSON(ctx)
 		if err != nil {
-			return nil, false, fmt.Errorf("read the conversation of %s: %w", s.Step, err)
+			return nil, fmt.Errorf("read the conversation of %s: %w", s.Step, err)
 		}
-		elems, ok, err := c.elements(state)
+		elems, _, err := c.elements(state)
 		if err != nil {
 			s.Broken = &stateChatError{fmt.Errorf("%s: %v", c.where(s.Record), err)}
-			return nil, false, nil
 		}
-		return elems, ok, nil
+		return elems, nil
 	}
+	rewrote := func(s *Step) {
+		s.Broken = &stateChatError{fmt.Errorf("%s removed or changed messages of the conversation before it, so its steps are not one conversation", c.where(s.Record))}
+	}
+	// reads marks the steps whose state holds the conversation so far.
+	reads := make([]bool, len(t.Steps))
 	for i := range t.Steps {
 		s := &t.Steps[i]
-		reads, ok := c.step(s.Record)
-		if !ok {
+		var ok bool
+		if reads[i], ok = c.step(s.Record); !ok {
 			continue // no record, or a conventional one without messages
 		}
 		s.Rec = &cairn.Record{}
-		if !reads {
+		if !reads[i] {
 			continue
 		}
 		if prev >= 0 {
@@ -126,7 +132,7 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 				return err
 			}
 			if rewritten {
-				s.Broken = &stateChatError{fmt.Errorf("%s removed or changed messages of the conversation before it, so its steps are not one conversation", c.where(s.Record))}
+				rewrote(s)
 				return nil
 			}
 			if known {
@@ -134,19 +140,19 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 				continue
 			}
 		}
-		elems, _, err := read(i)
+		elems, err := read(i)
 		if err != nil || s.Broken != nil {
 			return err
 		}
 		if prev >= 0 && counts[prev] > 0 {
 			before := whole
 			if wholeStep != prev {
-				if before, _, err = read(prev); err != nil || t.Steps[prev].Broken != nil {
+				if before, err = read(prev); err != nil || t.Steps[prev].Broken != nil {
 					return err
 				}
 			}
 			if !samePrefix(before, elems) {
-				s.Broken = &stateChatError{fmt.Errorf("%s removed or changed messages of the conversation before it, so its steps are not one conversation", c.where(s.Record))}
+				rewrote(s)
 				return nil
 			}
 		}
@@ -156,7 +162,7 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 		return nil
 	}
 	if wholeStep != prev {
-		elems, _, err := read(prev)
+		elems, err := read(prev)
 		if err != nil || t.Steps[prev].Broken != nil {
 			return err
 		}
@@ -174,10 +180,10 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 	}
 	from := 0
 	for i := range t.Steps {
-		s := &t.Steps[i]
-		if reads, ok := c.step(s.Record); !ok || !reads {
+		if !reads[i] {
 			continue
 		}
+		s := &t.Steps[i]
 		rec := s.Rec
 		for n, el := range whole[from:counts[i]] {
 			msgs, model, tokens, err := c.convert(el)

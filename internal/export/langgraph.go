@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -85,7 +86,6 @@ func (langGraphChat) convert(elem json.RawMessage) ([]cairn.Message, string, *ca
 // {"lc":1,"type":"constructor","id":[…,"AIMessage"],"kwargs":{…}}.
 type langChainSerialized struct {
 	LC     int             `json:"lc"`
-	Type   string          `json:"type"`
 	ID     []string        `json:"id"`
 	Kwargs json.RawMessage `json:"kwargs"`
 }
@@ -167,7 +167,10 @@ func langChainMessage(raw json.RawMessage) (cairn.Message, string, *cairn.Tokens
 		return cairn.Message{}, "", nil, err
 	}
 	m := cairn.Message{Role: role, Content: text, Reasoning: f.AdditionalKwargs.ReasoningContent}
-	if role == "assistant" {
+	switch role {
+	case "tool":
+		m.ToolCallID, m.Name = f.ToolCallID, f.Name
+	case "assistant":
 		for _, c := range f.ToolCalls {
 			args := c.Args
 			if len(args) == 0 {
@@ -175,25 +178,16 @@ func langChainMessage(raw json.RawMessage) (cairn.Message, string, *cairn.Tokens
 			}
 			m.ToolCalls = append(m.ToolCalls, cairn.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
 		}
-	}
-	if role == "tool" {
-		m.ToolCallID, m.Name = f.ToolCallID, f.Name
-	}
-	var tokens *cairn.Tokens
-	if role == "assistant" && f.Usage != nil {
-		tokens = &cairn.Tokens{Prompt: f.Usage.Input, Completion: f.Usage.Output}
-		if f.Usage.Details != nil {
-			tokens.Cached = f.Usage.Details.CacheRead
+		var tokens *cairn.Tokens
+		if f.Usage != nil {
+			tokens = &cairn.Tokens{Prompt: f.Usage.Input, Completion: f.Usage.Output}
+			if f.Usage.Details != nil {
+				tokens.Cached = f.Usage.Details.CacheRead
+			}
 		}
+		return m, cmp.Or(f.ResponseMetadata.ModelName, f.ResponseMetadata.Model), tokens, nil
 	}
-	model := ""
-	if role == "assistant" {
-		model = f.ResponseMetadata.ModelName
-		if model == "" {
-			model = f.ResponseMetadata.Model
-		}
-	}
-	return m, model, tokens, nil
+	return m, "", nil, nil
 }
 
 // langChainText returns a message's content as text: a string as it is,

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"strconv"
+
+	"github.com/cairnlog/cairn/cas"
 )
 
 // ChangeKind says how an entry differs between two states.
@@ -76,30 +79,7 @@ func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn
 		}
 		return nil
 	case isList(ta) && isList(tb):
-		ea, err := r.ListEntries(ctx, a, TypeArray)
-		if err != nil {
-			return err
-		}
-		eb, err := r.ListEntries(ctx, b, TypeArray)
-		if err != nil {
-			return err
-		}
-		for i := 0; i < max(len(ea), len(eb)); i++ {
-			ip := p + "/" + strconv.Itoa(i)
-			var err error
-			switch {
-			case i >= len(eb):
-				err = fn(Change{Path: ip, Kind: Removed})
-			case i >= len(ea):
-				err = fn(Change{Path: ip, Kind: Added})
-			default:
-				err = r.diffJSON(ctx, ip, ea[i].Ref, eb[i].Ref, depth+1, fn)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return r.diffLists(ctx, p, a, b, depth, fn)
 	}
 	// Different shapes, or leaves (small containers are leaves): compare text.
 	ja, err := r.JSON(ctx, a)
@@ -190,6 +170,131 @@ func diffValues(p string, ta []byte, va jval, tb []byte, vb jval, fn func(Change
 }
 
 func isList(t byte) bool { return t == TypeArray || t == TypeList }
+
+// diffLists compares two stored arrays element by element, index with
+// index, stepping over every run of elements whose subtree both share
+// without reading it: appending to an array of n elements costs the
+// nodes on its last path, O(log n), not its n elements.
+func (r *Reader) diffLists(ctx context.Context, p string, a, b Ref, depth int, fn func(Change) error) error {
+	ca, cb := r.newListCursor(a, depth), r.newListCursor(b, depth)
+	var i int64
+	for {
+		ea, sa, oka := ca.peek()
+		eb, sb, okb := cb.peek()
+		switch {
+		case !oka && !okb:
+			return nil
+		case oka && okb && sa && sb && ea.Ref.Equal(eb.Ref) && ea.Ref.Size == eb.Ref.Size:
+			if n := ea.Ref.Size; n < 0 || i > math.MaxInt64-n {
+				return fmt.Errorf("%w: list node %s: element count %d", cas.ErrCorrupt, ea.Ref.ID.Short(), n)
+			}
+			i += ea.Ref.Size
+			ca.next()
+			cb.next()
+			continue
+		case oka && sa && (!okb || !sb || ea.Ref.Size >= eb.Ref.Size):
+			// a's subtree is the larger (or b's side has an element or
+			// nothing here): open it, and b's too if it is as large.
+			if okb && sb && ea.Ref.Size == eb.Ref.Size {
+				if err := cb.open(ctx); err != nil {
+					return err
+				}
+			}
+			if err := ca.open(ctx); err != nil {
+				return err
+			}
+			continue
+		case okb && sb:
+			if err := cb.open(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		// Elements, or an element beside the end of the other list.
+		ip := p + "/" + strconv.FormatInt(i, 10)
+		var err error
+		switch {
+		case !okb:
+			err = fn(Change{Path: ip, Kind: Removed})
+			ca.next()
+		case !oka:
+			err = fn(Change{Path: ip, Kind: Added})
+			cb.next()
+		default:
+			err = r.diffJSON(ctx, ip, ea.Ref, eb.Ref, depth+1, fn)
+			ca.next()
+			cb.next()
+		}
+		if err != nil {
+			return err
+		}
+		i++
+	}
+}
+
+// listCursor walks a stored array in order. Its next item is either a
+// subtree (an entry of a list node, which counts its elements in its
+// ref's Size) or an element (an entry of an array leaf), so that a diff
+// can step over a subtree whole or open it.
+type listCursor struct {
+	r      *Reader
+	frames []listFrame
+	depth  int // of the array in its document
+}
+
+// listFrame is the items of one node not yet walked.
+type listFrame struct {
+	items []Entry
+	sub   bool // the items are subtrees, not elements
+}
+
+func (r *Reader) newListCursor(root Ref, depth int) *listCursor {
+	return &listCursor{r: r, frames: []listFrame{{items: []Entry{{Ref: root}}, sub: true}}, depth: depth}
+}
+
+// peek returns the next item and whether it is a subtree; ok is false at
+// the end of the list.
+func (c *listCursor) peek() (e Entry, sub, ok bool) {
+	for len(c.frames) > 0 {
+		f := &c.frames[len(c.frames)-1]
+		if len(f.items) > 0 {
+			return f.items[0], f.sub, true
+		}
+		c.frames = c.frames[:len(c.frames)-1]
+	}
+	return Entry{}, false, false
+}
+
+// next steps past the item peek returned.
+func (c *listCursor) next() {
+	f := &c.frames[len(c.frames)-1]
+	f.items = f.items[1:]
+}
+
+// open replaces the subtree peek returned with its node's items.
+func (c *listCursor) open(ctx context.Context) error {
+	e, _, _ := c.peek()
+	if c.depth+len(c.frames) > c.r.limits().MaxDepth {
+		return fmt.Errorf("%w: list nesting deeper than %d", ErrLimit, c.r.limits().MaxDepth)
+	}
+	n, err := c.r.Node(ctx, e.Ref)
+	if err != nil {
+		return err
+	}
+	var sub bool
+	switch n.Type {
+	case TypeList:
+		sub = true
+	case TypeArray:
+	default:
+		return fmt.Errorf("%w: node %s: type %q inside an array", cas.ErrCorrupt, e.Ref.ID.Short(), n.Type)
+	}
+	c.next()
+	if len(n.Entries) > 0 {
+		c.frames = append(c.frames, listFrame{items: n.Entries, sub: sub})
+	}
+	return nil
+}
 
 // nodeType returns the node at ref and its type, or type 0 for a leaf.
 func (r *Reader) nodeType(ctx context.Context, ref Ref) (*NodeData, byte, error) {

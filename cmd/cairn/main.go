@@ -55,6 +55,7 @@ func init() {
 		"fork":     forkCmd,
 		"sessions": sessionsCmd,
 		"diff":     diffCmd,
+		"replay":   replayCmd,
 		"verify":   verifyCmd,
 		"run":      runCmd,
 		"serve":    serveCmd,

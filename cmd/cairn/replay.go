@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/termtext"
+)
+
+const replayUsage = "SESSION[@N] [--from K] [--full] [--json]"
+
+var replayCmd = command{
+	summary:   "replay a session's history oldest first: each step's messages and what it changed in the state",
+	usage:     replayUsage,
+	run:       runReplay,
+	needStore: true,
+}
+
+// replayClip is how many characters of a message or a record line the
+// text form shows without --full.
+const replayClip = 240
+
+// maxReplayChanges is how many changed paths the text form lists a
+// step without --full.
+const maxReplayChanges = 20
+
+// replayLine is one step of `cairn replay --json`.
+type replayLine struct {
+	Session string          `json:"session"`
+	Step    uint64          `json:"step"`
+	ID      string          `json:"id"`
+	Parent  *string         `json:"parent"`
+	Origin  *string         `json:"origin,omitempty"`
+	Time    string          `json:"time"`
+	Status  string          `json:"status"`
+	Kind    string          `json:"kind"`
+	Record  json.RawMessage `json:"record,omitempty"`
+	// Changes are the state's changes from the step before it in the
+	// replay; absent for the first step replayed without its parent (its
+	// whole state is new) or when the two states are of different kinds.
+	Changes []cairn.Change `json:"changes,omitempty"`
+	// Replaced says the step's state is of another kind than its
+	// parent's (a JSON document after a directory, or the reverse).
+	Replaced bool `json:"replaced,omitempty"`
+	// Truncated marks the oldest step left after a prune.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// errReplayFloor ends the walk below --from.
+var errReplayFloor = errors.New("below the first step to replay")
+
+func runReplay(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "replay", replayUsage)
+	asJSON := fs.Bool("json", false, "one JSON object per step, oldest first")
+	full := fs.Bool("full", false, "show messages and records whole, and every changed path")
+	from := fs.String("from", "", "start at step `K` of the history (default: its first step)")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	var floor uint64
+	if *from != "" {
+		n, err := strconv.ParseUint(*from, 10, 64)
+		if err != nil || n == 0 {
+			return usagef("--from %q: want a step number, 1 or more", *from)
+		}
+		floor = n
+	}
+	ws, steps, err := e.openSteps(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	last := steps[0]
+	if floor > last.Number {
+		return usagef("--from %d: the history of %s ends at step %d", floor, last, last.Number)
+	}
+	// The history newest first, down to --from, as references: a step
+	// held whole keeps its layout, kilobytes each over a long session.
+	// Then each is read again, oldest first, and compared with the step
+	// before it.
+	type stepAt struct {
+		session string
+		number  uint64
+		id      cas.ID
+	}
+	var history []stepAt
+	var oldest *cairn.Step
+	err = last.Log(ctx, func(s *cairn.Step) error {
+		if s.Number < floor {
+			return errReplayFloor
+		}
+		history = append(history, stepAt{s.Session, s.Number, s.ID})
+		oldest = s
+		return nil
+	})
+	if err != nil && !errors.Is(err, errReplayFloor) {
+		return err
+	}
+	var prev *cairn.Step
+	if oldest.Parent != nil && !oldest.Truncated {
+		// The step before the first one replayed, so that its changes
+		// show too.
+		if prev, err = oldest.ParentStep(ctx); err != nil {
+			return err
+		}
+	}
+	out := &replayWriter{w: e.stdout, full: *full}
+	enc := json.NewEncoder(e.stdout)
+	for i := len(history) - 1; i >= 0; i-- {
+		at := history[i]
+		s := oldest
+		if i < len(history)-1 {
+			if s, err = ws.ReadStep(ctx, at.session, at.number); err != nil {
+				return err
+			}
+			if s.ID != at.id {
+				return fmt.Errorf("%s@%d changed while it was replayed (removed, pruned or recreated): replay again", at.session, at.number)
+			}
+		}
+		line := replayLine{
+			Session: s.Session, Step: s.Number, ID: s.ID.String(), Parent: refString(s.Parent),
+			Origin: refString(s.Origin), Time: s.Time.Format(time.RFC3339Nano), Status: s.Status.String(),
+			Kind: s.Kind.String(), Record: s.Record, Truncated: s.Truncated,
+		}
+		if prev != nil {
+			if prev.Kind != s.Kind {
+				line.Replaced = true
+			} else if line.Changes, err = ws.Diff(ctx, prev, s); err != nil {
+				return err
+			}
+		}
+		if *asJSON {
+			if prev != nil && !line.Replaced && line.Changes == nil {
+				line.Changes = []cairn.Change{}
+			}
+			err = enc.Encode(line)
+		} else {
+			err = out.step(s, prev != nil, line)
+		}
+		if err != nil {
+			return err
+		}
+		prev = s
+	}
+	return nil
+}
+
+// replayWriter writes the text form of a replay.
+type replayWriter struct {
+	w    io.Writer
+	full bool
+	err  error
+}
+
+func (r *replayWriter) printf(format string, a ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, a...)
+	}
+}
+
+// text makes s one printable line, clipped unless --full.
+func (r *replayWriter) text(s string) string {
+	s = termtext.Printable(s)
+	if !r.full {
+		s = termtext.Clip(s, replayClip)
+	}
+	return s
+}
+
+// step writes one step: a header, its record, its changes.
+func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine) error {
+	head := fmt.Sprintf("%s  %s  %s", termtext.Printable(s.String()), s.Time.Local().Format("2006-01-02 15:04:05"), termtext.Printable(s.Status.String()))
+	if s.Origin != nil {
+		head += "  (fork of " + termtext.Printable(*refString(s.Origin)) + ")"
+	}
+	if s.Truncated {
+		head += "  (older history pruned)"
+	}
+	r.printf("%s\n", head)
+	r.record(s.Record)
+	switch {
+	case line.Replaced:
+		r.printf("  state replaced: %s after %s\n", kindName(s.Kind), otherKind(s.Kind))
+	case !hasPrev:
+		r.printf("  state: %s, all new\n", kindName(s.Kind))
+	case len(line.Changes) == 0:
+		r.printf("  state: unchanged\n")
+	}
+	for i, c := range line.Changes {
+		if !r.full && i == maxReplayChanges {
+			r.printf("  ... and %d more changes (--full lists them)\n", len(line.Changes)-i)
+			break
+		}
+		p := termtext.Printable(c.Path)
+		if p == "" {
+			p = "(the whole document)"
+		}
+		r.printf("  %-8s %s\n", c.Kind, p)
+	}
+	return r.err
+}
+
+// record writes a step record: the convention's messages and figures
+// in words, any other record as its JSON.
+func (r *replayWriter) record(raw json.RawMessage) {
+	if len(raw) == 0 {
+		return
+	}
+	rec, err := cairn.ParseRecord(raw)
+	if err != nil {
+		r.printf("  record: %s\n", r.text(termtext.PrintableJSON(string(raw))))
+		return
+	}
+	for _, m := range rec.Messages {
+		who := m.Role
+		if m.Role == "tool" {
+			who = "tool"
+			if m.Name != "" {
+				who += " " + m.Name
+			} else if m.ToolCallID != "" {
+				who += " " + m.ToolCallID
+			}
+		}
+		who = termtext.Printable(who)
+		if m.Reasoning != "" {
+			r.printf("  %s (reasoning): %s\n", who, r.text(m.Reasoning))
+		}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			r.printf("  %s: %s\n", who, r.text(m.Content))
+		}
+		for _, tc := range m.ToolCalls {
+			r.printf("  %s calls %s\n", who, r.text(tc.Name+"("+callArguments(tc.Arguments)+")"))
+		}
+	}
+	var facts []string
+	if rec.Model != "" {
+		facts = append(facts, "model "+rec.Model)
+	}
+	if t := rec.Tokens; t != nil {
+		facts = append(facts, fmt.Sprintf("tokens %d in, %d out", t.Prompt, t.Completion))
+	}
+	if rec.CostUSD != nil {
+		facts = append(facts, fmt.Sprintf("cost $%g", *rec.CostUSD))
+	}
+	if rec.LatencyMS != nil {
+		facts = append(facts, fmt.Sprintf("%g ms", *rec.LatencyMS))
+	}
+	if rec.Outcome != "" {
+		facts = append(facts, "outcome "+rec.Outcome)
+	}
+	if rec.Reward != nil {
+		facts = append(facts, fmt.Sprintf("reward %g", *rec.Reward))
+	}
+	if rec.Tools != nil {
+		facts = append(facts, fmt.Sprintf("%d tools offered", len(rec.Tools)))
+	}
+	if len(facts) > 0 {
+		r.printf("  (%s)\n", r.text(strings.Join(facts, ", ")))
+	}
+}
+
+// callArguments is a tool call's arguments as one line: an object's
+// JSON, or the text of a string (OpenAI's form).
+func callArguments(raw json.RawMessage) string {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	return termtext.PrintableJSON(string(raw))
+}
+
+// otherKind names the kind a state replaced.
+func otherKind(k cairn.Kind) string {
+	if k == cairn.KindJSON {
+		return kindName(cairn.KindDir)
+	}
+	return kindName(cairn.KindJSON)
+}

@@ -130,3 +130,42 @@ func TestDiffListsAppendReadsLittle(t *testing.T) {
 		t.Errorf("an append to a 20,000-element array read %d blobs; want the nodes of its last path", reads)
 	}
 }
+
+// FuzzDiffLists: whatever the array and its edits, the diff of stored
+// arrays is the positional diff of their texts.
+func FuzzDiffLists(f *testing.F) {
+	f.Add(uint64(1), uint16(700), []byte{0, 1, 2})
+	f.Add(uint64(2), uint16(0), []byte{0})
+	f.Add(uint64(3), uint16(3000), []byte{5, 5, 1, 3})
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16, ops []byte) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		var items []string
+		for i := range int(n % 4000) {
+			items = append(items, item(r, i))
+		}
+		next := slices.Clone(items)
+		for _, op := range ops[:min(len(ops), 8)] {
+			if len(next) == 0 {
+				next = append(next, item(r, 9e6))
+				continue
+			}
+			at := r.IntN(len(next))
+			switch op % 5 {
+			case 0:
+				next = append(next, item(r, 1e6))
+			case 1:
+				next = slices.Insert(next, at, item(r, 2e6))
+			case 2:
+				next = slices.Delete(next, at, at+1)
+			case 3:
+				next[at] = `[` + next[at] + `]`
+			default:
+				next = next[:at]
+			}
+		}
+		nodes, text, _ := diffBoth(t, listDoc(items), listDoc(next))
+		if !slices.Equal(nodes, text) {
+			t.Fatalf("node diff\n%q\nwant (text diff)\n%q", nodes, text)
+		}
+	})
+}

@@ -255,6 +255,55 @@ func resultWithoutCall(steps []Step) (where string, ok bool) {
 	return "", false
 }
 
+// unansweredCalls finds the tool calls of steps that no tool result
+// answers: each call of an assistant message must be answered, by id, by
+// one of the tool messages right after it (OpenAI's format refuses an
+// assistant message with a call no tool message answers). A call left
+// unanswered by the conversation's last assistant message, with nothing
+// after it but results, was the model's last act (the session ended, or
+// was forked, before the tool answered): keep is then that message's
+// place in the concatenated messages, to cut it and what follows, and
+// where names it. A call left unanswered before the conversation goes on
+// is a hole: mid says where, and keep is -1.
+func unansweredCalls(steps []Step) (keep int, where string, mid bool) {
+	keep = -1
+	var pending []string // the open message's calls not answered yet
+	var open *cairn.Step // the step of the open message
+	openAt := 0          // its index in that step's messages
+	n := 0               // messages seen
+	say := func() string {
+		return fmt.Sprintf("%s: messages[%d]: tool call %q", open, openAt, pending[0])
+	}
+	for _, s := range steps {
+		if s.Rec == nil {
+			continue
+		}
+		for i, m := range s.Rec.Messages {
+			n++
+			if m.Role == "tool" {
+				if j := slices.Index(pending, m.ToolCallID); j >= 0 {
+					pending = slices.Delete(pending, j, j+1)
+				}
+				continue
+			}
+			if len(pending) > 0 {
+				return -1, say(), true
+			}
+			if len(m.ToolCalls) == 0 {
+				continue
+			}
+			for _, tc := range m.ToolCalls {
+				pending = append(pending, tc.ID)
+			}
+			keep, open, openAt = n-1, s.Step, i
+		}
+	}
+	if len(pending) == 0 {
+		return -1, "", false
+	}
+	return keep, say(), false
+}
+
 // chatMessages returns t's messages for a chat format, or nil with v.skip
 // set: a trajectory with a record that breaks the convention is skipped
 // whole (its messages cannot be read, and a conversation with a hole
@@ -279,6 +328,16 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 		v.skip = reasonResultWithoutCall
 		v.explain(reasonResultWithoutCall, m)
 		return nil
+	}
+	switch keep, where, mid := unansweredCalls(t.Steps); {
+	case mid:
+		v.skip = reasonUnansweredCall
+		v.explain(reasonUnansweredCall, where)
+		return nil
+	case keep >= 0:
+		msgs = msgs[:keep]
+		v.leave(reasonUnansweredLast)
+		v.explain(reasonUnansweredLast, where)
 	}
 	switch {
 	case len(msgs) == 0 && raw:

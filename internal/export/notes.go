@@ -46,6 +46,8 @@ const (
 	reasonRawOnly           = "raw records only (not following docs/records.md), so no chat messages"
 	reasonBroken            = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
 	reasonResultWithoutCall = "a tool result that follows no tool call (OpenAI's format wants each right after the assistant message that made its call; ShareGPT would make it the user's words)"
+	reasonUnansweredCall    = "a tool call that no tool result answers before the conversation goes on (OpenAI's format wants every call of an assistant message answered by the tool messages right after it)"
+	reasonUnansweredLast    = "its last assistant message left out: it called a tool the trajectory holds no result for (the session ended, or was forked, before the tool answered), and OpenAI's format wants every call answered"
 	reasonRawLeftOut        = "raw records (not following docs/records.md) left out, as the format has no place for them"
 	reasonBrokenRaw         = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
 	reasonStateChat         = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state (docs/export.md#sessions-of-framework-adapters)"

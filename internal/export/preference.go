@@ -30,6 +30,9 @@ type branch struct {
 	// raw is set if the branch's path holds raw records, left out of
 	// its messages: the first of them, to note.
 	raw string
+	// unanswered is set if the branch's last assistant message was left out,
+	// its tool calls unanswered: where, to note.
+	unanswered string
 }
 
 // outcomeScores ranks outcome labels when no rewards are given.
@@ -156,14 +159,22 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		// of the wrong shape, or a tool result before its call, leaves a
 		// hole, so the branch is not paired.
 		var v verdict
-		chatMessages(t, &v)
-		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall {
+		msgs := chatMessages(t, &v)
+		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
 		raw := ""
 		if slices.Contains(v.leftOut, reasonRawLeftOut) {
 			raw = firstRaw(t.Steps)
+		}
+		// The branch's messages are what follows the prompt's in the
+		// conversation as the chat formats read it (its last assistant
+		// message cut if its calls went unanswered).
+		prefix := min(len(messagesOf(t.Steps[:len(t.Steps)-len(after)])), len(msgs))
+		unanswered := ""
+		if slices.Contains(v.leftOut, reasonUnansweredLast) {
+			unanswered = v.example[reasonUnansweredLast]
 		}
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
@@ -173,7 +184,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				cut = &t.Steps[0]
 			}
 		}
-		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score, raw: raw})
+		branches = append(branches, branch{head: h, msgs: msgs[prefix:], steps: after, score: score, raw: raw, unanswered: unanswered})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -209,6 +220,9 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			}
 			if b.raw != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
+			}
+			if b.unanswered != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnansweredLast, b.head.Session, b.unanswered)
 			}
 			e.count(b.steps)
 			if err := e.reportHead(b.head); err != nil {

@@ -1,0 +1,45 @@
+package export
+
+import "fmt"
+
+// OpenAIToolCallError applies the rule OpenAI's chat format sets on tool
+// calls to an example's messages, and returns how they break it, or nil:
+// an assistant message with tool_calls must be followed by tool messages
+// responding to each tool_call_id, and a tool message must follow an
+// assistant message with tool_calls (or another tool message).
+func OpenAIToolCallError(messages []any) error {
+	var pending []string
+	after := false // the message before was a tool-calling one, or a result
+	for i, x := range messages {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return fmt.Errorf("messages[%d] is not an object", i)
+		}
+		if m["role"] == "tool" {
+			if !after {
+				return fmt.Errorf("messages[%d]: a tool message that follows no tool call", i)
+			}
+			id, _ := m["tool_call_id"].(string)
+			for j, p := range pending {
+				if p == id {
+					pending = append(pending[:j], pending[j+1:]...)
+					break
+				}
+			}
+			continue
+		}
+		if len(pending) > 0 {
+			return fmt.Errorf("messages[%d]: tool call %q before it has no tool message answering it", i, pending[0])
+		}
+		calls, _ := m["tool_calls"].([]any)
+		after = len(calls) > 0
+		for _, c := range calls {
+			id, _ := c.(map[string]any)["id"].(string)
+			pending = append(pending, id)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("tool call %q has no tool message answering it", pending[0])
+	}
+	return nil
+}

@@ -748,9 +748,23 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	}
 	slices.Reverse(t.Steps)
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
-	if c := stateChatOf(t); c != nil {
+	c := stateChatOf(t)
+	if c != nil {
 		if err := e.fromState(ctx, t, c); err != nil {
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+		}
+	}
+	for i := range t.Steps {
+		// Every source's tool calls get their arguments the same way.
+		s := &t.Steps[i]
+		if s.Rec == nil {
+			continue
+		}
+		if err := settleArguments(s.Rec); err != nil {
+			s.Rec, s.Broken = nil, fmt.Errorf("step record: %w", err)
+			if c != nil {
+				s.Broken = &stateChatError{fmt.Errorf("%s: %w", c.where(s.Record), err)}
+			}
 		}
 	}
 	var outcomeUnread, rewardUnread string

@@ -35,6 +35,9 @@ func FuzzRecordExport(f *testing.F) {
 			if rec.Validate() != nil {
 				t.Fatalf("ParseRecord accepted a record Validate refuses: %s", raw)
 			}
+			if err := settleArguments(rec); err != nil {
+				t.Fatalf("ParseRecord accepted arguments export cannot settle: %v: %s", err, raw)
+			}
 			s.Rec = rec
 		}
 		tr := &Trajectory{Session: "s", Steps: []Step{s, s}, Labels: map[string]string{}}

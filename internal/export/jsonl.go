@@ -157,13 +157,38 @@ func openAIMessages(msgs []cairn.Message) []openAIMessage {
 
 // Tool-call arguments come as a JSON object or as a JSON string holding
 // their text (OpenAI's form; usually an object's text, but a model may
-// emit any text). Each format gets what its readers expect: OpenAI's
-// format text (argsText), ShareGPT and ATIF an object (argsValue).
+// emit any text), or not at all. settleArguments, the one place that
+// decides what absent arguments are, gives every call of a trajectory,
+// whatever source its conversation was read from (records, an adapter's
+// state), an object or a string; each format then writes what its
+// readers expect: OpenAI's format text (argsText), ShareGPT and ATIF an
+// object (argsValue), Parquet the settled value.
 
-// argsText returns tool-call arguments as text: a string's own text as
-// given, an object's compact JSON, {} when absent.
+// settleArguments sets the arguments of every tool call of r to what
+// export writes: absent or null as the empty object {}, an object or a
+// string as given. Arguments of another kind (a number, a list) are an
+// error, in the convention's words, saying where.
+func settleArguments(r *cairn.Record) error {
+	for i := range r.Messages {
+		calls := r.Messages[i].ToolCalls
+		for j := range calls {
+			a := bytes.TrimSpace(calls[j].Arguments)
+			switch {
+			case len(a) == 0 || string(a) == "null":
+				calls[j].Arguments = json.RawMessage("{}")
+			case a[0] == '{' || a[0] == '"':
+				calls[j].Arguments = a
+			default:
+				return fmt.Errorf("messages[%d].tool_calls[%d]: arguments is %s, not a JSON object or a string", i, j, jsonKind(a))
+			}
+		}
+	}
+	return nil
+}
+
+// argsText returns settled tool-call arguments as text: a string's own
+// text as given, an object's compact JSON.
 func argsText(a json.RawMessage) string {
-	a = bytes.TrimSpace(a)
 	if len(a) > 0 && a[0] == '"' {
 		var text string
 		if json.Unmarshal(a, &text) == nil {
@@ -173,11 +198,11 @@ func argsText(a json.RawMessage) string {
 	return string(argsObject(a))
 }
 
-// argsValue returns tool-call arguments as a JSON object: an object as
-// is, a string holding an object's text as that object. ok is false for
-// a string holding other text: value is then that string, as JSON.
+// argsValue returns settled tool-call arguments as a JSON object: an
+// object as is, a string holding an object's text as that object. ok is
+// false for a string holding other text: value is then that string, as
+// JSON.
 func argsValue(a json.RawMessage) (value json.RawMessage, ok bool) {
-	a = bytes.TrimSpace(a)
 	if len(a) == 0 || a[0] != '"' {
 		return argsObject(a), true
 	}
@@ -191,14 +216,11 @@ func argsValue(a json.RawMessage) (value json.RawMessage, ok bool) {
 	return a, false
 }
 
-// argsObject returns compact object arguments, {} when absent or not an object.
+// argsObject returns an object's compact JSON; {} for text that is no
+// JSON object, which settled arguments never are.
 func argsObject(a json.RawMessage) json.RawMessage {
-	a = bytes.TrimSpace(a)
-	if len(a) == 0 || a[0] != '{' {
-		return json.RawMessage("{}")
-	}
 	var buf bytes.Buffer
-	if json.Compact(&buf, a) != nil {
+	if len(a) == 0 || a[0] != '{' || json.Compact(&buf, a) != nil {
 		return json.RawMessage("{}")
 	}
 	return buf.Bytes()

@@ -49,14 +49,14 @@ func FuzzRecordExport(f *testing.F) {
 				}
 			}
 		}
-		// Every openai-jsonl line passes OpenAI's rule on tool calls.
+		// Every openai-jsonl line passes OpenAI's rules on messages.
 		if v := openAILine(tr, &verdict{}, false); v != nil {
 			b, _ := json.Marshal(v)
 			var ex struct{ Messages []any }
 			if err := json.Unmarshal(b, &ex); err != nil {
 				t.Fatal(err)
 			}
-			if err := OpenAIToolCallError(ex.Messages); err != nil {
+			if err := OpenAIChatError(ex.Messages); err != nil {
 				t.Fatalf("openai-jsonl line for %s: %v: %s", raw, err, b)
 			}
 		}

@@ -377,6 +377,15 @@ func openAILine(t *Trajectory, v *verdict, meta bool) any {
 	if len(msgs) == 0 {
 		return nil
 	}
+	if !slices.ContainsFunc(msgs, func(m cairn.Message) bool { return m.Role == "assistant" }) {
+		// OpenAI's format trains on the assistant's messages, and
+		// refuses an example without one.
+		v.skip = reasonNoAssistantMessage
+		if cut, ok := v.example[reasonUnansweredLast]; ok {
+			v.explain(reasonNoAssistantMessage, "its only one, left out, calls a tool no result answers: "+cut)
+		}
+		return nil
+	}
 	ex := openAIExample{Messages: openAIMessages(msgs), Tools: toolsOf(t.Steps)}
 	if meta {
 		ex.Metadata = metadataOf(t)

@@ -2,12 +2,14 @@ package export
 
 import "fmt"
 
-// OpenAIToolCallError applies the rule OpenAI's chat format sets on tool
-// calls to an example's messages, and returns how they break it, or nil:
-// an assistant message with tool_calls must be followed by tool messages
-// responding to each tool_call_id, and a tool message must follow an
-// assistant message with tool_calls (or another tool message).
-func OpenAIToolCallError(messages []any) error {
+// OpenAIChatError applies the rules OpenAI's chat fine-tuning format
+// sets on an example's messages, and returns how they break one, or nil:
+// an example has at least one assistant message; an assistant message
+// with tool_calls must be followed by tool messages responding to each
+// tool_call_id, and a tool message must follow an assistant message with
+// tool_calls (or another tool message).
+func OpenAIChatError(messages []any) error {
+	assistant := false
 	var pending []string
 	after := false // the message before was a tool-calling one, or a result
 	for i, x := range messages {
@@ -31,6 +33,7 @@ func OpenAIToolCallError(messages []any) error {
 		if len(pending) > 0 {
 			return fmt.Errorf("messages[%d]: tool call %q before it has no tool message answering it", i, pending[0])
 		}
+		assistant = assistant || m["role"] == "assistant"
 		calls, _ := m["tool_calls"].([]any)
 		after = len(calls) > 0
 		for _, c := range calls {
@@ -40,6 +43,9 @@ func OpenAIToolCallError(messages []any) error {
 	}
 	if len(pending) > 0 {
 		return fmt.Errorf("tool call %q has no tool message answering it", pending[0])
+	}
+	if !assistant {
+		return fmt.Errorf("no assistant message")
 	}
 	return nil
 }

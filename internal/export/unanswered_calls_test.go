@@ -61,7 +61,7 @@ func TestUnansweredToolCalls(t *testing.T) {
 		for id, o := range got {
 			switch f {
 			case export.OpenAIJSONL:
-				if err := export.OpenAIToolCallError(asList(o["messages"])); err != nil {
+				if err := export.OpenAIChatError(asList(o["messages"])); err != nil {
 					t.Errorf("%s: %s: %v: %v", f, id, err, o["messages"])
 				}
 			case export.ShareGPT:
@@ -101,7 +101,7 @@ func TestUnansweredToolCalls(t *testing.T) {
 	}
 	for _, side := range []string{"chosen", "rejected"} {
 		conv := append(asList(pairs[0]["prompt"]), asList(pairs[0][side])...)
-		if err := export.OpenAIToolCallError(conv); err != nil {
+		if err := export.OpenAIChatError(conv); err != nil {
 			t.Errorf("preference prompt + %s: %v: %v", side, err, conv)
 		}
 	}

@@ -121,6 +121,9 @@ type Summary struct {
 	Skipped []Note `json:"skipped,omitempty"`
 	// LeftOut lists, by reason, what written trajectories lost.
 	LeftOut []Note `json:"left_out,omitempty"`
+	// Unmatched lists the --session globs (Options.Sessions) that no
+	// session of the store matches: a name mistyped, most likely.
+	Unmatched []string `json:"unmatched_session_globs,omitempty"`
 	// Unreadable names the sessions that could not be read because the
 	// store is damaged there (a corrupt step object, a damaged base
 	// marker): the export went on without them, and Export returned a
@@ -291,6 +294,13 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 // finish returns the summary and err, or, if err is nil and sessions
 // could not be read, a *cairn.UnreadableError naming them.
 func (e *exporter) finish(err error) (Summary, error) {
+	if e.opts.FromHeads == nil {
+		for _, g := range e.opts.Sessions {
+			if !e.matched[g] && !slices.Contains(e.sum.Unmatched, g) {
+				e.sum.Unmatched = append(e.sum.Unmatched, g)
+			}
+		}
+	}
 	if len(e.damaged) == 0 {
 		return e.sum, err
 	}
@@ -313,6 +323,7 @@ type exporter struct {
 	total int
 
 	mu      sync.Mutex
+	matched map[string]bool          // the --session globs some session matched
 	damaged map[string]error         // sessions not read: the store is damaged there
 	points  map[string]cairn.StepRef // fork origins resolved (refKey) to the step they copy
 }
@@ -504,12 +515,19 @@ func (e *exporter) nameSelected(name string) bool {
 	if len(e.opts.Sessions) == 0 {
 		return true
 	}
+	selected := false
 	for _, g := range e.opts.Sessions {
 		if ok, _ := path.Match(g, name); ok {
-			return true
+			e.mu.Lock()
+			if e.matched == nil {
+				e.matched = map[string]bool{}
+			}
+			e.matched[g] = true
+			e.mu.Unlock()
+			selected = true
 		}
 	}
-	return false
+	return selected
 }
 
 // eachSelected yields the name of every session the --session globs

@@ -277,6 +277,32 @@ func resultWithoutCall(steps []Step) (where string, ok bool) {
 	return "", false
 }
 
+// resultForNoCall finds the first tool result of steps whose
+// tool_call_id no call of the assistant message before it has, and says
+// where it is; ok is false if there is none. OpenAI's format refuses
+// such a result ("tool_call_id not found in tool_calls of previous
+// message"); ShareGPT and ATIF keep it (see resultWithoutCall).
+func resultForNoCall(steps []Step) (where string, ok bool) {
+	var ids []string // the calls of the last message that made some
+	for _, s := range steps {
+		if s.Rec == nil {
+			continue
+		}
+		for i, m := range s.Rec.Messages {
+			switch {
+			case m.Role == "tool" && !slices.Contains(ids, m.ToolCallID):
+				return fmt.Sprintf("%s: messages[%d]: tool_call_id %q", s.Step, i, m.ToolCallID), true
+			case m.Role != "tool" && len(m.ToolCalls) > 0:
+				ids = ids[:0]
+				for _, tc := range m.ToolCalls {
+					ids = append(ids, tc.ID)
+				}
+			}
+		}
+	}
+	return "", false
+}
+
 // unansweredCalls finds the tool calls of steps that no tool result
 // answers: each call of an assistant message must be answered, by id, by
 // one of the tool messages right after it (OpenAI's format refuses an
@@ -375,6 +401,11 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 func openAILine(t *Trajectory, v *verdict, meta bool) any {
 	msgs := chatMessages(t, v)
 	if len(msgs) == 0 {
+		return nil
+	}
+	if where, ok := resultForNoCall(t.Steps); ok {
+		v.skip = reasonResultForNoCall
+		v.explain(reasonResultForNoCall, where)
 		return nil
 	}
 	if !slices.ContainsFunc(msgs, func(m cairn.Message) bool { return m.Role == "assistant" }) {

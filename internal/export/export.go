@@ -161,6 +161,9 @@ type Trajectory struct {
 	// Truncated is true if the path's older steps were pruned away
 	// (cairn prune): it starts part-way, not at the session's first step.
 	Truncated bool
+	// fromState is set if the trajectory's conversation was read from a
+	// framework adapter's states (see fromstate.go), not its records.
+	fromState bool
 	// Unjudged, if set, says which step's record carries the newest
 	// outcome or reward in a form export cannot read (a record of the
 	// wrong shape), and how it breaks the convention: Outcome or Reward
@@ -768,6 +771,7 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
 	c := stateChatOf(t)
 	if c != nil {
+		t.fromState = true
 		if err := e.fromState(ctx, t, c); err != nil {
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 		}

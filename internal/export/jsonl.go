@@ -390,6 +390,8 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 	switch {
 	case len(msgs) == 0 && raw:
 		v.skip = reasonRawOnly
+	case len(msgs) == 0 && t.fromState:
+		v.skip = reasonNoStateMessages
 	case len(msgs) == 0:
 		v.skip = reasonNoMessages
 	case raw:
@@ -894,6 +896,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	if len(doc.Steps) == 0 {
 		// ATIF needs at least one step (Harbor refuses an empty list).
 		v.skip = reasonNoATIFSteps
+		if t.fromState {
+			v.skip = reasonNoStateMessages
+		}
 		return nil
 	}
 	if haveCost {

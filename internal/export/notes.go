@@ -51,6 +51,7 @@ const (
 	reasonNoAssistantMessage = "no assistant message (OpenAI's format learns from the assistant's messages, and refuses an example without one)"
 	reasonResultForNoCall    = "a tool result whose tool_call_id no call of the assistant message before it has (OpenAI's format refuses it; sharegpt and atif keep it)"
 	reasonNoStateMessages    = "sessions of a framework adapter (LangGraph, ADK) whose state holds no conversation yet (a graph without a messages channel, a session without events), so no messages (docs/export.md#sessions-of-framework-adapters)"
+	reasonNoBranchAnswer     = "a judged branch with no assistant message after the fork point, so no answer of the model's to prefer, and it is not paired"
 	reasonRawLeftOut         = "raw records (not following docs/records.md) left out, as the format has no place for them"
 	reasonBrokenRaw          = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
 	reasonStateChat          = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state (docs/export.md#sessions-of-framework-adapters)"

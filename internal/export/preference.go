@@ -184,6 +184,12 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				cut = &t.Steps[0]
 			}
 		}
+		if !slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" }) {
+			// A judged branch that adds no answer of the model's (a
+			// verdict alone, a user's message) has nothing to prefer.
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonNoBranchAnswer, name, fmt.Sprintf("%s after the fork point %s", name, refName(g.point)))
+			continue
+		}
 		branches = append(branches, branch{head: h, msgs: msgs[prefix:], steps: after, score: score, raw: raw, unanswered: unanswered})
 	}
 	if prompt == nil && len(branches) > 1 {

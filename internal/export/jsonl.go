@@ -36,13 +36,33 @@ func (w *jsonlWriter) Write(t *Trajectory) (verdict, error) {
 		}
 		return v, nil
 	}
-	b, err := json.Marshal(line)
+	return v, writeLine(w.bw, line)
+}
+
+// writeLine writes v to w as one line of JSON (textJSON): a line of
+// openai-jsonl, sharegpt, atif or preference.
+func writeLine(w io.Writer, v any) error {
+	b, err := textJSON(v)
 	if err != nil {
-		return v, err
+		return err
 	}
-	b = append(b, '\n')
-	_, err = w.bw.Write(b)
-	return v, err
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// textJSON returns v as JSON the way export writes text: as
+// json.Marshal does, but with <, > and & as themselves. json.Marshal
+// writes each as a six-byte escape (\u003c), for JSON put in HTML pages,
+// so a text of them came out six times its size (an 8 MiB record, a
+// 48 MiB line); every JSON reader reads both the same.
+func textJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (w *jsonlWriter) Close() error {
@@ -504,15 +524,15 @@ func (b *shareGPTBuild) value() string {
 	var parts []string
 	switch {
 	case len(b.calls) == 1:
-		j, _ := json.Marshal(b.calls[0])
+		j, _ := textJSON(b.calls[0])
 		parts = append(parts, string(j))
 	case len(b.calls) > 1:
-		j, _ := json.Marshal(b.calls)
+		j, _ := textJSON(b.calls)
 		parts = append(parts, string(j))
 	case len(b.results) == 1:
 		parts = append(parts, b.results[0])
 	case len(b.results) > 1:
-		j, _ := json.Marshal(b.results)
+		j, _ := textJSON(b.results)
 		parts = append(parts, string(j))
 	}
 	return strings.Join(append(parts, b.texts...), "\n\n")
@@ -625,7 +645,7 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: b.from, Value: b.value()})
 	}
 	if tools := toolsOf(t.Steps); len(tools) > 0 {
-		b, _ := json.Marshal(tools)
+		b, _ := textJSON(tools)
 		ex.Tools = string(b)
 	}
 	if meta {

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -139,7 +138,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 					}
 				}
 				row.Role, row.Content = strp(main.Role), &main.Content
-				b, _ := json.Marshal(r.Messages)
+				b, _ := textJSON(r.Messages)
 				row.Messages = strp(string(b))
 				var calls []any
 				for _, m := range r.Messages {
@@ -148,7 +147,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 					}
 				}
 				if len(calls) > 0 {
-					b, _ := json.Marshal(calls)
+					b, _ := textJSON(calls)
 					row.ToolCalls = strp(string(b))
 				}
 			}

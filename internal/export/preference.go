@@ -3,7 +3,6 @@ package export
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -82,16 +81,15 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 	e.sum.Sessions = e.total
 	e.progress()
 	bw := bufio.NewWriterSize(out, 1<<16)
-	enc := json.NewEncoder(bw)
 	for _, k := range sortedKeys(f.groups) {
-		if err := e.group(ctx, f.groups[k], enc); err != nil {
+		if err := e.group(ctx, f.groups[k], bw); err != nil {
 			return e.sum, err
 		}
 	}
 	return e.finish(bw.Flush())
 }
 
-func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error {
+func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	point, err := e.ws.ReadStep(ctx, g.point.Session, g.point.Number)
 	if err != nil {
 		// The fork point's session is damaged there: its group has no
@@ -210,7 +208,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			if a.score <= b.score || len(a.msgs) == 0 || len(b.msgs) == 0 {
 				continue
 			}
-			if err := enc.Encode(preferencePair{Prompt: openAIMessages(prompt),
+			if err := writeLine(out, preferencePair{Prompt: openAIMessages(prompt),
 				Chosen: openAIMessages(a.msgs), Rejected: openAIMessages(b.msgs)}); err != nil {
 				return err
 			}

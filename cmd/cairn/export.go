@@ -321,6 +321,16 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if unreadable != nil {
 		return unreadable
 	}
+	if len(sum.Unmatched) > 0 {
+		// A mistyped name would otherwise pass as a session with
+		// nothing to export: the export is complete, and this is said
+		// last, exit 1.
+		var q []string
+		for _, g := range sum.Unmatched {
+			q = append(q, strconv.Quote(g))
+		}
+		return fmt.Errorf("--session %s: no session of the store matches it", strings.Join(q, ", --session "))
+	}
 	return nil
 }
 

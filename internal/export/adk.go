@@ -114,11 +114,8 @@ func (adkChat) convert(elem json.RawMessage) ([]cairn.Message, string, *cairn.To
 	for _, p := range ev.Content.Parts {
 		switch {
 		case p.FunctionCall != nil:
-			args := p.FunctionCall.Args
-			if len(args) == 0 || string(args) == "null" {
-				args = json.RawMessage("{}")
-			}
-			calls = append(calls, cairn.ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Arguments: args})
+			// As given: export settles absent arguments (settleArguments).
+			calls = append(calls, cairn.ToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Arguments: p.FunctionCall.Args})
 		case p.FunctionResponse != nil:
 			msgs = append(msgs, cairn.Message{Role: "tool", ToolCallID: p.FunctionResponse.ID, Name: p.FunctionResponse.Name,
 				Content: string(p.FunctionResponse.Response)})

@@ -121,6 +121,9 @@ type Summary struct {
 	Skipped []Note `json:"skipped,omitempty"`
 	// LeftOut lists, by reason, what written trajectories lost.
 	LeftOut []Note `json:"left_out,omitempty"`
+	// Unmatched lists the --session globs (Options.Sessions) that no
+	// session of the store matches: a name mistyped, most likely.
+	Unmatched []string `json:"unmatched_session_globs,omitempty"`
 	// Unreadable names the sessions that could not be read because the
 	// store is damaged there (a corrupt step object, a damaged base
 	// marker): the export went on without them, and Export returned a
@@ -158,6 +161,9 @@ type Trajectory struct {
 	// Truncated is true if the path's older steps were pruned away
 	// (cairn prune): it starts part-way, not at the session's first step.
 	Truncated bool
+	// fromState is set if the trajectory's conversation was read from a
+	// framework adapter's states (see fromstate.go), not its records.
+	fromState bool
 	// Unjudged, if set, says which step's record carries the newest
 	// outcome or reward in a form export cannot read (a record of the
 	// wrong shape), and how it breaks the convention: Outcome or Reward
@@ -291,6 +297,13 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 // finish returns the summary and err, or, if err is nil and sessions
 // could not be read, a *cairn.UnreadableError naming them.
 func (e *exporter) finish(err error) (Summary, error) {
+	if e.opts.FromHeads == nil {
+		for _, g := range e.opts.Sessions {
+			if !e.matched[g] && !slices.Contains(e.sum.Unmatched, g) {
+				e.sum.Unmatched = append(e.sum.Unmatched, g)
+			}
+		}
+	}
 	if len(e.damaged) == 0 {
 		return e.sum, err
 	}
@@ -313,6 +326,7 @@ type exporter struct {
 	total int
 
 	mu      sync.Mutex
+	matched map[string]bool          // the --session globs some session matched
 	damaged map[string]error         // sessions not read: the store is damaged there
 	points  map[string]cairn.StepRef // fork origins resolved (refKey) to the step they copy
 }
@@ -504,12 +518,19 @@ func (e *exporter) nameSelected(name string) bool {
 	if len(e.opts.Sessions) == 0 {
 		return true
 	}
+	selected := false
 	for _, g := range e.opts.Sessions {
 		if ok, _ := path.Match(g, name); ok {
-			return true
+			e.mu.Lock()
+			if e.matched == nil {
+				e.matched = map[string]bool{}
+			}
+			e.matched[g] = true
+			e.mu.Unlock()
+			selected = true
 		}
 	}
-	return false
+	return selected
 }
 
 // eachSelected yields the name of every session the --session globs
@@ -748,9 +769,24 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 	}
 	slices.Reverse(t.Steps)
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
-	if c := stateChatOf(t); c != nil {
+	c := stateChatOf(t)
+	if c != nil {
+		t.fromState = true
 		if err := e.fromState(ctx, t, c); err != nil {
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+		}
+	}
+	for i := range t.Steps {
+		// Every source's tool calls get their arguments the same way.
+		s := &t.Steps[i]
+		if s.Rec == nil {
+			continue
+		}
+		if err := settleArguments(s.Rec); err != nil {
+			s.Rec, s.Broken = nil, fmt.Errorf("step record: %w", err)
+			if c != nil {
+				s.Broken = &stateChatError{fmt.Errorf("%s: %w", c.where(s.Record), err)}
+			}
 		}
 	}
 	var outcomeUnread, rewardUnread string

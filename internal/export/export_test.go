@@ -104,11 +104,16 @@ func TestOpenAIJSONL(t *testing.T) {
 	ws, _ := forkedWorkload(t)
 	out, sum, heads := run(t, ws, export.Options{Format: export.OpenAIJSONL})
 	objs := lines(t, out)
-	if got, want := headNames(heads), []string{"a", "a-alt", "a-alt2", "b-next", "c"}; !slices.Equal(got, want) {
+	// c, a leaf too, holds only a user message: OpenAI's format refuses
+	// an example without an assistant message, so it is skipped, named.
+	if got, want := headNames(heads), []string{"a", "a-alt", "a-alt2", "b-next"}; !slices.Equal(got, want) {
 		t.Fatalf("exported %v, want the leaves %v", got, want)
 	}
-	if len(objs) != 5 || sum.Trajectories != 5 || sum.Steps != 4+5+4+4+4 || sum.RawRecords != 2 {
+	if len(objs) != 4 || sum.Trajectories != 4 || sum.Steps != 4+5+4+4 || sum.RawRecords != 0 {
 		t.Fatalf("%d lines, summary %+v", len(objs), sum)
+	}
+	if !strings.Contains(skippedNames(sum)["c"], "no assistant message") {
+		t.Fatalf("c not skipped for its missing assistant message: %+v", sum.Skipped)
 	}
 	roles := map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
 	for i, o := range objs {
@@ -145,9 +150,6 @@ func TestOpenAIJSONL(t *testing.T) {
 	if tools := asList(objs[0]["tools"]); len(tools) != 1 {
 		t.Fatalf("a's tools = %v", objs[0]["tools"])
 	}
-	if c := objs[4]["messages"].([]any); len(c) != 1 {
-		t.Fatalf("c has %d messages, want only its one conventional message", len(c))
-	}
 }
 
 func asList(v any) []any {
@@ -158,10 +160,10 @@ func asList(v any) []any {
 func TestBranchesAll(t *testing.T) {
 	ws, _ := forkedWorkload(t)
 	_, sum, heads := run(t, ws, export.Options{Format: export.OpenAIJSONL, Branches: export.All})
-	if got, want := headNames(heads), []string{"a", "a-alt", "a-alt2", "b", "b-next", "c"}; !slices.Equal(got, want) {
+	if got, want := headNames(heads), []string{"a", "a-alt", "a-alt2", "b", "b-next"}; !slices.Equal(got, want) {
 		t.Fatalf("exported %v, want %v", got, want)
 	}
-	if sum.Trajectories != 6 {
+	if sum.Trajectories != 5 || skippedNames(sum)["c"] == "" { // c: no assistant message
 		t.Fatalf("summary %+v", sum)
 	}
 }
@@ -185,7 +187,7 @@ func TestSelectors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.opts.Format = export.OpenAIJSONL
+			c.opts.Format = export.ATIF // which writes every session with a record, c too
 			out, _, heads := run(t, ws, c.opts)
 			if got := headNames(heads); !slices.Equal(got, c.want) {
 				t.Fatalf("exported %v, want %v", got, c.want)

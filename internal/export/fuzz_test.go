@@ -9,8 +9,8 @@ import (
 )
 
 // FuzzRecordExport feeds stored step records through the convention's
-// decoder and every exporter: nothing may panic, and every line written
-// must be valid JSON.
+// decoder and every exporter: nothing may panic, every line written
+// must be valid JSON, and every chat line must pass its reader's rules.
 func FuzzRecordExport(f *testing.F) {
 	for _, seed := range []string{
 		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"ls","arguments":{"p":1}}]},{"role":"tool","tool_call_id":"1","content":"x"}],"tokens":{"prompt":3,"completion":1},"cost_usd":0.1,"labels":{"k":"v"},"outcome":"success"}`,
@@ -35,6 +35,9 @@ func FuzzRecordExport(f *testing.F) {
 			if rec.Validate() != nil {
 				t.Fatalf("ParseRecord accepted a record Validate refuses: %s", raw)
 			}
+			if err := settleArguments(rec); err != nil {
+				t.Fatalf("ParseRecord accepted arguments export cannot settle: %v: %s", err, raw)
+			}
 			s.Rec = rec
 		}
 		tr := &Trajectory{Session: "s", Steps: []Step{s, s}, Labels: map[string]string{}}
@@ -44,6 +47,17 @@ func FuzzRecordExport(f *testing.F) {
 				if err != nil || !json.Valid(b) {
 					t.Fatalf("line for %s: %v", raw, err)
 				}
+			}
+		}
+		// Every openai-jsonl line passes OpenAI's rules on messages.
+		if v := openAILine(tr, &verdict{}, false); v != nil {
+			b, _ := json.Marshal(v)
+			var ex struct{ Messages []any }
+			if err := json.Unmarshal(b, &ex); err != nil {
+				t.Fatal(err)
+			}
+			if err := OpenAIChatError(ex.Messages); err != nil {
+				t.Fatalf("openai-jsonl line for %s: %v: %s", raw, err, b)
 			}
 		}
 		// Every ShareGPT line passes LLaMA-Factory's alternation rule.

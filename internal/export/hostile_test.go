@@ -168,6 +168,21 @@ func TestParquetFooterStaysSmallWithHugeTexts(t *testing.T) {
 	}
 }
 
+// A Parquet file's pages do not copy huge texts either: parquet-go
+// writes a page's min and max in its header unless told not to, so one
+// 1 MiB message (in content, messages, record and the other free-text
+// columns) made a file of 28 MiB, an 8 MiB one of 100 MiB, the copies
+// uncompressed beside the compressed values.
+func TestParquetPagesDoNotCopyHugeTexts(t *testing.T) {
+	ws := emptyStore(t)
+	bigRun(t, ws, "big", 1<<20)
+	out, _, _ := run(t, ws, export.Options{Format: export.Parquet})
+	big := strings.Repeat("0123456789abcdef", (1<<20)/16)
+	if n := strings.Count(out, big); n > 0 || len(out) > 1<<20 {
+		t.Errorf("a file of %d bytes holding %d uncompressed copies of the 1 MiB text", len(out), n)
+	}
+}
+
 // blockingWriter blocks every Write until release is closed.
 type blockingWriter struct{ release chan struct{} }
 

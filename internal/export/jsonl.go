@@ -36,13 +36,33 @@ func (w *jsonlWriter) Write(t *Trajectory) (verdict, error) {
 		}
 		return v, nil
 	}
-	b, err := json.Marshal(line)
+	return v, writeLine(w.bw, line)
+}
+
+// writeLine writes v to w as one line of JSON (textJSON): a line of
+// openai-jsonl, sharegpt, atif or preference.
+func writeLine(w io.Writer, v any) error {
+	b, err := textJSON(v)
 	if err != nil {
-		return v, err
+		return err
 	}
-	b = append(b, '\n')
-	_, err = w.bw.Write(b)
-	return v, err
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// textJSON returns v as JSON the way export writes text: as
+// json.Marshal does, but with <, > and & as themselves. json.Marshal
+// writes each as a six-byte escape (\u003c), for JSON put in HTML pages,
+// so a text of them came out six times its size (an 8 MiB record, a
+// 48 MiB line); every JSON reader reads both the same.
+func textJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (w *jsonlWriter) Close() error {
@@ -157,13 +177,38 @@ func openAIMessages(msgs []cairn.Message) []openAIMessage {
 
 // Tool-call arguments come as a JSON object or as a JSON string holding
 // their text (OpenAI's form; usually an object's text, but a model may
-// emit any text). Each format gets what its readers expect: OpenAI's
-// format text (argsText), ShareGPT and ATIF an object (argsValue).
+// emit any text), or not at all. settleArguments, the one place that
+// decides what absent arguments are, gives every call of a trajectory,
+// whatever source its conversation was read from (records, an adapter's
+// state), an object or a string; each format then writes what its
+// readers expect: OpenAI's format text (argsText), ShareGPT and ATIF an
+// object (argsValue), Parquet the settled value.
 
-// argsText returns tool-call arguments as text: a string's own text as
-// given, an object's compact JSON, {} when absent.
+// settleArguments sets the arguments of every tool call of r to what
+// export writes: absent or null as the empty object {}, an object or a
+// string as given. Arguments of another kind (a number, a list) are an
+// error, in the convention's words, saying where.
+func settleArguments(r *cairn.Record) error {
+	for i := range r.Messages {
+		calls := r.Messages[i].ToolCalls
+		for j := range calls {
+			a := bytes.TrimSpace(calls[j].Arguments)
+			switch {
+			case len(a) == 0 || string(a) == "null":
+				calls[j].Arguments = json.RawMessage("{}")
+			case a[0] == '{' || a[0] == '"':
+				calls[j].Arguments = a
+			default:
+				return fmt.Errorf("messages[%d].tool_calls[%d]: arguments is %s, not a JSON object or a string", i, j, jsonKind(a))
+			}
+		}
+	}
+	return nil
+}
+
+// argsText returns settled tool-call arguments as text: a string's own
+// text as given, an object's compact JSON.
 func argsText(a json.RawMessage) string {
-	a = bytes.TrimSpace(a)
 	if len(a) > 0 && a[0] == '"' {
 		var text string
 		if json.Unmarshal(a, &text) == nil {
@@ -173,11 +218,11 @@ func argsText(a json.RawMessage) string {
 	return string(argsObject(a))
 }
 
-// argsValue returns tool-call arguments as a JSON object: an object as
-// is, a string holding an object's text as that object. ok is false for
-// a string holding other text: value is then that string, as JSON.
+// argsValue returns settled tool-call arguments as a JSON object: an
+// object as is, a string holding an object's text as that object. ok is
+// false for a string holding other text: value is then that string, as
+// JSON.
 func argsValue(a json.RawMessage) (value json.RawMessage, ok bool) {
-	a = bytes.TrimSpace(a)
 	if len(a) == 0 || a[0] != '"' {
 		return argsObject(a), true
 	}
@@ -191,14 +236,11 @@ func argsValue(a json.RawMessage) (value json.RawMessage, ok bool) {
 	return a, false
 }
 
-// argsObject returns compact object arguments, {} when absent or not an object.
+// argsObject returns an object's compact JSON; {} for text that is no
+// JSON object, which settled arguments never are.
 func argsObject(a json.RawMessage) json.RawMessage {
-	a = bytes.TrimSpace(a)
-	if len(a) == 0 || a[0] != '{' {
-		return json.RawMessage("{}")
-	}
 	var buf bytes.Buffer
-	if json.Compact(&buf, a) != nil {
+	if len(a) == 0 || a[0] != '{' || json.Compact(&buf, a) != nil {
 		return json.RawMessage("{}")
 	}
 	return buf.Bytes()
@@ -255,6 +297,81 @@ func resultWithoutCall(steps []Step) (where string, ok bool) {
 	return "", false
 }
 
+// resultForNoCall finds the first tool result of steps whose
+// tool_call_id no call of the assistant message before it has, and says
+// where it is; ok is false if there is none. OpenAI's format refuses
+// such a result ("tool_call_id not found in tool_calls of previous
+// message"); ShareGPT and ATIF keep it (see resultWithoutCall).
+func resultForNoCall(steps []Step) (where string, ok bool) {
+	var ids []string // the calls of the last message that made some
+	for _, s := range steps {
+		if s.Rec == nil {
+			continue
+		}
+		for i, m := range s.Rec.Messages {
+			switch {
+			case m.Role == "tool" && !slices.Contains(ids, m.ToolCallID):
+				return fmt.Sprintf("%s: messages[%d]: tool_call_id %q", s.Step, i, m.ToolCallID), true
+			case m.Role != "tool" && len(m.ToolCalls) > 0:
+				ids = ids[:0]
+				for _, tc := range m.ToolCalls {
+					ids = append(ids, tc.ID)
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// unansweredCalls finds the tool calls of steps that no tool result
+// answers: each call of an assistant message must be answered, by id, by
+// one of the tool messages right after it (OpenAI's format refuses an
+// assistant message with a call no tool message answers). A call left
+// unanswered by the conversation's last assistant message, with nothing
+// after it but results, was the model's last act (the session ended, or
+// was forked, before the tool answered): keep is then that message's
+// place in the concatenated messages, to cut it and what follows, and
+// where names it. A call left unanswered before the conversation goes on
+// is a hole: mid says where, and keep is -1.
+func unansweredCalls(steps []Step) (keep int, where string, mid bool) {
+	keep = -1
+	var pending []string // the open message's calls not answered yet
+	var open *cairn.Step // the step of the open message
+	openAt := 0          // its index in that step's messages
+	n := 0               // messages seen
+	say := func() string {
+		return fmt.Sprintf("%s: messages[%d]: tool call %q", open, openAt, pending[0])
+	}
+	for _, s := range steps {
+		if s.Rec == nil {
+			continue
+		}
+		for i, m := range s.Rec.Messages {
+			n++
+			if m.Role == "tool" {
+				if j := slices.Index(pending, m.ToolCallID); j >= 0 {
+					pending = slices.Delete(pending, j, j+1)
+				}
+				continue
+			}
+			if len(pending) > 0 {
+				return -1, say(), true
+			}
+			if len(m.ToolCalls) == 0 {
+				continue
+			}
+			for _, tc := range m.ToolCalls {
+				pending = append(pending, tc.ID)
+			}
+			keep, open, openAt = n-1, s.Step, i
+		}
+	}
+	if len(pending) == 0 {
+		return -1, "", false
+	}
+	return keep, say(), false
+}
+
 // chatMessages returns t's messages for a chat format, or nil with v.skip
 // set: a trajectory with a record that breaks the convention is skipped
 // whole (its messages cannot be read, and a conversation with a hole
@@ -280,9 +397,21 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 		v.explain(reasonResultWithoutCall, m)
 		return nil
 	}
+	switch keep, where, mid := unansweredCalls(t.Steps); {
+	case mid:
+		v.skip = reasonUnansweredCall
+		v.explain(reasonUnansweredCall, where)
+		return nil
+	case keep >= 0:
+		msgs = msgs[:keep]
+		v.leave(reasonUnansweredLast)
+		v.explain(reasonUnansweredLast, where)
+	}
 	switch {
 	case len(msgs) == 0 && raw:
 		v.skip = reasonRawOnly
+	case len(msgs) == 0 && t.fromState:
+		v.skip = reasonNoStateMessages
 	case len(msgs) == 0:
 		v.skip = reasonNoMessages
 	case raw:
@@ -294,6 +423,20 @@ func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
 func openAILine(t *Trajectory, v *verdict, meta bool) any {
 	msgs := chatMessages(t, v)
 	if len(msgs) == 0 {
+		return nil
+	}
+	if where, ok := resultForNoCall(t.Steps); ok {
+		v.skip = reasonResultForNoCall
+		v.explain(reasonResultForNoCall, where)
+		return nil
+	}
+	if !slices.ContainsFunc(msgs, func(m cairn.Message) bool { return m.Role == "assistant" }) {
+		// OpenAI's format trains on the assistant's messages, and
+		// refuses an example without one.
+		v.skip = reasonNoAssistantMessage
+		if cut, ok := v.example[reasonUnansweredLast]; ok {
+			v.explain(reasonNoAssistantMessage, "its only one, left out, calls a tool no result answers: "+cut)
+		}
 		return nil
 	}
 	ex := openAIExample{Messages: openAIMessages(msgs), Tools: toolsOf(t.Steps)}
@@ -381,15 +524,15 @@ func (b *shareGPTBuild) value() string {
 	var parts []string
 	switch {
 	case len(b.calls) == 1:
-		j, _ := json.Marshal(b.calls[0])
+		j, _ := textJSON(b.calls[0])
 		parts = append(parts, string(j))
 	case len(b.calls) > 1:
-		j, _ := json.Marshal(b.calls)
+		j, _ := textJSON(b.calls)
 		parts = append(parts, string(j))
 	case len(b.results) == 1:
 		parts = append(parts, b.results[0])
 	case len(b.results) > 1:
-		j, _ := json.Marshal(b.results)
+		j, _ := textJSON(b.results)
 		parts = append(parts, string(j))
 	}
 	return strings.Join(append(parts, b.texts...), "\n\n")
@@ -502,7 +645,7 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: b.from, Value: b.value()})
 	}
 	if tools := toolsOf(t.Steps); len(tools) > 0 {
-		b, _ := json.Marshal(tools)
+		b, _ := textJSON(tools)
 		ex.Tools = string(b)
 	}
 	if meta {
@@ -773,6 +916,9 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	if len(doc.Steps) == 0 {
 		// ATIF needs at least one step (Harbor refuses an empty list).
 		v.skip = reasonNoATIFSteps
+		if t.fromState {
+			v.skip = reasonNoStateMessages
+		}
 		return nil
 	}
 	if haveCost {

@@ -172,11 +172,8 @@ func langChainMessage(raw json.RawMessage) (cairn.Message, string, *cairn.Tokens
 		m.ToolCallID, m.Name = f.ToolCallID, f.Name
 	case "assistant":
 		for _, c := range f.ToolCalls {
-			args := c.Args
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
-			}
-			m.ToolCalls = append(m.ToolCalls, cairn.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
+			// As given: export settles absent arguments (settleArguments).
+			m.ToolCalls = append(m.ToolCalls, cairn.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args})
 		}
 		var tokens *cairn.Tokens
 		if f.Usage != nil {

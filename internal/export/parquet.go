@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -90,6 +89,10 @@ func newParquetWriter(out io.Writer) *parquetWriter {
 		parquet.DataPageVersion(1),
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.MaxRowsPerRowGroup(rowsPerGroup),
+		// No min and max in each page's header: they would copy whole
+		// texts there, uncompressed (a 1 MiB message made a 28 MiB
+		// file); readers find a page's bounds in the column index.
+		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("cairn", version.String()+" ", version.Revision()), // the library writes "APP version V(build B)"
 	}
 	for _, c := range freeTextColumns {
@@ -135,7 +138,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 					}
 				}
 				row.Role, row.Content = strp(main.Role), &main.Content
-				b, _ := json.Marshal(r.Messages)
+				b, _ := textJSON(r.Messages)
 				row.Messages = strp(string(b))
 				var calls []any
 				for _, m := range r.Messages {
@@ -144,7 +147,7 @@ func rowsOf(t *Trajectory, rows []StepRow) []StepRow {
 					}
 				}
 				if len(calls) > 0 {
-					b, _ := json.Marshal(calls)
+					b, _ := textJSON(calls)
 					row.ToolCalls = strp(string(b))
 				}
 			}

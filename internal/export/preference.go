@@ -3,7 +3,6 @@ package export
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -30,6 +29,9 @@ type branch struct {
 	// raw is set if the branch's path holds raw records, left out of
 	// its messages: the first of them, to note.
 	raw string
+	// unanswered is set if the branch's last assistant message was left out,
+	// its tool calls unanswered: where, to note.
+	unanswered string
 }
 
 // outcomeScores ranks outcome labels when no rewards are given.
@@ -79,16 +81,15 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 	e.sum.Sessions = e.total
 	e.progress()
 	bw := bufio.NewWriterSize(out, 1<<16)
-	enc := json.NewEncoder(bw)
 	for _, k := range sortedKeys(f.groups) {
-		if err := e.group(ctx, f.groups[k], enc); err != nil {
+		if err := e.group(ctx, f.groups[k], bw); err != nil {
 			return e.sum, err
 		}
 	}
 	return e.finish(bw.Flush())
 }
 
-func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error {
+func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	point, err := e.ws.ReadStep(ctx, g.point.Session, g.point.Number)
 	if err != nil {
 		// The fork point's session is damaged there: its group has no
@@ -156,14 +157,22 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 		// of the wrong shape, or a tool result before its call, leaves a
 		// hole, so the branch is not paired.
 		var v verdict
-		chatMessages(t, &v)
-		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall {
+		msgs := chatMessages(t, &v)
+		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
 		raw := ""
 		if slices.Contains(v.leftOut, reasonRawLeftOut) {
 			raw = firstRaw(t.Steps)
+		}
+		// The branch's messages are what follows the prompt's in the
+		// conversation as the chat formats read it (its last assistant
+		// message cut if its calls went unanswered).
+		prefix := min(len(messagesOf(t.Steps[:len(t.Steps)-len(after)])), len(msgs))
+		unanswered := ""
+		if slices.Contains(v.leftOut, reasonUnansweredLast) {
+			unanswered = v.example[reasonUnansweredLast]
 		}
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
@@ -173,7 +182,13 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 				cut = &t.Steps[0]
 			}
 		}
-		branches = append(branches, branch{head: h, msgs: messagesOf(after), steps: after, score: score, raw: raw})
+		if !slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" }) {
+			// A judged branch that adds no answer of the model's (a
+			// verdict alone, a user's message) has nothing to prefer.
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonNoBranchAnswer, name, fmt.Sprintf("%s after the fork point %s", name, refName(g.point)))
+			continue
+		}
+		branches = append(branches, branch{head: h, msgs: msgs[prefix:], steps: after, score: score, raw: raw, unanswered: unanswered})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -193,7 +208,7 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			if a.score <= b.score || len(a.msgs) == 0 || len(b.msgs) == 0 {
 				continue
 			}
-			if err := enc.Encode(preferencePair{Prompt: openAIMessages(prompt),
+			if err := writeLine(out, preferencePair{Prompt: openAIMessages(prompt),
 				Chosen: openAIMessages(a.msgs), Rejected: openAIMessages(b.msgs)}); err != nil {
 				return err
 			}
@@ -209,6 +224,9 @@ func (e *exporter) group(ctx context.Context, g *group, enc *json.Encoder) error
 			}
 			if b.raw != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
+			}
+			if b.unanswered != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnansweredLast, b.head.Session, b.unanswered)
 			}
 			e.count(b.steps)
 			if err := e.reportHead(b.head); err != nil {

@@ -18,7 +18,7 @@ def test_remote_export_without_a_store_refuses(cairn_bin: str, tmp_path: pathlib
     with cairnlog.open(str(tmp_path / "xdg" / "cairn"), bin=cairn_bin) as other:
         other.session("elsewhere").commit({}, record={"messages": [{"role": "user", "content": "not yours"}]})
     with cairnlog.open(str(tmp_path / "served"), bin=cairn_bin) as served:
-        served.session("mine").commit({}, record={"messages": [{"role": "user", "content": "hi"}]})
+        served.session("mine").commit({}, record={"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]})
         # A server given by URL: its store is not known here. export used to
         # run `cairn export` over the local default store, a different
         # workspace, and wrote its sessions as if they were the server's.
@@ -37,7 +37,7 @@ def test_remote_export_under_cairn_run_uses_its_store(cairn_bin: str, tmp_path: 
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # `cairn run` sets CAIRN_URL and CAIRN_STORE to the same workspace.
     with cairnlog.open(str(tmp_path / "served"), bin=cairn_bin) as served:
-        served.session("mine").commit({}, record={"messages": [{"role": "user", "content": "hi"}]})
+        served.session("mine").commit({}, record={"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]})
         monkeypatch.setenv("CAIRN_URL", served.url)
         monkeypatch.setenv("CAIRN_TOKEN", served.client.token or "")
         monkeypatch.setenv("CAIRN_STORE", str(tmp_path / "served"))

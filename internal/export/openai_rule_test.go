@@ -1,0 +1,59 @@
+package export
+
+import (
+	"fmt"
+	"slices"
+)
+
+// OpenAIChatError applies the rules OpenAI's chat fine-tuning format
+// sets on an example's messages, and returns how they break one, or nil:
+// an example has at least one assistant message; an assistant message
+// with tool_calls must be followed by tool messages responding to each
+// tool_call_id, and a tool message must follow an assistant message with
+// tool_calls (or another tool message), with the id of one of its calls.
+func OpenAIChatError(messages []any) error {
+	assistant := false
+	var pending, made []string // the calls unanswered, and made, by the message before
+	after := false             // the message before was a tool-calling one, or a result
+	for i, x := range messages {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return fmt.Errorf("messages[%d] is not an object", i)
+		}
+		if m["role"] == "tool" {
+			if !after {
+				return fmt.Errorf("messages[%d]: a tool message that follows no tool call", i)
+			}
+			id, _ := m["tool_call_id"].(string)
+			if !slices.Contains(made, id) {
+				return fmt.Errorf("messages[%d]: tool_call_id %q not found in the tool_calls of the message before", i, id)
+			}
+			for j, p := range pending {
+				if p == id {
+					pending = append(pending[:j], pending[j+1:]...)
+					break
+				}
+			}
+			continue
+		}
+		if len(pending) > 0 {
+			return fmt.Errorf("messages[%d]: tool call %q before it has no tool message answering it", i, pending[0])
+		}
+		assistant = assistant || m["role"] == "assistant"
+		calls, _ := m["tool_calls"].([]any)
+		after = len(calls) > 0
+		made = made[:0]
+		for _, c := range calls {
+			id, _ := c.(map[string]any)["id"].(string)
+			pending = append(pending, id)
+			made = append(made, id)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("tool call %q has no tool message answering it", pending[0])
+	}
+	if !assistant {
+		return fmt.Errorf("no assistant message")
+	}
+	return nil
+}

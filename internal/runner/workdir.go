@@ -141,8 +141,8 @@ const stateFile = "state.json"
 // written (the work in it is not lost: it stays there), and
 // cairn.ErrInvalid when no run of the session left the directory.
 type DirError struct {
-	Dir    string
-	Reason string
+	Dir    string // the work directory, absolute
+	Reason string // why, in words that follow the directory's name
 	// Conflict: another worker holds the directory or moved the session.
 	Conflict bool
 }
@@ -254,13 +254,14 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 		return err
 	}
 	var id cairn.StateID
+	var notState error // why what the directory holds is no state
 	if state != nil {
-		if id, err = cairn.StateIDOf(state); err != nil {
+		if id, notState = cairn.StateIDOf(state); notState != nil {
 			state = nil // not a state a step could hold (a document cut short): no step matches it
 		}
 	}
 	if head != nil && state != nil {
-		match, err := stepHolding(ctx, head, id, prev, known)
+		match, err := stepHolding(ctx, sess, head, id, prev, known)
 		if err != nil {
 			return err
 		}
@@ -279,12 +280,12 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 			name, name)}
 	}
 	if number(head) != prev.Step || (head != nil && head.ID.String() != prev.ID) {
-		return w.moved(name, prev, head)
+		return w.moved(name, kind, prev, head)
 	}
 	if state == nil {
 		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
 			"holds work an interrupted run of %s did not commit, which cannot be committed as %s's next step: %s (commit what is worth keeping yourself, then empty the directory)",
-			name, name, w.why(kind, des))}
+			name, name, w.why(kind, des, notState))}
 	}
 	if extra > 0 {
 		fmt.Fprintf(log, "cairn run: %s: %d %s beside %s dropped (a JSON session's step holds %s alone)\n",
@@ -296,7 +297,7 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 	})
 	if errors.Is(err, cairn.ErrConflict) {
 		if now, herr := headOf(ctx, sess, true); herr == nil && number(now) != prev.Step {
-			return w.moved(name, prev, now)
+			return w.moved(name, kind, prev, now)
 		}
 	}
 	if err != nil {
@@ -308,7 +309,7 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 
 // moved refuses the directory of an interrupted run whose session moved
 // past the step the directory was written from.
-func (w *workDir) moved(name string, prev dirRecord, head *cairn.Step) error {
+func (w *workDir) moved(name string, kind cairn.Kind, prev dirRecord, head *cairn.Step) error {
 	from := fmt.Sprintf("%s@%d", name, prev.Step)
 	if prev.Step == 0 {
 		from = "no step (a new session)"
@@ -317,11 +318,14 @@ func (w *workDir) moved(name string, prev dirRecord, head *cairn.Step) error {
 	if head == nil {
 		now = "no step (it was removed)"
 	}
-	expect := number(head)
+	commit := fmt.Sprintf("cairn commit %s --dir %s --expect %d", name, w.path, number(head))
+	if kind == cairn.KindJSON {
+		commit = fmt.Sprintf("cairn commit %s --json-file %s --expect %d", name, filepath.Join(w.path, stateFile), number(head))
+	}
 	return &DirError{Conflict: true, Dir: w.path, Reason: fmt.Sprintf(
 		"holds work an interrupted run of %s did not commit, made from %s, and the session has moved to %s since (another worker?): "+
-			"to keep that work on top of it, cairn commit %s --dir %s --expect %d; else move it elsewhere and empty the directory; then run again",
-		name, from, now, name, w.path, expect)}
+			"to keep that work on top of it, %s; else move it elsewhere and empty the directory; then run again",
+		name, from, now, commit)}
 }
 
 // state returns what the directory holds as a state of kind: the
@@ -350,23 +354,40 @@ func (w *workDir) state(kind cairn.Kind, des []os.DirEntry) (cairn.State, int, e
 	return cairn.JSON(doc), extra, nil
 }
 
-// why says why the directory is no state of kind.
-func (w *workDir) why(kind cairn.Kind, des []os.DirEntry) string {
-	if kind == cairn.KindJSON {
-		for _, de := range des {
-			if de.Name() == stateFile {
-				return stateFile + " is not a JSON document"
-			}
-		}
-		return "it has no " + stateFile
+// why says why the directory is no state of kind: building it failed
+// with err (nil if there was nothing to build).
+func (w *workDir) why(kind cairn.Kind, des []os.DirEntry, err error) string {
+	if kind != cairn.KindJSON {
+		return err.Error()
 	}
-	return "it is not a directory state"
+	for _, de := range des {
+		if de.Name() == stateFile {
+			return stateFile + " is not a JSON document"
+		}
+	}
+	return "it has no " + stateFile
 }
 
-// stepHolding returns the step, among the head and the steps before it
-// (at most matchDepth, and none below the record's step), whose state is
-// id; nil if none is.
-func stepHolding(ctx context.Context, head *cairn.Step, id cairn.StateID, prev dirRecord, known bool) (*cairn.Step, error) {
+// stepHolding returns a step of the session whose state is id, nil if
+// none is found: the head; the step the run record says the directory
+// was written from or committed as (read by its number, however far
+// below the head: a command that commits through the HTTP API may have
+// gone on for hundreds of steps without touching the directory); else the
+// steps below the head, at most matchDepth of them, and none below the
+// record's step.
+func stepHolding(ctx context.Context, sess *cairn.Session, head *cairn.Step, id cairn.StateID, prev dirRecord, known bool) (*cairn.Step, error) {
+	if head.StateID() == id {
+		return head, nil
+	}
+	if known && prev.Step > 0 && prev.Step < head.Number {
+		st, err := sess.Step(ctx, prev.Step)
+		switch {
+		case err == nil && st.ID.String() == prev.ID && st.StateID() == id:
+			return st, nil
+		case err != nil && !errors.Is(err, cairn.ErrNotFound):
+			return nil, err // a step pruned since is no match; a store out of reach is an error
+		}
+	}
 	var match *cairn.Step
 	n := 0
 	stop := errors.New("stop")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,53 @@ func TestTakeOverJSONWorkDir(t *testing.T) {
 	}
 	if doc, _ := os.ReadFile(filepath.Join(dir, "state.json")); string(doc) != `{"a":` {
 		t.Errorf("the refused state.json became %q", doc)
+	}
+}
+
+// TestTakeOverAfterManyAPISteps: a command that commits through the HTTP
+// API leaves the work directory as the run wrote it, however many steps
+// it commits. Killed after more steps than a takeover compares one by
+// one, its directory still holds the step the run wrote there, which is
+// stored: the next run resumes, where it refused it as the work of a
+// session that moved elsewhere (exit 3, for ever).
+func TestTakeOverAfterManyAPISteps(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := ws.Session("s")
+	head, err := sess.Commit(ctx, cairn.JSON([]byte(`{"turn":0}`)), cairn.CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, dir := filepath.Join(tmp, "cache"), filepath.Join(tmp, "work")
+	w, err := openWorkDir(dir, cache, ws.URL(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := materialise(ctx, head, dir); err != nil {
+		t.Fatal(err)
+	}
+	w.note(head, true, t.Output())
+	for i := 1; i <= 2*matchDepth; i++ {
+		if _, err := sess.Commit(ctx, cairn.JSON(fmt.Appendf(nil, `{"turn":%d}`, i)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.unlock() // killed
+
+	w, err = openWorkDir(dir, cache, ws.URL(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.unlock()
+	var log bytes.Buffer
+	if err := w.takeOver(ctx, sess, &log); err != nil {
+		t.Fatalf("take over after %d steps through the API: %v", 2*matchDepth, err)
+	}
+	if !strings.Contains(log.String(), "holds the state of s@1") {
+		t.Errorf("take over: %q", log.String())
 	}
 }

@@ -146,7 +146,7 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		if dir, err = filepath.Abs(dir); err != nil {
 			return res, fmt.Errorf("work directory: %w", err)
 		}
-		if wd, err = openWorkDir(dir, cfg.CacheDir, ws.URL(), cfg.Session); err != nil {
+		if wd, err = openWorkDir(dir, cfg.CacheDir, ws.URL(), cfg.Session, cfg.Log); err != nil {
 			return res, err
 		}
 		if err := wd.takeOver(ctx, sess, cfg.Log); err != nil {

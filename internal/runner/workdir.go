@@ -166,8 +166,11 @@ type workDir struct {
 	warned bool // note said it cannot keep the record
 }
 
-// openWorkDir makes dir if absent and locks it for this run.
-func openWorkDir(dir, cacheDir, store, session string) (*workDir, error) {
+// openWorkDir makes dir if absent and locks it for this run. A
+// filesystem that cannot lock it (flock on an NFS mount needs write access
+// to the directory's descriptor, which a directory never gives) leaves it
+// unlocked, as before there was a lock, and the run says so on log.
+func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make work directory: %w", err)
 	}
@@ -176,7 +179,8 @@ func openWorkDir(dir, cacheDir, store, session string) (*workDir, error) {
 		return nil, &DirError{Dir: dir, Reason: "is in use by another cairn run on this machine", Conflict: true}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock work directory %s: %w", dir, err)
+		fmt.Fprintf(log, "cairn run: cannot lock %s (%v): another run given it would not be kept out\n", dir, err)
+		unlock = func() {}
 	}
 	return &workDir{
 		path: dir, record: recordPath(cacheDir, dir), unlock: unlock,

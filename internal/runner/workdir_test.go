@@ -34,7 +34,7 @@ func TestTakeOverJSONWorkDir(t *testing.T) {
 
 	// killed leaves dir as a run killed while its command ran would.
 	killed := func(write func()) {
-		w, err := openWorkDir(dir, cache, ws.URL(), "s")
+		w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestTakeOverJSONWorkDir(t *testing.T) {
 	}
 	takeOver := func() string {
 		t.Helper()
-		w, err := openWorkDir(dir, cache, ws.URL(), "s")
+		w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func TestTakeOverJSONWorkDir(t *testing.T) {
 
 	// Killed while cairn run itself was writing the directory (before
 	// the command started): nothing of the command's is there.
-	w, err := openWorkDir(dir, cache, ws.URL(), "s")
+	w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestTakeOverJSONWorkDir(t *testing.T) {
 
 	// Cut short mid-write, state.json is no JSON step: refused, kept.
 	killed(func() { os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"a":`), 0o644) })
-	w, err = openWorkDir(dir, cache, ws.URL(), "s")
+	w, err = openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestTakeOverAfterManyAPISteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache, dir := filepath.Join(tmp, "cache"), filepath.Join(tmp, "work")
-	w, err := openWorkDir(dir, cache, ws.URL(), "s")
+	w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestTakeOverAfterManyAPISteps(t *testing.T) {
 	}
 	w.unlock() // killed
 
-	w, err = openWorkDir(dir, cache, ws.URL(), "s")
+	w, err = openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,10 @@ import (
 // than refusing it for not being empty, and loses nothing the command
 // wrote there:
 //
-//   - if the directory holds the state of a recent step of the session
-//     (the head, or a step the earlier run wrote or committed), every
-//     byte of it is in the store, and the run resumes from the head;
+//   - if the directory holds the state of a step of the session (the
+//     one the earlier run wrote there or last committed from it, however
+//     far below the head; the head; one of matchDepth steps below it),
+//     every byte of it is in the store, and the run resumes from the head;
 //   - if it holds something else, written by the command of an earlier
 //     run of the session (its run record says so), and the session's head
 //     is still the step that directory was last written from or
@@ -40,7 +41,9 @@ import (
 // record's step on, so that a command's own commits are not taken for the
 // session moving elsewhere. Without the record (caches turned off, or
 // lost with a container), only a directory that holds a stored step is
-// taken over.
+// taken over. What a command leaves uncommitted when it exits is the step
+// in flight, redone from the head after a restart as it always was: the
+// record says so as soon as the command has exited.
 //
 // While a run owns its directory it holds a lock on it (flock(2) on the
 // directory itself), so a second run given the same directory refuses it

@@ -41,7 +41,10 @@ type GCOptions struct {
 	Grace time.Duration
 	// DryRun reports what the run would do and changes nothing.
 	DryRun bool
-	// Now overrides the clock (tests); zero means time.Now().
+	// Now, if set, is taken as the store's clock (tests); zero: gc reads
+	// the store's clock, from an object it writes, so that ages are never
+	// measured on a machine's clock that is off (a dry run, which writes
+	// nothing, measures on this machine's).
 	Now time.Time
 }
 
@@ -92,7 +95,7 @@ func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err er
 	if opts.Grace < 0 {
 		opts.Grace = DefaultGrace
 	}
-	rep, err := w.repo.GC(ctx, manifest.GCOptions(opts))
+	rep, err := w.repo.GC(ctx, manifest.GCOptions{Grace: opts.Grace, DryRun: opts.DryRun, Now: opts.Now, Clock: w.clock})
 	if err != nil {
 		return nil, err
 	}

@@ -197,6 +197,49 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	return nil
 }
 
+// StateID identifies a state's content, as a commit stores it: two states
+// (or a state and a step's) are the same exactly when their StateIDs are
+// equal. Compare them with ==.
+type StateID struct {
+	kind manifest.StateKind
+	root string
+}
+
+// StateIDOf returns the StateID of state, to compare it with steps'
+// (Step.StateID). It reads the state (a directory's files, all of them)
+// and hashes it, but neither reads nor writes a store. A state that
+// cannot be built (a directory that cannot be read, a document that is
+// not JSON) is an error.
+func StateIDOf(state State) (_ StateID, err error) {
+	if state == nil {
+		return StateID{}, invalid(errors.New("no state"))
+	}
+	if ss, ok := state.(stepState); ok {
+		return ss.st.StateID(), nil
+	}
+	kind, root, err := state.build(hashOnly{}, nil)
+	if err != nil {
+		return StateID{}, classify(err)
+	}
+	return stateID(kind, root), nil
+}
+
+// StateID returns the StateID of the step's state. It reads nothing.
+func (st *Step) StateID() StateID { return stateID(st.m.Kind, st.m.Root) }
+
+func stateID(kind manifest.StateKind, root tree.Ref) StateID {
+	if root.Kind == tree.Inline {
+		return StateID{kind, string(byte(root.Kind)) + string(root.Data)}
+	}
+	return StateID{kind, string(byte(root.Kind)) + string(root.ID[:])}
+}
+
+// hashOnly is a tree sink that keeps nothing: building through it yields
+// a state's root without storing a blob.
+type hashOnly struct{}
+
+func (hashOnly) Put(cas.ID, []byte) error { return nil }
+
 // ParentStep reads the step's parent (nil, nil for a first step).
 func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
 	defer st.ws.classifyTo(&err)

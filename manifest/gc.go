@@ -20,8 +20,13 @@ type GCOptions struct {
 	Grace time.Duration
 	// DryRun reports what the run would do and changes nothing.
 	DryRun bool
-	// Now overrides the clock (tests); zero means time.Now().
+	// Now, if set, is taken as the store's clock (tests); zero: gc reads
+	// the store's clock (see gcNow).
 	Now time.Time
+	// Clock is this machine's clock, which measures the time passed
+	// since the store's clock was read, and the time of a dry run
+	// (nil: time.Now; tests move it).
+	Clock func() time.Time
 }
 
 // GCReport says what a GC run found and did.
@@ -81,9 +86,9 @@ const HeadTrust = 10 * time.Minute
 // reader looks. Such a writer got its head before the slot was written,
 // so once the slot is SlotFenceAge old the writer has held its head for
 // longer than HeadTrust and reads the store's head before it commits,
-// and loses. The margin over HeadTrust covers a gc host's clock running
-// ahead of the store's (S3 refuses requests signed more than 15 minutes
-// off).
+// and loses. gc measures the slot's age on the store's clock (gcNow),
+// so a gc host's clock running ahead of the store's does not shorten
+// it; the margin over HeadTrust is kept all the same.
 const SlotFenceAge = 30 * time.Minute
 
 // GC deletes data objects that no live step needs (docs/maintenance.md;
@@ -160,10 +165,11 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
 	}
 	// The clock for candidates is read after the mark, so that an object
-	// is never first found unreachable before a prune that made it so.
-	now := opts.Now
-	if now.IsZero() {
-		now = time.Now()
+	// is never first found unreachable before a prune that made it so,
+	// and on the store's clock, as the objects' times are.
+	now, err := r.gcNow(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
 	}
 	seenSince := func(key string, modTime time.Time, grace time.Duration) (first time.Time, due bool) {
 		first, seen := prev.Candidates[key]

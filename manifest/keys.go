@@ -18,6 +18,7 @@ import (
 //	packs/<session>/<number, 20 digits>  pack compacted by that step's commit (pack format, no manifest)
 //	packs/<session>/<number>.<k, 6 digits> spill pack k of that step: new file chunks of a large commit
 //	gc/state                             the last gc run's sweep candidates (GCState)
+//	gc/clock                             empty, overwritten by each gc run to read the store's clock (Repo.gcNow)
 //	pins/<session>/<nonce, 16 hex>       a fork in flight: its source, kept by gc until the fork lands (Pin)
 //	pins/<session>/lock                  held by the one fork to the session writing at a time (Repo.lockForks)
 const (
@@ -31,6 +32,9 @@ const (
 	// GCStateKey holds the sweep candidates of the last gc run, under gc/,
 	// a prefix no step, pack or marker uses.
 	GCStateKey = "gc/state"
+	// GCClockKey is an empty object each gc run overwrites, and reads
+	// the time of, to measure ages on the store's clock (Repo.gcNow).
+	GCClockKey = "gc/clock"
 	// HintEvery is how often (in steps) a writer refreshes the head hint.
 	// Head discovery lists at most this many keys past the hint.
 	HintEvery = 32
@@ -221,6 +225,9 @@ func describeOther(key string) string {
 	}
 	if key == GCStateKey {
 		return "gc's saved state"
+	}
+	if key == GCClockKey {
+		return "gc's clock object"
 	}
 	return "an object of unknown kind"
 }

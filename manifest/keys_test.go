@@ -40,6 +40,7 @@ func TestDescribeKey(t *testing.T) {
 		PinKey("x", "0123456789abcdef"): "a fork pin of session x",
 		ForkLockKey("x"):                "the fork lock of session x",
 		GCStateKey:                      "gc's saved state",
+		GCClockKey:                      "gc's clock object",
 		"junk/00000000000000000001":     "an object of unknown kind",
 	} {
 		got := DescribeKey(key)

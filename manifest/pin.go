@@ -351,39 +351,6 @@ func (r *Repo) CheckPins(ctx context.Context, bad func(key string, err error)) e
 	return nil
 }
 
-// storeClock returns the store's clock, as told by key, an object this
-// process wrote a moment ago: its modification time (set by the store)
-// plus the time passed since, by this machine's monotonic clock. Ages
-// measured on it compare the store's times with each other, so a
-// machine whose wall clock is off by minutes (S3 accepts requests up to
-// 15 minutes off) measures them as any other does. The object is read
-// (one HEAD) only when an age is first needed, and at most once. Its time
-// is no later than the store's when the read is sent, so the clock never
-// runs ahead of the store's: an age it gives is never more than the true
-// one. A store that keeps no times gives the zero time: every age is
-// unknown.
-func (r *Repo) storeClock(key string) func(context.Context) (time.Time, error) {
-	var (
-		ref   time.Time // the object's time, by the store's clock
-		start time.Time // when it was asked for, by this machine's
-		read  bool
-	)
-	return func(ctx context.Context) (time.Time, error) {
-		if !read {
-			start = time.Now()
-			info, err := r.store.Stat(ctx, key)
-			if err != nil {
-				return time.Time{}, fmt.Errorf("read %s: %w", DescribeKey(key), err)
-			}
-			ref, read = info.ModTime, true
-		}
-		if ref.IsZero() {
-			return time.Time{}, nil
-		}
-		return ref.Add(time.Since(start)), nil
-	}
-}
-
 // olderThan reports whether the object i is older than age on the
 // store's clock now; an object or a clock of unknown time is not.
 func olderThan(ctx context.Context, now func(context.Context) (time.Time, error), i cas.Info, age time.Duration) (bool, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -144,6 +146,11 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	// A state committed from cairn run's work directory: the run
+	// record learns that the directory's state is stored.
+	if from := cmp.Or(*dir, *jsonFile); from != "" && from != "-" {
+		runner.NoteCommit(cairn.DefaultCacheDir(), ws.URL(), from, step)
 	}
 	used := ws.Requests().Sub(before)
 	if *asJSON {

@@ -82,18 +82,8 @@ func checkInputDir(flagName, dir string) error {
 // checkOutputDir checks that the directory a flag names is absent or an
 // empty directory, as a command that writes into it needs.
 func checkOutputDir(flagName, dir string) error {
-	fi, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, lerr := os.Lstat(dir); lerr == nil {
-			return usagef("%s %s: a symlink to nothing", flagName, dir)
-		}
-		return nil
-	}
-	if err != nil {
-		return usagef("%s %s: %v", flagName, dir, pathProblem(err))
-	}
-	if !fi.IsDir() {
-		return usagef("%s %s: not a directory", flagName, dir)
+	if exists, err := checkDirTarget(flagName, dir); err != nil || !exists {
+		return err
 	}
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -103,6 +93,26 @@ func checkOutputDir(flagName, dir string) error {
 		return usagef("%s %s is not empty (give an empty or new directory)", flagName, dir)
 	}
 	return nil
+}
+
+// checkDirTarget checks that the directory a flag names is absent or a
+// directory (not a file, not a symlink to nothing), and says whether it
+// exists.
+func checkDirTarget(flagName, dir string) (exists bool, err error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(dir); lerr == nil {
+			return false, usagef("%s %s: a symlink to nothing", flagName, dir)
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, usagef("%s %s: %v", flagName, dir, pathProblem(err))
+	}
+	if !fi.IsDir() {
+		return false, usagef("%s %s: not a directory", flagName, dir)
+	}
+	return true, nil
 }
 
 // checkOutsideStore refuses a directory a command writes into (checkout,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/runner"
 )
 
@@ -26,7 +27,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "run", runUsage)
 	session := fs.String("session", "", "the session `S` to resume and extend")
 	restarts := fs.whole("restart", 0, 0, "restart a failed command up to `N` times in a row, each from the session's last step, after a pause that doubles each time (0.5 s up to 30 s); a new step resets both")
-	dir := fs.String("dir", "", "work directory `D` for the head state (must be empty; emptied again at the end; default a temporary one)")
+	dir := fs.String("dir", "", "work directory `D` for the head state (must be empty, or left by a run of the session that was killed; emptied again at the end; default a temporary one)")
 	wait := fs.Bool("wait", false, "when the session awaits input, wait for a reply and go on (default: stop)")
 	i := slices.Index(args, "--")
 	if i < 0 {
@@ -55,7 +56,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return usagef("which session? want run %s", runUsage)
 	}
 	if *dir != "" {
-		if err := checkOutputDir("--dir", *dir); err != nil {
+		// Not empty is for the run to judge: an earlier run of the
+		// session killed before it emptied the directory left it so.
+		if _, err := checkDirTarget("--dir", *dir); err != nil {
 			return err
 		}
 		if err := e.checkOutsideStore("--dir", *dir); err != nil {
@@ -98,6 +101,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	_, err = runner.Run(ctx, ws, runner.Config{
 		Session: *session, Command: command, Restarts: int(min(*restarts, math.MaxInt32)), Dir: *dir, Wait: *wait,
 		Stdin: stdin, Stdout: underlying(e.stdout), Stderr: e.stderr, Log: e.stderr, Guard: guard,
+		CacheDir: cairn.DefaultCacheDir(),
 	})
 	return err
 }

@@ -40,10 +40,18 @@ type Config struct {
 	// MaxBackoff (default 30 s). A new step resets it.
 	Backoff, MaxBackoff time.Duration
 	// Dir is the work directory the head state is written to before each
-	// start. It must be empty or absent; the run owns it, empties it
-	// between starts and at the end (every step is in the store). Empty: a
-	// temporary directory, removed at the end.
+	// start. The run owns it (locks it), empties it between starts and at
+	// the end (every step is in the store). Empty: a temporary directory,
+	// removed at the end. It must be empty or absent, unless an earlier
+	// run of the session left it (killed before it emptied it): then the
+	// run takes it over without losing what it holds (see workdir.go), or
+	// refuses with a *DirError.
 	Dir string
+	// CacheDir is where the run keeps the record of what Dir holds, which
+	// lets a later run take over a directory this one leaves behind (the
+	// CLI's local cache directory). Empty: no record is kept, and a later
+	// run takes over only a directory that holds a stored step.
+	CacheDir string
 	// Wait makes the run wait for a reply when the session awaits input
 	// (at the start, or after the command paused it) and then start the
 	// command again. Without it the run ends when the session pauses.
@@ -125,20 +133,28 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		return res, err
 	}
 	dir := cfg.Dir
+	var wd *workDir // the run record of cfg.Dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "cairn-run-"); err != nil {
 			return res, fmt.Errorf("make work directory: %w", err)
 		}
 		defer os.RemoveAll(dir)
-	} else if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
-		return res, fmt.Errorf("work directory %s is not empty", dir)
+		if dir, err = filepath.Abs(dir); err != nil {
+			return res, fmt.Errorf("work directory: %w", err)
+		}
 	} else {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return res, fmt.Errorf("work directory: %w", err)
+		}
+		if wd, err = openWorkDir(dir, cfg.CacheDir, ws.URL(), cfg.Session, cfg.Log); err != nil {
+			return res, err
+		}
+		if err := wd.takeOver(ctx, sess, cfg.Log); err != nil {
+			wd.unlock() // what it holds stays, for the user to see to
+			return res, err
+		}
 		// The state is in the store; the directory is scratch, left empty for the next run.
-		defer emptyDir(dir)
-	}
-	dir, err = filepath.Abs(dir)
-	if err != nil {
-		return res, fmt.Errorf("work directory: %w", err)
+		defer wd.close()
 	}
 
 	// The HTTP API for the command, on a loopback port of its own, with a
@@ -219,9 +235,11 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			res.Head, res.Status = number(head), statusOf(head)
 			continue
 		}
+		wd.note(head, false, cfg.Log)
 		if err := materialise(ctx, head, dir); err != nil {
 			return res, fmt.Errorf("write the head state to %s: %w", dir, err)
 		}
+		wd.note(head, true, cfg.Log)
 		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
 		cmd.Env = append(os.Environ(),
@@ -239,6 +257,12 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			return res, ctx.Err()
 		}
 		after, err := headOf(ctx, sess, fresh)
+		if err == nil {
+			// What the command left uncommitted is the step in flight,
+			// redone from the head after a restart, as when the run
+			// goes on: not work to take over if the run dies now.
+			wd.note(after, false, cfg.Log)
+		}
 		if err != nil && runErr != nil {
 			if retry, err := unreachable(err, runErr); !retry {
 				return res, err

@@ -1,0 +1,419 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/cachedir"
+)
+
+// A work directory given with --dir (Config.Dir) outlives a run killed
+// before it emptied it: SIGKILL, a restarted machine or container whose
+// volume is kept. The next run of the same session takes it over rather
+// than refusing it for not being empty, and loses nothing the command
+// wrote there:
+//
+//   - if the directory holds the state of a step of the session (the
+//     one the earlier run wrote there or last committed from it, however
+//     far below the head; the head; one of matchDepth steps below it),
+//     every byte of it is in the store, and the run resumes from the head;
+//   - if it holds something else, written by the command of an earlier
+//     run of the session (its run record says so), and the session's head
+//     is still the step that directory was last written from or
+//     committed as, it is committed as the next step, which the run then
+//     resumes from;
+//   - if the session moved elsewhere meanwhile (another worker), the run
+//     refuses, naming what to do: the work is neither committed over the
+//     other worker's steps nor thrown away;
+//   - a directory no run of the session left is refused, as before.
+//
+// The run record is kept outside the directory (a file in it would be
+// committed with a directory state), beside the local caches: which
+// store and session the directory holds, the step it was last written
+// from or committed as, and whether a command may have written to it
+// since. `cairn commit --dir D` (or --json-file D/state.json) moves the
+// record's step on, so that a command's own commits are not taken for the
+// session moving elsewhere. Without the record (caches turned off, or
+// lost with a container), only a directory that holds a stored step is
+// taken over. What a command leaves uncommitted when it exits is the step
+// in flight, redone from the head after a restart as it always was: the
+// record says so as soon as the command has exited.
+//
+// While a run owns its directory it holds a lock on it (flock(2) on the
+// directory itself), so a second run given the same directory refuses it
+// rather than sharing it.
+
+// recordVersion is the version of a run record's format.
+const recordVersion = 1
+
+// matchDepth is how many steps back from the head a left-over work
+// directory is compared with.
+const matchDepth = 64
+
+// dirRecord is a run record: what a work directory holds.
+type dirRecord struct {
+	Version int    `json:"version"`
+	Store   string `json:"store"`
+	Dir     string `json:"dir"`
+	Session string `json:"session"`
+	// Step is the step the directory was last written from or committed
+	// as (0: none, a new session), ID that step's id.
+	Step uint64 `json:"step"`
+	ID   string `json:"id"`
+	// Command says a command may have written to the directory since.
+	Command bool `json:"command"`
+}
+
+// recordPath returns the file of dir's run record under cacheDir ("" for
+// none), dir being absolute.
+func recordPath(cacheDir, dir string) string {
+	if cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(cacheDir, "runs", cachedir.Name("cairn run\x00"+dir, ".run"))
+}
+
+// loadRecord reads dir's run record; false if there is none usable.
+func loadRecord(path, dir string) (dirRecord, bool) {
+	var r dirRecord
+	if path == "" {
+		return r, false
+	}
+	data, err := cachedir.Read(path, 1<<16)
+	if err != nil || json.Unmarshal(data, &r) != nil || r.Version != recordVersion || r.Dir != dir {
+		return dirRecord{}, false
+	}
+	return r, true
+}
+
+func saveRecord(path string, r dirRecord) error {
+	if path == "" {
+		return nil
+	}
+	r.Version = recordVersion
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := cachedir.WriteFile(path, data); err != nil {
+		return fmt.Errorf("keep the run record of the work directory: %w", err)
+	}
+	return nil
+}
+
+// NoteCommit tells the run record of a work directory that the state at
+// path (a directory, or a JSON file in one) was committed as step of
+// session on store, so that a run taking the directory over later knows
+// the command's own commits from another worker's. A path that is no
+// work directory's, or whose record is for another store or session,
+// changes nothing. Best effort: without the note, a later run refuses
+// rather than commits.
+func NoteCommit(cacheDir, store, path string, step *cairn.Step) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return
+	}
+	dir := abs
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		if filepath.Base(abs) != stateFile {
+			return
+		}
+		dir = filepath.Dir(abs)
+	}
+	rp := recordPath(cacheDir, dir)
+	r, ok := loadRecord(rp, dir)
+	if !ok || r.Store != store || r.Session != step.Session {
+		return
+	}
+	r.Step, r.ID = step.Number, step.ID.String()
+	_ = saveRecord(rp, r)
+}
+
+// stateFile is the file a JSON state is written to in the work directory.
+const stateFile = "state.json"
+
+// DirError says why a run does not take over its non-empty work
+// directory. It matches cairn.ErrConflict when another run holds the
+// directory or the session moved elsewhere since the directory was
+// written (the work in it is not lost: it stays there), and
+// cairn.ErrInvalid when no run of the session left the directory.
+type DirError struct {
+	Dir    string // the work directory, absolute
+	Reason string // why, in words that follow the directory's name
+	// Conflict: another worker holds the directory or moved the session.
+	Conflict bool
+}
+
+func (e *DirError) Error() string { return fmt.Sprintf("work directory %s %s", e.Dir, e.Reason) }
+
+// Is makes a DirError match cairn.ErrConflict or cairn.ErrInvalid.
+func (e *DirError) Is(target error) bool {
+	if e.Conflict {
+		return target == cairn.ErrConflict
+	}
+	return target == cairn.ErrInvalid
+}
+
+// workDir is a work directory given with Config.Dir, owned by this run.
+type workDir struct {
+	path   string // absolute
+	record string // its run record's file, "" if none is kept
+	rec    dirRecord
+	unlock func()
+	warned bool // note said it cannot keep the record
+}
+
+// openWorkDir makes dir if absent and locks it for this run. A
+// filesystem that cannot lock it (flock on an NFS mount needs write access
+// to the directory's descriptor, which a directory never gives) leaves it
+// unlocked, as before there was a lock, and the run says so on log.
+func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("make work directory: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if errors.Is(err, errLocked) {
+		return nil, &DirError{Dir: dir, Reason: "is in use by another cairn run on this machine", Conflict: true}
+	}
+	if err != nil {
+		fmt.Fprintf(log, "cairn run: cannot lock %s (%v): another run given it would not be kept out\n", dir, err)
+		unlock = func() {}
+	}
+	return &workDir{
+		path: dir, record: recordPath(cacheDir, dir), unlock: unlock,
+		rec: dirRecord{Store: store, Dir: dir, Session: session},
+	}, nil
+}
+
+// note records that the directory holds head's state (nil: empty, a new
+// session) and whether the command may write to it from now on; nothing
+// for a nil w (a temporary directory). A record that cannot be kept is
+// removed, and the run says so on log once: a stale one could let a later
+// run take the command's work for leftovers of cairn run's own.
+func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) {
+	if w == nil {
+		return
+	}
+	w.rec.Step, w.rec.ID, w.rec.Command = 0, "", command
+	if head != nil {
+		w.rec.Step, w.rec.ID = head.Number, head.ID.String()
+	}
+	if err := saveRecord(w.record, w.rec); err != nil {
+		_ = cachedir.Remove(w.record)
+		if !w.warned {
+			fmt.Fprintf(log, "cairn run: %v; a run killed now leaves %s to be emptied by hand unless it holds a stored step\n", err, w.path)
+			w.warned = true
+		}
+	}
+}
+
+// close empties the directory, drops its record and unlocks it: every
+// step is in the store.
+func (w *workDir) close() {
+	w.rec.Command = false
+	if saveRecord(w.record, w.rec) == nil && emptyDir(w.path) == nil && w.record != "" {
+		_ = cachedir.Remove(w.record)
+	}
+	w.unlock()
+}
+
+// takeOver decides what to do with what the directory holds at the start
+// of the run (see the comment at the top of this file): nothing, if it
+// is empty or holds a stored step or only what an earlier run wrote
+// there itself; a commit of the earlier command's work; or a refusal.
+func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writer) error {
+	des, err := os.ReadDir(w.path)
+	if err != nil {
+		return fmt.Errorf("read work directory: %w", err)
+	}
+	if len(des) == 0 {
+		return nil
+	}
+	name := sess.Name()
+	prev, known := loadRecord(w.record, w.path)
+	if known && (prev.Store != w.rec.Store || prev.Session != name) {
+		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
+			"is not empty: it holds what a cairn run of session %s on store %s left there (run that session there, or empty the directory)",
+			prev.Session, prev.Store)}
+	}
+	if known && !prev.Command {
+		fmt.Fprintf(log, "cairn run: %s holds what an earlier run of %s was writing or emptying; it is written again\n", w.path, name)
+		return nil
+	}
+	head, err := headOf(ctx, sess, true)
+	if err != nil {
+		return err
+	}
+	kind := cairn.KindDir
+	if head != nil {
+		kind = head.Kind
+	} else if len(des) == 1 && des[0].Name() == stateFile && des[0].Type().IsRegular() {
+		kind = cairn.KindJSON
+	}
+	state, extra, err := w.state(kind, des)
+	if err != nil {
+		return err
+	}
+	var id cairn.StateID
+	var notState error // why what the directory holds is no state
+	if state != nil {
+		if id, notState = cairn.StateIDOf(state); notState != nil {
+			state = nil // not a state a step could hold (a document cut short): no step matches it
+		}
+	}
+	if head != nil && state != nil {
+		match, err := stepHolding(ctx, sess, head, id, prev, known)
+		if err != nil {
+			return err
+		}
+		if match != nil {
+			if extra > 0 {
+				fmt.Fprintf(log, "cairn run: %s: %d %s beside %s dropped (a JSON session's step holds %s alone)\n",
+					w.path, extra, plural(extra, "file"), stateFile, stateFile)
+			}
+			fmt.Fprintf(log, "cairn run: %s holds the state of %s, which is stored; resuming from %s\n", w.path, match, head)
+			return nil
+		}
+	}
+	if !known {
+		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
+			"is not empty and holds no recent step of %s, and no cairn run of %s on this machine left it (give an empty or new directory, or empty this one)",
+			name, name)}
+	}
+	if number(head) != prev.Step || (head != nil && head.ID.String() != prev.ID) {
+		return w.moved(name, kind, prev, head)
+	}
+	if state == nil {
+		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
+			"holds work an interrupted run of %s did not commit, which cannot be committed as %s's next step: %s (commit what is worth keeping yourself, then empty the directory)",
+			name, name, w.why(kind, des, notState))}
+	}
+	if extra > 0 {
+		fmt.Fprintf(log, "cairn run: %s: %d %s beside %s dropped (a JSON session's step holds %s alone)\n",
+			w.path, extra, plural(extra, "file"), stateFile, stateFile)
+	}
+	st, err := sess.Commit(ctx, state, cairn.CommitOptions{
+		Expect: cairn.ExpectHead(prev.Step),
+		Record: json.RawMessage(`{"recovered":"work an interrupted cairn run left uncommitted in its work directory"}`),
+	})
+	if errors.Is(err, cairn.ErrConflict) {
+		if now, herr := headOf(ctx, sess, true); herr == nil && number(now) != prev.Step {
+			return w.moved(name, kind, prev, now)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("commit the work an interrupted run left in %s: %w", w.path, err)
+	}
+	fmt.Fprintf(log, "cairn run: %s held work an interrupted run of %s did not commit; committed it as %s\n", w.path, name, st)
+	return nil
+}
+
+// moved refuses the directory of an interrupted run whose session moved
+// past the step the directory was written from.
+func (w *workDir) moved(name string, kind cairn.Kind, prev dirRecord, head *cairn.Step) error {
+	from := fmt.Sprintf("%s@%d", name, prev.Step)
+	if prev.Step == 0 {
+		from = "no step (a new session)"
+	}
+	now := fmt.Sprintf("%s@%d", name, number(head))
+	if head == nil {
+		now = "no step (it was removed)"
+	}
+	commit := fmt.Sprintf("cairn commit %s --dir %s --expect %d", name, w.path, number(head))
+	if kind == cairn.KindJSON {
+		commit = fmt.Sprintf("cairn commit %s --json-file %s --expect %d", name, filepath.Join(w.path, stateFile), number(head))
+	}
+	return &DirError{Conflict: true, Dir: w.path, Reason: fmt.Sprintf(
+		"holds work an interrupted run of %s did not commit, made from %s, and the session has moved to %s since (another worker?): "+
+			"to keep that work on top of it, %s; else move it elsewhere and empty the directory; then run again",
+		name, from, now, commit)}
+}
+
+// state returns what the directory holds as a state of kind: the
+// directory, or for a JSON state its state.json, with the number of other
+// entries beside it (nil if there is none).
+func (w *workDir) state(kind cairn.Kind, des []os.DirEntry) (cairn.State, int, error) {
+	if kind != cairn.KindJSON {
+		return cairn.Dir(w.path), 0, nil
+	}
+	extra := 0
+	found := false
+	for _, de := range des {
+		if de.Name() == stateFile && de.Type().IsRegular() {
+			found = true
+		} else {
+			extra++
+		}
+	}
+	if !found {
+		return nil, extra, nil
+	}
+	doc, err := os.ReadFile(filepath.Join(w.path, stateFile))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read work directory: %w", err)
+	}
+	return cairn.JSON(doc), extra, nil
+}
+
+// why says why the directory is no state of kind: building it failed
+// with err (nil if there was nothing to build).
+func (w *workDir) why(kind cairn.Kind, des []os.DirEntry, err error) string {
+	if kind != cairn.KindJSON {
+		return err.Error()
+	}
+	for _, de := range des {
+		if de.Name() == stateFile {
+			return stateFile + " is not a JSON document"
+		}
+	}
+	return "it has no " + stateFile
+}
+
+// stepHolding returns a step of the session whose state is id, nil if
+// none is found: the head; the step the run record says the directory
+// was written from or committed as (read by its number, however far
+// below the head: a command that commits through the HTTP API may have
+// gone on for hundreds of steps without touching the directory); else the
+// steps below the head, at most matchDepth of them, and none below the
+// record's step.
+func stepHolding(ctx context.Context, sess *cairn.Session, head *cairn.Step, id cairn.StateID, prev dirRecord, known bool) (*cairn.Step, error) {
+	if head.StateID() == id {
+		return head, nil
+	}
+	if known && prev.Step > 0 && prev.Step < head.Number {
+		st, err := sess.Step(ctx, prev.Step)
+		switch {
+		case err == nil && st.ID.String() == prev.ID && st.StateID() == id:
+			return st, nil
+		case err != nil && !errors.Is(err, cairn.ErrNotFound):
+			return nil, err // a step pruned since is no match; a store out of reach is an error
+		}
+	}
+	var match *cairn.Step
+	n := 0
+	stop := errors.New("stop")
+	err := head.Log(ctx, func(st *cairn.Step) error {
+		if st.StateID() == id {
+			match = st
+			return stop
+		}
+		n++
+		if n >= matchDepth || (known && st.Session == head.Session && st.Number <= prev.Step) {
+			return stop
+		}
+		return nil
+	})
+	if err != nil && err != stop && !errors.Is(err, cairn.ErrNotFound) {
+		return nil, err // history pruned below the head is no match; a store out of reach is an error
+	}
+	return match, nil
+}
+
+// errLocked reports a work directory another process holds (lockDir).
+var errLocked = errors.New("locked")

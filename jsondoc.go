@@ -111,7 +111,9 @@ func (s *Session) patchDoc(ctx context.Context) (*tree.Doc, error) {
 	return doc, nil
 }
 
-// discard is a sink that stores nothing: the head's blobs are stored.
+// discard is a sink that stores nothing: building through it yields a
+// state's root without storing a blob (the head's blobs are stored;
+// StateIDOf only hashes).
 type discard struct{}
 
 func (discard) Put(cas.ID, []byte) error { return nil }

@@ -217,7 +217,7 @@ func StateIDOf(state State) (_ StateID, err error) {
 	if ss, ok := state.(stepState); ok {
 		return ss.st.StateID(), nil
 	}
-	kind, root, err := state.build(hashOnly{}, nil)
+	kind, root, err := state.build(discard{}, nil)
 	if err != nil {
 		return StateID{}, classify(err)
 	}
@@ -233,12 +233,6 @@ func stateID(kind manifest.StateKind, root tree.Ref) StateID {
 	}
 	return StateID{kind, string(byte(root.Kind)) + string(root.ID[:])}
 }
-
-// hashOnly is a tree sink that keeps nothing: building through it yields
-// a state's root without storing a blob.
-type hashOnly struct{}
-
-func (hashOnly) Put(cas.ID, []byte) error { return nil }
 
 // ParentStep reads the step's parent (nil, nil for a first step).
 func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {

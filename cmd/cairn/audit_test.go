@@ -27,7 +27,7 @@ func (fullWriter) Write([]byte) (int, error) {
 func TestOutputLostIsAnError(t *testing.T) {
 	store := t.TempDir()
 	for _, doc := range []string{`{"n":1}`, `{"n":2}`} {
-		if _, errs, code := cli(t, store, doc, "commit", "s", "-", "--record", `{"messages":[{"role":"user","content":"hi"}]}`); code != 0 {
+		if _, errs, code := cli(t, store, doc, "commit", "s", "-", "--record", `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`); code != 0 {
 			t.Fatal(errs)
 		}
 	}

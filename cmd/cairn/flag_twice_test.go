@@ -64,7 +64,7 @@ func TestSingleValueFlagGivenTwice(t *testing.T) {
 		t.Errorf("log s --json --json: exit %d, %q, %s", code, out, errs)
 	}
 	// A repeatable flag still repeats.
-	out, errs, code := cli(t, a, "", "export", "--format", "openai-jsonl", "--session", "s", "--session", "t*", "--label", "k=v", "--label", "k2=v2")
+	out, errs, code := cli(t, a, "", "export", "--format", "openai-jsonl", "--session", "s", "--session", "s*", "--label", "k=v", "--label", "k2=v2")
 	if code != 0 {
 		t.Errorf("export with --session and --label twice: exit %d, %q, %s", code, out, errs)
 	}

@@ -194,6 +194,8 @@ func (w *Workspace) refused(err error, step string) error {
 		case cas.IsNotStored(err):
 		case re != nil:
 			undone = what + " may have been written (an earlier attempt may have reached the store)"
+		case un.ServerError:
+			undone = what + " may have been written (a server error does not say whether the object was stored)"
 		default:
 			undone = what + " may have been written (it may have reached the store before the answer was lost)"
 		}

@@ -156,14 +156,31 @@ func (r Reply) Why() string {
 	case r.Code == "EntityTooLarge" || r.Status == http.StatusRequestEntityTooLarge:
 		return "the object is larger than the server accepts"
 	}
-	reply := fmt.Sprintf("HTTP %d", r.Status)
+	return "the server answered " + r.said()
+}
+
+// said is the reply as a message shows it: "HTTP 500 InternalError",
+// "HTTP 503" (a code that only repeats the status, as minio-go makes
+// one, "503 Service Unavailable", from a reply without an S3 error
+// body, is left out), or the code alone when the status is unknown.
+func (r Reply) said() string {
 	switch {
 	case r.Status == 0:
-		reply = r.Code
-	case r.Code != "":
-		reply += " " + r.Code
+		return r.Code
+	case r.Code == "" || strings.HasPrefix(r.Code, strconv.Itoa(r.Status)):
+		return fmt.Sprintf("HTTP %d", r.Status)
 	}
-	return "the server answered " + reply
+	return fmt.Sprintf("HTTP %d %s", r.Status, r.Code)
+}
+
+// busyWhy says a reply worth retrying (see Transient) in words, to
+// follow the store's URL: a server error, or a request the server
+// throttled or timed out.
+func (r Reply) busyWhy() string {
+	if r.Status >= 500 || r.Status == 0 {
+		return "answered with a server error (" + r.said() + ")"
+	}
+	return "answered that it is busy (" + r.said() + ")"
 }
 
 // noCredentials marks the error of a backend that found no credentials
@@ -226,11 +243,11 @@ func Unavailable(err error) (string, bool) {
 }
 
 // MapError translates the error err of a verb ("get", "put", ...) on key,
-// whose reply was r: a missing object to cas.ErrNotFound, one worth
-// retrying marked cas.Transient, a request the server refused as a
-// cas.RefusedError (and, a put, marked cas.NotStored), the rest wrapped
-// as is. A cancelled or expired context
-// is never transient.
+// whose reply was r: a missing object to cas.ErrNotFound, a reply worth
+// retrying (a server error, throttling) as a cas.UnavailableError marked
+// cas.Transient, a request the server refused as a cas.RefusedError
+// (and, a put, marked cas.NotStored), the rest wrapped as is. A
+// cancelled or expired context is never transient.
 func MapError(verb, key string, err error, r Reply) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", verb, key, err)
@@ -244,7 +261,8 @@ func MapError(verb, key string, err error, r Reply) error {
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():
-		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
+		un := &cas.UnavailableError{Op: verb, Key: key, Why: r.busyWhy(), ServerError: true, Err: err}
+		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, un))
 	case CutOff(err):
 		un := &cas.UnavailableError{Op: verb, Key: key, Why: cutOffWhy, Err: err}
 		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, un))

@@ -183,6 +183,15 @@ func (r Reply) busyWhy() string {
 	return "answered that it is busy (" + r.said() + ")"
 }
 
+// Unconfigured is the error of opening a store whose configuration
+// lacks what every request needs (credentials, a region), found before
+// any request is made: a cas.UnavailableError of Op "open", whose words,
+// "could not be used: " and what (which says what is missing and where
+// it is looked for), follow the store's URL.
+func Unconfigured(what string) error {
+	return &cas.UnavailableError{Op: "open", Why: "could not be used: " + what, Err: errors.New("open store: " + what)}
+}
+
 // noCredentials marks the error of a backend that found no credentials
 // to sign a request with (see NoCredentials).
 type noCredentials struct{ err error }

@@ -111,13 +111,16 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		opts.Region = DefaultRegion
 	}
 	tr := opts.Transport
-	if opts.Timeout > 0 {
-		if tr == nil {
-			if tr, err = minio.DefaultTransport(opts.Secure); err != nil {
-				return nil, fmt.Errorf("open minio store: %w", err)
-			}
+	if tr == nil && (opts.Timeout > 0 || !opts.Secure) {
+		if tr, err = minio.DefaultTransport(opts.Secure); err != nil {
+			return nil, fmt.Errorf("open minio store: %w", err)
 		}
+	}
+	if opts.Timeout > 0 {
 		tr = timeout.Transport(tr, opts.Timeout)
+	}
+	if !opts.Secure {
+		tr = s3compat.PlainHTTPTransport(tr)
 	}
 	client, err := minio.New(opts.Endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken),

@@ -146,6 +146,13 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 			}
 			o.HTTPClient = timeout.Client(next, opts.Timeout)
 		}
+		if o.BaseEndpoint != nil && strings.HasPrefix(*o.BaseEndpoint, "http://") {
+			var next timeout.Doer = o.HTTPClient
+			if next == nil {
+				next = &http.Client{}
+			}
+			o.HTTPClient = s3compat.PlainHTTPClient(next)
+		}
 		o.Retryer = aws.NopRetryer{}
 		o.RetryMaxAttempts = 0
 		o.DisableLogOutputChecksumValidationSkipped = true

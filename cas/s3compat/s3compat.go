@@ -2,7 +2,9 @@
 // (packages s3 and minio) share: the rule for a store's key prefix, the
 // parsing of a store URL's booleans, the reading of an error reply (its
 // code and HTTP status) as a cas sentinel or a transient failure, and
-// the reading of a request that got no reply (cas.UnavailableError).
+// the reading of a request that got no reply (cas.UnavailableError),
+// TLS failures included (tls.go, whose client wrapper tells a plain HTTP
+// request to an HTTPS server from other failures).
 // Each backend only extracts the Reply from its SDK's error type; the
 // meaning of a reply, or of its absence, is decided here, once.
 package s3compat
@@ -213,8 +215,10 @@ func NoCredentials(err error) error {
 // Unavailable reports whether err is a request that got no answer from
 // the store, and says why in words that follow the store's URL (see
 // cas.UnavailableError): no credentials to sign it with (NoCredentials),
-// a timeout (package timeout's idle timeout, or a dial's), a host name
-// that does not resolve, a refused, reset or unreachable connection. It
+// a TLS failure (HTTPS to a plain HTTP server or the reverse, a
+// certificate that cannot be verified), a timeout (package timeout's
+// idle timeout, or a dial's), a host name that does not resolve, a
+// refused, reset or unreachable connection. It
 // is the one reading of both backends' transport errors; a reply from
 // the server, however bad, is not one.
 func Unavailable(err error) (string, bool) {
@@ -226,6 +230,8 @@ func Unavailable(err error) (string, bool) {
 	switch {
 	case errors.As(err, &nc):
 		return "could not be used: no AWS credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; see docs/s3.md)", true
+	case tlsWhy(err) != "":
+		return tlsWhy(err), true
 	case errors.As(err, &te):
 		return fmt.Sprintf("did not answer within %v (set the timeout with ?timeout= or $%s)", te.Idle, timeout.EnvTimeout), true
 	case errors.As(err, &dns) && dns.IsNotFound:

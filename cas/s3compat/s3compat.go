@@ -144,7 +144,7 @@ var regionCodes = map[string]bool{
 func (r Reply) Why() string {
 	switch {
 	case credentialCodes[r.Code]:
-		return "the credentials were not accepted (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the profile that supplies them)"
+		return "the credentials were not accepted (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or what supplies them: the AWS profile on s3://, MINIO_ROOT_USER and MINIO_ROOT_PASSWORD on minio://)"
 	case r.Code == "ExpiredToken" || r.Code == "TokenRefreshRequired":
 		return "the credentials have expired (renew them)"
 	case r.Code == "NoSuchBucket":

@@ -17,7 +17,7 @@ import (
 // API, naming the URL parameter to change, and is not retried: HTTPS
 // (secure=true, the default; an https:// endpoint) to a plain HTTP
 // MinIO or versitygw; HTTPS to a server whose certificate is signed by
-// an unknown authority; plain HTTP (secure=false; an http:// endpoint)
+// an unknown authority, or is for another host; plain HTTP (secure=false; an http:// endpoint)
 // to an HTTPS server. The servers behind TLS are a real MinIO behind a
 // TLS proxy (httptest.NewTLSServer). They were the SDK's text around a
 // key: "get steps/s/head: operation error S3: GetObject, https response
@@ -33,6 +33,7 @@ func TestTLSMismatchSaidInWords(t *testing.T) {
 	const (
 		plainWant   = "could not be reached over HTTPS (the server speaks plain HTTP: set secure=false in a minio:// URL, or give an http:// endpoint= in an s3:// URL)"
 		unknownWant = "could not be reached over HTTPS (the server's certificate is signed by an unknown authority: add that authority's certificate to $AWS_CA_BUNDLE on s3://, or to $SSL_CERT_FILE on minio://)"
+		hostWant    = `could not be reached over HTTPS (the server's certificate is not valid for "localhost": check the host in the store URL)`
 		tlsWant     = "could not be reached over plain HTTP (the server speaks HTTPS: drop secure=false from a minio:// URL, or give an https:// endpoint= in an s3:// URL)"
 	)
 	type tc struct{ label, url, want string }
@@ -58,9 +59,14 @@ func TestTLSMismatchSaidInWords(t *testing.T) {
 		px.StartTLS()
 		t.Cleanup(px.Close)
 		tlsHost := strings.TrimPrefix(px.URL, "https://")
+		// The proxy's certificate is for 127.0.0.1 and example.com, not
+		// localhost; Go checks the host before the authority.
+		localHost := strings.Replace(tlsHost, "127.0.0.1", "localhost", 1)
 		cases = append(cases,
 			tc{"unknown certificate s3", "s3://" + b.Name + "/tls?attempts=2&endpoint=https://" + tlsHost, unknownWant},
 			tc{"unknown certificate minio", "minio://" + tlsHost + "/" + b.Name + "/tls?attempts=2", unknownWant},
+			tc{"certificate for another host s3", "s3://" + b.Name + "/tls?attempts=2&endpoint=https://" + localHost, hostWant},
+			tc{"certificate for another host minio", "minio://" + localHost + "/" + b.Name + "/tls?attempts=2", hostWant},
 			tc{"http to https s3", "s3://" + b.Name + "/tls?attempts=2&endpoint=http://" + tlsHost, tlsWant},
 			tc{"http to https minio", "minio://" + tlsHost + "/" + b.Name + "/tls?attempts=2&secure=false", tlsWant})
 	}

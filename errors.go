@@ -40,11 +40,14 @@ var (
 	ErrLimit = errors.New("limit exceeded")
 	// ErrUnavailable: the store could not be reached or did not answer
 	// (nothing listening at its address, a host name that does not
-	// resolve, a timeout on every attempt), or no credentials were found
-	// to sign its requests with. What is worth retrying (a refused or
-	// reset connection, a timeout) was retried as far as the store's
-	// attempts allow; a later call may succeed. A commit or fork so
-	// failed did not write its step unless it is also ErrMaybeWritten.
+	// resolve, a TLS setting that does not fit the server, a timeout on
+	// every attempt), answered only with server errors (5xx, SlowDown),
+	// or no credentials or region were found to sign its requests with
+	// (then Open fails, before any request). What is worth retrying (a
+	// refused or reset connection, a timeout, a server error) was retried
+	// as far as the store's attempts allow; a later call may succeed. A
+	// commit or fork so failed did not write its step unless it is also
+	// ErrMaybeWritten.
 	ErrUnavailable = errors.New("the store could not be reached")
 )
 

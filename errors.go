@@ -40,11 +40,14 @@ var (
 	ErrLimit = errors.New("limit exceeded")
 	// ErrUnavailable: the store could not be reached or did not answer
 	// (nothing listening at its address, a host name that does not
-	// resolve, a timeout on every attempt), or no credentials were found
-	// to sign its requests with. What is worth retrying (a refused or
-	// reset connection, a timeout) was retried as far as the store's
-	// attempts allow; a later call may succeed. A commit or fork so
-	// failed did not write its step unless it is also ErrMaybeWritten.
+	// resolve, a TLS setting that does not fit the server, a timeout on
+	// every attempt), answered only with server errors (5xx, SlowDown),
+	// or no credentials or region were found to sign its requests with
+	// (then Open fails, before any request). What is worth retrying (a
+	// refused or reset connection, a timeout, a server error) was retried
+	// as far as the store's attempts allow; a later call may succeed. A
+	// commit or fork so failed did not write its step unless it is also
+	// ErrMaybeWritten.
 	ErrUnavailable = errors.New("the store could not be reached")
 )
 
@@ -120,18 +123,28 @@ func classify(err error) error {
 	return &kindError{kind: kind, err: err}
 }
 
-// classifyTo classifies *err in place: deferred by Open, which has no
-// workspace yet; the methods defer Workspace.classifyTo.
-func classifyTo(err *error) { *err = classify(*err) }
+// openedTo classifies *err in place and says a store that could not be
+// used in words (storeWords): deferred by Open, which has no workspace
+// yet; the methods defer Workspace.classifyTo.
+func openedTo(url string, err *error) { *err = storeWords(url, classify(*err), "") }
 
 // classifyTo classifies *err in place and says a request the store
-// refused in words (refused): deferred by every exported method that
+// refused or could not be asked in words (storeWords): deferred by every exported method that
 // returns an error.
 func (w *Workspace) classifyTo(err *error) { *err = w.refused(classify(*err), "") }
 
 // classifyWrite is classifyTo for a call that writes a step (commit,
 // fork): its words about a refusal say whether step was written.
 func (w *Workspace) classifyWrite(err *error, step string) { *err = w.refused(classify(*err), step) }
+
+// refused is storeWords for the workspace's store (see there).
+func (w *Workspace) refused(err error, step string) error {
+	url := ""
+	if w != nil {
+		url = w.url
+	}
+	return storeWords(url, err, step)
+}
 
 // storeRefused is an error whose cause is a request the store refused
 // (cas.RefusedError: bad credentials, a bucket that does not exist) or
@@ -146,9 +159,10 @@ type storeRefused struct {
 func (e *storeRefused) Error() string { return e.msg }
 func (e *storeRefused) Unwrap() error { return e.err }
 
-// refused says err in words if its cause is a request the store refused
-// or could not be asked: the store as its URL names it, why, and what
-// went undone ("the store s3://b/p refused the request: the bucket does
+// storeWords says err in words if its cause is a request the store
+// refused or could not be asked, or a store that could not be opened for
+// lack of what every request needs (credentials, a region): the store
+// as url names it ("" for none), why, and what went undone ("the store s3://b/p refused the request: the bucket does
 // not exist (…): could not read the head hint of session s"; "the store
 // minio://h:1/b/p could not be reached (connection refused: …), after 5
 // attempts: could not read the head hint of session s"), never the
@@ -156,7 +170,7 @@ func (e *storeRefused) Unwrap() error { return e.err }
 // names the step a commit or fork was writing ("the step"; "" for any
 // other call), so that its error says whether it was written. Any other
 // error is returned as it is.
-func (w *Workspace) refused(err error, step string) error {
+func storeWords(url string, err error, step string) error {
 	var re *cas.RefusedError
 	var un *cas.UnavailableError
 	var said *storeRefused
@@ -177,8 +191,11 @@ func (w *Workspace) refused(err error, step string) error {
 		return err
 	}
 	store := "the store"
-	if w != nil && w.url != "" {
-		store += " " + showURL(w.url)
+	if url != "" {
+		store += " " + showURL(url)
+	}
+	if op == "open" {
+		return &storeRefused{msg: store + " " + why, err: err}
 	}
 	session, n, stepKey := manifest.ParseStepKey(key)
 	stepPut := stepKey && op == "put"
@@ -194,6 +211,8 @@ func (w *Workspace) refused(err error, step string) error {
 		case cas.IsNotStored(err):
 		case re != nil:
 			undone = what + " may have been written (an earlier attempt may have reached the store)"
+		case un.ServerError:
+			undone = what + " may have been written (a server error does not say whether the object was stored)"
 		default:
 			undone = what + " may have been written (it may have reached the store before the answer was lost)"
 		}

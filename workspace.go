@@ -85,8 +85,8 @@ func (r Requests) Sub(o Requests) Requests {
 // registered for the scheme (see cas.Register; a program links the
 // s3:// and minio:// backends by importing packages cas/s3 and cas/minio).
 func Open(ctx context.Context, url string) (_ *Workspace, err error) {
-	defer classifyTo(&err)
 	url = StoreURL(url)
+	defer openedTo(url, &err)
 	backend, remote, err := openStore(ctx, url)
 	if err != nil {
 		return nil, err

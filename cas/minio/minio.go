@@ -101,20 +101,26 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if opts.AccessKey == "" {
 		opts.AccessKey, opts.SecretKey, opts.SessionToken = envCredentials()
 	}
-	if opts.AccessKey == "" || opts.SecretKey == "" {
-		return nil, errors.New("open minio store: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or MINIO_ROOT_USER and MINIO_ROOT_PASSWORD)")
+	switch {
+	case opts.AccessKey == "":
+		return nil, s3compat.Unconfigured("no credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or MINIO_ROOT_USER and MINIO_ROOT_PASSWORD; see docs/s3.md)")
+	case opts.SecretKey == "":
+		return nil, s3compat.Unconfigured("no secret key was found for the access key (set AWS_SECRET_ACCESS_KEY beside AWS_ACCESS_KEY_ID, or MINIO_ROOT_PASSWORD beside MINIO_ROOT_USER)")
 	}
 	if opts.Region == "" {
 		opts.Region = DefaultRegion
 	}
 	tr := opts.Transport
-	if opts.Timeout > 0 {
-		if tr == nil {
-			if tr, err = minio.DefaultTransport(opts.Secure); err != nil {
-				return nil, fmt.Errorf("open minio store: %w", err)
-			}
+	if tr == nil && (opts.Timeout > 0 || !opts.Secure) {
+		if tr, err = minio.DefaultTransport(opts.Secure); err != nil {
+			return nil, fmt.Errorf("open minio store: %w", err)
 		}
+	}
+	if opts.Timeout > 0 {
 		tr = timeout.Transport(tr, opts.Timeout)
+	}
+	if !opts.Secure {
+		tr = s3compat.PlainHTTPTransport(tr)
 	}
 	client, err := minio.New(opts.Endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken),

@@ -124,12 +124,14 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if _, anon := cfg.Credentials.(aws.AnonymousCredentials); cfg.Credentials != nil && !anon {
 		cfg.Credentials = credentials{cfg.Credentials}
 	}
-	if cfg.Region == "" && endpoint != "" {
-		cfg.Region = DefaultRegion
-	}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
+		}
+		if o.Region == "" && o.BaseEndpoint != nil {
+			// An endpoint from the URL, the environment or the shared
+			// config: an S3-compatible server, which needs some region.
+			o.Region = DefaultRegion
 		}
 		o.UsePathStyle = opts.PathStyle
 		if opts.HTTPClient != nil {
@@ -144,10 +146,22 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 			}
 			o.HTTPClient = timeout.Client(next, opts.Timeout)
 		}
+		if o.BaseEndpoint != nil && strings.HasPrefix(*o.BaseEndpoint, "http://") {
+			var next timeout.Doer = o.HTTPClient
+			if next == nil {
+				next = &http.Client{}
+			}
+			o.HTTPClient = s3compat.PlainHTTPClient(next)
+		}
 		o.Retryer = aws.NopRetryer{}
 		o.RetryMaxAttempts = 0
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
+	if client.Options().Region == "" {
+		// AWS itself needs the bucket's region; every request would fail
+		// resolving its endpoint.
+		return nil, s3compat.Unconfigured("no AWS region was found (set region= in the store URL, or AWS_REGION, or the profile's region; for an S3-compatible server, give its endpoint=)")
+	}
 	// The endpoint as the client resolved it: the URL's, the
 	// environment's or the shared config's; none for AWS itself, where a
 	// bucket's name is global.

@@ -2,7 +2,9 @@
 // (packages s3 and minio) share: the rule for a store's key prefix, the
 // parsing of a store URL's booleans, the reading of an error reply (its
 // code and HTTP status) as a cas sentinel or a transient failure, and
-// the reading of a request that got no reply (cas.UnavailableError).
+// the reading of a request that got no reply (cas.UnavailableError),
+// TLS failures included (tls.go, whose client wrapper tells a plain HTTP
+// request to an HTTPS server from other failures).
 // Each backend only extracts the Reply from its SDK's error type; the
 // meaning of a reply, or of its absence, is decided here, once.
 package s3compat
@@ -142,7 +144,7 @@ var regionCodes = map[string]bool{
 func (r Reply) Why() string {
 	switch {
 	case credentialCodes[r.Code]:
-		return "the credentials were not accepted (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the profile that supplies them)"
+		return "the credentials were not accepted (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or what supplies them: the AWS profile on s3://, MINIO_ROOT_USER and MINIO_ROOT_PASSWORD on minio://)"
 	case r.Code == "ExpiredToken" || r.Code == "TokenRefreshRequired":
 		return "the credentials have expired (renew them)"
 	case r.Code == "NoSuchBucket":
@@ -156,14 +158,40 @@ func (r Reply) Why() string {
 	case r.Code == "EntityTooLarge" || r.Status == http.StatusRequestEntityTooLarge:
 		return "the object is larger than the server accepts"
 	}
-	reply := fmt.Sprintf("HTTP %d", r.Status)
+	return "the server answered " + r.said()
+}
+
+// said is the reply as a message shows it: "HTTP 500 InternalError",
+// "HTTP 503" (a code that only repeats the status, as minio-go makes
+// one, "503 Service Unavailable", from a reply without an S3 error
+// body, is left out), or the code alone when the status is unknown.
+func (r Reply) said() string {
 	switch {
 	case r.Status == 0:
-		reply = r.Code
-	case r.Code != "":
-		reply += " " + r.Code
+		return r.Code
+	case r.Code == "" || strings.HasPrefix(r.Code, strconv.Itoa(r.Status)):
+		return fmt.Sprintf("HTTP %d", r.Status)
 	}
-	return "the server answered " + reply
+	return fmt.Sprintf("HTTP %d %s", r.Status, r.Code)
+}
+
+// busyWhy says a reply worth retrying (see Transient) in words, to
+// follow the store's URL: a server error, or a request the server
+// throttled or timed out.
+func (r Reply) busyWhy() string {
+	if r.Status >= 500 || r.Status == 0 {
+		return "answered with a server error (" + r.said() + ")"
+	}
+	return "answered that it is busy (" + r.said() + ")"
+}
+
+// Unconfigured is the error of opening a store whose configuration
+// lacks what every request needs (credentials, a region), found before
+// any request is made: a cas.UnavailableError of Op "open", whose words,
+// "could not be used: " and what (which says what is missing and where
+// it is looked for), follow the store's URL.
+func Unconfigured(what string) error {
+	return &cas.UnavailableError{Op: "open", Why: "could not be used: " + what, Err: errors.New("open store: " + what)}
 }
 
 // noCredentials marks the error of a backend that found no credentials
@@ -187,8 +215,10 @@ func NoCredentials(err error) error {
 // Unavailable reports whether err is a request that got no answer from
 // the store, and says why in words that follow the store's URL (see
 // cas.UnavailableError): no credentials to sign it with (NoCredentials),
-// a timeout (package timeout's idle timeout, or a dial's), a host name
-// that does not resolve, a refused, reset or unreachable connection. It
+// a TLS failure (HTTPS to a plain HTTP server or the reverse, a
+// certificate that cannot be verified), a timeout (package timeout's
+// idle timeout, or a dial's), a host name that does not resolve, a
+// refused, reset or unreachable connection. It
 // is the one reading of both backends' transport errors; a reply from
 // the server, however bad, is not one.
 func Unavailable(err error) (string, bool) {
@@ -200,6 +230,8 @@ func Unavailable(err error) (string, bool) {
 	switch {
 	case errors.As(err, &nc):
 		return "could not be used: no AWS credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE; see docs/s3.md)", true
+	case tlsWhy(err) != "":
+		return tlsWhy(err), true
 	case errors.As(err, &te):
 		return fmt.Sprintf("did not answer within %v (set the timeout with ?timeout= or $%s)", te.Idle, timeout.EnvTimeout), true
 	case errors.As(err, &dns) && dns.IsNotFound:
@@ -226,11 +258,11 @@ func Unavailable(err error) (string, bool) {
 }
 
 // MapError translates the error err of a verb ("get", "put", ...) on key,
-// whose reply was r: a missing object to cas.ErrNotFound, one worth
-// retrying marked cas.Transient, a request the server refused as a
-// cas.RefusedError (and, a put, marked cas.NotStored), the rest wrapped
-// as is. A cancelled or expired context
-// is never transient.
+// whose reply was r: a missing object to cas.ErrNotFound, a reply worth
+// retrying (a server error, throttling) as a cas.UnavailableError marked
+// cas.Transient, a request the server refused as a cas.RefusedError
+// (and, a put, marked cas.NotStored), the rest wrapped as is. A
+// cancelled or expired context is never transient.
 func MapError(verb, key string, err error, r Reply) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", verb, key, err)
@@ -244,7 +276,8 @@ func MapError(verb, key string, err error, r Reply) error {
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():
-		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, err))
+		un := &cas.UnavailableError{Op: verb, Key: key, Why: r.busyWhy(), ServerError: true, Err: err}
+		return cas.Transient(fmt.Errorf("%s %s: %w", verb, key, un))
 	case CutOff(err):
 		un := &cas.UnavailableError{Op: verb, Key: key, Why: cutOffWhy, Err: err}
 		return cas.Transient(fmt.Errorf("%s %s: response cut off: %w", verb, key, un))

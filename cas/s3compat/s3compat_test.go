@@ -185,3 +185,37 @@ func TestUnavailableStaysRetried(t *testing.T) {
 		t.Error("a server's reply read as no answer")
 	}
 }
+
+// TestServerErrorReplySaidInWords: a reply worth retrying (a server
+// error, throttling) is a transient cas.UnavailableError that says which
+// reply it was, and that the server did answer (a put so answered may
+// have been stored). A code that only repeats the status, as minio-go
+// makes one from a reply without an S3 error body, is not said twice.
+func TestServerErrorReplySaidInWords(t *testing.T) {
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		r   s3compat.Reply
+		why string
+	}{
+		{s3compat.Reply{Code: "InternalError", Status: 500}, "answered with a server error (HTTP 500 InternalError)"},
+		{s3compat.Reply{Code: "SlowDown", Status: 503}, "answered with a server error (HTTP 503 SlowDown)"},
+		{s3compat.Reply{Code: "502 Bad Gateway", Status: 502}, "answered with a server error (HTTP 502)"},
+		{s3compat.Reply{Status: 429}, "answered that it is busy (HTTP 429)"},
+		{s3compat.Reply{Code: "SlowDown"}, "answered with a server error (SlowDown)"},
+	} {
+		err := s3compat.MapError("put", "steps/s/head", boom, c.r)
+		var un *cas.UnavailableError
+		switch {
+		case !errors.As(err, &un):
+			t.Errorf("%+v: no cas.UnavailableError in %v", c.r, err)
+		case un.Op != "put" || un.Key != "steps/s/head" || un.Why != c.why || !un.ServerError || !errors.Is(err, boom):
+			t.Errorf("%+v: %+v; want put, why %q, ServerError, the cause kept", c.r, un, c.why)
+		case !cas.IsTransient(err):
+			t.Errorf("%+v: not transient", c.r)
+		}
+	}
+	var re *cas.RefusedError
+	if err := s3compat.MapError("get", "k", boom, s3compat.Reply{Code: "400 Bad Request", Status: 400}); !errors.As(err, &re) || re.Why != "the server answered HTTP 400" {
+		t.Errorf("a 400 without an S3 error body: %v; want a refusal, \"the server answered HTTP 400\"", err)
+	}
+}

@@ -107,68 +107,78 @@ func TestUnreachableStoreSaidInWords(t *testing.T) {
 	cases = append(cases, tc{label: "s3: no credentials", url: "s3://bkt/ws?endpoint=http://" + closed + "&attempts=2",
 		want: "could not be used: no AWS credentials were found (set AWS_ACCESS_KEY_ID", noCreds: true})
 
-	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.label, func(t *testing.T) {
 			if !c.noCreds {
 				t.Setenv("AWS_ACCESS_KEY_ID", "cairn-test")
 				t.Setenv("AWS_SECRET_ACCESS_KEY", "cairn-test-secret")
 			}
-			words := func(label, msg, prefix, suffix string) {
-				t.Helper()
-				if !strings.HasPrefix(msg, prefix+c.want) || !strings.Contains(msg, c.after) || !strings.HasSuffix(msg, suffix) ||
-					storeWords.MatchString(msg) || sdkWords.MatchString(msg) || strings.Contains(msg, "dial tcp") {
-					t.Errorf("%s: %q; want %q…%q…%q, and no store key or SDK text", label, msg, prefix+c.want, c.after, suffix)
-				}
-			}
-			store := "the store " + c.url + " "
-
-			// The Go API.
-			ws, err := cairn.Open(ctx, c.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, _ := ws.Session("s")
-			_, err = s.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{})
-			if !errors.Is(err, cairn.ErrUnavailable) || errors.Is(err, cairn.ErrMaybeWritten) {
-				t.Errorf("commit: %v; want ErrUnavailable, not ErrMaybeWritten", err)
-			}
-			if err != nil {
-				words("commit", err.Error(), store, ": could not read the head hint of session s; the step was not written")
-			}
-			_, err = ws.SessionNames(ctx)
-			if !errors.Is(err, cairn.ErrUnavailable) {
-				t.Errorf("sessions: %v; want ErrUnavailable", err)
-			}
-			if err != nil {
-				words("sessions", err.Error(), store, ": could not list the sessions")
-			}
-
-			// The CLI: one line, exit 1.
-			for _, args := range [][]string{{"commit", "s", "-"}, {"log", "s"}, {"show", "s@1"}, {"sessions"}} {
-				_, errs, code := cli(t, c.url, `{"n":1}`, args...)
-				if code != 1 || strings.Count(errs, "\n") != 1 {
-					t.Errorf("cairn %s: exit %d, %q; want exit 1 and one line", args[0], code, errs)
-				}
-				words("cairn "+args[0], strings.TrimSuffix(errs, "\n"), "cairn "+args[0]+": "+store, "")
-			}
-
-			// The HTTP API: 503, code "unavailable", the same words.
-			srv := httptest.NewServer(httpapi.New(ws, httpapi.Options{}))
-			defer srv.Close()
-			resp, err := http.Get(srv.URL + "/v1/sessions")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var body struct{ Code, Error string }
-			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != http.StatusServiceUnavailable || body.Code != "unavailable" {
-				t.Errorf("GET /v1/sessions: %d %q %q; want 503 unavailable", resp.StatusCode, body.Code, body.Error)
-			}
-			words("GET /v1/sessions", body.Error, store, ": could not list the sessions")
+			testUnavailableWords(t, c.url, c.want, c.after)
 		})
 	}
+}
+
+// testUnavailableWords checks that a store that gives no usable answer
+// is said in words through the Go API, the CLI and the HTTP API: every
+// message starts with the store as given and then want, contains after,
+// and ends with what went undone; no store key, SDK text or Go type; it
+// is cairn.ErrUnavailable, exit 1, HTTP 503 "unavailable".
+func testUnavailableWords(t *testing.T, url, want, after string) {
+	t.Helper()
+	ctx := context.Background()
+	words := func(label, msg, prefix, suffix string) {
+		t.Helper()
+		if !strings.HasPrefix(msg, prefix+want) || !strings.Contains(msg, after) || !strings.HasSuffix(msg, suffix) ||
+			storeWords.MatchString(msg) || sdkWords.MatchString(msg) || strings.Contains(msg, "dial tcp") {
+			t.Errorf("%s: %q; want %q…%q…%q, and no store key or SDK text", label, msg, prefix+want, after, suffix)
+		}
+	}
+	store := "the store " + url + " "
+
+	// The Go API.
+	ws, err := cairn.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("s")
+	_, err = s.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{})
+	if !errors.Is(err, cairn.ErrUnavailable) || errors.Is(err, cairn.ErrMaybeWritten) {
+		t.Errorf("commit: %v; want ErrUnavailable, not ErrMaybeWritten", err)
+	}
+	if err != nil {
+		words("commit", err.Error(), store, ": could not read the head hint of session s; the step was not written")
+	}
+	_, err = ws.SessionNames(ctx)
+	if !errors.Is(err, cairn.ErrUnavailable) {
+		t.Errorf("sessions: %v; want ErrUnavailable", err)
+	}
+	if err != nil {
+		words("sessions", err.Error(), store, ": could not list the sessions")
+	}
+
+	// The CLI: one line, exit 1.
+	for _, args := range [][]string{{"commit", "s", "-"}, {"log", "s"}, {"show", "s@1"}, {"sessions"}} {
+		_, errs, code := cli(t, url, `{"n":1}`, args...)
+		if code != 1 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("cairn %s: exit %d, %q; want exit 1 and one line", args[0], code, errs)
+		}
+		words("cairn "+args[0], strings.TrimSuffix(errs, "\n"), "cairn "+args[0]+": "+store, "")
+	}
+
+	// The HTTP API: 503, code "unavailable", the same words.
+	srv := httptest.NewServer(httpapi.New(ws, httpapi.Options{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/v1/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Code, Error string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || body.Code != "unavailable" {
+		t.Errorf("GET /v1/sessions: %d %q %q; want 503 unavailable", resp.StatusCode, body.Code, body.Error)
+	}
+	words("GET /v1/sessions", body.Error, store, ": could not list the sessions")
 }

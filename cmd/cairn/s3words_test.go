@@ -99,3 +99,31 @@ func testS3Refusal(t *testing.T, b *s3test.Bucket, store, missing string) {
 		t.Errorf("commit after the refusals: exit %d, %q, %s; want s@2", code, out, errs)
 	}
 }
+
+// TestMinIORootCredentialsRefusedSaidInWords: a minio:// store whose
+// credentials come from MINIO_ROOT_USER and MINIO_ROOT_PASSWORD (no AWS
+// variable set) and are not accepted, by MinIO or versitygw, says so
+// naming those variables, exit 1. It named only AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY and "the profile that supplies them", none of
+// which a minio:// store with root credentials uses.
+func TestMinIORootCredentialsRefusedSaidInWords(t *testing.T) {
+	for _, srv := range []struct {
+		name  string
+		start func(testing.TB) *s3test.Bucket
+	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
+		t.Run(srv.name, func(t *testing.T) {
+			b := srv.start(t)
+			noAWS(t)
+			t.Setenv("MINIO_ROOT_USER", b.AccessKey)
+			t.Setenv("MINIO_ROOT_PASSWORD", "wrong-"+b.SecretKey)
+			store := s3URLs(b, b.Name, "root")["minio"] + "&attempts=1"
+			for _, args := range [][]string{{"commit", "s", "-"}, {"log", "s"}, {"sessions"}} {
+				_, errs, code := cli(t, store, `{"n":1}`, args...)
+				want := "cairn " + args[0] + ": the store " + store + " refused the request: the credentials were not accepted (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or what supplies them: the AWS profile on s3://, MINIO_ROOT_USER and MINIO_ROOT_PASSWORD on minio://): "
+				if code != 1 || !strings.HasPrefix(errs, want) || sdkWords.MatchString(errs) {
+					t.Errorf("cairn %s: exit %d, %q; want exit 1, %q…", args[0], code, errs, want)
+				}
+			}
+		})
+	}
+}

@@ -176,43 +176,22 @@ func isList(t byte) bool { return t == TypeArray || t == TypeList }
 // without reading it: appending to an array of n elements costs the
 // nodes on its last path, O(log n), not its n elements.
 func (r *Reader) diffLists(ctx context.Context, p string, a, b Ref, depth int, fn func(Change) error) error {
-	ca, cb := r.newListCursor(a, depth), r.newListCursor(b, depth)
+	ca, cb := r.newListCursor(a, TypeArray, depth), r.newListCursor(b, TypeArray, depth)
 	var i int64
+	skip := func(n int64) error {
+		if n < 0 || i > math.MaxInt64-n {
+			return fmt.Errorf("%w: a list node's element count %d", cas.ErrCorrupt, n)
+		}
+		i += n
+		return nil
+	}
 	for {
-		ea, sa, oka := ca.peek()
-		eb, sb, okb := cb.peek()
-		switch {
-		case !oka && !okb:
-			return nil
-		case oka && okb && sa && sb && ea.Ref.Equal(eb.Ref) && ea.Ref.Size == eb.Ref.Size:
-			if n := ea.Ref.Size; n < 0 || i > math.MaxInt64-n {
-				return fmt.Errorf("%w: list node %s: element count %d", cas.ErrCorrupt, ea.Ref.ID.Short(), n)
-			}
-			i += ea.Ref.Size
-			ca.next()
-			cb.next()
-			continue
-		case oka && sa && (!okb || !sb || ea.Ref.Size >= eb.Ref.Size):
-			// a's subtree is the larger (or b's side has an element or
-			// nothing here): open it, and b's too if it is as large.
-			if okb && sb && ea.Ref.Size == eb.Ref.Size {
-				if err := cb.open(ctx); err != nil {
-					return err
-				}
-			}
-			if err := ca.open(ctx); err != nil {
-				return err
-			}
-			continue
-		case okb && sb:
-			if err := cb.open(ctx); err != nil {
-				return err
-			}
-			continue
+		ea, eb, oka, okb, err := stepLists(ctx, ca, cb, skip)
+		if err != nil || !oka && !okb {
+			return err
 		}
 		// Elements, or an element beside the end of the other list.
 		ip := p + "/" + strconv.FormatInt(i, 10)
-		var err error
 		switch {
 		case !okb:
 			err = fn(Change{Path: ip, Kind: Removed})
@@ -232,14 +211,15 @@ func (r *Reader) diffLists(ctx context.Context, p string, a, b Ref, depth int, f
 	}
 }
 
-// listCursor walks a stored array in order. Its next item is either a
-// subtree (an entry of a list node, which counts its elements in its
-// ref's Size) or an element (an entry of an array leaf), so that a diff
-// can step over a subtree whole or open it.
+// listCursor walks a stored list (an array, or a directory's entries)
+// in order. Its next item is either a subtree (an entry of a list node,
+// which counts its elements in its ref's Size) or an element (an entry
+// of a leaf), so that a diff can step over a subtree whole or open it.
 type listCursor struct {
 	r      *Reader
 	frames []listFrame
-	depth  int // of the array in its document
+	leaf   byte // the leaves' node type: TypeArray or TypeDir
+	depth  int  // of the list in its state
 }
 
 // listFrame is the items of one node not yet walked.
@@ -248,8 +228,8 @@ type listFrame struct {
 	sub   bool // the items are subtrees, not elements
 }
 
-func (r *Reader) newListCursor(root Ref, depth int) *listCursor {
-	return &listCursor{r: r, frames: []listFrame{{items: []Entry{{Ref: root}}, sub: true}}, depth: depth}
+func (r *Reader) newListCursor(root Ref, leaf byte, depth int) *listCursor {
+	return &listCursor{r: r, frames: []listFrame{{items: []Entry{{Ref: root}}, sub: true}}, leaf: leaf, depth: depth}
 }
 
 // peek returns the next item and whether it is a subtree; ok is false at
@@ -285,15 +265,53 @@ func (c *listCursor) open(ctx context.Context) error {
 	switch n.Type {
 	case TypeList:
 		sub = true
-	case TypeArray:
+	case c.leaf:
 	default:
-		return fmt.Errorf("%w: node %s: type %q inside an array", cas.ErrCorrupt, e.Ref.ID.Short(), n.Type)
+		return fmt.Errorf("%w: node %s: type %q inside a list of %q", cas.ErrCorrupt, e.Ref.ID.Short(), n.Type, c.leaf)
 	}
 	c.next()
 	if len(n.Entries) > 0 {
 		c.frames = append(c.frames, listFrame{items: n.Entries, sub: sub})
 	}
 	return nil
+}
+
+// step advances the cursors of two lists to their next elements,
+// stepping over every subtree both share whole (skip, with its element
+// count, which a diff of arrays needs to number what follows) and
+// opening the others, the larger first. It returns the next element of
+// each list (ok false: that list has ended).
+func stepLists(ctx context.Context, ca, cb *listCursor, skip func(n int64) error) (ea, eb Entry, oka, okb bool, err error) {
+	for {
+		var sa, sb bool
+		ea, sa, oka = ca.peek()
+		eb, sb, okb = cb.peek()
+		switch {
+		case oka && okb && sa && sb && ea.Ref.Equal(eb.Ref) && ea.Ref.Size == eb.Ref.Size:
+			if err := skip(ea.Ref.Size); err != nil {
+				return ea, eb, oka, okb, err
+			}
+			ca.next()
+			cb.next()
+		case oka && sa && (!okb || !sb || ea.Ref.Size >= eb.Ref.Size):
+			// a's subtree is the larger (or b's side has an element or
+			// nothing here): open it, and b's too if it is as large.
+			if okb && sb && ea.Ref.Size == eb.Ref.Size {
+				if err := cb.open(ctx); err != nil {
+					return ea, eb, oka, okb, err
+				}
+			}
+			if err := ca.open(ctx); err != nil {
+				return ea, eb, oka, okb, err
+			}
+		case okb && sb:
+			if err := cb.open(ctx); err != nil {
+				return ea, eb, oka, okb, err
+			}
+		default:
+			return ea, eb, oka, okb, nil
+		}
+	}
 }
 
 // nodeType returns the node at ref and its type, or type 0 for a leaf.
@@ -363,41 +381,78 @@ func (r *Reader) diffDir(ctx context.Context, p string, a, b Ref, depth int, fn 
 	if depth > r.limits().MaxDepth {
 		return fmt.Errorf("%w: diff deeper than %d", ErrLimit, r.limits().MaxDepth)
 	}
-	ea, err := r.dirEntries(ctx, a, depth)
-	if err != nil {
-		return err
+	if a.Kind != Node || b.Kind != Node {
+		return fmt.Errorf("%w: directory is not a node", cas.ErrCorrupt)
 	}
-	eb, err := r.dirEntries(ctx, b, depth)
-	if err != nil {
-		return err
-	}
-	bm := make(map[string]Entry, len(eb))
-	for _, e := range eb {
-		bm[e.Name] = e
-	}
-	seen := make(map[string]bool, len(ea))
-	for _, ea := range ea {
-		seen[ea.Name] = true
-		ep := path.Join(p, ea.Name)
-		eb, ok := bm[ea.Name]
+	// Both directories' entries are merged by name, stepping over the
+	// runs of entries both share (a large directory is a list of
+	// nodes): a change costs the nodes on its path, not the directory.
+	// Removed and changed entries are said in name order as met, then the
+	// added ones.
+	ca, cb := r.newListCursor(a, TypeDir, depth), r.newListCursor(b, TypeDir, depth)
+	var lastA, lastB string // the last entry read of each, to check the order
+	var added []string
+	noSkip := func(int64) error { return nil }
+	for {
+		ea, eb, oka, okb, err := stepLists(ctx, ca, cb, noSkip)
+		if err != nil {
+			return err
+		}
+		if !oka && !okb {
+			break
+		}
+		if oka {
+			if err := checkDirEntry(a, ea, lastA); err != nil {
+				return err
+			}
+		}
+		if okb {
+			if err := checkDirEntry(b, eb, lastB); err != nil {
+				return err
+			}
+		}
 		switch {
-		case !ok:
-			err = fn(Change{Path: ep, Kind: Removed})
-		case ea.Mode == ModeDir && eb.Mode == ModeDir:
-			err = r.diffDir(ctx, ep, ea.Ref, eb.Ref, depth+1, fn)
-		case ea.Mode != eb.Mode || !ea.Ref.Equal(eb.Ref):
-			err = fn(Change{Path: ep, Kind: Changed})
+		case !okb || oka && ea.Name < eb.Name:
+			err = fn(Change{Path: path.Join(p, ea.Name), Kind: Removed})
+			lastA = ea.Name
+			ca.next()
+		case !oka || eb.Name < ea.Name:
+			added = append(added, path.Join(p, eb.Name))
+			lastB = eb.Name
+			cb.next()
+		default:
+			ep := path.Join(p, ea.Name)
+			switch {
+			case ea.Mode == ModeDir && eb.Mode == ModeDir:
+				err = r.diffDir(ctx, ep, ea.Ref, eb.Ref, depth+1, fn)
+			case ea.Mode != eb.Mode || !ea.Ref.Equal(eb.Ref):
+				err = fn(Change{Path: ep, Kind: Changed})
+			}
+			lastA, lastB = ea.Name, eb.Name
+			ca.next()
+			cb.next()
 		}
 		if err != nil {
 			return err
 		}
 	}
-	for _, eb := range eb {
-		if !seen[eb.Name] {
-			if err := fn(Change{Path: path.Join(p, eb.Name), Kind: Added}); err != nil {
-				return err
-			}
+	for _, ap := range added {
+		if err := fn(Change{Path: ap, Kind: Added}); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkDirEntry refuses an entry of the directory at dir whose name is
+// not one a directory may hold, or does not sort after last, the entry
+// read before it.
+func checkDirEntry(dir Ref, e Entry, last string) error {
+	if err := ValidName(e.Name); err != nil {
+		return fmt.Errorf("%w: directory %s: %v", cas.ErrCorrupt, dir.ID.Short(), err)
+	}
+	if last != "" && e.Name <= last {
+		return fmt.Errorf("%w: directory %s: entries out of order at %q", cas.ErrCorrupt, dir.ID.Short(), e.Name)
 	}
 	return nil
 }

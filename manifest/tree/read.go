@@ -355,11 +355,12 @@ func (r *Reader) dirEntries(ctx context.Context, ref Ref, depth int) ([]Entry, e
 	}
 	var out []Entry
 	err := r.listWalk(ctx, ref, TypeDir, depth, func(e Entry) error {
-		if err := ValidName(e.Name); err != nil {
-			return fmt.Errorf("%w: directory %s: %v", cas.ErrCorrupt, ref.ID.Short(), err)
+		last := ""
+		if k := len(out); k > 0 {
+			last = out[k-1].Name
 		}
-		if k := len(out); k > 0 && out[k-1].Name >= e.Name {
-			return fmt.Errorf("%w: directory %s: entries out of order at %q", cas.ErrCorrupt, ref.ID.Short(), e.Name)
+		if err := checkDirEntry(ref, e, last); err != nil {
+			return err
 		}
 		out = append(out, e)
 		return nil

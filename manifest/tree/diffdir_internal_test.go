@@ -206,3 +206,46 @@ func TestDiffDirRefusesDisorderedEntries(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDiffDir: whatever the directories and their edits, the diff that
+// steps over shared entries is the diff of the whole listings.
+func FuzzDiffDir(f *testing.F) {
+	f.Add(uint64(1), uint16(3000), []byte{0, 1, 2, 3, 4})
+	f.Add(uint64(2), uint16(5), []byte{4, 4})
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16, ops []byte) {
+		r := rand.New(rand.NewPCG(seed, 2))
+		files := map[string]string{}
+		for i := range int(n % 5000) {
+			files[fmt.Sprintf("d%d/f%05d", r.IntN(3), i)] = fmt.Sprintf("%d", r.IntN(1000))
+		}
+		next := maps.Clone(files)
+		keys := slices.Sorted(maps.Keys(files))
+		for _, op := range ops[:min(len(ops), 10)] {
+			if len(keys) == 0 {
+				next["new"] = "x"
+				continue
+			}
+			k := keys[r.IntN(len(keys))]
+			if _, isDir := next[k+"/inside"]; isDir {
+				continue
+			}
+			switch op % 5 {
+			case 0:
+				delete(next, k)
+			case 1:
+				next[k] = "edited"
+			case 2:
+				next[k] = "#exec"
+			case 3:
+				next[k+"y"] = "added"
+			default:
+				delete(next, k)
+				next[k+"/inside"] = "dir"
+			}
+		}
+		got, want, _ := diffDirs(t, files, next)
+		if !slices.Equal(got, want) {
+			t.Fatalf("diff\n%q\nwant (whole listings)\n%q", got, want)
+		}
+	})
+}

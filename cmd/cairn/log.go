@@ -35,6 +35,15 @@ type logLine struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+// newLogLine is step s as a line of `cairn log --json`.
+func newLogLine(s *cairn.Step) logLine {
+	return logLine{
+		Session: s.Session, Step: s.Number, ID: s.ID.String(), Parent: refString(s.Parent),
+		Origin: refString(s.Origin), Time: s.Time.Format(time.RFC3339Nano), Status: s.Status.String(),
+		Kind: s.Kind.String(), Bytes: s.StoredBytes, Record: s.Record, Truncated: s.Truncated,
+	}
+}
+
 func refString(r *cairn.StepRef) *string {
 	if r == nil {
 		return nil
@@ -62,11 +71,7 @@ func runLog(ctx context.Context, e *env, args []string) error {
 	refWidth := len(st.String())
 	return st.Log(ctx, func(s *cairn.Step) error {
 		if *asJSON {
-			return enc.Encode(logLine{
-				Session: s.Session, Step: s.Number, ID: s.ID.String(), Parent: refString(s.Parent),
-				Origin: refString(s.Origin), Time: s.Time.Format(time.RFC3339Nano), Status: s.Status.String(),
-				Kind: s.Kind.String(), Bytes: s.StoredBytes, Record: s.Record, Truncated: s.Truncated,
-			})
+			return enc.Encode(newLogLine(s))
 		}
 		line := fmt.Sprintf("%s  %s  %-14s  %-*s  %s", s.ID.Short(), s.Time.Local().Format("2006-01-02 15:04:05"),
 			termtext.Printable(s.Status.String()), refWidth, termtext.Printable(s.String()), termtext.Clip(termtext.Printable(string(s.Record)), 60))

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
@@ -32,17 +31,10 @@ const replayClip = 240
 // step without --full.
 const maxReplayChanges = 20
 
-// replayLine is one step of `cairn replay --json`.
+// replayLine is one step of `cairn replay --json`: the step as `cairn
+// log --json` gives it, and its changes.
 type replayLine struct {
-	Session string          `json:"session"`
-	Step    uint64          `json:"step"`
-	ID      string          `json:"id"`
-	Parent  *string         `json:"parent"`
-	Origin  *string         `json:"origin,omitempty"`
-	Time    string          `json:"time"`
-	Status  string          `json:"status"`
-	Kind    string          `json:"kind"`
-	Record  json.RawMessage `json:"record,omitempty"`
+	logLine
 	// Changes are the state's changes from the step before it in the
 	// replay; absent for the first step replayed without its parent (its
 	// whole state is new) or when the two states are of different kinds.
@@ -50,8 +42,6 @@ type replayLine struct {
 	// Replaced says the step's state is of another kind than its
 	// parent's (a JSON document after a directory, or the reverse).
 	Replaced bool `json:"replaced,omitempty"`
-	// Truncated marks the oldest step left after a prune.
-	Truncated bool `json:"truncated,omitempty"`
 }
 
 // errReplayFloor ends the walk below --from.
@@ -126,11 +116,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 				return fmt.Errorf("%s@%d changed while it was replayed (removed, pruned or recreated): replay again", at.session, at.number)
 			}
 		}
-		line := replayLine{
-			Session: s.Session, Step: s.Number, ID: s.ID.String(), Parent: refString(s.Parent),
-			Origin: refString(s.Origin), Time: s.Time.Format(time.RFC3339Nano), Status: s.Status.String(),
-			Kind: s.Kind.String(), Record: s.Record, Truncated: s.Truncated,
-		}
+		line := replayLine{logLine: newLogLine(s)}
 		if prev != nil {
 			if prev.Kind != s.Kind {
 				line.Replaced = true

@@ -15,7 +15,8 @@
 //
 // Bounds: states and logs stream out; reads and long-polls at once are
 // capped (503 with Retry-After beyond); one poller per session serves all
-// of its long-polls; idle sessions are forgotten beyond a few dozen.
+// of its long-polls; idle sessions are forgotten beyond a few dozen; a
+// client that stops taking an answer is cut off (SendTimeout).
 package httpapi
 
 import (
@@ -61,6 +62,11 @@ type Options struct {
 	// (default 60 s); a slower one gets 408. It is no bound on the work
 	// the request asks for.
 	BodyTimeout time.Duration
+	// SendTimeout bounds the time each 64 KiB of an answer may wait for
+	// the client to take it (default 60 s): a client that stops reading
+	// an answer, a large state say, is cut off after it, so that it does
+	// not hold a read slot (or anything else) for ever.
+	SendTimeout time.Duration
 	// IdleSessions is how many sessions no request uses the server keeps
 	// cached, with their heads, so that an agent's next commit need not
 	// re-read its head from the store (default 64).
@@ -88,6 +94,7 @@ const (
 	DefaultMaxReads        = 8
 	DefaultIdleSessions    = 64
 	DefaultBodyTimeout     = 60 * time.Second
+	DefaultSendTimeout     = 60 * time.Second
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
 	maxLogLimit            = 10000
@@ -140,6 +147,9 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	if opts.SendTimeout <= 0 {
+		opts.SendTimeout = DefaultSendTimeout
 	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
 	if opts.IdleBytes <= 0 {
@@ -245,11 +255,49 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-		if err := h(w, r); err != nil {
-			s.writeErr(w, err)
+		sw := &sendDeadline{ResponseWriter: w, rc: http.NewResponseController(w), wait: s.opts.SendTimeout}
+		if err := h(sw, r); err != nil {
+			s.writeErr(sw, err)
 		}
 	})
 }
+
+// sendDeadline is a ResponseWriter whose every write (of at most
+// sendPiece bytes) must be taken by the client within wait: the
+// connection's write deadline moves on before each one. A handler may work or long-poll for longer than wait
+// before it writes; only a client that stops reading is cut off.
+type sendDeadline struct {
+	http.ResponseWriter
+	rc   *http.ResponseController
+	wait time.Duration
+}
+
+func (w *sendDeadline) WriteHeader(code int) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// sendPiece is the most one write deadline covers: a large write goes
+// out in pieces, each with wait to go, so a slow client that keeps
+// reading is never cut off in the middle of a big one.
+const sendPiece = 64 << 10
+
+func (w *sendDeadline) Write(p []byte) (int, error) {
+	var n int
+	for len(p) > 0 {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+		k, err := w.ResponseWriter.Write(p[:min(len(p), sendPiece)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// Unwrap returns the ResponseWriter underneath, for ResponseController.
+func (w *sendDeadline) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bodyGate takes a request's body bytes from the server's budget, once.
 type bodyGate struct {
@@ -297,6 +345,10 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 
 // ServeHTTP checks access, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A fresh write deadline for each request: one left by the previous
+	// request of a kept-alive connection may have passed. Routes move it
+	// on before each write (sendDeadline).
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.SendTimeout))
 	if s.opts.Token != "" {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))

@@ -117,8 +117,10 @@ func (s *stdio) nextErr() (reply, error) {
 // than the one sent got no answer, or an answer the client cannot match:
 // {"id":3} (no method) and a request with "id":null were dropped, a
 // request with "id":1.5 was answered as id 1, one with "id" twice as
-// the last. Each gets a JSON-RPC error now, with the id when it is one a
-// client can match, and the session goes on.
+// the last; an integer id past 2^53 was answered as another (the SDK reads
+// ids as float64: 2^53+1 came back as 2^53). Each gets a JSON-RPC error
+// now, with the id when it is one a client can match, and the session
+// goes on.
 func TestEveryRequestAnswered(t *testing.T) {
 	s := startStdio(t)
 	for _, tc := range []struct {
@@ -129,6 +131,8 @@ func TestEveryRequestAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3}`, "3", -32600, `want a "method"`},
 		{`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, "null", -32600, "id null: want a string or an integer"},
 		{`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, "null", -32600, "id 1.5: want a string or an integer"},
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, "null", -32600, "id 9007199254740993: want a string or an integer of at most 2^53"},
+		{`{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping"}`, "null", -32600, "id -9007199254740993: want a string or an integer of at most 2^53"},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","id":8}`, "null", -32600, `"id" is given twice`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, "9", -32602, "want a JSON object, not [1]"},
 		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}`, "10", -32602, "name: want the tool's name"},
@@ -149,6 +153,10 @@ func TestEveryRequestAnswered(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":12,"method":"ping"}`)
 	if r := s.next(); string(r.ID) != "12" || r.Error != nil {
 		t.Fatalf("ping after the bad lines: %s", r.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "-9007199254740992" || r.Error != nil {
+		t.Fatalf("ping with the id -2^53: %s", r.raw)
 	}
 }
 

@@ -372,7 +372,7 @@ func check(line []byte) ([]byte, message) {
 		return nil, none // a response to a request of the server's
 	}
 	if have["id"] && usableID(id) == nil {
-		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer (leave it out for a notification)", clip(id))), none
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer of at most 2^53 either side of 0 (leave it out for a notification)", clip(id))), none
 	}
 	req := message{method: msg.(*jsonrpc.Request).Method, id: id, params: params}
 	if params == nil || string(params) == "null" {
@@ -423,8 +423,14 @@ func malformed(line []byte) []byte {
 	return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or integer "id" (none for a notification), or a response`)
 }
 
-// usableID returns id if it is a string or an integer (what MCP allows
-// and what a client can match an answer to), else nil.
+// maxID is the largest integer id the SDK answers with the id sent: it
+// reads ids as float64, so 2^53+1 came back as 2^53 (and a request
+// with the id 2^53 beside it got no answer).
+const maxID = 1 << 53
+
+// usableID returns id if it is a string or an integer of at most maxID
+// in magnitude (what MCP allows and what a client can match an answer
+// to), else nil.
 func usableID(id json.RawMessage) json.RawMessage {
 	if len(id) == 0 {
 		return nil
@@ -433,13 +439,18 @@ func usableID(id json.RawMessage) json.RawMessage {
 		return id
 	}
 	digits := bytes.TrimPrefix(id, []byte("-"))
-	if len(digits) == 0 || len(digits) > 19 {
+	if len(digits) == 0 || len(digits) > 16 {
 		return nil
 	}
+	n := 0
 	for _, c := range digits {
 		if c < '0' || c > '9' {
 			return nil
 		}
+		n = n*10 + int(c-'0')
+	}
+	if n > maxID {
+		return nil
 	}
 	return id
 }

@@ -454,3 +454,53 @@ func TestTooLongLineAnswersItsID(t *testing.T) {
 		t.Fatalf("ping after: %s", r.raw)
 	}
 }
+
+// TestEndOfInputAnswersCallsInFlight: at the end of its input (a client
+// that sends its calls and closes stdin, as `printf ... | cairn mcp`
+// does), the SDK ended the session at once: the calls still running were
+// cancelled and never answered, so a checkpoint piped in was neither
+// committed nor refused. They run to their answers now, then the session
+// ends.
+func TestEndOfInputAnswersCallsInFlight(t *testing.T) {
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"piped","state_json":"{\"n\":1}"}}}`)
+	<-store.held
+	s.in.Close()
+	time.Sleep(200 * time.Millisecond) // the end of input reaches the SDK while the call runs
+	close(store.gate)
+	r := s.next()
+	if string(r.ID) != `"last"` || r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
+		t.Fatalf("the call in flight at the end of input: %s", r.raw)
+	}
+	sess, _ := s.ws.Session("piped")
+	if _, err := sess.Head(context.Background()); err != nil {
+		t.Fatalf("the checkpoint answered before the end did not land: %v", err)
+	}
+}
+
+// TestIDInFlightRefused: a request with the id of one still being
+// answered was dropped by the SDK, neither run nor answered. It gets a
+// JSON-RPC error naming the id now; the first is answered as ever.
+func TestIDInFlightRefused(t *testing.T) {
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	var open sync.Once
+	release := func() { open.Do(func() { close(store.gate) }) }
+	t.Cleanup(release)
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"one","state_json":"{}"}}}`)
+	<-store.held
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"two","state_json":"{}"}}}`)
+	r := s.next()
+	if string(r.ID) != "5" || r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "id 5 is the id of a request still being answered") {
+		t.Fatalf("a second request with the id of one in flight: %s", r.raw)
+	}
+	release()
+	if r := s.next(); string(r.ID) != "5" || r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
+		t.Fatalf("the first request: %s", r.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "5" || r.Error != nil {
+		t.Fatalf("the id once answered, again: %s", r.raw)
+	}
+}

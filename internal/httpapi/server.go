@@ -114,6 +114,7 @@ type Server struct {
 	token [32]byte
 	mux   *http.ServeMux
 	rts   []Route
+	hs    map[Route]http.HandlerFunc // each route's handler, for noRoute
 
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
@@ -156,7 +157,7 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 		opts.IdleBytes = 4 * opts.MaxBody
 	}
 	s := &Server{
-		ws: ws, opts: opts, mux: http.NewServeMux(),
+		ws: ws, opts: opts, mux: http.NewServeMux(), hs: map[Route]http.HandlerFunc{},
 		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
@@ -183,7 +184,23 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 // noRoute answers a request no route takes: 405 with Allow if its path
 // is a route's under another method (PUT on .../steps), else 404; both
 // in the API's error shape, as ServeMux's own answers are not.
+//
+// A path that is a route's under its own method comes here too when a
+// segment is only an escaped slash (/v1/sessions/%2F/head): ServeMux
+// takes no such segment as a wildcard's value. Its route answers it, so
+// that its own checks say what is wrong with the session or step named.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet // ServeMux answers HEAD with GET
+	}
+	for _, rt := range s.rts {
+		if rt.Method == method && matchPath(rt.Path, r.URL.EscapedPath()) {
+			setPathValues(r, rt.Path)
+			s.hs[rt](w, r)
+			return
+		}
+	}
 	var allow []string
 	for _, rt := range s.rts {
 		if matchPath(rt.Path, r.URL.EscapedPath()) && !slices.Contains(allow, rt.Method) {
@@ -221,12 +238,28 @@ func matchPath(tmpl, p string) bool {
 	return true
 }
 
+// setPathValues sets r's path values from its escaped path, which
+// matchPath has matched to the route's path template tmpl.
+func setPathValues(r *http.Request, tmpl string) {
+	ps := strings.Split(r.URL.EscapedPath(), "/")
+	for i, t := range strings.Split(tmpl, "/") {
+		if name, ok := strings.CutPrefix(t, "{"); ok {
+			v, err := url.PathUnescape(ps[i])
+			if err != nil {
+				v = ps[i]
+			}
+			r.SetPathValue(strings.TrimSuffix(name, "}"), v)
+		}
+	}
+}
+
 // Routes lists the routes the server answers.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.rts...) }
 
 func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error) {
-	s.rts = append(s.rts, Route{method, path})
-	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+	rt := Route{method, path}
+	s.rts = append(s.rts, rt)
+	s.hs[rt] = func(w http.ResponseWriter, r *http.Request) {
 		// Here, not in ServeHTTP: a method no route takes on a path is
 		// 405 (noRoute), whatever its Content-Type; it changes nothing.
 		if err := checkSameOrigin(r); err != nil {
@@ -259,7 +292,8 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 		if err := h(sw, r); err != nil {
 			s.writeErr(sw, err)
 		}
-	})
+	}
+	s.mux.HandleFunc(method+" "+path, s.hs[rt])
 }
 
 // sendDeadline is a ResponseWriter whose every write (of at most

@@ -169,3 +169,25 @@ func TestEscapedSlashSegment(t *testing.T) {
 		t.Errorf("PUT on an escaped-slash session's steps: %d %s (Allow %q); want 405, Allow POST", status, b, hdr.Get("Allow"))
 	}
 }
+
+// TestBodyCharactersNamed: a body that is not JSON because of a character
+// beyond ASCII was said in encoding/json's Latin-1 reading of its first
+// byte: a body saved with a byte order mark (as Windows tools save UTF-8)
+// was "invalid character 'ï' looking for beginning of value", and quotes
+// pasted from a document ('“') were "invalid character 'â'". Each is
+// named as what it is now.
+func TestBodyCharactersNamed(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	for _, tc := range []struct{ body, says string }{
+		{"\xef\xbb\xbf{\"state\":1}", "at byte 1: it starts with a byte order mark (U+FEFF), which JSON does not allow"},
+		{"{\u201cstate\u201d:1}", "invalid character '\u201c' looking for beginning of object key string"},
+		{"{\"state\":\u00e91}", "invalid character '\u00e9' looking for beginning of value"},
+		{"{\"state\":\xff}", "invalid byte 0xff (not UTF-8) looking for beginning of value"},
+		{"{\"state\":x}", "invalid character 'x' looking for beginning of value"},
+	} {
+		status, b, _ := c.send("POST", "/v1/sessions/s/steps", tc.body, http.Header{"Content-Type": {"application/json"}}, "")
+		if status != http.StatusBadRequest || !strings.Contains(string(b), tc.says) {
+			t.Errorf("body %q: %d %s; want 400 saying %q", tc.body, status, b, tc.says)
+		}
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -120,6 +121,7 @@ type Server struct {
 	waiters  chan struct{} // a slot per long-poll in progress
 	reads    chan struct{} // a slot per heavy read in progress
 	bodies   *budget       // bytes of request bodies in progress
+	inFlight atomic.Int64  // requests being answered, for Serve's words when it stops
 }
 
 // New returns a server over ws.
@@ -379,6 +381,8 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 
 // ServeHTTP checks access, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
 	// A fresh write deadline for each request: one left by the previous
 	// request of a kept-alive connection may have passed. Routes move it
 	// on before each write (sendDeadline).

@@ -144,3 +144,25 @@ func hex4(b []byte, i int) rune {
 	}
 	return r
 }
+
+// Deeper returns the offset of the first bracket in the JSON text b that
+// opens an array or object more than limit levels deep, or -1. It reads
+// any bytes, valid JSON or not, in one pass without recursion, so that a
+// reader can refuse text too deep for its decoder, in its own words,
+// before decoding it.
+func Deeper(b []byte, limit int) int {
+	d := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i) - 1
+		case '[', '{':
+			if d++; d > limit {
+				return i
+			}
+		case ']', '}':
+			d = max(0, d-1) // stray closers of text that is no JSON open nothing
+		}
+	}
+	return -1
+}

@@ -118,7 +118,10 @@ func (s *stdio) nextErr() (reply, error) {
 // {"id":3} (no method) and a request with "id":null were dropped, a
 // request with "id":1.5 was answered as id 1, one with "id" twice as
 // the last; an integer id past 2^53 was answered as another (the SDK reads
-// ids as float64: 2^53+1 came back as 2^53). Each gets a JSON-RPC error
+// ids as float64: 2^53+1 came back as 2^53); a message nested more than
+// 1,000 levels deep was "want a JSON-RPC 2.0 message" (the SDK's decoder
+// stops there), past 10,000 "the line is not JSON", without its id. Each
+// gets a JSON-RPC error
 // now, with the id when it is one a client can match, and the session
 // goes on.
 func TestEveryRequestAnswered(t *testing.T) {
@@ -135,6 +138,8 @@ func TestEveryRequestAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping"}`, "null", -32600, "id -9007199254740993: want a string or an integer of at most 2^53"},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","id":8}`, "null", -32600, `"id" is given twice`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, "9", -32602, "want a JSON object, not [1]"},
+		{`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"d","state_json":"{}","record":{"a":` + strings.Repeat("[", 997) + strings.Repeat("]", 997) + `}}}}`, "13", -32600, "nest more than 1000 levels deep (at byte 1132)"},
+		{`{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, `"deep"`, -32600, "nest more than 1000 levels deep"},
 		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}`, "10", -32602, "name: want the tool's name"},
 		{`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"resume","arguments":5}}`, "11", -32602, "arguments: want a JSON object"},
 		{`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"resume","arguments":"x"}}`, `"s"`, -32602, "arguments: want a JSON object"},

@@ -342,6 +342,10 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 // headBytes is how much of a line over MaxMessage is kept to find its id.
 const headBytes = 4 << 10
 
+// maxNesting is how deep arrays and objects may nest in a message: the
+// SDK's decoder takes no deeper one.
+const maxNesting = 1000
+
 // idOfHead returns the id of the message that head (the start of a line
 // too long to read) begins, if its members before the first one cut off
 // hold a usable id; else nil.
@@ -375,6 +379,12 @@ func idOfHead(head []byte) json.RawMessage {
 // nil for a line the SDK can take.
 func check(line []byte) ([]byte, message) {
 	var none message
+	if at := jsontext.Deeper(line, maxNesting); at >= 0 {
+		// The SDK's decoder refuses it as no JSON-RPC message, and
+		// encoding/json past 10,000 levels as no JSON.
+		return errorReply(idOfHead(line[:min(len(line), headBytes)]), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"invalid request: arrays and objects nest more than %d levels deep (at byte %d), deeper than a message may", maxNesting, at)), none
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil || bytes.TrimSpace(line)[0] == '[' {
 		return malformed(line), none

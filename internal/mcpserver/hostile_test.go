@@ -484,6 +484,31 @@ func TestEndOfInputAnswersCallsInFlight(t *testing.T) {
 	}
 }
 
+// TestEndOfInputWaitsBounded: the end of input waits for the calls in
+// flight no longer than endGrace: a call stuck on its store does not keep
+// cairn mcp running after its client has closed stdin.
+func TestEndOfInputWaitsBounded(t *testing.T) {
+	was := endGrace
+	endGrace = 300 * time.Millisecond
+	t.Cleanup(func() { endGrace = was })
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	t.Cleanup(func() { close(store.gate) })
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":"stuck","method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"stuck","state_json":"{}"}}}`)
+	<-store.held
+	s.in.Close()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, s.out)
+		ended <- err
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end after the end of input with a call stuck")
+	}
+}
+
 // TestIDInFlightRefused: a request with the id of one still being
 // answered was dropped by the SDK, neither run nor answered. It gets a
 // JSON-RPC error naming the id now; the first is answered as ever.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -49,8 +50,9 @@ func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 		if err == nil {
 			// The client closed its side: the SDK ends the session at
 			// the end of its input, dropping the calls still running, so
-			// the end is passed on only once they have all been answered.
-			fl.drain()
+			// the end is passed on only once they have all been answered
+			// (or endGrace has passed: a call stuck on its store).
+			fl.drain(endGrace)
 		}
 		pw.CloseWithError(err)
 	}()
@@ -226,9 +228,15 @@ func (f *flight) landLocked(key string) {
 	f.cond.Broadcast()
 }
 
+// endGrace bounds how long the end of input waits for the calls in
+// flight to be answered.
+var endGrace = 60 * time.Second
+
 // drain waits until every request in flight has been answered or
-// cancelled, or the session has ended.
-func (f *flight) drain() {
+// cancelled, or the session has ended, or d has passed.
+func (f *flight) drain(d time.Duration) {
+	t := time.AfterFunc(d, f.close)
+	defer t.Stop()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for len(f.open) > 0 && !f.closed {

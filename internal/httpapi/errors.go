@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // apiError is an error with an HTTP status and a code.
@@ -148,7 +148,7 @@ func bodyError(err error, body []byte, fields []field) error {
 		// encoding/json stops at 10000 levels; the JSON is not invalid.
 		return badRequest("request body: nested deeper than 10000 levels (at byte %d), too deep to read", se.Offset)
 	case errors.As(err, &se):
-		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, syntaxWords(se, body))
+		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, jsontext.SyntaxWords(se, body))
 	case errors.As(err, &te):
 		if te.Field == "" {
 			return badRequest("request body: want a JSON object with %s, not %s", strings.Join(names, ", "), jsonValue(te.Value))
@@ -164,32 +164,6 @@ func bodyError(err error, body []byte, fields []field) error {
 		return badRequest("request body: unknown field %s (this request takes %s)", name, strings.Join(names, ", "))
 	}
 	return badRequest("request body is not valid JSON")
-}
-
-// byteOrderMark is U+FEFF in UTF-8, which some editors and Windows
-// tools put first in a file; JSON text must not start with it.
-var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
-
-// syntaxWords says what encoding/json's syntax error se found in body.
-// encoding/json names a byte that starts a character beyond ASCII as if
-// it were Latin-1 ("invalid character 'â'" for a pasted '“'); it is said
-// as the character, or as a byte order mark, or as a byte that is not
-// UTF-8.
-func syntaxWords(se *json.SyntaxError, body []byte) string {
-	msg := strings.TrimPrefix(se.Error(), "json: ")
-	at := int(se.Offset) - 1
-	if at < 0 || at >= len(body) || body[at] < utf8.RuneSelf {
-		return msg
-	}
-	if at == 0 && bytes.HasPrefix(body, byteOrderMark) {
-		return "it starts with a byte order mark (U+FEFF), which JSON does not allow: send UTF-8 text without one"
-	}
-	seen := "'" + string(rune(body[at])) + "'"
-	r, n := utf8.DecodeRune(body[at:])
-	if r == utf8.RuneError && n <= 1 {
-		return strings.Replace(msg, "character "+seen, fmt.Sprintf("byte 0x%02x (not UTF-8)", body[at]), 1)
-	}
-	return strings.Replace(msg, seen, fmt.Sprintf("%q", r), 1)
 }
 
 // jsonValue renders the Value of a json.UnmarshalTypeError ("number 1.5",

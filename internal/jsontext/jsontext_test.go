@@ -3,9 +3,11 @@ package jsontext
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestMembers(t *testing.T) {
@@ -96,6 +98,30 @@ func FuzzDeeper(f *testing.F) {
 		}
 		if got := Deeper(b, limit); (got >= 0) != (deepest > limit) {
 			t.Fatalf("Deeper(%s, %d) = %d; the text nests %d deep", b, limit, got, deepest)
+		}
+	})
+}
+
+// FuzzSyntaxWords: whatever the text, the words for its syntax error
+// come without a panic, and name no byte beyond ASCII as Latin-1 does.
+func FuzzSyntaxWords(f *testing.F) {
+	for _, s := range []string{"\ufeff{}", "{\u201ca\u201d:1}", "{\"a\":\xff}", `{"a":1,}`, "\xe2"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v json.RawMessage
+		var se *json.SyntaxError
+		if err := json.Unmarshal(b, &v); !errors.As(err, &se) {
+			return
+		}
+		words := SyntaxWords(se, b)
+		if words == "" {
+			t.Fatalf("no words for %q", b)
+		}
+		if at := int(se.Offset) - 1; at >= 0 && at < len(b) && b[at] >= 0x80 && strings.Contains(words, "'"+string(rune(b[at]))+"'") {
+			if r, _ := utf8.DecodeRune(b[at:]); r != rune(b[at]) {
+				t.Fatalf("SyntaxWords(%q) = %q: names byte 0x%02x as Latin-1", b, words, b[at])
+			}
 		}
 	})
 }

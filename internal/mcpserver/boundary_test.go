@@ -261,3 +261,22 @@ func TestAnswersBounded(t *testing.T) {
 		t.Errorf("show within MaxAnswer: state %q", shown.StateJSON)
 	}
 }
+
+// TestStateJSONSyntaxSaid: checkpoint said only "state_json is not valid
+// JSON text" of the JSON an agent got wrong (a trailing comma, quotes
+// pasted from a document, a byte order mark), so the model calling it had
+// nothing to fix by. It says where and what now.
+func TestStateJSONSyntaxSaid(t *testing.T) {
+	cs := connect(t, cairn.OpenStore(mem.New()))
+	for in, says := range map[string]string{
+		`{"a":1,}`:          "at byte 8: invalid character '}' looking for beginning of object key string",
+		"{\u201ca\u201d:1}": "at byte 2: invalid character '\u201c' looking for beginning of object key string",
+		"\ufeff{}":          "at byte 1: it starts with a byte order mark (U+FEFF)",
+		`{"a":`:             "at byte 5: unexpected end of JSON input",
+	} {
+		msg := call(t, cs, ToolCheckpoint, map[string]any{"session": "s", "state_json": in}, nil, true)
+		if !strings.Contains(msg, "state_json is not valid JSON text: "+says) {
+			t.Errorf("state_json %q: %q; want it to say %q", in, msg, says)
+		}
+	}
+}

@@ -75,6 +75,7 @@ func TestCheckpointRecord(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		`{"session":"a","state_json":"{}","expect":1.5}`: "expect: want a step number",
+		`{"session":"a","state_json":"{}","expect":-1}`:  "expect: want a step number, 0 or more, not -1",
 		`{"session":"a","state_json":"{}","colour":1}`:   `unknown argument "colour"`,
 		`{"session":".a","state_json":"{}"}`:             `session ".a"`,
 		`{"session":"a"}`:                                "state_json is required",

@@ -334,7 +334,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	opts.Record = rec
 	if in.Expect != nil {
 		if *in.Expect < 0 {
-			return nil, errors.New("expect must be 0 or more")
+			return nil, fmt.Errorf("expect: want a step number, 0 or more, not %d", *in.Expect)
 		}
 		opts.Expect = cairn.ExpectHead(uint64(*in.Expect))
 	}

@@ -702,7 +702,8 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 	if errors.Is(err, cas.ErrNotFound) {
 		// Above the head the step was never written: say so in the
 		// user's words. At or below it, an object is missing: name it.
-		if head, base, herr := s.ws.repo.FindHeadBase(ctx, s.name); herr == nil && n > head {
+		head, base, herr := s.ws.repo.FindHeadBase(ctx, s.name)
+		if herr == nil && n > head {
 			switch {
 			case head == 0:
 				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
@@ -714,6 +715,18 @@ func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 				head = now // committed and pruned since the base was read
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
+		}
+		if herr == nil {
+			// The head is at or past n: step n may have landed since it
+			// was read (a commit beside this read). A step slot, once
+			// written, stays, so a second read tells.
+			st, err := s.ws.repo.ReadStep(ctx, s.name, n)
+			if err == nil {
+				return newStep(s.ws, st), nil
+			}
+			if !errors.Is(err, cas.ErrNotFound) {
+				return nil, err
+			}
 		}
 		// Below a fork's first step the history is shared: step n is
 		// the one of the session its first step's parent belongs to

@@ -379,7 +379,9 @@ func (s *Store) CleanTemp(age time.Duration) (int, error) {
 // system refused this user one of the store's files, or the store's disk
 // is full: the layers above then say it in words (the store as the user
 // named it, what was not done), as they do an S3 server's refusal, never
-// the file's path or the store key. Any other error is returned as it is.
+// the file's path or the store key. A file that cannot be opened because
+// too many are open is said so likewise, as cas.UnavailableError: a
+// later request may succeed. Any other error is returned as it is.
 func refusal(op, key string, err error) error {
 	var why string
 	switch {
@@ -389,6 +391,16 @@ func refusal(op, key string, err error) error {
 		why = "permission denied (this user must be able to read and write the store's files)"
 	case errors.Is(err, syscall.ENOSPC):
 		why = "its disk is out of space (" + syscall.ENOSPC.Error() + ")"
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		// Not the store's refusal: this process (or the system) has all
+		// the files open it may have, for now; a later request may find
+		// one free, as after an outage.
+		errno := syscall.EMFILE
+		if errors.Is(err, syscall.ENFILE) {
+			errno = syscall.ENFILE
+		}
+		return &cas.UnavailableError{Op: op, Key: key, Err: err,
+			Why: "could not be used: too many files are open (" + errno.Error() + "); retry once fewer connections or processes hold files"}
 	default:
 		return err
 	}

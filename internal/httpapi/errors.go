@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // apiError is an error with an HTTP status and a code.
@@ -108,7 +109,7 @@ type field struct {
 func decode(r *http.Request, v any, fields ...field) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return bodyError(err, fields)
+		return bodyError(err, nil, fields)
 	}
 	if err := takeBody(r.Context(), int64(len(body))); err != nil {
 		return err
@@ -116,7 +117,7 @@ func decode(r *http.Request, v any, fields ...field) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return bodyError(err, fields)
+		return bodyError(err, body, fields)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("request body: data after the JSON object")
@@ -124,8 +125,9 @@ func decode(r *http.Request, v any, fields ...field) error {
 	return checkNames(body, fields)
 }
 
-// bodyError turns an error of encoding/json into one in the API's words.
-func bodyError(err error, fields []field) error {
+// bodyError turns an error of encoding/json, reading body, into one in
+// the API's words.
+func bodyError(err error, body []byte, fields []field) error {
 	var mbe *http.MaxBytesError
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -146,7 +148,7 @@ func bodyError(err error, fields []field) error {
 		// encoding/json stops at 10000 levels; the JSON is not invalid.
 		return badRequest("request body: nested deeper than 10000 levels (at byte %d), too deep to read", se.Offset)
 	case errors.As(err, &se):
-		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+		return badRequest("request body is not valid JSON at byte %d: %s", se.Offset, jsontext.SyntaxWords(se, body))
 	case errors.As(err, &te):
 		if te.Field == "" {
 			return badRequest("request body: want a JSON object with %s, not %s", strings.Join(names, ", "), jsonValue(te.Value))

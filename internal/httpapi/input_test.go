@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -140,5 +141,53 @@ func TestSessionPattern(t *testing.T) {
 	}
 	if patterns == 0 {
 		t.Fatal("openapi.json has no session parameter")
+	}
+}
+
+// TestEscapedSlashSegment: a session or step that is only an escaped
+// slash (/v1/sessions/%2F/head, as a client that escapes the name "/"
+// sends it) was answered 405 "GET ...: this path takes GET, HEAD" (ServeMux
+// takes no such segment as a wildcard's value). The route answers it
+// now, in its own words: 400 naming the session or step.
+func TestEscapedSlashSegment(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/s/steps", `{"state":{}}`, 201)
+	for _, tc := range []struct{ method, path, body, says string }{
+		{"GET", "/v1/sessions/%2F/head", "", `session \"/\": want`},
+		{"GET", "/v1/sessions/%2f/log", "", `session \"/\": want`},
+		{"DELETE", "/v1/sessions/%2F", "", `session \"/\": want`},
+		{"POST", "/v1/sessions/%2F/steps", `{"state":{}}`, `session \"/\": want`},
+		{"GET", "/v1/sessions/s/steps/%2F", "", `step \"/\": want a number`},
+	} {
+		status, b, _ := c.send(tc.method, tc.path, tc.body, http.Header{"Content-Type": {"application/json"}}, "")
+		if status != http.StatusBadRequest || !strings.Contains(string(b), tc.says) {
+			t.Errorf("%s %s: %d %s; want 400 saying %s", tc.method, tc.path, status, b, tc.says)
+		}
+	}
+	status, b, hdr := c.send("PUT", "/v1/sessions/%2F/steps", "", http.Header{}, "")
+	if status != http.StatusMethodNotAllowed || hdr.Get("Allow") != "POST" {
+		t.Errorf("PUT on an escaped-slash session's steps: %d %s (Allow %q); want 405, Allow POST", status, b, hdr.Get("Allow"))
+	}
+}
+
+// TestBodyCharactersNamed: a body that is not JSON because of a character
+// beyond ASCII was said in encoding/json's Latin-1 reading of its first
+// byte: a body saved with a byte order mark (as Windows tools save UTF-8)
+// was "invalid character 'ï' looking for beginning of value", and quotes
+// pasted from a document ('“') were "invalid character 'â'". Each is
+// named as what it is now.
+func TestBodyCharactersNamed(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	for _, tc := range []struct{ body, says string }{
+		{"\xef\xbb\xbf{\"state\":1}", "at byte 1: it starts with a byte order mark (U+FEFF), which JSON does not allow"},
+		{"{\u201cstate\u201d:1}", "invalid character '\u201c' looking for beginning of object key string"},
+		{"{\"state\":\u00e91}", "invalid character '\u00e9' looking for beginning of value"},
+		{"{\"state\":\xff}", "invalid byte 0xff (not UTF-8) looking for beginning of value"},
+		{"{\"state\":x}", "invalid character 'x' looking for beginning of value"},
+	} {
+		status, b, _ := c.send("POST", "/v1/sessions/s/steps", tc.body, http.Header{"Content-Type": {"application/json"}}, "")
+		if status != http.StatusBadRequest || !strings.Contains(string(b), tc.says) {
+			t.Errorf("body %q: %d %s; want 400 saying %q", tc.body, status, b, tc.says)
+		}
 	}
 }

@@ -34,8 +34,12 @@ func Listen(addr, token string) (net.Listener, error) {
 	return ln, nil
 }
 
+// stopGrace is how long Serve gives requests in flight when it stops.
+const stopGrace = 5 * time.Second
+
 // Serve answers requests on ln until ctx ends, then stops accepting and
 // gives requests in flight up to 5 seconds (long-polls end at once).
+// Those still unanswered then are cut off, and Serve says how many.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Requests run under base, cancelled only once the 5 s are over;
 	// stopping, which long-polls watch, ends as soon as ctx does.
@@ -58,11 +62,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	stop() // wake long-polls; the rest finish, within the 5 s
-	sctx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, done := context.WithTimeout(context.Background(), stopGrace)
 	defer done()
 	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Said in words, not as the grace's "context deadline exceeded".
+		n := s.inFlight.Load()
+		cancel()
+		_ = hs.Close()
+		err = fmt.Errorf("stopped: %d %s still unanswered after %v %s cut off (a client still sending its body, or a request still at work: a commit among them may or may not have landed; its session's head tells)",
+			n, plural(n, "request", "requests"), stopGrace, plural(n, "was", "were"))
+	}
 	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
 		err = e
 	}
 	return err
+}
+
+// plural returns one if n is 1, else many.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -15,7 +15,8 @@
 //
 // Bounds: states and logs stream out; reads and long-polls at once are
 // capped (503 with Retry-After beyond); one poller per session serves all
-// of its long-polls; idle sessions are forgotten beyond a few dozen.
+// of its long-polls; idle sessions are forgotten beyond a few dozen; a
+// client that stops taking an answer is cut off (SendTimeout).
 package httpapi
 
 import (
@@ -31,6 +32,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -61,6 +63,11 @@ type Options struct {
 	// (default 60 s); a slower one gets 408. It is no bound on the work
 	// the request asks for.
 	BodyTimeout time.Duration
+	// SendTimeout bounds the time each 64 KiB of an answer may wait for
+	// the client to take it (default 60 s): a client that stops reading
+	// an answer, a large state say, is cut off after it, so that it does
+	// not hold a read slot (or anything else) for ever.
+	SendTimeout time.Duration
 	// IdleSessions is how many sessions no request uses the server keeps
 	// cached, with their heads, so that an agent's next commit need not
 	// re-read its head from the store (default 64).
@@ -88,6 +95,7 @@ const (
 	DefaultMaxReads        = 8
 	DefaultIdleSessions    = 64
 	DefaultBodyTimeout     = 60 * time.Second
+	DefaultSendTimeout     = 60 * time.Second
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
 	maxLogLimit            = 10000
@@ -107,11 +115,13 @@ type Server struct {
 	token [32]byte
 	mux   *http.ServeMux
 	rts   []Route
+	hs    map[Route]http.HandlerFunc // each route's handler, for noRoute
 
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
 	reads    chan struct{} // a slot per heavy read in progress
 	bodies   *budget       // bytes of request bodies in progress
+	inFlight atomic.Int64  // requests being answered, for Serve's words when it stops
 }
 
 // New returns a server over ws.
@@ -141,12 +151,15 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
+	if opts.SendTimeout <= 0 {
+		opts.SendTimeout = DefaultSendTimeout
+	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
 	if opts.IdleBytes <= 0 {
 		opts.IdleBytes = 4 * opts.MaxBody
 	}
 	s := &Server{
-		ws: ws, opts: opts, mux: http.NewServeMux(),
+		ws: ws, opts: opts, mux: http.NewServeMux(), hs: map[Route]http.HandlerFunc{},
 		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
@@ -173,7 +186,23 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 // noRoute answers a request no route takes: 405 with Allow if its path
 // is a route's under another method (PUT on .../steps), else 404; both
 // in the API's error shape, as ServeMux's own answers are not.
+//
+// A path that is a route's under its own method comes here too when a
+// segment is only an escaped slash (/v1/sessions/%2F/head): ServeMux
+// takes no such segment as a wildcard's value. Its route answers it, so
+// that its own checks say what is wrong with the session or step named.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet // ServeMux answers HEAD with GET
+	}
+	for _, rt := range s.rts {
+		if rt.Method == method && matchPath(rt.Path, r.URL.EscapedPath()) {
+			setPathValues(r, rt.Path)
+			s.hs[rt](w, r)
+			return
+		}
+	}
 	var allow []string
 	for _, rt := range s.rts {
 		if matchPath(rt.Path, r.URL.EscapedPath()) && !slices.Contains(allow, rt.Method) {
@@ -211,12 +240,28 @@ func matchPath(tmpl, p string) bool {
 	return true
 }
 
+// setPathValues sets r's path values from its escaped path, which
+// matchPath has matched to the route's path template tmpl.
+func setPathValues(r *http.Request, tmpl string) {
+	ps := strings.Split(r.URL.EscapedPath(), "/")
+	for i, t := range strings.Split(tmpl, "/") {
+		if name, ok := strings.CutPrefix(t, "{"); ok {
+			v, err := url.PathUnescape(ps[i])
+			if err != nil {
+				v = ps[i]
+			}
+			r.SetPathValue(strings.TrimSuffix(name, "}"), v)
+		}
+	}
+}
+
 // Routes lists the routes the server answers.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.rts...) }
 
 func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error) {
-	s.rts = append(s.rts, Route{method, path})
-	s.mux.HandleFunc(method+" "+path, func(w http.ResponseWriter, r *http.Request) {
+	rt := Route{method, path}
+	s.rts = append(s.rts, rt)
+	s.hs[rt] = func(w http.ResponseWriter, r *http.Request) {
 		// Here, not in ServeHTTP: a method no route takes on a path is
 		// 405 (noRoute), whatever its Content-Type; it changes nothing.
 		if err := checkSameOrigin(r); err != nil {
@@ -245,11 +290,50 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-		if err := h(w, r); err != nil {
-			s.writeErr(w, err)
+		sw := &sendDeadline{ResponseWriter: w, rc: http.NewResponseController(w), wait: s.opts.SendTimeout}
+		if err := h(sw, r); err != nil {
+			s.writeErr(sw, err)
 		}
-	})
+	}
+	s.mux.HandleFunc(method+" "+path, s.hs[rt])
 }
+
+// sendDeadline is a ResponseWriter whose every write (of at most
+// sendPiece bytes) must be taken by the client within wait: the
+// connection's write deadline moves on before each one. A handler may work or long-poll for longer than wait
+// before it writes; only a client that stops reading is cut off.
+type sendDeadline struct {
+	http.ResponseWriter
+	rc   *http.ResponseController
+	wait time.Duration
+}
+
+func (w *sendDeadline) WriteHeader(code int) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// sendPiece is the most one write deadline covers: a large write goes
+// out in pieces, each with wait to go, so a slow client that keeps
+// reading is never cut off in the middle of a big one.
+const sendPiece = 64 << 10
+
+func (w *sendDeadline) Write(p []byte) (int, error) {
+	var n int
+	for len(p) > 0 {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+		k, err := w.ResponseWriter.Write(p[:min(len(p), sendPiece)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// Unwrap returns the ResponseWriter underneath, for ResponseController.
+func (w *sendDeadline) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bodyGate takes a request's body bytes from the server's budget, once.
 type bodyGate struct {
@@ -297,6 +381,12 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 
 // ServeHTTP checks access, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	// A fresh write deadline for each request: one left by the previous
+	// request of a kept-alive connection may have passed. Routes move it
+	// on before each write (sendDeadline).
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.SendTimeout))
 	if s.opts.Token != "" {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))

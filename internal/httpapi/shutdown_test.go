@@ -117,3 +117,45 @@ func TestShutdownLetsCommitsFinish(t *testing.T) {
 		t.Errorf("Serve: %v", err)
 	}
 }
+
+// TestShutdownCutsOffInWords: a request still unanswered when the 5 s
+// of the stop were over (a client still sending its body) made Serve
+// return "context deadline exceeded", which cairn serve printed on
+// SIGTERM, leaving that connection open. Serve cuts such requests off
+// now and says how many, in words.
+func TestShutdownCutsOffInWords(t *testing.T) {
+	srv := New(cairn.OpenStore(memStore()), Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /v1/sessions/s/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"state\":"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); srv.inFlight.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request did not reach the server")
+		}
+	}
+	stop()
+	select {
+	case err := <-served:
+		if err == nil || !strings.Contains(err.Error(), "stopped: 1 request still unanswered after 5s was cut off") || strings.Contains(err.Error(), "deadline") {
+			t.Errorf("Serve: %v; want it to say that it cut off 1 request", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(conn); err != nil {
+		t.Errorf("the cut-off client's connection: %v; want it closed", err)
+	}
+}

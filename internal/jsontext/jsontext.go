@@ -1,7 +1,8 @@
 // Package jsontext looks at JSON text that has already been found valid,
 // for what encoding/json does not report: the members of an object
 // exactly as written (names twice, names in another case), and \u
-// escapes that are no Unicode text. It is shared by the HTTP and MCP
+// escapes that are no Unicode text; and says what is wrong with text
+// that is not valid (SyntaxWords) or nests too deep (Deeper). It is shared by the HTTP and MCP
 // servers, which take JSON from untrusted clients, and by the JSON Patch
 // decoder (manifest/tree), whose operations' members must be exact.
 package jsontext
@@ -9,6 +10,9 @@ package jsontext
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // Member is one member of a JSON object: its name, unescaped, and its
@@ -143,4 +147,52 @@ func hex4(b []byte, i int) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// Deeper returns the offset of the first bracket in the JSON text b that
+// opens an array or object more than limit levels deep, or -1. It reads
+// any bytes, valid JSON or not, in one pass without recursion, so that a
+// reader can refuse text too deep for its decoder, in its own words,
+// before decoding it.
+func Deeper(b []byte, limit int) int {
+	d := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i) - 1
+		case '[', '{':
+			if d++; d > limit {
+				return i
+			}
+		case ']', '}':
+			d = max(0, d-1) // stray closers of text that is no JSON open nothing
+		}
+	}
+	return -1
+}
+
+// byteOrderMark is U+FEFF in UTF-8, which some editors and Windows
+// tools put first in a file; JSON text must not start with it.
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+
+// SyntaxWords says what encoding/json's syntax error se found in text.
+// encoding/json names a byte that starts a character beyond ASCII as if
+// it were Latin-1 ("invalid character 'â'" for a pasted '“'); it is said
+// as the character, or as a byte order mark, or as a byte that is not
+// UTF-8.
+func SyntaxWords(se *json.SyntaxError, text []byte) string {
+	msg := strings.TrimPrefix(se.Error(), "json: ")
+	at := int(se.Offset) - 1
+	if at < 0 || at >= len(text) || text[at] < utf8.RuneSelf {
+		return msg
+	}
+	if at == 0 && bytes.HasPrefix(text, byteOrderMark) {
+		return "it starts with a byte order mark (U+FEFF), which JSON does not allow: send UTF-8 text without one"
+	}
+	seen := "'" + string(rune(text[at])) + "'"
+	r, n := utf8.DecodeRune(text[at:])
+	if r == utf8.RuneError && n <= 1 {
+		return strings.Replace(msg, "character "+seen, fmt.Sprintf("byte 0x%02x (not UTF-8)", text[at]), 1)
+	}
+	return strings.Replace(msg, seen, fmt.Sprintf("%q", r), 1)
 }

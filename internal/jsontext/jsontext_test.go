@@ -1,9 +1,13 @@
 package jsontext
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestMembers(t *testing.T) {
@@ -43,4 +47,81 @@ func TestLoneSurrogate(t *testing.T) {
 			t.Errorf("LoneSurrogate(%s) = %d, want %d", in, got, want)
 		}
 	}
+}
+
+func TestDeeper(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want int
+	}{
+		{`1`, 0, -1},
+		{`[]`, 0, 0},
+		{`[]`, 1, -1},
+		{`{"a":[{}]}`, 2, 6},
+		{`{"a":[{}]}`, 3, -1},
+		{`["[[[", "\"[[", {}]`, 1, 16},
+		{`"\\"[`, 0, 4},
+		{`[[[`, 2, 2},
+		{`]]][`, 0, 3},
+	} {
+		if got := Deeper([]byte(c.in), c.max); got != c.want {
+			t.Errorf("Deeper(%s, %d) = %d, want %d", c.in, c.max, got, c.want)
+		}
+	}
+}
+
+// FuzzDeeper: on valid JSON, Deeper finds a bracket past limit exactly
+// when encoding/json's tokens nest deeper than limit.
+func FuzzDeeper(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"[{"}]}`, `[[["\"]"]]]`, `"x"`, `{}`} {
+		f.Add([]byte(s), 1)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, limit int) {
+		if !json.Valid(b) || limit < 0 || limit > 64 {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		d, deepest := 0, 0
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			switch tok {
+			case json.Delim('['), json.Delim('{'):
+				d++
+				deepest = max(deepest, d)
+			case json.Delim(']'), json.Delim('}'):
+				d--
+			}
+		}
+		if got := Deeper(b, limit); (got >= 0) != (deepest > limit) {
+			t.Fatalf("Deeper(%s, %d) = %d; the text nests %d deep", b, limit, got, deepest)
+		}
+	})
+}
+
+// FuzzSyntaxWords: whatever the text, the words for its syntax error
+// come without a panic, and name no byte beyond ASCII as Latin-1 does.
+func FuzzSyntaxWords(f *testing.F) {
+	for _, s := range []string{"\ufeff{}", "{\u201ca\u201d:1}", "{\"a\":\xff}", `{"a":1,}`, "\xe2"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v json.RawMessage
+		var se *json.SyntaxError
+		if err := json.Unmarshal(b, &v); !errors.As(err, &se) {
+			return
+		}
+		words := SyntaxWords(se, b)
+		if words == "" {
+			t.Fatalf("no words for %q", b)
+		}
+		if at := int(se.Offset) - 1; at >= 0 && at < len(b) && b[at] >= 0x80 && strings.Contains(words, "'"+string(rune(b[at]))+"'") {
+			if r, _ := utf8.DecodeRune(b[at:]); r != rune(b[at]) {
+				t.Fatalf("SyntaxWords(%q) = %q: names byte 0x%02x as Latin-1", b, words, b[at])
+			}
+		}
+	})
 }

@@ -75,6 +75,7 @@ func TestCheckpointRecord(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		`{"session":"a","state_json":"{}","expect":1.5}`: "expect: want a step number",
+		`{"session":"a","state_json":"{}","expect":-1}`:  "expect: want a step number, 0 or more, not -1",
 		`{"session":"a","state_json":"{}","colour":1}`:   `unknown argument "colour"`,
 		`{"session":".a","state_json":"{}"}`:             `session ".a"`,
 		`{"session":"a"}`:                                "state_json is required",
@@ -189,5 +190,94 @@ func TestLogLimit(t *testing.T) {
 	call(t, cs, ToolLog, map[string]any{"ref": "l"}, &lg, false)
 	if len(lg.Steps) != 3 {
 		t.Fatalf("log without a limit = %d steps", len(lg.Steps))
+	}
+}
+
+// TestAnswersBounded: a tool's answer was built in memory whatever its
+// size: one log of 1,000 steps of 200 KB records took cairn mcp to 3 GB
+// to write a line of 400 MB that no client takes (10,000 steps: 30 GB),
+// and show and resume held any state whole, three times over. An answer
+// past MaxAnswer (a state or records past maxPayload) is a tool error
+// now, in words, and nothing past it is built; answers within it are as
+// ever, and within the line a client takes.
+func TestAnswersBounded(t *testing.T) {
+	ctx := context.Background()
+	ws := cairn.OpenStore(mem.New())
+	s, err := ws.Session("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := `{"note":"` + strings.Repeat("r", 3<<20) + `"}` // three of these pass maxPayload
+	for i := range 3 {
+		state := `{"n":` + string(rune('1'+i)) + `}`
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(state)), cairn.CommitOptions{Record: json.RawMessage(record)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chunk := `"` + strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", 1<<15) + `"` // 1 MiB
+	huge := "[" + strings.Repeat(chunk+",", maxPayload>>20) + chunk + "]"
+	h, err := ws.Session("huge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Commit(ctx, cairn.JSON([]byte(huge)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Within maxPayload, but its escapes grow it past MaxAnswer on the line.
+	q, err := ws.Session("quotes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Commit(ctx, cairn.JSON([]byte(`["`+strings.Repeat(`\"`, 2<<20)+`"]`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, ws)
+	if msg := call(t, cs, ToolShow, map[string]any{"ref": "quotes"}, nil, true); !strings.Contains(msg, "show: the answer would be") || !strings.Contains(msg, "more than the 16777216 one answer carries") {
+		t.Errorf("show of a state whose escapes pass MaxAnswer: %q", msg)
+	}
+
+	if msg := call(t, cs, ToolLog, map[string]any{"ref": "big"}, nil, true); !strings.Contains(msg, "the 3 steps from big@3 hold more than 8388608 bytes of records, more than one answer carries: ask for fewer (limit 2)") {
+		t.Errorf("log past MaxAnswer: %q", msg)
+	}
+	var lg LogOut
+	call(t, cs, ToolLog, map[string]any{"ref": "big", "limit": 2}, &lg, false)
+	if len(lg.Steps) != 2 {
+		t.Errorf("log of 2 steps within MaxAnswer: %d steps", len(lg.Steps))
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{ToolShow, map[string]any{"ref": "huge"}},
+		{ToolResume, map[string]any{"session": "huge"}},
+	} {
+		if msg := call(t, cs, c.tool, c.args, nil, true); !strings.Contains(msg, "the state of huge@1 is more than 8388608 bytes, more than one answer carries: read it with `cairn show huge@1`") {
+			t.Errorf("%s of a state past MaxAnswer: %q", c.tool, msg)
+		}
+	}
+	var shown StepState
+	call(t, cs, ToolShow, map[string]any{"ref": "huge", "record_only": true}, &shown, false)
+	call(t, cs, ToolShow, map[string]any{"ref": "big@1"}, &shown, false)
+	if shown.StateJSON != `{"n":1}` {
+		t.Errorf("show within MaxAnswer: state %q", shown.StateJSON)
+	}
+}
+
+// TestStateJSONSyntaxSaid: checkpoint said only "state_json is not valid
+// JSON text" of the JSON an agent got wrong (a trailing comma, quotes
+// pasted from a document, a byte order mark), so the model calling it had
+// nothing to fix by. It says where and what now.
+func TestStateJSONSyntaxSaid(t *testing.T) {
+	cs := connect(t, cairn.OpenStore(mem.New()))
+	for in, says := range map[string]string{
+		`{"a":1,}`:          "at byte 8: invalid character '}' looking for beginning of object key string",
+		"{\u201ca\u201d:1}": "at byte 2: invalid character '\u201c' looking for beginning of object key string",
+		"\ufeff{}":          "at byte 1: it starts with a byte order mark (U+FEFF)",
+		`{"a":`:             "at byte 5: unexpected end of JSON input",
+	} {
+		msg := call(t, cs, ToolCheckpoint, map[string]any{"session": "s", "state_json": in}, nil, true)
+		if !strings.Contains(msg, "state_json is not valid JSON text: "+says) {
+			t.Errorf("state_json %q: %q; want it to say %q", in, msg, says)
+		}
 	}
 }

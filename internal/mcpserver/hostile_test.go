@@ -117,8 +117,13 @@ func (s *stdio) nextErr() (reply, error) {
 // than the one sent got no answer, or an answer the client cannot match:
 // {"id":3} (no method) and a request with "id":null were dropped, a
 // request with "id":1.5 was answered as id 1, one with "id" twice as
-// the last. Each gets a JSON-RPC error now, with the id when it is one a
-// client can match, and the session goes on.
+// the last; an integer id past 2^53 was answered as another (the SDK reads
+// ids as float64: 2^53+1 came back as 2^53); a message nested more than
+// 1,000 levels deep was "want a JSON-RPC 2.0 message" (the SDK's decoder
+// stops there), past 10,000 "the line is not JSON", without its id. Each
+// gets a JSON-RPC error
+// now, with the id when it is one a client can match, and the session
+// goes on.
 func TestEveryRequestAnswered(t *testing.T) {
 	s := startStdio(t)
 	for _, tc := range []struct {
@@ -129,8 +134,12 @@ func TestEveryRequestAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3}`, "3", -32600, `want a "method"`},
 		{`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, "null", -32600, "id null: want a string or an integer"},
 		{`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, "null", -32600, "id 1.5: want a string or an integer"},
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, "null", -32600, "id 9007199254740993: want a string or an integer of at most 2^53"},
+		{`{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping"}`, "null", -32600, "id -9007199254740993: want a string or an integer of at most 2^53"},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","id":8}`, "null", -32600, `"id" is given twice`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, "9", -32602, "want a JSON object, not [1]"},
+		{`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"d","state_json":"{}","record":{"a":` + strings.Repeat("[", 997) + strings.Repeat("]", 997) + `}}}}`, "13", -32600, "nest more than 1000 levels deep (at byte 1132)"},
+		{`{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, `"deep"`, -32600, "nest more than 1000 levels deep"},
 		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}`, "10", -32602, "name: want the tool's name"},
 		{`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"resume","arguments":5}}`, "11", -32602, "arguments: want a JSON object"},
 		{`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"resume","arguments":"x"}}`, `"s"`, -32602, "arguments: want a JSON object"},
@@ -149,6 +158,10 @@ func TestEveryRequestAnswered(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":12,"method":"ping"}`)
 	if r := s.next(); string(r.ID) != "12" || r.Error != nil {
 		t.Fatalf("ping after the bad lines: %s", r.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "-9007199254740992" || r.Error != nil {
+		t.Fatalf("ping with the id -2^53: %s", r.raw)
 	}
 }
 
@@ -444,5 +457,80 @@ func TestTooLongLineAnswersItsID(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
 	if r := s.next(); string(r.ID) != "7" || r.Error != nil {
 		t.Fatalf("ping after: %s", r.raw)
+	}
+}
+
+// TestEndOfInputAnswersCallsInFlight: at the end of its input (a client
+// that sends its calls and closes stdin, as `printf ... | cairn mcp`
+// does), the SDK ended the session at once: the calls still running were
+// cancelled and never answered, so a checkpoint piped in was neither
+// committed nor refused. They run to their answers now, then the session
+// ends.
+func TestEndOfInputAnswersCallsInFlight(t *testing.T) {
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"piped","state_json":"{\"n\":1}"}}}`)
+	<-store.held
+	s.in.Close()
+	time.Sleep(200 * time.Millisecond) // the end of input reaches the SDK while the call runs
+	close(store.gate)
+	r := s.next()
+	if string(r.ID) != `"last"` || r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
+		t.Fatalf("the call in flight at the end of input: %s", r.raw)
+	}
+	sess, _ := s.ws.Session("piped")
+	if _, err := sess.Head(context.Background()); err != nil {
+		t.Fatalf("the checkpoint answered before the end did not land: %v", err)
+	}
+}
+
+// TestEndOfInputWaitsBounded: the end of input waits for the calls in
+// flight no longer than endGrace: a call stuck on its store does not keep
+// cairn mcp running after its client has closed stdin.
+func TestEndOfInputWaitsBounded(t *testing.T) {
+	was := endGrace
+	endGrace = 300 * time.Millisecond
+	t.Cleanup(func() { endGrace = was })
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	t.Cleanup(func() { close(store.gate) })
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":"stuck","method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"stuck","state_json":"{}"}}}`)
+	<-store.held
+	s.in.Close()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, s.out)
+		ended <- err
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end after the end of input with a call stuck")
+	}
+}
+
+// TestIDInFlightRefused: a request with the id of one still being
+// answered was dropped by the SDK, neither run nor answered. It gets a
+// JSON-RPC error naming the id now; the first is answered as ever.
+func TestIDInFlightRefused(t *testing.T) {
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	var open sync.Once
+	release := func() { open.Do(func() { close(store.gate) }) }
+	t.Cleanup(release)
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"one","state_json":"{}"}}}`)
+	<-store.held
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"two","state_json":"{}"}}}`)
+	r := s.next()
+	if string(r.ID) != "5" || r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "id 5 is the id of a request still being answered") {
+		t.Fatalf("a second request with the id of one in flight: %s", r.raw)
+	}
+	release()
+	if r := s.next(); string(r.ID) != "5" || r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
+		t.Fatalf("the first request: %s", r.raw)
+	}
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "5" || r.Error != nil {
+		t.Fatalf("the id once answered, again: %s", r.raw)
 	}
 }

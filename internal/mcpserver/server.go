@@ -93,6 +93,38 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 	})
 }
 
+// MaxAnswer bounds the line of one tool's answer, as MaxMessage bounds a
+// request's (and as the SDK's clients bound what they read). An answer
+// carries its JSON twice, as structured content and as text, so a state
+// or a log's records may take up to half of it (maxPayload). Past it, a
+// tool answers an error saying so, and builds nothing bigger in memory:
+// one log of 1,000 steps of 200 KB records took cairn mcp to 3 GB to
+// write a line of 400 MB that a client then refused.
+const MaxAnswer = MaxMessage
+
+// maxPayload bounds a state or a log's records in one answer.
+const maxPayload = MaxAnswer / 2
+
+// answerFrame is about what an answer's line holds beside its JSON and
+// its text.
+const answerFrame = 512
+
+// errOverAnswer is the error of a write past maxPayload.
+var errOverAnswer = errors.New("more than one answer carries")
+
+// cappedBuffer is a buffer that refuses to grow past max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > c.max {
+		return 0, errOverAnswer
+	}
+	return c.Buffer.Write(p)
+}
+
 // result is a tool's answer: err as the tool's error (an answer, not a
 // failure of the protocol), else out encoded as the structured content
 // of res (a new result if nil) and, unless res has content of its own,
@@ -106,6 +138,12 @@ func result(name string, res *mcp.CallToolResult, out any, err error) (*mcp.Call
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s result: %w", name, err)
+	}
+	if text, _ := json.Marshal(string(b)); len(b)+len(text)+answerFrame > MaxAnswer {
+		var res mcp.CallToolResult
+		res.SetError(fmt.Errorf("%s: the answer would be %d bytes, more than the %d one answer carries: ask for less, or use the CLI or the HTTP API",
+			name, len(b)+len(text)+answerFrame, MaxAnswer))
+		return &res, nil
 	}
 	if res == nil {
 		res = &mcp.CallToolResult{}
@@ -274,7 +312,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	case in.StateJSON == "":
 		return nil, errors.New("state_json is required: the whole state as JSON text (or patch: a JSON Patch to apply to the last checkpoint's state)")
 	case !json.Valid([]byte(in.StateJSON)):
-		return nil, errors.New("state_json is not valid JSON text")
+		return nil, fmt.Errorf("state_json is not valid JSON text: %s", syntaxError([]byte(in.StateJSON)))
 	case unicodeText("state_json", []byte(in.StateJSON)) != nil:
 		return nil, unicodeText("state_json", []byte(in.StateJSON))
 	default:
@@ -296,7 +334,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	opts.Record = rec
 	if in.Expect != nil {
 		if *in.Expect < 0 {
-			return nil, errors.New("expect must be 0 or more")
+			return nil, fmt.Errorf("expect: want a step number, 0 or more, not %d", *in.Expect)
 		}
 		opts.Expect = cairn.ExpectHead(uint64(*in.Expect))
 	}
@@ -458,21 +496,40 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 	return nil, out, nil
 }
 
+// syntaxError says where and why text, which is not valid JSON, is not.
+func syntaxError(text []byte) string {
+	var v json.RawMessage
+	var se *json.SyntaxError
+	if err := json.Unmarshal(text, &v); errors.As(err, &se) {
+		return fmt.Sprintf("at byte %d: %s", se.Offset, jsontext.SyntaxWords(se, text))
+	}
+	return "it is not one JSON value"
+}
+
+// withState is st's description with its state (a JSON state's text, a
+// directory state's paths), read no further than maxPayload bytes.
 func withState(ctx context.Context, st *cairn.Step) (StepState, error) {
 	out := StepState{StepInfo: info(st), Kind: st.Kind.String()}
+	tooBig := fmt.Errorf("the state of %s is more than %d bytes, more than one answer carries: read it with `cairn show %s` or the HTTP API", st, maxPayload, st)
 	if st.Kind == cairn.KindJSON {
-		doc, err := st.JSON(ctx)
-		if err != nil {
+		doc := cappedBuffer{max: maxPayload}
+		if err := st.WriteJSON(ctx, &doc); errors.Is(err, errOverAnswer) {
+			return out, tooBig
+		} else if err != nil {
 			return out, err
 		}
-		out.StateJSON = string(doc)
+		out.StateJSON = doc.String()
 		return out, nil
 	}
 	files, err := st.Files(ctx)
 	if err != nil {
 		return out, err
 	}
+	n := 0
 	for _, f := range files {
+		if n += len(f.Path) + 4; n > maxPayload {
+			return out, tooBig
+		}
 		out.Files = append(out.Files, f.Path)
 	}
 	return out, nil
@@ -537,6 +594,10 @@ const (
 	maxLogLimit     = 10000
 )
 
+// stepInfoBytes is about what a StepInfo takes in an answer beside its
+// record, for log's bound.
+const stepInfoBytes = 256
+
 // LogOut is the output of log.
 type LogOut struct {
 	Steps []StepInfo `json:"steps" jsonschema:"newest first"`
@@ -556,9 +617,14 @@ func (t *tools) log(ctx context.Context, _ *mcp.CallToolRequest, in LogIn) (*mcp
 	}
 	out := LogOut{Steps: []StepInfo{}}
 	enough := errors.New("enough")
+	size := 0
 	err = st.Log(ctx, func(s *cairn.Step) error {
 		if len(out.Steps) == limit {
 			return enough
+		}
+		if size += len(s.Record) + stepInfoBytes; size > maxPayload {
+			return fmt.Errorf("the %d steps from %s hold more than %d bytes of records, more than one answer carries: ask for fewer (limit %d), or use `cairn log --json` or the HTTP API",
+				len(out.Steps)+1, st, maxPayload, max(1, len(out.Steps)))
 		}
 		out.Steps = append(out.Steps, info(s))
 		return nil

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -44,7 +45,17 @@ func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 	out := &lockedWriter{w: w}
 	fl := newFlight(maxInFlight)
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(filterLines(r, pw, out, fl)) }()
+	go func() {
+		err := filterLines(r, pw, out, fl)
+		if err == nil {
+			// The client closed its side: the SDK ends the session at
+			// the end of its input, dropping the calls still running, so
+			// the end is passed on only once they have all been answered
+			// (or endGrace has passed: a call stuck on its store).
+			fl.drain(endGrace)
+		}
+		pw.CloseWithError(err)
+	}()
 	return &mcp.IOTransport{Reader: pr, Writer: &answerWriter{out: out, fl: fl}}
 }
 
@@ -71,14 +82,10 @@ type answerWriter struct {
 
 func (a *answerWriter) Write(p []byte) (int, error) {
 	key, ok := answerTo(p)
-	if ok {
-		p = fixCode(p)
+	if !ok {
+		return a.out.Write(p)
 	}
-	n, err := a.out.Write(p)
-	if ok {
-		a.fl.land(key)
-	}
-	return n, err
+	return a.fl.answer(key, func() (int, error) { return a.out.Write(fixCode(p)) })
 }
 
 // fixCode gives an error answer of code 0 the code -32600 (invalid
@@ -158,50 +165,83 @@ func idKey(raw []byte) (string, bool) {
 	return "n" + strconv.FormatInt(n, 10), true
 }
 
-// flight counts the bytes of the tool calls that have gone to the SDK
-// and not been answered yet.
+// flight holds the requests that have gone to the SDK and not been
+// answered yet, and counts the bytes of the tool calls among them.
 type flight struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	limit  int
 	total  int
-	open   map[string][]int // id key -> sizes of the calls in flight with it
+	open   map[string]int // id key -> bytes counted for the request in flight with it
 	closed bool
 }
 
 func newFlight(limit int) *flight {
-	f := &flight{limit: limit, open: map[string][]int{}}
+	f := &flight{limit: limit, open: map[string]int{}}
 	f.cond = sync.NewCond(&f.mu)
 	return f
 }
 
-// depart waits until a call of n bytes fits beside those in flight (one
-// call always fits), then counts it under key.
-func (f *flight) depart(key string, n int) {
+// depart waits until a request of n counted bytes fits beside those in
+// flight (one always fits), then holds it under key. It reports false,
+// at once, if a request in flight already has key: the SDK would drop
+// the second without an answer.
+func (f *flight) depart(key string, n int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if _, ok := f.open[key]; ok {
+		return false
+	}
 	for f.total > 0 && f.total+n > f.limit && !f.closed {
 		f.cond.Wait()
 	}
 	f.total += n
-	f.open[key] = append(f.open[key], n)
+	f.open[key] = n
+	return true
 }
 
-// land ends the flight of the oldest call under key, if any.
+// land ends the flight of the request under key, if any.
 func (f *flight) land(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	sizes := f.open[key]
-	if len(sizes) == 0 {
+	f.landLocked(key)
+}
+
+// answer writes the answer to the request under key with write, then
+// ends its flight, as one step: a client that has read the answer may
+// reuse the id at once.
+func (f *flight) answer(key string, write func() (int, error)) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := write()
+	f.landLocked(key)
+	return n, err
+}
+
+func (f *flight) landLocked(key string) {
+	n, ok := f.open[key]
+	if !ok {
 		return
 	}
-	f.total -= sizes[0]
-	if len(sizes) == 1 {
-		delete(f.open, key)
-	} else {
-		f.open[key] = sizes[1:]
-	}
+	f.total -= n
+	delete(f.open, key)
 	f.cond.Broadcast()
+}
+
+// endGrace bounds how long the end of input waits for the calls in
+// flight to be answered.
+var endGrace = 60 * time.Second
+
+// drain waits until every request in flight has been answered or
+// cancelled, or the session has ended, or d has passed.
+func (f *flight) drain(d time.Duration) {
+	t := time.AfterFunc(d, f.close)
+	defer t.Stop()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.open) > 0 && !f.closed {
+		f.cond.Wait()
+	}
 }
 
 // inFlight returns the bytes in flight.
@@ -234,13 +274,14 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight) error {
 			} else {
 				reply, msg = check(line)
 			}
+			if reply == nil && fl != nil && !msg.fly(fl, len(line)) {
+				reply = errorReply(usableID(msg.id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+					"invalid request: id %s is the id of a request still being answered; give each request in flight its own id", clip(msg.id)))
+			}
 			var werr error
 			if reply != nil {
 				_, werr = errs.Write(reply)
 			} else {
-				if fl != nil {
-					msg.fly(fl, len(line))
-				}
 				_, werr = to.Write(append(line, '\n'))
 			}
 			if werr != nil {
@@ -263,21 +304,26 @@ type message struct {
 	params json.RawMessage
 }
 
-// fly counts a tool call of n bytes in fl, and ends the flight of a call
-// that the client cancels (the SDK may then send no answer).
-func (m message) fly(fl *flight, n int) {
-	switch m.method {
-	case "tools/call":
-		if key, ok := idKey(m.id); ok {
-			fl.depart(key, n)
-		}
-	case "notifications/cancelled":
+// fly holds a request in fl until its answer, counting a tool call's n
+// bytes, and ends the flight of a request that the client cancels (the
+// SDK may then send no answer). It reports false for a request whose id
+// is that of a request in flight.
+func (m message) fly(fl *flight, n int) bool {
+	if m.method == "notifications/cancelled" {
 		for _, p := range jsontext.Members(m.params) {
 			if key, ok := idKey(p.Value); ok && p.Name == "requestId" {
 				fl.land(key)
 			}
 		}
 	}
+	key, ok := idKey(m.id)
+	if !ok {
+		return true // a notification
+	}
+	if m.method != "tools/call" {
+		n = 0 // small; held only so that it is answered before the end
+	}
+	return fl.depart(key, n)
 }
 
 // readLine reads one line without its newline, holding at most limit
@@ -303,6 +349,10 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 
 // headBytes is how much of a line over MaxMessage is kept to find its id.
 const headBytes = 4 << 10
+
+// maxNesting is how deep arrays and objects may nest in a message: the
+// SDK's decoder takes no deeper one.
+const maxNesting = 1000
 
 // idOfHead returns the id of the message that head (the start of a line
 // too long to read) begins, if its members before the first one cut off
@@ -337,6 +387,12 @@ func idOfHead(head []byte) json.RawMessage {
 // nil for a line the SDK can take.
 func check(line []byte) ([]byte, message) {
 	var none message
+	if at := jsontext.Deeper(line, maxNesting); at >= 0 {
+		// The SDK's decoder refuses it as no JSON-RPC message, and
+		// encoding/json past 10,000 levels as no JSON.
+		return errorReply(idOfHead(line[:min(len(line), headBytes)]), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"invalid request: arrays and objects nest more than %d levels deep (at byte %d), deeper than a message may", maxNesting, at)), none
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil || bytes.TrimSpace(line)[0] == '[' {
 		return malformed(line), none
@@ -372,7 +428,7 @@ func check(line []byte) ([]byte, message) {
 		return nil, none // a response to a request of the server's
 	}
 	if have["id"] && usableID(id) == nil {
-		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer (leave it out for a notification)", clip(id))), none
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer of at most 2^53 either side of 0 (leave it out for a notification)", clip(id))), none
 	}
 	req := message{method: msg.(*jsonrpc.Request).Method, id: id, params: params}
 	if params == nil || string(params) == "null" {
@@ -423,8 +479,14 @@ func malformed(line []byte) []byte {
 	return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or integer "id" (none for a notification), or a response`)
 }
 
-// usableID returns id if it is a string or an integer (what MCP allows
-// and what a client can match an answer to), else nil.
+// maxID is the largest integer id the SDK answers with the id sent: it
+// reads ids as float64, so 2^53+1 came back as 2^53 (and a request
+// with the id 2^53 beside it got no answer).
+const maxID = 1 << 53
+
+// usableID returns id if it is a string or an integer of at most maxID
+// in magnitude (what MCP allows and what a client can match an answer
+// to), else nil.
 func usableID(id json.RawMessage) json.RawMessage {
 	if len(id) == 0 {
 		return nil
@@ -433,13 +495,18 @@ func usableID(id json.RawMessage) json.RawMessage {
 		return id
 	}
 	digits := bytes.TrimPrefix(id, []byte("-"))
-	if len(digits) == 0 || len(digits) > 19 {
+	if len(digits) == 0 || len(digits) > 16 {
 		return nil
 	}
+	n := 0
 	for _, c := range digits {
 		if c < '0' || c > '9' {
 			return nil
 		}
+		n = n*10 + int(c-'0')
+	}
+	if n > maxID {
+		return nil
 	}
 	return id
 }

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/cairnlog/cairn"
+)
+
+// TestStalledReaderLetsGo: a client that asks for a large state and then
+// stops reading it held its read slot for as long as it kept the
+// connection open, so MaxReads such clients (a crashed or suspended
+// agent, a stalled network path) left every other client 503 on every
+// read, for ever. Each write of an answer now has SendTimeout to go out;
+// past it the stalled client is cut off and its slot freed.
+func TestStalledReaderLetsGo(t *testing.T) {
+	ws := cairn.OpenStore(memStore())
+	commitBomb(t, ws, "big", 32) // 32 MiB of state: more than the socket buffers hold
+	c, err := ws.Session("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Commit(t.Context(), cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(New(ws, Options{MaxReads: 1, SendTimeout: 300 * time.Millisecond}))
+	t.Cleanup(ts.Close)
+
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	if _, err := conn.Write([]byte("GET /v1/sessions/big/head HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	// The stalled client reads nothing; another asks for a small state.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(ts.URL + "/v1/sessions/small/head")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("a read beside a client that stopped reading: %s; want 200 once the stalled one is cut off", resp.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSendTimeoutSparesLiveClients: SendTimeout bounds each write, not
+// the answer: a long-poll that waits past it, a client that reads a large
+// state slowly but steadily, and a kept-alive connection idle past it
+// between two requests all get their whole answers.
+func TestSendTimeoutSparesLiveClients(t *testing.T) {
+	ws := cairn.OpenStore(memStore())
+	_, size := commitBomb(t, ws, "big", 8)
+	ts := httptest.NewServer(New(ws, Options{SendTimeout: 200 * time.Millisecond}))
+	t.Cleanup(ts.Close)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	t.Cleanup(client.CloseIdleConnections)
+
+	resp, err := client.Get(ts.URL + "/v1/sessions/big/wait?after=1&timeout=0.5")
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("a long-poll past SendTimeout: %v %v; want 204", resp, err)
+	}
+	resp.Body.Close()
+	time.Sleep(400 * time.Millisecond) // the kept-alive connection idles past SendTimeout
+
+	resp, err = client.Get(ts.URL + "/v1/sessions/big/head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var n int
+	buf := make([]byte, 256<<10)
+	start := time.Now()
+	for {
+		k, err := io.ReadFull(resp.Body, buf)
+		n += k
+		if err != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // slow, but never stalled for SendTimeout
+	}
+	if n < size {
+		t.Fatalf("a slow reader got %d bytes in %v, want the whole state of %d", n, time.Since(start), size)
+	}
+}

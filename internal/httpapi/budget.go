@@ -11,23 +11,34 @@ import (
 
 // budget is a weighted semaphore of bytes, first come first served: a
 // large request that waits is not overtaken for ever by small ones.
+//
+// A body is taken from it as it arrives, so the budget bounds the bodies
+// in memory whether they are arriving or being acted on. Bodies half
+// arrived could then hold the whole budget, each waiting for more: the
+// first of them waiting may take beyond the budget (free goes below
+// zero), one body at a time, so that one always finishes and frees its
+// bytes. Memory is bounded by the budget and one body more.
 type budget struct {
 	mu      sync.Mutex
 	size    int64
 	free    int64
 	waiters list.List // of *bodyWaiter
+	over    *bodyGate // the body taking beyond the budget, if any
 }
 
 type bodyWaiter struct {
 	n     int64
+	gate  *bodyGate     // the body it is for, if it holds bytes already
 	ready chan struct{} // closed when the bytes are granted
 }
 
 func newBudget(size int64) *budget { return &budget{size: size, free: size} }
 
 // acquire takes n bytes of the budget, waiting up to wait for them; it
-// answers 503 if they do not come free in time.
-func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration) error {
+// answers 503 if they do not come free in time. g, if not nil, is a
+// body that already holds bytes of the budget, which may take beyond it
+// (see budget).
+func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration, g *bodyGate) error {
 	n = min(n, b.size)
 	b.mu.Lock()
 	if b.waiters.Len() == 0 && b.free >= n {
@@ -35,8 +46,9 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration) error
 		b.mu.Unlock()
 		return nil
 	}
-	w := &bodyWaiter{n: n, ready: make(chan struct{})}
+	w := &bodyWaiter{n: n, gate: g, ready: make(chan struct{})}
 	elem := b.waiters.PushBack(w)
+	b.grant()
 	b.mu.Unlock()
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -63,24 +75,40 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration) error
 	return err
 }
 
-// release returns n bytes taken by acquire.
-func (b *budget) release(n int64) {
-	n = min(n, b.size)
+// release returns n bytes taken by acquire; g, if not nil, is the body
+// that took them, which no longer takes beyond the budget.
+func (b *budget) release(n int64, g *bodyGate) {
 	b.mu.Lock()
 	b.free += n
+	if g != nil && b.over == g {
+		b.over = nil
+	}
 	b.grant()
 	b.mu.Unlock()
 }
 
 // grant wakes the waiters at the front whose bytes are free, in order.
+// If the front's do not fit, the first waiting body that holds bytes
+// already may take beyond the budget, when no other body does.
 func (b *budget) grant() {
 	for e := b.waiters.Front(); e != nil; e = b.waiters.Front() {
 		w := e.Value.(*bodyWaiter)
 		if w.n > b.free {
-			return
+			break
 		}
 		b.free -= w.n
 		b.waiters.Remove(e)
 		close(w.ready)
+	}
+	for e := b.waiters.Front(); e != nil; e = e.Next() {
+		w := e.Value.(*bodyWaiter)
+		if w.gate == nil || b.over != nil && b.over != w.gate {
+			continue
+		}
+		b.over = w.gate
+		b.free -= w.n
+		b.waiters.Remove(e)
+		close(w.ready)
+		return
 	}
 }

@@ -111,9 +111,6 @@ func decode(r *http.Request, v any, fields ...field) error {
 	if err != nil {
 		return bodyError(err, nil, fields)
 	}
-	if err := takeBody(r.Context(), int64(len(body))); err != nil {
-		return err
-	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -135,8 +132,9 @@ func bodyError(err error, body []byte, fields []field) error {
 	for i, f := range fields {
 		names[i] = f.name
 	}
+	var ae *apiError
 	switch {
-	case errors.As(err, &mbe):
+	case errors.As(err, &mbe), errors.As(err, &ae): // ae: the bodies' budget (bodyGate)
 		return err
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: "request body: it did not arrive in full in time (send it at once, not in a trickle)"}

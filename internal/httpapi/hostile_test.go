@@ -65,8 +65,8 @@ func TestDeclaredOversizeBodyRefusedAtOnce(t *testing.T) {
 // 30 MiB at once took a server to 1 GB). Bodies being acted on are
 // bounded together now: with the default MaxBodies (= MaxBody), a second
 // body that does not fit beside one being committed waits until that
-// commit is done. A body still arriving holds nothing: a client that
-// trickles its body delays no one but itself.
+// commit is done. A body still arriving holds what it has sent: a client
+// that trickles its body delays no one but itself.
 func TestBodiesBoundedTogether(t *testing.T) {
 	store := &firstPutHeld{Store: memStore(), held: make(chan struct{}), gate: make(chan struct{})}
 	ws := cairn.OpenStore(store)
@@ -136,37 +136,37 @@ func (s *firstPutHeld) Put(ctx context.Context, key string, data []byte, opts ca
 func TestBodyBudgetWaitsInOrder(t *testing.T) {
 	b := newBudget(10)
 	ctx := context.Background()
-	if err := b.acquire(ctx, 8, time.Second); err != nil {
+	if err := b.acquire(ctx, 8, time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	err := b.acquire(ctx, 5, 20*time.Millisecond)
+	err := b.acquire(ctx, 5, 20*time.Millisecond, nil)
 	var ae *apiError
 	if !errors.As(err, &ae) || ae.status != http.StatusServiceUnavailable {
 		t.Fatalf("acquire over the budget: %v, want 503", err)
 	}
 	got := make(chan int64, 2)
-	go func() { _ = b.acquire(ctx, 5, 10*time.Second); got <- 5 }()
+	go func() { _ = b.acquire(ctx, 5, 10*time.Second, nil); got <- 5 }()
 	time.Sleep(20 * time.Millisecond)
-	go func() { _ = b.acquire(ctx, 1, 10*time.Second); got <- 1 }()
+	go func() { _ = b.acquire(ctx, 1, 10*time.Second, nil); got <- 1 }()
 	time.Sleep(20 * time.Millisecond)
 	select {
 	case n := <-got:
 		t.Fatalf("a waiter of %d bytes was granted while 8 of 10 are taken and 5 wait before it", n)
 	default:
 	}
-	b.release(8)
+	b.release(8, nil)
 	<-got
 	<-got
-	b.release(5)
-	b.release(1)
+	b.release(5, nil)
+	b.release(1, nil)
 	if b.free != 10 || b.waiters.Len() != 0 {
 		t.Fatalf("after release: free %d, %d waiting; want 10, 0", b.free, b.waiters.Len())
 	}
 	// An oversize request takes the whole budget rather than waiting for ever.
-	if err := b.acquire(ctx, 99, time.Second); err != nil {
+	if err := b.acquire(ctx, 99, time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	b.release(99)
+	b.release(10, nil)
 }
 
 // TestDotSegmentsRefused: a path with "..", "." or empty segments was

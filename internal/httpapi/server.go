@@ -76,12 +76,14 @@ type Options struct {
 	// as estimated from the states last committed to them (default
 	// 4 × MaxBody): beyond it the least recently used are forgotten too.
 	IdleBytes int64
-	// MaxBodies bounds the bytes of the request bodies being acted on
-	// at once (default MaxBody, at least MaxBody): a commit holds far
-	// more memory than its body while it builds the step, so MaxBody
-	// alone bounds one request, not a crowd of them. A request whose
-	// body, once it has arrived, would go over waits for others to
-	// finish (up to BodyTimeout, then 503 with Retry-After).
+	// MaxBodies bounds the bytes of the request bodies arriving or being
+	// acted on at once (default MaxBody, at least MaxBody): a commit holds
+	// far more memory than its body while it builds the step, so MaxBody
+	// alone bounds one request, not a crowd of them. A body takes its
+	// bytes as they arrive; one whose next bytes would go over waits for
+	// others to finish (up to BodyTimeout, then 503 with Retry-After),
+	// except the first body waiting, which may go over by one body so
+	// that bodies half arrived never wait on each other (see budget).
 	MaxBodies int64
 }
 
@@ -275,12 +277,6 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 				s.writeErr(w, &http.MaxBytesError{Limit: s.opts.MaxBody})
 				return
 			}
-			// The body's bytes are taken from the budget once it has
-			// arrived (see decode): a client that trickles its body holds
-			// no more than its own connection.
-			g := &bodyGate{b: s.bodies, wait: s.opts.BodyTimeout}
-			defer g.release()
-			r = r.WithContext(context.WithValue(r.Context(), bodyGateKey{}, g))
 			// A body must arrive within BodyTimeout (a slow-loris client
 			// would hold the connection for ever); once it has, the
 			// deadline is lifted so that the work is not cut off.
@@ -288,6 +284,13 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			if rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil {
 				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
 			}
+			// The body's bytes are taken from the budget as they arrive,
+			// and held until the request is done: a client that trickles
+			// its body holds what it has sent, bodies arriving at once
+			// are bounded together with those being acted on.
+			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout}
+			defer g.release()
+			r.Body = g
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
 		sw := &sendDeadline{ResponseWriter: w, rc: http.NewResponseController(w), wait: s.opts.SendTimeout}
@@ -335,33 +338,41 @@ func (w *sendDeadline) Write(p []byte) (int, error) {
 // Unwrap returns the ResponseWriter underneath, for ResponseController.
 func (w *sendDeadline) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// bodyGate takes a request's body bytes from the server's budget, once.
+// bodyGate is a request body that takes the bytes it reads from the
+// server's budget, and gives them back when the request is done.
 type bodyGate struct {
+	io.ReadCloser
+	ctx  context.Context
 	b    *budget
 	wait time.Duration
 	held int64
 }
 
-type bodyGateKey struct{}
-
-// take takes n bytes for the request of ctx, waiting up to the gate's
-// wait; it does nothing for a request without a gate.
-func takeBody(ctx context.Context, n int64) error {
-	g, ok := ctx.Value(bodyGateKey{}).(*bodyGate)
-	if !ok || g.held > 0 {
-		return nil
+// Read reads the next bytes of the body and takes as many from the
+// budget, waiting up to the gate's wait for them (then 503).
+func (g *bodyGate) Read(p []byte) (int, error) {
+	n, err := g.ReadCloser.Read(p[:min(len(p), bodyPiece, int(g.b.size))])
+	if n > 0 {
+		var holder *bodyGate
+		if g.held > 0 {
+			holder = g
+		}
+		if aerr := g.b.acquire(g.ctx, int64(n), g.wait, holder); aerr != nil {
+			return 0, aerr
+		}
+		g.held += int64(n)
 	}
-	if err := g.b.acquire(ctx, n, g.wait); err != nil {
-		return err
-	}
-	g.held = n
-	return nil
+	return n, err
 }
 
+// bodyPiece is the most of a body read before its bytes are taken from
+// the budget: what a request may have in memory beyond its share, of the
+// order of its connection's own buffers.
+const bodyPiece = 16 << 10
+
 func (g *bodyGate) release() {
-	if g.held > 0 {
-		g.b.release(g.held)
-	}
+	g.b.release(g.held, g)
+	g.held = 0
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the

@@ -301,9 +301,13 @@ type Change struct {
 }
 
 // Diff lists the entries added, removed or changed from a to b. JSON
-// states are compared by JSON pointer, directory states by path. Both
-// steps must be of this workspace's store: a step read through a
-// workspace of another store is refused, as Fork refuses it.
+// states are compared by JSON pointer (array elements index by index),
+// directory states by path. It reads only what differs: subtrees, runs
+// of array elements and runs of directory entries both steps share are
+// stepped over unread, so comparing a step with its parent costs what
+// the step changed, whatever the state's size. Both steps must be of
+// this workspace's store: a step read through a workspace of another
+// store is refused, as Fork refuses it.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
 	defer w.classifyTo(&err)
 	if a == nil || b == nil || a.m == nil || b.m == nil {

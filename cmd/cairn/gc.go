@@ -40,12 +40,21 @@ func runGC(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
+		// Lists are arrays even when empty, so that a script can
+		// iterate them whatever the run found.
+		deletedKeys, tombstoneKeys := rep.DeletedKeys, rep.TombstoneKeys
+		if deletedKeys == nil {
+			deletedKeys = []string{}
+		}
+		if tombstoneKeys == nil {
+			tombstoneKeys = []string{}
+		}
 		return json.NewEncoder(e.stdout).Encode(map[string]any{
 			"objects": rep.Objects, "bytes": rep.Bytes, "live_steps": rep.LiveSteps,
 			"live_objects": rep.LiveObjects, "live_bytes": rep.LiveBytes,
 			"candidates": rep.Candidates, "candidate_bytes": rep.CandidateBytes, "young_steps": rep.YoungSteps,
-			"deleted": rep.Deleted, "deleted_bytes": rep.DeletedBytes, "deleted_keys": rep.DeletedKeys,
-			"tombstone_keys": rep.TombstoneKeys,
+			"deleted": rep.Deleted, "deleted_bytes": rep.DeletedBytes, "deleted_keys": deletedKeys,
+			"tombstone_keys": tombstoneKeys,
 			"tombstones":     rep.Tombstones, "dry_run": rep.DryRun, "seconds": rep.Duration.Seconds(), "note": rep.Note,
 		})
 	}

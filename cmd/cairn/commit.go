@@ -56,9 +56,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if sources != 1 {
 		return usagef("give exactly one of --json-file F, --dir D, --patch F or - (JSON on stdin)")
 	}
-	st, err := cairn.ParseStatus(*status)
+	st, err := parseStatusFlag(*status)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
 	// Given empty, each is still given (--record "$R" with R unset): no
@@ -252,4 +252,14 @@ func stateHint(arg string, asJSON bool) string {
 		return hint
 	}
 	return ""
+}
+
+// parseStatusFlag parses the value of a --status flag (commit, export),
+// saying a bad one in the flag's words.
+func parseStatusFlag(v string) (cairn.Status, error) {
+	st, err := cairn.ParseStatus(v)
+	if err != nil {
+		return 0, usagef("--status %q: want running, awaiting_input or done", v)
+	}
+	return st, nil
 }

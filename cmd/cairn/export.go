@@ -110,9 +110,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		opts.Labels[k] = v
 	}
 	if *status != "" {
-		st, err := cairn.ParseStatus(*status)
+		st, err := parseStatusFlag(*status)
 		if err != nil {
-			return usageError{err.Error()}
+			return err
 		}
 		opts.Status = &st
 	}

@@ -35,10 +35,15 @@ func runGC(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	rep, err := ws.GC(ctx, cairn.GCOptions{Grace: *grace, DryRun: *dry})
+	// The default store before its first commit is simply empty, and a
+	// store is made by its first commit: gc, which writes its state and
+	// clock, only looks there (a dry run writes nothing).
+	fresh := e.defaultStoreUnmade()
+	rep, err := ws.GC(ctx, cairn.GCOptions{Grace: *grace, DryRun: *dry || fresh})
 	if err != nil {
 		return err
 	}
+	rep.DryRun = *dry
 	if *asJSON {
 		// Lists are arrays even when empty, so that a script can
 		// iterate them whatever the run found.

@@ -415,7 +415,7 @@ func newFlags(e *env, name, usage string) *flagSet {
 	store := fs.Lookup("store")
 	store.Value = &onceFlag{Value: store.Value, given: e.storeGiven}
 	help := func() {
-		fmt.Fprintf(e.stdout, "usage: cairn %s %s\n", name, usage)
+		fmt.Fprintf(e.stdout, "usage: %s\n", strings.TrimSpace("cairn "+name+" "+usage))
 		if c, ok := commands[name]; ok {
 			fmt.Fprintf(e.stdout, "\n%s\n\n", c.summary)
 		}

@@ -107,6 +107,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err := checkInputDir("--dir", *dir); err != nil {
 			return err
 		}
+		if err := e.checkDirOutsideStore("--dir", *dir); err != nil {
+			return err
+		}
 		state = cairn.Dir(*dir)
 		if c := cairn.DefaultCacheDir(); c != "" {
 			state = cairn.DirWithCache(*dir, c)

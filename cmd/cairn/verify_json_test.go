@@ -58,3 +58,35 @@ func TestVerifyJSON(t *testing.T) {
 		t.Errorf("verify --json of a flipped step object: problems %+v; want it named, with its step and what is wrong", r.Problems)
 	}
 }
+
+// TestVerifyCountsEveryObjectItReads: verify reads every live step's
+// object whole and checks it, so the objects it reports are those du
+// counts live: a store of small JSON steps, their blobs inline in each
+// step object, said "3 steps, 0 objects".
+func TestVerifyCountsEveryObjectItReads(t *testing.T) {
+	store := t.TempDir()
+	for _, doc := range []string{`{"a":1}`, `{"a":2}`, `{"a":3}`} {
+		if _, errs, code := cli(t, store, doc, "commit", "s", "-"); code != 0 {
+			t.Fatalf("commit: exit %d: %s", code, errs)
+		}
+	}
+	if _, errs, code := cli(t, store, "", "fork", "s@2", "t"); code != 0 {
+		t.Fatalf("fork: exit %d: %s", code, errs)
+	}
+	var v struct{ Objects int }
+	var u struct {
+		LiveObjects    int `json:"live_objects"`
+		GarbageObjects int `json:"garbage_objects"`
+	}
+	out, errs, code := cli(t, store, "", "verify", "--json")
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != 0 {
+		t.Fatalf("verify --json: exit %d, %q, %s (%v)", code, out, errs, err)
+	}
+	out, errs, code = cli(t, store, "", "du", "--json")
+	if err := json.Unmarshal([]byte(out), &u); err != nil || code != 0 || u.GarbageObjects != 0 {
+		t.Fatalf("du --json: exit %d, %q, %s (%v)", code, out, errs, err)
+	}
+	if v.Objects != u.LiveObjects || v.Objects != 4 {
+		t.Errorf("verify checked %d objects, du counts %d live; want both 4 (3 steps of s, 1 of t)", v.Objects, u.LiveObjects)
+	}
+}

@@ -30,7 +30,7 @@ func (p Problem) String() string {
 type VerifyReport struct {
 	Sessions int
 	Steps    int
-	Objects  int // step objects and packs read and checked
+	Objects  int // step objects and packs read and checked: every live step's own, and every one a layout names
 	Blobs    int // distinct blobs and nodes re-hashed
 	Problems []Problem
 }
@@ -62,7 +62,7 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 		}
 		sort.Strings(sessions)
 	}
-	v := &verifier{r: r, rep: &VerifyReport{}, objects: map[string]bool{}, blobs: map[cas.ID]bool{}, steps: map[string]uint64{}}
+	v := &verifier{r: r, rep: &VerifyReport{}, objects: map[string]bool{}, counted: map[string]bool{}, blobs: map[cas.ID]bool{}, steps: map[string]uint64{}}
 	if whole {
 		// gc reads every fork pin and refuses a store with a bad one.
 		if err := r.CheckPins(ctx, func(key string, err error) { v.problem(key, "fork pin", err) }); err != nil {
@@ -86,7 +86,8 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 type verifier struct {
 	r       *Repo
 	rep     *VerifyReport
-	objects map[string]bool
+	objects map[string]bool // layout objects checked (or found bad)
+	counted map[string]bool // objects read and checked, for Objects
 	blobs   map[cas.ID]bool
 	steps   map[string]uint64 // step key -> the floor it was walked to
 
@@ -94,6 +95,15 @@ type verifier struct {
 	stored  map[string][]uint64 // session -> its step numbers the store holds, ascending
 	entries map[string]uint64   // session -> the highest step other sessions reach
 	unread  map[string]bool     // sessions whose oldest step could not be read ("": listing or pins)
+}
+
+// count counts an object read and checked once in Objects, whether a
+// step's own or one a layout names.
+func (v *verifier) count(key string) {
+	if !v.counted[key] {
+		v.counted[key] = true
+		v.rep.Objects++
+	}
 }
 
 func (v *verifier) problem(object, step string, err error) {
@@ -220,6 +230,7 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 		}
 		if !seen {
 			v.rep.Steps++
+			v.count(st.Key) // read whole and checked by ReadStep
 			v.step(ctx, st, ref)
 		}
 		if untilGone && session == own {
@@ -389,7 +400,7 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 		}
 		if !v.objects[key] {
 			v.objects[key] = true
-			v.rep.Objects++
+			v.count(key)
 			// Every copy of every blob, live or not: the walk below
 			// reads each id from one object only.
 			if _, err := repo.CheckObject(ctx, key, func(err error) { v.problem(key, ref, err) }); err != nil {

@@ -41,6 +41,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/s3utils"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/s3compat"
@@ -91,6 +92,9 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if bucket == "" {
 		return nil, errors.New("open minio store: no bucket")
 	}
+	if err := checkBucket(bucket); err != nil {
+		return nil, fmt.Errorf("open minio store: %w", err)
+	}
 	if opts.Endpoint == "" {
 		return nil, errors.New("open minio store: no endpoint")
 	}
@@ -140,6 +144,16 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 // call (0: its default).
 func (s *Store) Attempts() int { return s.attempts }
 
+// checkBucket refuses a bucket name that minio-go refuses before any
+// request (s3utils.CheckValidBucketName), in words: its own are
+// capitalised and, from a listing, came beside a store key.
+func checkBucket(bucket string) error {
+	if s3utils.CheckValidBucketName(bucket) != nil {
+		return fmt.Errorf("bucket %q is not a valid bucket name (3 to 63 letters, digits, '.', '-' or '_', starting and ending with a letter or digit, no '..', and not an IP address)", bucket)
+	}
+	return nil
+}
+
 func envCredentials() (access, secret, token string) {
 	if a := os.Getenv("AWS_ACCESS_KEY_ID"); a != "" {
 		return a, os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")
@@ -169,6 +183,9 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	bucket, prefix, _ = strings.Cut(path, "/")
 	if bucket == "" {
 		return fail("no bucket")
+	}
+	if err := checkBucket(bucket); err != nil {
+		return fail("%v", err)
 	}
 	prefix = strings.Trim(prefix, "/")
 	if _, err := s3compat.CleanPrefix(prefix); err != nil {

@@ -128,22 +128,27 @@ func TestParseURL(t *testing.T) {
 		opts           minio.Options
 		bad            bool
 	}{
-		{in: "minio://127.0.0.1:9000/b", bucket: "b", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true}},
-		{in: "minio://127.0.0.1:9000/b/ws/one/?secure=false", bucket: "b", prefix: "ws/one",
+		{in: "minio://127.0.0.1:9000/bkt", bucket: "bkt", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true}},
+		{in: "minio://127.0.0.1:9000/bkt/ws/one/?secure=false", bucket: "bkt", prefix: "ws/one",
 			opts: minio.Options{Endpoint: "127.0.0.1:9000"}},
-		{in: "minio://s3.example.com/b/ws?region=eu-west-1", bucket: "b", prefix: "ws",
+		{in: "minio://s3.example.com/bkt/ws?region=eu-west-1", bucket: "bkt", prefix: "ws",
 			opts: minio.Options{Endpoint: "s3.example.com", Secure: true, Region: "eu-west-1"}},
 		{in: "minio://127.0.0.1:9000", bad: true},
 		{in: "minio://127.0.0.1:9000/", bad: true},
-		{in: "minio:///b/ws", bad: true},
-		{in: "minio://h:1/b/a/../x", bad: true},
-		{in: "minio://h:1/b?secure=maybe", bad: true},
-		{in: "minio://h:1/b?secrue=false", bad: true},
-		{in: "minio://key:secret@h:1/b", bad: true},
+		{in: "minio:///bkt/ws", bad: true},
+		{in: "minio://h:1/bkt/a/../x", bad: true},
+		{in: "minio://h:1/bkt?secure=maybe", bad: true},
+		{in: "minio://h:1/bkt?secrue=false", bad: true},
+		{in: "minio://key:secret@h:1/bkt", bad: true},
 		{in: "s3://b/ws", bad: true},
-		{in: "minio://127.0.0.1:9000/b?timeout=10s&attempts=3", bucket: "b", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true, Timeout: 10 * time.Second, Attempts: 3}},
-		{in: "minio://127.0.0.1:9000/b?timeout=soon", bad: true},
-		{in: "minio://127.0.0.1:9000/b?attempts=x", bad: true},
+		{in: "minio://127.0.0.1:9000/bkt?timeout=10s&attempts=3", bucket: "bkt", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true, Timeout: 10 * time.Second, Attempts: 3}},
+		{in: "minio://127.0.0.1:9000/bkt?timeout=soon", bad: true},
+		{in: "minio://127.0.0.1:9000/bkt?attempts=x", bad: true},
+		// Bucket names minio-go refuses before any request.
+		{in: "minio://127.0.0.1:9000/b/ws", bad: true},
+		{in: "minio://127.0.0.1:9000/" + strings.Repeat("b", 64), bad: true},
+		{in: "minio://127.0.0.1:9000/10.0.0.1/ws", bad: true},
+		{in: "minio://127.0.0.1:9000/bkt..x/ws", bad: true},
 	} {
 		u, err := url.Parse(tc.in)
 		if err != nil {

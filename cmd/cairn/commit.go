@@ -31,7 +31,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	patch := fs.String("patch", "", "commit the head's JSON document changed by the RFC 6902 JSON Patch in `FILE` (- for stdin)")
 	record := fs.String("record", "", "the step record, a `JSON` value saying what happened this step")
 	recordFile := fs.String("record-file", "", "read the step record from `FILE` (- for stdin), for records too long for an argument (up to 8 MiB)")
-	status := fs.String("status", "running", "loop status after the step: running, awaiting_input or done")
+	status := fs.String("status", "running", "loop status `S` after the step: running, awaiting_input or done")
 	expect := fs.whole("expect", 0, 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
 	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -56,9 +56,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if sources != 1 {
 		return usagef("give exactly one of --json-file F, --dir D, --patch F or - (JSON on stdin)")
 	}
-	st, err := cairn.ParseStatus(*status)
+	st, err := parseStatusFlag(*status)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
 	// Given empty, each is still given (--record "$R" with R unset): no
@@ -105,6 +105,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	switch {
 	case *dir != "":
 		if err := checkInputDir("--dir", *dir); err != nil {
+			return err
+		}
+		if err := e.checkDirOutsideStore("--dir", *dir); err != nil {
 			return err
 		}
 		state = cairn.Dir(*dir)
@@ -252,4 +255,14 @@ func stateHint(arg string, asJSON bool) string {
 		return hint
 	}
 	return ""
+}
+
+// parseStatusFlag parses the value of a --status flag (commit, export),
+// saying a bad one in the flag's words.
+func parseStatusFlag(v string) (cairn.Status, error) {
+	st, err := cairn.ParseStatus(v)
+	if err != nil {
+		return 0, usagef("--status %q: want running, awaiting_input or done", v)
+	}
+	return st, nil
 }

@@ -68,7 +68,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	since := fs.String("since", "", "select sessions whose head is at or after `T` (RFC 3339 or YYYY-MM-DD)")
 	until := fs.String("until", "", "select sessions whose head is before `T`")
 	heads := fs.String("heads", "", "re-export exactly the trajectories of the export manifest at `PATH` (no selectors)")
-	branches := fs.String("branches", export.Leaves, "leaves: one trajectory per leaf of the fork tree; all: also every forked-from session's own path")
+	branches := fs.String("branches", export.Leaves, "`leaves|all`: one trajectory per leaf of the fork tree, or (all) also every forked-from session's own path")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -110,9 +110,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		opts.Labels[k] = v
 	}
 	if *status != "" {
-		st, err := cairn.ParseStatus(*status)
+		st, err := parseStatusFlag(*status)
 		if err != nil {
-			return usageError{err.Error()}
+			return err
 		}
 		opts.Status = &st
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,23 @@ func TestExportSessionMatchingNothingIsNamed(t *testing.T) {
 		}
 		if _, errs, code := cli(t, store, "", "export", "--format", format, "--session", "run-*", "--session", "run-1", "--out", out); code != 0 {
 			t.Errorf("%s: globs that match: exit %d, stderr %q", format, code, errs)
+		}
+	}
+}
+
+// TestExportBadSessionGlobSaidOfTheFlag: a --session that is no glob (an
+// unclosed [, a trailing \) is bad input said of the flag, as every other
+// export flag's bad value is, not in Go's words for a bad pattern.
+func TestExportBadSessionGlobSaidOfTheFlag(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{}`, "commit", "run-1", "-"); code != 0 {
+		t.Fatalf("commit: %s", errs)
+	}
+	for _, glob := range []string{"run-[", `run-\`} {
+		out, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--session", glob)
+		want := "--session " + strconv.Quote(glob) + ": not a glob"
+		if code != 2 || out != "" || !strings.Contains(errs, want) || strings.Contains(errs, "syntax error in pattern") {
+			t.Errorf("--session %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", glob, code, out, errs, want)
 		}
 	}
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/cairnlog/cairn"
 )
 
-const forkUsage = "SESSION[@N] NEW"
+const forkUsage = "SESSION[@N] NEW [--json]"
 
 var forkCmd = command{
 	summary:   "start session NEW from step SESSION@N (no data is copied)",
@@ -19,6 +20,7 @@ var forkCmd = command{
 
 func runFork(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "fork", forkUsage)
+	asJSON := fs.Bool("json", false, "print the new session's step as JSON: session, step, id, origin")
 	pos, err := parse(fs, args, 2, 2)
 	if err != nil {
 		return err
@@ -43,6 +45,21 @@ func runFork(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return json.NewEncoder(e.stdout).Encode(forkResult{
+			Session: st.Session, Step: st.Number, ID: st.ID.String(), Origin: from.String(),
+		})
+	}
 	fmt.Fprintf(e.stdout, "%s (fork of %s)\n", st, from)
 	return nil
+}
+
+// forkResult is what fork --json prints: the new session's first step,
+// named as commit --json and log --json name a step, and the step it
+// copies (log --json's origin).
+type forkResult struct {
+	Session string `json:"session"`
+	Step    uint64 `json:"step"`
+	ID      string `json:"id"`
+	Origin  string `json:"origin"`
 }

@@ -35,17 +35,31 @@ func runGC(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	rep, err := ws.GC(ctx, cairn.GCOptions{Grace: *grace, DryRun: *dry})
+	// The default store before its first commit is simply empty, and a
+	// store is made by its first commit: gc, which writes its state and
+	// clock, only looks there (a dry run writes nothing).
+	fresh := e.defaultStoreUnmade()
+	rep, err := ws.GC(ctx, cairn.GCOptions{Grace: *grace, DryRun: *dry || fresh})
 	if err != nil {
 		return err
 	}
+	rep.DryRun = *dry
 	if *asJSON {
+		// Lists are arrays even when empty, so that a script can
+		// iterate them whatever the run found.
+		deletedKeys, tombstoneKeys := rep.DeletedKeys, rep.TombstoneKeys
+		if deletedKeys == nil {
+			deletedKeys = []string{}
+		}
+		if tombstoneKeys == nil {
+			tombstoneKeys = []string{}
+		}
 		return json.NewEncoder(e.stdout).Encode(map[string]any{
 			"objects": rep.Objects, "bytes": rep.Bytes, "live_steps": rep.LiveSteps,
 			"live_objects": rep.LiveObjects, "live_bytes": rep.LiveBytes,
 			"candidates": rep.Candidates, "candidate_bytes": rep.CandidateBytes, "young_steps": rep.YoungSteps,
-			"deleted": rep.Deleted, "deleted_bytes": rep.DeletedBytes, "deleted_keys": rep.DeletedKeys,
-			"tombstone_keys": rep.TombstoneKeys,
+			"deleted": rep.Deleted, "deleted_bytes": rep.DeletedBytes, "deleted_keys": deletedKeys,
+			"tombstone_keys": tombstoneKeys,
 			"tombstones":     rep.Tombstones, "dry_run": rep.DryRun, "seconds": rep.Duration.Seconds(), "note": rep.Note,
 		})
 	}

@@ -44,11 +44,7 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 			}
 			continue
 		}
-		q := string(p.Question)
-		var s string
-		if json.Unmarshal(p.Question, &s) == nil {
-			q = s
-		}
+		q := questionWords(p.Question)
 		if q == "" {
 			q = "(no question)" // paused with no question in its record
 		}
@@ -60,4 +56,14 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no session awaits input")
 	}
 	return ierr
+}
+
+// questionWords is a question to a human as inbox and replay show it: a
+// JSON string as its text, any other value as its JSON; "" for none.
+func questionWords(q json.RawMessage) string {
+	var s string
+	if json.Unmarshal(q, &s) == nil {
+		return s
+	}
+	return string(q)
 }

@@ -136,6 +136,16 @@ func (e *env) checkStore() error {
 	return nil
 }
 
+// defaultStoreUnmade reports whether the command uses the default store
+// (no --store, no $CAIRN_STORE) and its directory does not exist yet.
+func (e *env) defaultStoreUnmade() bool {
+	if url, _ := e.storeURL(); url != "" {
+		return false
+	}
+	_, err := os.Stat(cairn.DefaultStore())
+	return errors.Is(err, os.ErrNotExist)
+}
+
 // storeURL returns the store URL given by --store or else $CAIRN_STORE,
 // and which of the two gave it; "" if neither did (the default store).
 func (e *env) storeURL() (url, from string) {
@@ -405,7 +415,7 @@ func newFlags(e *env, name, usage string) *flagSet {
 	store := fs.Lookup("store")
 	store.Value = &onceFlag{Value: store.Value, given: e.storeGiven}
 	help := func() {
-		fmt.Fprintf(e.stdout, "usage: cairn %s %s\n", name, usage)
+		fmt.Fprintf(e.stdout, "usage: %s\n", strings.TrimSpace("cairn "+name+" "+usage))
 		if c, ok := commands[name]; ok {
 			fmt.Fprintf(e.stdout, "\n%s\n\n", c.summary)
 		}

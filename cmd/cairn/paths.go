@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairnlog/cairn"
 )
@@ -128,4 +129,45 @@ func (e *env) checkOutsideStore(flagName, dir string) error {
 		return usagef("%s %s: is inside the store; give a directory outside it", flagName, dir)
 	}
 	return nil
+}
+
+// checkDirOutsideStore refuses a directory to commit that holds the
+// local store the commit writes to (--store inside it, or the default
+// store under a home directory committed whole): each step would carry
+// the store's previous steps, and grow with them.
+func (e *env) checkDirOutsideStore(flagName, dir string) error {
+	url, _ := e.storeURL()
+	if url == "" {
+		url = cairn.DefaultStore()
+	}
+	store, local := localStorePath(url)
+	if !local || store == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(realPath(dir), realPath(store))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return usagef("%s %s holds the store %s, so each step would hold the store's earlier steps: keep the store outside the directory (--store or $CAIRN_STORE)", flagName, dir, store)
+}
+
+// realPath returns p absolute, with the symlinks of as much of it as
+// exists resolved.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rest := ""
+	for cur := abs; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }

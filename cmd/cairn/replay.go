@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/termtext"
 )
 
@@ -172,7 +173,7 @@ func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine) error 
 		head += "  (older history pruned)"
 	}
 	r.printf("%s\n", head)
-	r.record(s.Record)
+	r.record(s)
 	switch {
 	case line.Replaced:
 		r.printf("  state replaced: %s after %s\n", kindName(s.Kind), otherKind(s.Kind))
@@ -197,12 +198,30 @@ func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine) error 
 
 // record writes a step record: the convention's messages and figures
 // in words, any other record as its JSON.
-func (r *replayWriter) record(raw json.RawMessage) {
+func (r *replayWriter) record(s *cairn.Step) {
+	raw := s.Record
 	if len(raw) == 0 {
 		return
 	}
+	if input, question, ok := hitl.ReplyOf(raw); ok {
+		r.printf("  reply to %s@%d: %s\n", termtext.Printable(s.Session), question, r.text(termtext.PrintableJSON(string(input))))
+		return
+	}
+	// A question to a human, outside the convention, is said as cairn
+	// inbox says it, whatever else the record holds.
+	question := hitl.Question(raw)
+	if string(question) == "null" {
+		question = nil
+	}
 	rec, err := cairn.ParseRecord(raw)
 	if err != nil {
+		if question != nil {
+			r.printf("  question: %s\n", r.text(questionWords(question)))
+			var members map[string]json.RawMessage
+			if json.Unmarshal(raw, &members) == nil && len(members) == 1 {
+				return // the question is the whole record
+			}
+		}
 		r.printf("  record: %s\n", r.text(termtext.PrintableJSON(string(raw))))
 		return
 	}
@@ -226,6 +245,9 @@ func (r *replayWriter) record(raw json.RawMessage) {
 		for _, tc := range m.ToolCalls {
 			r.printf("  %s calls %s\n", who, r.text(tc.Name+"("+callArguments(tc.Arguments)+")"))
 		}
+	}
+	if question != nil {
+		r.printf("  question: %s\n", r.text(questionWords(question)))
 	}
 	var facts []string
 	if rec.Model != "" {

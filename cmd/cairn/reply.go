@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,7 +12,7 @@ import (
 	"github.com/cairnlog/cairn/internal/hitl"
 )
 
-const replyUsage = "SESSION --input JSON [--expect N]"
+const replyUsage = "SESSION --input JSON [--expect N] [--json]"
 
 var replyCmd = command{
 	summary:   "answer a session that awaits input: the answer becomes its next step",
@@ -24,6 +25,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reply", replyUsage)
 	input := fs.String("input", "", "the answer, a `JSON` value (- reads it from stdin)")
 	expect := fs.wholeIn("expect", 0, 1, math.MaxUint64, "a step number", "", "fail with exit 3 unless the question is the one at step `N` (as cairn inbox shows it)")
+	asJSON := fs.Bool("json", false, "print the answer's step as JSON: session, step, id, in_reply_to")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -70,6 +72,21 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return json.NewEncoder(e.stdout).Encode(replyResult{
+			Session: st.Session, Step: st.Number, ID: st.ID.String(), InReplyTo: st.Number - 1,
+		})
+	}
 	fmt.Fprintf(e.stdout, "%s %s (reply to %s@%d)\n", st, st.ID.Short(), st.Session, st.Number-1)
 	return nil
+}
+
+// replyResult is what reply --json prints: the answer's step, named as
+// commit --json and log --json name a step, and the question's step
+// number, as the answer's record holds it.
+type replyResult struct {
+	Session   string `json:"session"`
+	Step      uint64 `json:"step"`
+	ID        string `json:"id"`
+	InReplyTo uint64 `json:"in_reply_to"`
 }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
 
-const verifyUsage = "[SESSION...]"
+const verifyUsage = "[SESSION...] [--json]"
 
 var verifyCmd = command{
 	summary:   "re-hash everything reachable; exit 1 naming each bad object",
@@ -20,6 +21,7 @@ var errProblems = errors.New("verify found problems")
 
 func runVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "verify", verifyUsage)
+	asJSON := fs.Bool("json", false, "print the report as one JSON object: sessions, steps, objects, blobs, problems")
 	names, err := parse(fs, args, 0, 1<<20)
 	if err != nil {
 		return err
@@ -45,14 +47,43 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range rep.Problems {
-		fmt.Fprintf(e.stdout, "BAD %s\n", p)
+	if *asJSON {
+		out := verifyResult{Sessions: rep.Sessions, Steps: rep.Steps, Objects: rep.Objects, Blobs: rep.Blobs,
+			Problems: make([]verifyProblem, 0, len(rep.Problems))}
+		for _, p := range rep.Problems {
+			out.Problems = append(out.Problems, verifyProblem{Object: p.Object, Step: p.Step, Error: p.Err.Error()})
+		}
+		if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(e.stdout, "BAD %s\n", p)
+		}
+		fmt.Fprintf(e.stdout, "verified %s, %s, %s, %s: %s\n",
+			plural(rep.Sessions, "session"), plural(rep.Steps, "step"), plural(rep.Objects, "object"),
+			plural(rep.Blobs, "blob"), plural(len(rep.Problems), "problem"))
 	}
-	fmt.Fprintf(e.stdout, "verified %s, %s, %s, %s: %s\n",
-		plural(rep.Sessions, "session"), plural(rep.Steps, "step"), plural(rep.Objects, "object"),
-		plural(rep.Blobs, "blob"), plural(len(rep.Problems), "problem"))
 	if len(rep.Problems) > 0 {
 		return errProblems
 	}
 	return nil
+}
+
+// verifyResult is what verify --json prints: the counts of its text
+// form and each problem, an empty list when there is none.
+type verifyResult struct {
+	Sessions int             `json:"sessions"`
+	Steps    int             `json:"steps"`
+	Objects  int             `json:"objects"`
+	Blobs    int             `json:"blobs"`
+	Problems []verifyProblem `json:"problems"`
+}
+
+// verifyProblem is one bad object, as a BAD line names it: the object
+// (empty when unknown), the step whose reading met it, and what is wrong.
+type verifyProblem struct {
+	Object string `json:"object,omitempty"`
+	Step   string `json:"step"`
+	Error  string `json:"error"`
 }

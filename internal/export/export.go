@@ -241,7 +241,7 @@ func (o *Options) Validate() error {
 	}
 	for _, g := range o.Sessions {
 		if _, err := path.Match(g, ""); err != nil {
-			return fmt.Errorf("bad session glob %q: %w", g, err)
+			return fmt.Errorf("--session %q: not a glob (a [ needs its closing ], and a \\ the character it escapes)", g)
 		}
 	}
 	switch o.Branches {

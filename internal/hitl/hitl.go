@@ -55,14 +55,22 @@ func Question(record json.RawMessage) json.RawMessage {
 // ReplyInput returns the "reply" member of a reply step's record and
 // true, or nil and false if the record is no reply.
 func ReplyInput(record json.RawMessage) (json.RawMessage, bool) {
+	input, _, ok := ReplyOf(record)
+	return input, ok
+}
+
+// ReplyOf returns the "reply" and "in_reply_to" members of a reply
+// step's record (the answer, and the step of the question it answers)
+// and true, or false if the record is no reply.
+func ReplyOf(record json.RawMessage) (input json.RawMessage, question uint64, ok bool) {
 	var r struct {
 		Reply     json.RawMessage `json:"reply"`
 		InReplyTo *uint64         `json:"in_reply_to"`
 	}
 	if len(record) == 0 || json.Unmarshal(record, &r) != nil || r.InReplyTo == nil || r.Reply == nil {
-		return nil, false
+		return nil, 0, false
 	}
-	return r.Reply, true
+	return r.Reply, *r.InReplyTo, true
 }
 
 // Ask commits the head's state unchanged as the next step of s, with

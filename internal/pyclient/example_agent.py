@@ -16,6 +16,7 @@ against `cairn serve` with CAIRN_URL and --session.
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -48,6 +49,7 @@ def main():
         print(f"agent: resumed {a.session} at step {n}, turn {state['turns']}", flush=True)
 
     while True:
+        said = []  # the messages this turn adds: its step's record (docs/records.md)
         if head is not None and head["status"] == "done":
             print(f"agent: {a.session} is done", flush=True)
             return 0
@@ -61,6 +63,7 @@ def main():
         if head is not None and is_reply(head["record"]):
             # The human's answer is part of what the model sees next.
             state["messages"].append({"role": "human", "content": head["record"]["reply"]})
+            said.append({"role": "user", "content": json.dumps(head["record"]["reply"])})
         turn = state["turns"]
         if turn == a.ask_at and turn not in state.setdefault("asked", []):
             state["asked"].append(turn)
@@ -75,11 +78,13 @@ def main():
             if os.path.isfile(a.calls):  # /dev/null (the default) cannot be fsynced
                 os.fsync(f.fileno())
         time.sleep(a.delay)
-        state["messages"].append({"role": "assistant", "content": f"turn {turn}: " + "thinking " * 20})
+        answer = {"role": "assistant", "content": f"turn {turn}: " + "thinking " * 20}
+        state["messages"].append(answer)
+        said.append(answer)
         state["turns"] = turn + 1
         state["calls"].append(call)
         done = state["turns"] >= a.turns
-        head = c.commit(a.session, state, record={"turn": turn, "call": call},
+        head = c.commit(a.session, state, record={"turn": turn, "call": call, "messages": said},
                         status="done" if done else "running", expect=n)
         head["state"] = state
         n = head["step"]

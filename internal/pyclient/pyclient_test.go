@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
 )
 
@@ -95,5 +96,61 @@ func TestExampleLoopDefaults(t *testing.T) {
 	s, _ := ws.Session("dflt")
 	if head, err := s.Head(t.Context()); err != nil || head.Number != 3 || head.Status != cairn.Done {
 		t.Fatalf("head after the loop: %v %v", head, err)
+	}
+}
+
+// TestExampleLoopRecordsFollowTheConvention: the example agent's steps
+// record what each turn said as docs/records.md's messages (the human's
+// reply as a user message before the turn that reads it), so that
+// cairn replay shows its conversation and cairn export writes it. Its
+// records held only {"turn","call"}: replay showed raw JSON, and every
+// chat export of the README's walk-through skipped the session.
+func TestExampleLoopRecordsFollowTheConvention(t *testing.T) {
+	py := Python3(t)
+	url, ws := serve(t, httpapi.Options{})
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(py, append([]string{"example_agent.py", "--session", "conv", "--turns", "3", "--delay", "0"}, args...)...)
+		cmd.Env = append(os.Environ(), "CAIRN_URL="+url)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("example_agent.py: %v\n%s", err, out)
+		}
+	}
+	run("--ask-at", "1")
+	q, err := ws.Session("conv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hitl.Reply(t.Context(), q, []byte(`{"approved":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	run()
+	s, _ := ws.Session("conv")
+	head, err := s.Head(t.Context())
+	if err != nil || head.Status != cairn.Done {
+		t.Fatalf("head after the loop: %v %v", head, err)
+	}
+	var said []string
+	err = head.Log(t.Context(), func(st *cairn.Step) error {
+		if st.Status == cairn.AwaitingInput || strings.Contains(string(st.Record), `"in_reply_to"`) {
+			return nil // the question and the reply, which cairn writes
+		}
+		rec, err := cairn.ParseRecord(st.Record)
+		if err != nil {
+			t.Errorf("%s: record %s does not follow the convention: %v", st, st.Record, err)
+			return nil
+		}
+		var roles []string
+		for _, m := range rec.Messages {
+			roles = append(roles, m.Role)
+		}
+		said = append([]string{strings.Join(roles, "+")}, said...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(said, " "), "assistant user+assistant assistant"; got != want {
+		t.Errorf("messages of the turns, oldest first: %q; want %q", got, want)
 	}
 }

@@ -178,7 +178,12 @@ func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine) error 
 	case line.Replaced:
 		r.printf("  state replaced: %s after %s\n", kindName(s.Kind), otherKind(s.Kind))
 	case !hasPrev:
-		r.printf("  state: %s, all new\n", kindName(s.Kind))
+		if s.Truncated {
+			// Its parent was pruned: there is nothing to compare it with.
+			r.printf("  state: %s (the steps before it were pruned)\n", kindName(s.Kind))
+		} else {
+			r.printf("  state: %s, all new\n", kindName(s.Kind))
+		}
 	case len(line.Changes) == 0:
 		r.printf("  state: unchanged\n")
 	}

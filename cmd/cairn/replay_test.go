@@ -160,3 +160,23 @@ func TestReplayClipsUnlessFull(t *testing.T) {
 		t.Errorf("replay --full: exit %d, want the whole message without raw escapes:\n%q", code, out)
 	}
 }
+
+// TestReplayPrunedHistory: the oldest step a prune kept is not said to
+// hold an all new state; its parent is gone, and replay says so.
+func TestReplayPrunedHistory(t *testing.T) {
+	store := t.TempDir()
+	for range 4 {
+		commitWith(t, store, "p", `{"k":[1,2,3]}`, "-")
+	}
+	if _, errs, code := cli(t, store, "", "prune", "p", "--keep-last", "2"); code != 0 {
+		t.Fatal(errs)
+	}
+	out, errs, code := cli(t, store, "", "replay", "p")
+	if code != 0 {
+		t.Fatalf("replay p: exit %d: %s", code, errs)
+	}
+	checkLines(t, "replay p", out, []string{"p@3 ", "(older history pruned)", "  state: a JSON state (the steps before it were pruned)", "p@4 ", "  state: unchanged"})
+	if strings.Contains(out, "all new") {
+		t.Errorf("replay of a pruned session says its oldest step's state is all new:\n%s", out)
+	}
+}

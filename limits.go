@@ -100,10 +100,21 @@ func (w *Workspace) treeLimits() tree.Limits {
 	return tree.Limits{MaxDepth: w.limits.MaxDepth, MaxBytes: w.limits.MaxValueBytes, MaxTotal: w.limits.MaxTotalBytes}
 }
 
-// LimitHint says how to raise the limit err ran into ("the limit is N
-// bytes: raise Limits.MaxTotalBytes or $CAIRN_MAX_TOTAL_BYTES ..."), or
-// "" if err is no limit error.
+// LimitHint says how to raise the limit err ran into, in a Go
+// program's terms ("the limit is N bytes: raise Limits.MaxTotalBytes or
+// $CAIRN_MAX_TOTAL_BYTES ..."), or "" if err is no limit error.
 func LimitHint(err error) string {
+	return limitHint(err, true)
+}
+
+// LimitEnvHint is LimitHint for a command's user, who sets limits
+// through the environment alone ("the limit is N bytes: raise
+// $CAIRN_MAX_TOTAL_BYTES ...").
+func LimitEnvHint(err error) string {
+	return limitHint(err, false)
+}
+
+func limitHint(err error, api bool) string {
 	var le *tree.LimitError
 	if !errors.As(err, &le) {
 		return ""
@@ -120,6 +131,9 @@ func LimitHint(err error) string {
 	unit := le.Unit
 	if unit == "" {
 		unit = "bytes"
+	}
+	if !api {
+		return fmt.Sprintf("the limit is %d %s: raise $%s if the store is trusted", le.Max, unit, names[1])
 	}
 	return fmt.Sprintf("the limit is %d %s: raise Limits.%s or $%s if the store is trusted", le.Max, unit, names[0], names[1])
 }

@@ -366,7 +366,7 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		fmt.Fprintf(stderr, "cairn %s: %s\n", name, msg)
 		return 1
 	}
-	if hint := cairn.LimitHint(err); hint != "" {
+	if hint := cairn.LimitEnvHint(err); hint != "" {
 		fmt.Fprintf(stderr, "cairn %s: %s (%s)\n", name, unprefixed(name, oneLine(err)), hint)
 		return 1
 	}

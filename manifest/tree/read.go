@@ -66,7 +66,7 @@ func (e *LimitError) Error() string {
 	if unit == "" {
 		unit = "bytes"
 	}
-	return fmt.Sprintf("%s: %v: more than %d %s (%s)", e.What, ErrLimit, e.Max, unit, e.Limit)
+	return fmt.Sprintf("%s: %v: more than %d %s", e.What, ErrLimit, e.Max, unit)
 }
 
 // Unwrap makes errors.Is(err, ErrLimit) true.

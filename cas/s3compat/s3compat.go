@@ -114,12 +114,20 @@ func (r Reply) Transient() bool {
 // (403 AccessDenied, 404 NoSuchBucket, 400, 413 …): a 4xx other than
 // those worth retrying (408, 429) and a lost conditional create (409,
 // 412). A put so refused stored nothing.
-// A 301 (the bucket is in another region) is a refusal too.
+// A 301 (the bucket is in another region) and a 501 (the server does not
+// implement the request) are refusals too.
 func (r Reply) Refused() bool {
-	if r.Status == http.StatusMovedPermanently || r.Code == "PermanentRedirect" {
+	if r.Status == http.StatusMovedPermanently || r.Code == "PermanentRedirect" || r.notImplemented() {
 		return true
 	}
 	return r.Status >= 400 && r.Status < 500 && !r.Transient() && !r.Exists() && r.Status != http.StatusConflict
+}
+
+// notImplemented reports a request the server does not implement (an
+// S3-compatible server without conditional creates, say): refused, and
+// not worth retrying.
+func (r Reply) notImplemented() bool {
+	return r.Code == "NotImplemented" || r.Status == http.StatusNotImplemented
 }
 
 // credentialCodes are the codes of a request whose credentials the
@@ -157,6 +165,8 @@ func (r Reply) Why() string {
 		return "access denied (the credentials were accepted but may not do this in this bucket and prefix: check their policy, as in docs/s3.md)"
 	case r.Code == "EntityTooLarge" || r.Status == http.StatusRequestEntityTooLarge:
 		return "the object is larger than the server accepts"
+	case r.notImplemented():
+		return "the server does not implement the request (" + r.said() + "): cairn needs ranged reads, listing after a key and conditional creates (If-None-Match: *) of an S3 server (see docs/s3.md)"
 	}
 	return "the server answered " + r.said()
 }

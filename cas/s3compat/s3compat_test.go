@@ -135,7 +135,8 @@ func TestRefusedSaidInWords(t *testing.T) {
 		{s3compat.Reply{Code: "SlowDown", Status: 503}, ""},
 		{s3compat.Reply{Status: 429}, ""},
 		{s3compat.Reply{Code: "PreconditionFailed", Status: 412}, ""},
-		{s3compat.Reply{Code: "NotImplemented", Status: 501}, ""},
+		{s3compat.Reply{Code: "NotImplemented", Status: 501}, "the server does not implement the request (HTTP 501 NotImplemented): cairn needs"},
+		{s3compat.Reply{Status: 501}, "the server does not implement the request (HTTP 501)"},
 	} {
 		for _, verb := range []string{"get", "put", "list"} {
 			err := s3compat.MapError(verb, "steps/s/head", boom, c.r)

@@ -80,6 +80,10 @@ func TestHelpEverywhere(t *testing.T) {
 	if _, errs, code := cli(t, store, "", "help", "nosuch"); code != 2 || !strings.Contains(errs, `unknown command "nosuch"`) {
 		t.Fatalf("help nosuch: %d %q", code, errs)
 	}
+	// help is a command too: its own help says what it does.
+	if out, errs, code := cli(t, store, "", "help", "help"); code != 0 || !strings.HasPrefix(out, "usage: cairn help [COMMAND]") {
+		t.Fatalf("help help: %d %q %q", code, out, errs)
+	}
 	if _, errs, code := cli(t, store, "", "run", "--session", "x"); code != 2 || !strings.Contains(errs, "the command goes after --") {
 		t.Fatalf("run without --: %d %q", code, errs)
 	}

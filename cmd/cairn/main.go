@@ -280,6 +280,10 @@ func runArgs(ctx context.Context, e *env, args []string) int {
 			printHelp(stdout)
 			return 0
 		case 2:
+			if args[1] == "help" || args[1] == "--help" || args[1] == "-h" {
+				fmt.Fprintln(stdout, "usage: cairn help [COMMAND]\n\nprint the commands, or COMMAND's usage and flags (as cairn COMMAND --help)")
+				return 0
+			}
 			if _, ok := commands[args[1]]; ok {
 				// A command's help is its --help: usage and flags.
 				return runArgs(ctx, e, []string{args[1], "--help"})

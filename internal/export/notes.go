@@ -42,12 +42,12 @@ func (n Note) String() string {
 
 // Reasons a trajectory is skipped or loses something in a format.
 const (
-	reasonNoMessages         = "no chat messages in its steps' records (export reads each step's record, cairn commit --record, not its state: docs/records.md)"
+	reasonNoMessages         = "no chat messages in the steps' records (export reads each step's record, cairn commit --record, not its state: docs/records.md)"
 	reasonRawOnly            = "raw records only (not following docs/records.md), so no chat messages"
 	reasonBroken             = "records that use docs/records.md's keys with the wrong shape, so their messages cannot be read"
 	reasonResultWithoutCall  = "a tool result that follows no tool call (OpenAI's format wants each right after the assistant message that made its call; ShareGPT would make it the user's words)"
 	reasonUnansweredCall     = "a tool call that no tool result answers before the conversation goes on (OpenAI's format wants every call of an assistant message answered by the tool messages right after it)"
-	reasonUnansweredLast     = "its last assistant message left out: it called a tool the trajectory holds no result for (the session ended, or was forked, before the tool answered), and OpenAI's format wants every call answered"
+	reasonUnansweredLast     = "the last assistant message left out: it called a tool the trajectory holds no result for (the session ended, or was forked, before the tool answered), and OpenAI's format wants every call answered"
 	reasonNoAssistantMessage = "no assistant message (OpenAI's format learns from the assistant's messages, and refuses an example without one)"
 	reasonResultForNoCall    = "a tool result whose tool_call_id no call of the assistant message before it has (OpenAI's format refuses it; sharegpt and atif keep it)"
 	reasonNoStateMessages    = "sessions of a framework adapter (LangGraph, ADK) whose state holds no conversation yet (a graph without a messages channel, a session without events), so no messages (docs/export.md#sessions-of-framework-adapters)"
@@ -60,7 +60,7 @@ const (
 	reasonUnmatchedResult    = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
 	reasonPrunedPrompt       = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
 	reasonPrunedBranch       = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
-	reasonUnjudged           = "its newest outcome or reward in a record of the wrong shape, so the trajectory has none (an older one does not stand in for it)"
+	reasonUnjudged           = "the newest outcome or reward in a record of the wrong shape, so the trajectory has none (an older one does not stand in for it)"
 	reasonUnranked           = "a branch whose newest outcome cannot rank it (not success or failure or a synonym, docs/export.md, or in a record of the wrong shape) and no reward beside it, so it is not paired"
 	reasonPruned             = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"
 	// ShareGPT, as LLaMA-Factory reads it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/export"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/termtext"
 )
@@ -43,6 +44,10 @@ type replayLine struct {
 	// Replaced says the step's state is of another kind than its
 	// parent's (a JSON document after a directory, or the reverse).
 	Replaced bool `json:"replaced,omitempty"`
+	// Messages, for a step of a framework adapter's session (LangGraph,
+	// ADK), are the chat messages the step added to the conversation the
+	// adapter keeps in its state, read as export reads them.
+	Messages []cairn.Message `json:"messages,omitempty"`
 }
 
 // errReplayFloor ends the walk below --from.
@@ -85,16 +90,27 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	}
 	var history []stepAt
 	var oldest *cairn.Step
+	adapter := false
 	err = last.Log(ctx, func(s *cairn.Step) error {
 		if s.Number < floor {
 			return errReplayFloor
 		}
 		history = append(history, stepAt{s.Session, s.Number, s.ID})
 		oldest = s
+		adapter = adapter || export.AdapterRecord(s.Record)
 		return nil
 	})
 	if err != nil && !errors.Is(err, errReplayFloor) {
 		return err
+	}
+	// A framework adapter's session (LangGraph, ADK) keeps its
+	// conversation in its state, not its records: each step's messages
+	// are read from there, as export reads them.
+	var chats map[cas.ID]*cairn.Record
+	if adapter {
+		if chats, err = adapterChats(ctx, ws, last); err != nil {
+			return err
+		}
 	}
 	var prev *cairn.Step
 	if oldest.Parent != nil && !oldest.Truncated {
@@ -118,6 +134,9 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		line := replayLine{logLine: newLogLine(s)}
+		if chat := chats[s.ID]; chat != nil {
+			line.Messages = chat.Messages
+		}
 		if prev != nil {
 			if prev.Kind != s.Kind {
 				line.Replaced = true
@@ -131,7 +150,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 			}
 			err = enc.Encode(line)
 		} else {
-			err = out.step(s, prev != nil, line)
+			err = out.step(s, prev != nil, line, chats[s.ID])
 		}
 		if err != nil {
 			return err
@@ -164,7 +183,7 @@ func (r *replayWriter) text(s string) string {
 }
 
 // step writes one step: a header, its record, its changes.
-func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine) error {
+func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine, chat *cairn.Record) error {
 	head := fmt.Sprintf("%s  %s  %s", termtext.Printable(s.String()), s.Time.Local().Format("2006-01-02 15:04:05"), termtext.Printable(s.Status.String()))
 	if s.Origin != nil {
 		head += "  (fork of " + termtext.Printable(*refString(s.Origin)) + ")"
@@ -173,7 +192,11 @@ func (r *replayWriter) step(s *cairn.Step, hasPrev bool, line replayLine) error 
 		head += "  (older history pruned)"
 	}
 	r.printf("%s\n", head)
-	r.record(s)
+	if chat != nil {
+		r.chat(chat, nil)
+	} else {
+		r.record(s)
+	}
 	switch {
 	case line.Replaced:
 		r.printf("  state replaced: %s after %s\n", kindName(s.Kind), otherKind(s.Kind))
@@ -230,6 +253,12 @@ func (r *replayWriter) record(s *cairn.Step) {
 		r.printf("  record: %s\n", r.text(termtext.PrintableJSON(string(raw))))
 		return
 	}
+	r.chat(rec, question)
+}
+
+// chat writes a record of the convention: its messages, a question to a
+// human if there is one, and its figures.
+func (r *replayWriter) chat(rec *cairn.Record, question json.RawMessage) {
 	for _, m := range rec.Messages {
 		who := m.Role
 		if m.Role == "tool" {
@@ -300,4 +329,21 @@ func otherKind(k cairn.Kind) string {
 		return kindName(cairn.KindDir)
 	}
 	return kindName(cairn.KindJSON)
+}
+
+// adapterChats reads the conversation of a framework adapter's session
+// up to head, as export does, and returns the record of each step that
+// added messages to it, by step.
+func adapterChats(ctx context.Context, ws *cairn.Workspace, head *cairn.Step) (map[cas.ID]*cairn.Record, error) {
+	t, err := export.Conversation(ctx, ws, head)
+	if err != nil {
+		return nil, err
+	}
+	chats := map[cas.ID]*cairn.Record{}
+	for _, s := range t.Steps {
+		if s.Rec != nil && len(s.Rec.Messages) > 0 && export.AdapterRecord(s.Record) {
+			chats[s.ID] = s.Rec
+		}
+	}
+	return chats, nil
 }

@@ -28,6 +28,6 @@ s["scratchpad"] = f"working on step {n + 1}"
 json.dump(s, open(path, "w"))
 PY
   "$cairn" commit "$session" --json-file "$work/state.json" --expect $((n - 1)) \
-    --record "{\"messages_added\":1,\"step\":$n}" > /dev/null
+    --record "{\"messages\":[{\"role\":\"assistant\",\"content\":\"step $n: thinking\"}]}" > /dev/null
   echo "agent: committed $session@$n"
 done

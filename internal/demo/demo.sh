@@ -40,10 +40,12 @@ s = json.load(sys.stdin)
 s["messages"].append({"role": "user", "content": "try another way"})
 s["scratchpad"] = "alt: trying another way"
 json.dump(s, sys.stdout)' |
-  "$cairn" commit "$session-alt" - --expect 4 --record '{"messages_added":1,"note":"an alternative step 5"}' > /dev/null
+  "$cairn" commit "$session-alt" - --expect 4 --record '{"messages":[{"role":"user","content":"try another way"}]}' > /dev/null
 
 echo "== log of the fork: its own step, then the shared past"
 "$cairn" log "$session-alt"
+echo "== replay of the fork from step 4: each step's messages and what it changed"
+"$cairn" replay "$session-alt" --from 4
 echo "== diff $session@4 $session-alt: only the fork's own step"
 "$cairn" diff "$session@4" "$session-alt"
 echo "== diff $session@4 $session: the original went on its own way"

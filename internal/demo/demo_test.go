@@ -57,6 +57,9 @@ func TestDemo(t *testing.T) {
 	if want := []string{"added /messages/4", "changed /scratchpad"}; strings.Join(forkDiff, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("the fork's diff against the step it forks = %q, want only its own step %q\n%s", forkDiff, want, out.String())
 	}
+	if replay := out.String(); !strings.Contains(replay, "  assistant: step 4: thinking") || !strings.Contains(replay, "  user: try another way") {
+		t.Fatalf("the replay of the fork does not show its steps' messages:\n%s", replay)
+	}
 	if !strings.Contains(out.String(), ": 0 problems") {
 		t.Fatalf("verify did not pass:\n%s", out.String())
 	}

@@ -207,7 +207,7 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 // none of the three (the step would be written, then refused as corrupt
 // by every reader).
 func checkCommitInput(state State, opts CommitOptions) error {
-	if ss, ok := state.(stepState); state == nil || ok && ss.st == nil {
+	if ss, ok := state.(stepState); state == nil || ok && (ss.st == nil || ss.st.m == nil) {
 		return errors.New("no state given")
 	}
 	switch d := state.(type) {

@@ -243,32 +243,26 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if err := s.reconfirm(ctx); err != nil {
 		return nil, err
 	}
-	if opts.Expect != nil && s.visibleHead() != *opts.Expect {
-		// Our view may be stale: check the store before refusing.
-		if err := s.load(ctx, true); err != nil {
-			return nil, fmt.Errorf("commit %s: %w", s.name, err)
-		}
-		if s.visibleHead() != *opts.Expect {
-			// Number is the step this commit would have written, above
-			// the head it found: not the one the caller expected to write.
-			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
-			if *opts.Expect == 0 {
-				expected = "expected a session with no steps"
-			}
-			switch {
-			case s.removed:
-				found = "the session was removed"
-			case s.head == nil:
-				found = "the session has no steps"
-			}
-			return nil, &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
-		}
+	if err := s.checkExpect(ctx, opts); err != nil {
+		return nil, err
 	}
 	if err := s.checkPause(ctx, opts); err != nil {
 		return nil, err
 	}
 	if err := checkReuse(state, s.head); err != nil {
-		return nil, fmt.Errorf("commit %s: %w", s.name, err)
+		// Our view may be stale (the step is a head another writer
+		// committed since): check the store before refusing.
+		if err := s.load(ctx, true); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", s.name, err)
+		}
+		if err := checkReuse(state, s.head); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", s.name, err)
+		}
+	}
+	// checkPause and checkReuse may have read the head again: the
+	// expectation holds for the head the step is committed on.
+	if err := s.checkExpect(ctx, opts); err != nil {
+		return nil, err
 	}
 	var record []byte
 	if len(opts.Record) > 0 {
@@ -366,6 +360,34 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		s.doc = nil
 	}
 	return newStep(s.ws, st), nil
+}
+
+// checkExpect refuses a commit whose CommitOptions.Expect is not the
+// session's head, reading the head again before refusing: this
+// process's view may be stale.
+func (s *Session) checkExpect(ctx context.Context, opts CommitOptions) error {
+	if opts.Expect != nil && s.visibleHead() != *opts.Expect {
+		// Our view may be stale: check the store before refusing.
+		if err := s.load(ctx, true); err != nil {
+			return fmt.Errorf("commit %s: %w", s.name, err)
+		}
+		if s.visibleHead() != *opts.Expect {
+			// Number is the step this commit would have written, above
+			// the head it found: not the one the caller expected to write.
+			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
+			if *opts.Expect == 0 {
+				expected = "expected a session with no steps"
+			}
+			switch {
+			case s.removed:
+				found = "the session was removed"
+			case s.head == nil:
+				found = "the session has no steps"
+			}
+			return &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
+		}
+	}
+	return nil
 }
 
 // reconfirm checks a head this writer has held for longer than

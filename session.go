@@ -134,24 +134,25 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	return e
 }
 
-// unsure builds the error of a failed commit and, unless the failure
+// unsure builds the error of a failed commit (or fork: verb says which,
+// as "commit" or "fork S@N to") and, unless the failure
 // was bad input or damage, forgets the head, so that the next commit
 // finds out whether the step landed and builds on whatever is there.
 // Only a step put that failed after it may have reached the store
 // (manifest.StepPutError) is ErrMaybeWritten; any other failure left the
 // step unwritten and says only why.
-func (s *Session) unsure(n uint64, err error) error {
+func (s *Session) unsure(verb string, n uint64, err error) error {
 	if errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrInvalidKey) || errors.Is(err, tree.ErrLimit) || !mayHaveLanded(err) {
-		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
+		return fmt.Errorf("%s %s@%d: %w", verb, s.name, n, err)
 	}
 	// What the commit did to the index before it failed is not known
 	// here: the next commit reads the head and its index again.
 	s.head, s.index = nil, nil
 	var put *manifest.StepPutError
 	if !errors.As(err, &put) {
-		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
+		return fmt.Errorf("%s %s@%d: %w", verb, s.name, n, err)
 	}
-	return fmt.Errorf("commit %s@%d: %w: its put failed after it may have reached the store: %w", s.name, n, ErrMaybeWritten, err)
+	return fmt.Errorf("%s %s@%d: %w: its put failed after it may have reached the store: %w", verb, s.name, n, ErrMaybeWritten, err)
 }
 
 // load makes sure s.head reflects the store, reading it if unknown.
@@ -346,7 +347,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.nextNum(), err)
 	}
 	if err != nil {
-		return nil, s.unsure(s.nextNum(), err)
+		return nil, s.unsure("commit", s.nextNum(), err)
 	}
 	// The store has acknowledged this head: it is no longer a guess.
 	s.head, s.cached, s.removed = st, false, false
@@ -888,7 +889,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, fmt.Errorf("fork %s to %s: %w: %w", from, to, ErrNotFound, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fork to %s: %w", to, t.unsure(from.Number, err))
+		return nil, t.unsure("fork "+from.String()+" to", from.Number, err)
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil

@@ -126,9 +126,13 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 		return nil
 	}
 	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply}
-	if opts.Reply {
+	switch {
+	case opts.Reply && s.head == nil:
+		// No step 0 exists to name.
+		e.Reason = fmt.Sprintf("session %s has no steps, so it does not await input: nothing to reply to", s.name)
+	case opts.Reply:
 		e.Reason = fmt.Sprintf("%s@%d does not await input: nothing to reply to", s.name, s.headNum())
-	} else {
+	default:
 		e.Reason = fmt.Sprintf("%s@%d awaits input: answer it (cairn reply %s --input JSON) or withdraw the question (commit --withdraw)", s.name, s.headNum(), s.name)
 	}
 	return e

@@ -3,6 +3,7 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -74,5 +75,16 @@ func TestPruneKeepingNoStepIsInvalid(t *testing.T) {
 	}
 	if _, err := s.Step(ctx, 1); err != nil {
 		t.Errorf("s@1 after the refused prune: %v", err)
+	}
+}
+
+// TestReplyToASessionWithNoSteps: a reply to a session with no steps is
+// ErrConflict saying the session has none; it named a step "s@0", which
+// no session has.
+func TestReplyToASessionWithNoSteps(t *testing.T) {
+	s, _ := cairn.OpenStore(mem.New()).Session("s")
+	_, err := s.Commit(context.Background(), cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Reply: true})
+	if !errors.Is(err, cairn.ErrConflict) || strings.Contains(err.Error(), "s@0") || !strings.Contains(err.Error(), "session s has no steps") {
+		t.Errorf("reply to a session with no steps: %v; want ErrConflict saying it has no steps", err)
 	}
 }

@@ -305,8 +305,11 @@ func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 	}
 	for cur := st; cur != nil; {
 		if p := cur.m.Parent; p != nil && p.Number < floor {
-			cur.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)
-			return fn(cur)
+			// A copy: cur may be st, the caller's, which other
+			// goroutines may be reading or logging from too.
+			last := *cur
+			last.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)
+			return fn(&last)
 		}
 		if err := fn(cur); err != nil {
 			return err

@@ -63,7 +63,7 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) (_ *PruneResult, err error) {
 	defer w.classifyTo(&err)
 	if keepLast == 0 {
-		return nil, fmt.Errorf("prune %s: keep at least one step (to drop them all, remove the session)", session)
+		return nil, invalid(fmt.Errorf("prune %s: keep at least one step (to drop them all, remove the session)", session))
 	}
 	read := w.clock()
 	head, base, err := w.liveHead(ctx, session)

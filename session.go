@@ -126,32 +126,37 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 		return nil
 	}
 	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply}
-	if opts.Reply {
+	switch {
+	case opts.Reply && s.head == nil:
+		// No step 0 exists to name.
+		e.Reason = fmt.Sprintf("session %s has no steps, so it does not await input: nothing to reply to", s.name)
+	case opts.Reply:
 		e.Reason = fmt.Sprintf("%s@%d does not await input: nothing to reply to", s.name, s.headNum())
-	} else {
+	default:
 		e.Reason = fmt.Sprintf("%s@%d awaits input: answer it (cairn reply %s --input JSON) or withdraw the question (commit --withdraw)", s.name, s.headNum(), s.name)
 	}
 	return e
 }
 
-// unsure builds the error of a failed commit and, unless the failure
+// unsure builds the error of a failed commit (or fork: verb says which,
+// as "commit" or "fork S@N to") and, unless the failure
 // was bad input or damage, forgets the head, so that the next commit
 // finds out whether the step landed and builds on whatever is there.
 // Only a step put that failed after it may have reached the store
 // (manifest.StepPutError) is ErrMaybeWritten; any other failure left the
 // step unwritten and says only why.
-func (s *Session) unsure(n uint64, err error) error {
+func (s *Session) unsure(verb string, n uint64, err error) error {
 	if errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrInvalidKey) || errors.Is(err, tree.ErrLimit) || !mayHaveLanded(err) {
-		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
+		return fmt.Errorf("%s %s@%d: %w", verb, s.name, n, err)
 	}
 	// What the commit did to the index before it failed is not known
 	// here: the next commit reads the head and its index again.
 	s.head, s.index = nil, nil
 	var put *manifest.StepPutError
 	if !errors.As(err, &put) {
-		return fmt.Errorf("commit %s@%d: %w", s.name, n, err)
+		return fmt.Errorf("%s %s@%d: %w", verb, s.name, n, err)
 	}
-	return fmt.Errorf("commit %s@%d: %w: its put failed after it may have reached the store: %w", s.name, n, ErrMaybeWritten, err)
+	return fmt.Errorf("%s %s@%d: %w: its put failed after it may have reached the store: %w", verb, s.name, n, ErrMaybeWritten, err)
 }
 
 // load makes sure s.head reflects the store, reading it if unknown.
@@ -207,7 +212,7 @@ func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (
 // none of the three (the step would be written, then refused as corrupt
 // by every reader).
 func checkCommitInput(state State, opts CommitOptions) error {
-	if ss, ok := state.(stepState); state == nil || ok && ss.st == nil {
+	if ss, ok := state.(stepState); state == nil || ok && (ss.st == nil || ss.st.m == nil) {
 		return errors.New("no state given")
 	}
 	switch d := state.(type) {
@@ -243,32 +248,26 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if err := s.reconfirm(ctx); err != nil {
 		return nil, err
 	}
-	if opts.Expect != nil && s.visibleHead() != *opts.Expect {
-		// Our view may be stale: check the store before refusing.
-		if err := s.load(ctx, true); err != nil {
-			return nil, fmt.Errorf("commit %s: %w", s.name, err)
-		}
-		if s.visibleHead() != *opts.Expect {
-			// Number is the step this commit would have written, above
-			// the head it found: not the one the caller expected to write.
-			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
-			if *opts.Expect == 0 {
-				expected = "expected a session with no steps"
-			}
-			switch {
-			case s.removed:
-				found = "the session was removed"
-			case s.head == nil:
-				found = "the session has no steps"
-			}
-			return nil, &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
-		}
+	if err := s.checkExpect(ctx, opts); err != nil {
+		return nil, err
 	}
 	if err := s.checkPause(ctx, opts); err != nil {
 		return nil, err
 	}
 	if err := checkReuse(state, s.head); err != nil {
-		return nil, fmt.Errorf("commit %s: %w", s.name, err)
+		// Our view may be stale (the step is a head another writer
+		// committed since): check the store before refusing.
+		if err := s.load(ctx, true); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", s.name, err)
+		}
+		if err := checkReuse(state, s.head); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", s.name, err)
+		}
+	}
+	// checkPause and checkReuse may have read the head again: the
+	// expectation holds for the head the step is committed on.
+	if err := s.checkExpect(ctx, opts); err != nil {
+		return nil, err
 	}
 	var record []byte
 	if len(opts.Record) > 0 {
@@ -352,7 +351,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		return nil, fmt.Errorf("commit %s@%d: %w", s.name, s.nextNum(), err)
 	}
 	if err != nil {
-		return nil, s.unsure(s.nextNum(), err)
+		return nil, s.unsure("commit", s.nextNum(), err)
 	}
 	// The store has acknowledged this head: it is no longer a guess.
 	s.head, s.cached, s.removed = st, false, false
@@ -366,6 +365,34 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		s.doc = nil
 	}
 	return newStep(s.ws, st), nil
+}
+
+// checkExpect refuses a commit whose CommitOptions.Expect is not the
+// session's head, reading the head again before refusing: this
+// process's view may be stale.
+func (s *Session) checkExpect(ctx context.Context, opts CommitOptions) error {
+	if opts.Expect != nil && s.visibleHead() != *opts.Expect {
+		// Our view may be stale: check the store before refusing.
+		if err := s.load(ctx, true); err != nil {
+			return fmt.Errorf("commit %s: %w", s.name, err)
+		}
+		if s.visibleHead() != *opts.Expect {
+			// Number is the step this commit would have written, above
+			// the head it found: not the one the caller expected to write.
+			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
+			if *opts.Expect == 0 {
+				expected = "expected a session with no steps"
+			}
+			switch {
+			case s.removed:
+				found = "the session was removed"
+			case s.head == nil:
+				found = "the session has no steps"
+			}
+			return &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
+		}
+	}
+	return nil
 }
 
 // reconfirm checks a head this writer has held for longer than
@@ -866,7 +893,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, fmt.Errorf("fork %s to %s: %w: %w", from, to, ErrNotFound, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fork to %s: %w", to, t.unsure(from.Number, err))
+		return nil, t.unsure("fork "+from.String()+" to", from.Number, err)
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil

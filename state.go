@@ -103,7 +103,12 @@ func checkReuse(state State, head *manifest.Step) error {
 		return nil
 	}
 	if head == nil || head.ID != ss.st.ID {
-		return fmt.Errorf("state of %s can only be committed as the next step after it", ss.st)
+		err := fmt.Errorf("state of %s can only be committed as the next step after it", ss.st)
+		if head != nil && ss.st.Session == head.Session && ss.st.Number < head.Number {
+			// It was the head once: another step landed above it since.
+			return &kindError{kind: ErrConflict, err: fmt.Errorf("%w, and the session's head is now step %d", err, head.Number)}
+		}
+		return invalid(err)
 	}
 	return nil
 }

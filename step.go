@@ -74,6 +74,19 @@ func newStep(ws *Workspace, m *manifest.Step) *Step {
 	return st
 }
 
+// readable refuses a step that was not read through a workspace: nil, a
+// zero Step, or one built or decoded by hand from its exported fields. It
+// names no state to read, and reading it crashed the program.
+func (st *Step) readable(op string) error {
+	if st == nil {
+		return invalid(fmt.Errorf("%s: no step given", op))
+	}
+	if st.m == nil || st.ws == nil {
+		return invalid(fmt.Errorf("%s %s: this step was not read from a workspace (only a step that Commit, Head, Step, Resolve, Log or Fork returned has a state to read)", op, st))
+	}
+	return nil
+}
+
 // String returns "session@number".
 func (st *Step) String() string { return fmt.Sprintf("%s@%d", st.Session, st.Number) }
 
@@ -89,6 +102,9 @@ func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
 
 // JSON returns the step's state as compact JSON. It fails for a directory state.
 func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
+	if err := st.readable("read"); err != nil {
+		return nil, err
+	}
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
 		return nil, invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
@@ -102,6 +118,9 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 
 // WriteJSON writes the step's JSON state to w.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
+	if err := st.readable("read"); err != nil {
+		return err
+	}
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
 		return invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
@@ -146,6 +165,9 @@ type FileInfo struct {
 
 // Files lists a directory state's entries in path order.
 func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
+	if err := st.readable("list"); err != nil {
+		return nil, err
+	}
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindDir {
 		return nil, invalid(fmt.Errorf("list %s: state is JSON, not a directory", st))
@@ -166,6 +188,9 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // empty: a directory state as its files, a JSON state as dir/state.json.
 // Entries that would escape dir are refused.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
+	if err := st.readable("checkout"); err != nil {
+		return err
+	}
 	defer st.ws.classifyTo(&err)
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
 		return fmt.Errorf("checkout %s: directory %s is not empty", st, dir)
@@ -224,8 +249,15 @@ func StateIDOf(state State) (_ StateID, err error) {
 	return stateID(kind, root), nil
 }
 
-// StateID returns the StateID of the step's state. It reads nothing.
-func (st *Step) StateID() StateID { return stateID(st.m.Kind, st.m.Root) }
+// StateID returns the StateID of the step's state. It reads nothing. A
+// step not read from a workspace (a zero Step) has the zero StateID,
+// which no state has.
+func (st *Step) StateID() StateID {
+	if st == nil || st.m == nil {
+		return StateID{}
+	}
+	return stateID(st.m.Kind, st.m.Root)
+}
 
 func stateID(kind manifest.StateKind, root tree.Ref) StateID {
 	if root.Kind == tree.Inline {
@@ -236,6 +268,9 @@ func stateID(kind manifest.StateKind, root tree.Ref) StateID {
 
 // ParentStep reads the step's parent (nil, nil for a first step).
 func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
+	if err := st.readable("parent of"); err != nil {
+		return nil, err
+	}
 	defer st.ws.classifyTo(&err)
 	if st.m.Parent == nil {
 		return nil, nil
@@ -254,6 +289,9 @@ func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
 // base is a removed session's (see Workspace.Remove): a session committed
 // to again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
+	if err := st.readable("log"); err != nil {
+		return err
+	}
 	defer st.ws.classifyTo(&err)
 	floor, err := st.ws.repo.ReadBase(ctx, st.Session)
 	if err != nil {
@@ -267,8 +305,11 @@ func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 	}
 	for cur := st; cur != nil; {
 		if p := cur.m.Parent; p != nil && p.Number < floor {
-			cur.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)
-			return fn(cur)
+			// A copy: cur may be st, the caller's, which other
+			// goroutines may be reading or logging from too.
+			last := *cur
+			last.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)
+			return fn(&last)
 		}
 		if err := fn(cur); err != nil {
 			return err

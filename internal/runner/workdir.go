@@ -70,8 +70,20 @@ type dirRecord struct {
 	Command bool `json:"command"`
 }
 
+// recordKey returns the name dir's run record is kept under: dir
+// absolute, with its symlinks resolved, so that one directory reached by
+// two paths (a symlink, a bind of the same tree) has one record, and a
+// symlink pointed elsewhere does not lend its record to another
+// directory.
+func recordKey(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
+}
+
 // recordPath returns the file of dir's run record under cacheDir ("" for
-// none), dir being absolute.
+// none), dir being as recordKey returns it.
 func recordPath(cacheDir, dir string) string {
 	if cacheDir == "" {
 		return ""
@@ -126,6 +138,7 @@ func NoteCommit(cacheDir, store, path string, step *cairn.Step) {
 		}
 		dir = filepath.Dir(abs)
 	}
+	dir = recordKey(dir)
 	rp := recordPath(cacheDir, dir)
 	r, ok := loadRecord(rp, dir)
 	if !ok || r.Store != store || r.Session != step.Session {
@@ -163,6 +176,7 @@ func (e *DirError) Is(target error) bool {
 // workDir is a work directory given with Config.Dir, owned by this run.
 type workDir struct {
 	path   string // absolute
+	key    string // the name its record is kept under (recordKey)
 	record string // its run record's file, "" if none is kept
 	rec    dirRecord
 	unlock func()
@@ -185,9 +199,10 @@ func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir,
 		fmt.Fprintf(log, "cairn run: cannot lock %s (%v): another run given it would not be kept out\n", dir, err)
 		unlock = func() {}
 	}
+	key := recordKey(dir)
 	return &workDir{
-		path: dir, record: recordPath(cacheDir, dir), unlock: unlock,
-		rec: dirRecord{Store: store, Dir: dir, Session: session},
+		path: dir, key: key, record: recordPath(cacheDir, key), unlock: unlock,
+		rec: dirRecord{Store: store, Dir: key, Session: session},
 	}, nil
 }
 
@@ -236,7 +251,7 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 		return nil
 	}
 	name := sess.Name()
-	prev, known := loadRecord(w.record, w.path)
+	prev, known := loadRecord(w.record, w.key)
 	if known && (prev.Store != w.rec.Store || prev.Session != name) {
 		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
 			"is not empty: it holds what a cairn run of session %s on store %s left there (run that session there, or empty the directory)",

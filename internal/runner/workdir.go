@@ -113,11 +113,18 @@ func saveRecord(path string, r dirRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := cachedir.WriteFile(path, data); err != nil {
+	if err := writeRecord(path, data); err != nil {
 		return fmt.Errorf("keep the run record of the work directory: %w", err)
 	}
 	return nil
 }
+
+// writeRecord and removeRecord write and remove a run record's file
+// (tests make them fail).
+var (
+	writeRecord  = cachedir.WriteFile
+	removeRecord = cachedir.Remove
+)
 
 // NoteCommit tells the run record of a work directory that the state at
 // path (a directory, or a JSON file in one) was committed as step of
@@ -210,22 +217,30 @@ func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir,
 // session) and whether the command may write to it from now on; nothing
 // for a nil w (a temporary directory). A record that cannot be kept is
 // removed, and the run says so on log once: a stale one could let a later
-// run take the command's work for leftovers of cairn run's own.
-func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) {
+// run take the command's work for leftovers of cairn run's own. If it
+// can be neither kept nor removed when the command is about to write,
+// note returns why, and the command must not start: the stale record
+// may say the directory holds only what cairn run wrote, and a run
+// killed then would lose the command's work to the next run, which
+// writes the directory again.
+func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) error {
 	if w == nil {
-		return
+		return nil
 	}
 	w.rec.Step, w.rec.ID, w.rec.Command = 0, "", command
 	if head != nil {
 		w.rec.Step, w.rec.ID = head.Number, head.ID.String()
 	}
 	if err := saveRecord(w.record, w.rec); err != nil {
-		_ = cachedir.Remove(w.record)
+		if rerr := removeRecord(w.record); rerr != nil && command {
+			return fmt.Errorf("%v, and cannot remove the earlier one, which may say %s holds nothing of the command's (make the cache directory writable, or set CAIRN_CACHE_DIR=off)", err, w.path)
+		}
 		if !w.warned {
 			fmt.Fprintf(log, "cairn run: %v; a run killed now leaves %s to be emptied by hand unless it holds a stored step\n", err, w.path)
 			w.warned = true
 		}
 	}
+	return nil
 }
 
 // close empties the directory, drops its record and unlocks it: every
@@ -233,7 +248,7 @@ func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) {
 func (w *workDir) close() {
 	w.rec.Command = false
 	if saveRecord(w.record, w.rec) == nil && emptyDir(w.path) == nil && w.record != "" {
-		_ = cachedir.Remove(w.record)
+		_ = removeRecord(w.record)
 	}
 	w.unlock()
 }

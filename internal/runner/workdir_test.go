@@ -238,3 +238,44 @@ func TestTakeOverWorkDirThroughASymlink(t *testing.T) {
 		t.Errorf("head after taking over d1: %s %s, want s@2 {\"turn\":2}", now, doc)
 	}
 }
+
+// TestRunStaleRecordKeepsTheCommandOut: a cache directory that turns
+// read-only under a run (a remount, a full quota refusing the
+// temporary file but keeping the old one) leaves the record saying the
+// directory holds only what cairn run wrote there. The command started
+// anyway, and a run killed while it wrote had its work written over by
+// the next run. Now the command does not start, and the run says why.
+func TestRunStaleRecordKeepsTheCommandOut(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := ws.Session("s")
+	if _, err := sess.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failing := errors.New("read-only file system")
+	write, remove := writeRecord, removeRecord
+	t.Cleanup(func() { writeRecord, removeRecord = write, remove })
+	writeRecord = func(path string, data []byte) error {
+		if bytes.Contains(data, []byte(`"command":true`)) {
+			return failing
+		}
+		return write(path, data)
+	}
+	removeRecord = func(string) error { return failing }
+
+	ran := filepath.Join(tmp, "ran")
+	_, err = Run(ctx, ws, Config{
+		Session: "s", Dir: filepath.Join(tmp, "work"), CacheDir: filepath.Join(tmp, "cache"),
+		Command: []string{"sh", "-c", `touch "$1"`, "sh", ran}, Log: t.Output(),
+	})
+	if err == nil || !strings.Contains(err.Error(), "cannot remove the earlier one") {
+		t.Errorf("run with a record it can neither keep nor remove: %v", err)
+	}
+	if _, serr := os.Stat(ran); !os.IsNotExist(serr) {
+		t.Errorf("the command started beside a stale record (stat: %v)", serr)
+	}
+}

@@ -136,19 +136,28 @@ func (e *env) checkOutsideStore(flagName, dir string) error {
 // store under a home directory committed whole): each step would carry
 // the store's previous steps, and grow with them.
 func (e *env) checkDirOutsideStore(flagName, dir string) error {
+	if store := e.storeIn(dir); store != "" {
+		return usagef("%s %s holds the store %s, so each step would hold the store's earlier steps: keep the store outside the directory (--store or $CAIRN_STORE)", flagName, dir, store)
+	}
+	return nil
+}
+
+// storeIn returns the local store the command writes to if it lies in
+// dir (or is dir), "" if it does not.
+func (e *env) storeIn(dir string) string {
 	url, _ := e.storeURL()
 	if url == "" {
 		url = cairn.DefaultStore()
 	}
 	store, local := localStorePath(url)
 	if !local || store == "" {
-		return nil
+		return ""
 	}
 	rel, err := filepath.Rel(realPath(dir), realPath(store))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil
+		return ""
 	}
-	return usagef("%s %s holds the store %s, so each step would hold the store's earlier steps: keep the store outside the directory (--store or $CAIRN_STORE)", flagName, dir, store)
+	return store
 }
 
 // realPath returns p absolute, with the symlinks of as much of it as

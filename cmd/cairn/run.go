@@ -64,6 +64,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if err := e.checkOutsideStore("--dir", *dir); err != nil {
 			return err
 		}
+		// The run empties the directory between starts and at its end:
+		// a store in it would go with it, and every step in it.
+		if store := e.storeIn(*dir); store != "" {
+			return usagef("--dir %s holds the store %s, which the run would delete when it empties the directory: keep the store outside the directory (--store or $CAIRN_STORE)", *dir, store)
+		}
 	}
 	// A command that cannot start would only fail each restart.
 	if _, err := exec.LookPath(command[0]); err != nil {

@@ -51,3 +51,26 @@ func TestCommitDirHoldingTheStore(t *testing.T) {
 		t.Errorf("commit --dir with the store beside it: exit %d: %s", code, errs)
 	}
 }
+
+// TestRunDirHoldingTheStore: run --dir of a directory that holds the
+// store (--store inside it) is bad input, exit 2, said in words, and
+// runs nothing. The run emptied the directory at its end, and with it
+// the store and every step the command had committed there.
+func TestRunDirHoldingTheStore(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	work := filepath.Join(t.TempDir(), "work")
+	store := filepath.Join(work, "store")
+	ran := filepath.Join(t.TempDir(), "ran")
+	_, errs, code := cli(t, store, "", "run", "s", "--dir", work, "--", "sh", "-c",
+		`touch "$1"; echo '{"a":1}' | cairn commit s -`, "sh", ran)
+	if want := "holds the store"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("run --dir %s with the store %s: exit %d, stderr %q; want exit 2 and %q", work, store, code, errs, want)
+	}
+	if _, err := os.Stat(ran); !os.IsNotExist(err) {
+		t.Errorf("the refused run ran its command (stat: %v)", err)
+	}
+	// A store beside the directory is fine.
+	if _, errs, code := cli(t, filepath.Join(t.TempDir(), "store"), "", "run", "s", "--dir", work, "--", "true"); code != 0 {
+		t.Errorf("run --dir with the store beside it: exit %d: %s", code, errs)
+	}
+}

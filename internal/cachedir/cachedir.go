@@ -49,8 +49,15 @@ func Name(key, suffix string) string {
 var ErrTooLarge = errors.New("too large")
 
 // Read returns the content of the file at path, if it holds at most max
-// bytes.
+// bytes and is a regular file: a named pipe or device put where a cache
+// file was would hang the read (opening a pipe waits for a writer,
+// whatever signal the process is sent) or never end it.
 func Read(path string, max int64) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read cache file %s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -239,7 +239,9 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 		if err := materialise(ctx, head, dir); err != nil {
 			return res, fmt.Errorf("write the head state to %s: %w", dir, err)
 		}
-		wd.note(head, true, cfg.Log)
+		if err := wd.note(head, true, cfg.Log); err != nil {
+			return res, err
+		}
 		cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
 		cmd.Env = append(os.Environ(),

@@ -70,8 +70,20 @@ type dirRecord struct {
 	Command bool `json:"command"`
 }
 
+// recordKey returns the name dir's run record is kept under: dir
+// absolute, with its symlinks resolved, so that one directory reached by
+// two paths (a symlink, a bind of the same tree) has one record, and a
+// symlink pointed elsewhere does not lend its record to another
+// directory.
+func recordKey(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
+}
+
 // recordPath returns the file of dir's run record under cacheDir ("" for
-// none), dir being absolute.
+// none), dir being as recordKey returns it.
 func recordPath(cacheDir, dir string) string {
 	if cacheDir == "" {
 		return ""
@@ -101,11 +113,18 @@ func saveRecord(path string, r dirRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := cachedir.WriteFile(path, data); err != nil {
+	if err := writeRecord(path, data); err != nil {
 		return fmt.Errorf("keep the run record of the work directory: %w", err)
 	}
 	return nil
 }
+
+// writeRecord and removeRecord write and remove a run record's file
+// (tests make them fail).
+var (
+	writeRecord  = cachedir.WriteFile
+	removeRecord = cachedir.Remove
+)
 
 // NoteCommit tells the run record of a work directory that the state at
 // path (a directory, or a JSON file in one) was committed as step of
@@ -126,6 +145,7 @@ func NoteCommit(cacheDir, store, path string, step *cairn.Step) {
 		}
 		dir = filepath.Dir(abs)
 	}
+	dir = recordKey(dir)
 	rp := recordPath(cacheDir, dir)
 	r, ok := loadRecord(rp, dir)
 	if !ok || r.Store != store || r.Session != step.Session {
@@ -163,6 +183,7 @@ func (e *DirError) Is(target error) bool {
 // workDir is a work directory given with Config.Dir, owned by this run.
 type workDir struct {
 	path   string // absolute
+	key    string // the name its record is kept under (recordKey)
 	record string // its run record's file, "" if none is kept
 	rec    dirRecord
 	unlock func()
@@ -185,9 +206,10 @@ func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir,
 		fmt.Fprintf(log, "cairn run: cannot lock %s (%v): another run given it would not be kept out\n", dir, err)
 		unlock = func() {}
 	}
+	key := recordKey(dir)
 	return &workDir{
-		path: dir, record: recordPath(cacheDir, dir), unlock: unlock,
-		rec: dirRecord{Store: store, Dir: dir, Session: session},
+		path: dir, key: key, record: recordPath(cacheDir, key), unlock: unlock,
+		rec: dirRecord{Store: store, Dir: key, Session: session},
 	}, nil
 }
 
@@ -195,22 +217,30 @@ func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir,
 // session) and whether the command may write to it from now on; nothing
 // for a nil w (a temporary directory). A record that cannot be kept is
 // removed, and the run says so on log once: a stale one could let a later
-// run take the command's work for leftovers of cairn run's own.
-func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) {
+// run take the command's work for leftovers of cairn run's own. If it
+// can be neither kept nor removed when the command is about to write,
+// note returns why, and the command must not start: the stale record
+// may say the directory holds only what cairn run wrote, and a run
+// killed then would lose the command's work to the next run, which
+// writes the directory again.
+func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) error {
 	if w == nil {
-		return
+		return nil
 	}
 	w.rec.Step, w.rec.ID, w.rec.Command = 0, "", command
 	if head != nil {
 		w.rec.Step, w.rec.ID = head.Number, head.ID.String()
 	}
 	if err := saveRecord(w.record, w.rec); err != nil {
-		_ = cachedir.Remove(w.record)
+		if rerr := removeRecord(w.record); rerr != nil && command {
+			return fmt.Errorf("%v, and cannot remove the earlier one, which may say %s holds nothing of the command's (make the cache directory writable, or set CAIRN_CACHE_DIR=off)", err, w.path)
+		}
 		if !w.warned {
 			fmt.Fprintf(log, "cairn run: %v; a run killed now leaves %s to be emptied by hand unless it holds a stored step\n", err, w.path)
 			w.warned = true
 		}
 	}
+	return nil
 }
 
 // close empties the directory, drops its record and unlocks it: every
@@ -218,7 +248,7 @@ func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) {
 func (w *workDir) close() {
 	w.rec.Command = false
 	if saveRecord(w.record, w.rec) == nil && emptyDir(w.path) == nil && w.record != "" {
-		_ = cachedir.Remove(w.record)
+		_ = removeRecord(w.record)
 	}
 	w.unlock()
 }
@@ -236,7 +266,7 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 		return nil
 	}
 	name := sess.Name()
-	prev, known := loadRecord(w.record, w.path)
+	prev, known := loadRecord(w.record, w.key)
 	if known && (prev.Store != w.rec.Store || prev.Session != name) {
 		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
 			"is not empty: it holds what a cairn run of session %s on store %s left there (run that session there, or empty the directory)",

@@ -161,3 +161,121 @@ func TestTakeOverAfterManyAPISteps(t *testing.T) {
 		t.Errorf("take over: %q", log.String())
 	}
 }
+
+// TestTakeOverWorkDirThroughASymlink: a run's record belongs to the
+// directory, not to the path it was given by. A run given a symlink
+// (work -> d1) killed while its command wrote there, then the symlink
+// pointed at another directory holding the user's own files: the next
+// run through the symlink took that other directory for the command's
+// work and committed it as the session's next step. The work the
+// killed run left in d1 is taken over through d1's own path.
+func TestTakeOverWorkDirThroughASymlink(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := ws.Session("s")
+	head, err := sess.Commit(ctx, cairn.JSON([]byte(`{"turn":1}`)), cairn.CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(tmp, "cache")
+	d1, d2, link := filepath.Join(tmp, "d1"), filepath.Join(tmp, "d2"), filepath.Join(tmp, "work")
+	for _, d := range []string{d1, d2} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(d1, link); err != nil {
+		t.Fatal(err)
+	}
+	w, err := openWorkDir(link, cache, ws.URL(), "s", t.Output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.note(head, false, t.Output())
+	if err := materialise(ctx, head, link); err != nil {
+		t.Fatal(err)
+	}
+	w.note(head, true, t.Output())
+	os.WriteFile(filepath.Join(link, "state.json"), []byte(`{"turn":2}`), 0o644)
+	w.unlock() // killed
+
+	// The symlink now names another directory, holding the user's files.
+	os.Remove(link)
+	if err := os.Symlink(d2, link); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(d2, "state.json"), []byte(`{"mine":true}`), 0o644)
+	w, err = openWorkDir(link, cache, ws.URL(), "s", t.Output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var de *DirError
+	if err := w.takeOver(ctx, sess, &bytes.Buffer{}); !errors.As(err, &de) {
+		t.Errorf("take over of another directory through the symlink: %v, want a refusal", err)
+	}
+	w.unlock()
+	if now, _ := sess.Head(ctx); now.Number != 1 {
+		doc, _ := now.JSON(ctx)
+		t.Fatalf("the other directory was committed as %s: %s", now, doc)
+	}
+
+	// d1, by its own path, holds the killed run's work: committed.
+	w, err = openWorkDir(d1, cache, ws.URL(), "s", t.Output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.unlock()
+	var log bytes.Buffer
+	if err := w.takeOver(ctx, sess, &log); err != nil {
+		t.Fatalf("take over of d1 by its own path: %v", err)
+	}
+	now, _ := sess.Head(ctx)
+	if doc, _ := now.JSON(ctx); now.Number != 2 || string(doc) != `{"turn":2}` {
+		t.Errorf("head after taking over d1: %s %s, want s@2 {\"turn\":2}", now, doc)
+	}
+}
+
+// TestRunStaleRecordKeepsTheCommandOut: a cache directory that turns
+// read-only under a run (a remount, a full quota refusing the
+// temporary file but keeping the old one) leaves the record saying the
+// directory holds only what cairn run wrote there. The command started
+// anyway, and a run killed while it wrote had its work written over by
+// the next run. Now the command does not start, and the run says why.
+func TestRunStaleRecordKeepsTheCommandOut(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := ws.Session("s")
+	if _, err := sess.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failing := errors.New("read-only file system")
+	write, remove := writeRecord, removeRecord
+	t.Cleanup(func() { writeRecord, removeRecord = write, remove })
+	writeRecord = func(path string, data []byte) error {
+		if bytes.Contains(data, []byte(`"command":true`)) {
+			return failing
+		}
+		return write(path, data)
+	}
+	removeRecord = func(string) error { return failing }
+
+	ran := filepath.Join(tmp, "ran")
+	_, err = Run(ctx, ws, Config{
+		Session: "s", Dir: filepath.Join(tmp, "work"), CacheDir: filepath.Join(tmp, "cache"),
+		Command: []string{"sh", "-c", `touch "$1"`, "sh", ran}, Log: t.Output(),
+	})
+	if err == nil || !strings.Contains(err.Error(), "cannot remove the earlier one") {
+		t.Errorf("run with a record it can neither keep nor remove: %v", err)
+	}
+	if _, serr := os.Stat(ran); !os.IsNotExist(serr) {
+		t.Errorf("the command started beside a stale record (stat: %v)", serr)
+	}
+}

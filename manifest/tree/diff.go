@@ -276,7 +276,7 @@ func (c *listCursor) open(ctx context.Context) error {
 	return nil
 }
 
-// step advances the cursors of two lists to their next elements,
+// stepLists advances the cursors of two lists to their next elements,
 // stepping over every subtree both share whole (skip, with its element
 // count, which a diff of arrays needs to number what follows) and
 // opening the others, the larger first. It returns the next element of
@@ -401,26 +401,30 @@ func (r *Reader) diffDir(ctx context.Context, p string, a, b Ref, depth int, fn 
 		if !oka && !okb {
 			break
 		}
-		if oka {
+		// Each entry is checked once, as it is consumed; the one left
+		// for the next round is checked then.
+		switch {
+		case !okb || oka && ea.Name < eb.Name:
 			if err := checkDirEntry(a, ea, lastA); err != nil {
 				return err
 			}
-		}
-		if okb {
-			if err := checkDirEntry(b, eb, lastB); err != nil {
-				return err
-			}
-		}
-		switch {
-		case !okb || oka && ea.Name < eb.Name:
 			err = fn(Change{Path: path.Join(p, ea.Name), Kind: Removed})
 			lastA = ea.Name
 			ca.next()
 		case !oka || eb.Name < ea.Name:
+			if err := checkDirEntry(b, eb, lastB); err != nil {
+				return err
+			}
 			added = append(added, path.Join(p, eb.Name))
 			lastB = eb.Name
 			cb.next()
 		default:
+			if err := checkDirEntry(a, ea, lastA); err != nil {
+				return err
+			}
+			if err := checkDirEntry(b, eb, lastB); err != nil {
+				return err
+			}
 			ep := path.Join(p, ea.Name)
 			switch {
 			case ea.Mode == ModeDir && eb.Mode == ModeDir:

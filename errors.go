@@ -15,13 +15,13 @@ import (
 // Errors. Every error the API returns that has one of these causes
 // matches it with errors.Is; callers need no other package to tell them
 // apart. The set is closed: an error matching none of them is a failure
-// to use the store (local I/O, permissions, a server's reply that is
-// none of the above) or the caller's own (a callback's error, a
-// cancelled context), passed through. A request the store refused
-// outright (bad credentials, a bucket that does not exist) is said in
-// words, naming the store by its URL, and wraps the backend's
-// *cas.RefusedError; a store that could not be reached is said likewise,
-// wraps the backend's *cas.UnavailableError, and is ErrUnavailable.
+// to use the store (local I/O, a server's reply that is none of the
+// above) or the caller's own (a callback's error, a cancelled context),
+// passed through. A request the store refused outright (bad
+// credentials, a bucket that does not exist) is said in words, naming
+// the store by its URL, wraps the backend's *cas.RefusedError, and is
+// ErrRefused; a store that could not be reached is said likewise, wraps
+// the backend's *cas.UnavailableError, and is ErrUnavailable.
 var (
 	// ErrNotFound: the session or step does not exist, or was pruned or
 	// removed.
@@ -49,6 +49,16 @@ var (
 	// commit or fork so failed did not write its step unless it is also
 	// ErrMaybeWritten.
 	ErrUnavailable = errors.New("the store could not be reached")
+	// ErrRefused: the store answered, and refused the request outright,
+	// before acting on it: credentials it does not accept, a policy that
+	// denies the request, a bucket that does not exist, a region other
+	// than the bucket's; or, on a local store, a file this user may not
+	// use or a disk that is full. It was not retried: the store answers
+	// the same until its configuration or the store URL changes. A
+	// refused write stored nothing, unless the error is also
+	// ErrMaybeWritten (an earlier attempt of the same put may have
+	// landed).
+	ErrRefused = errors.New("the store refused the request")
 )
 
 // Refinements of the kinds above, for callers that act on them.
@@ -78,7 +88,7 @@ func mayHaveLanded(err error) bool {
 }
 
 // kinds are the API's errors, in the order classify tries the causes.
-var kinds = []error{ErrNotFound, ErrConflict, ErrCorrupt, ErrInvalid, ErrLimit, ErrUnavailable}
+var kinds = []error{ErrNotFound, ErrConflict, ErrCorrupt, ErrInvalid, ErrLimit, ErrUnavailable, ErrRefused}
 
 // kindError gives err one of the API's kinds without changing its text.
 type kindError struct {
@@ -103,9 +113,12 @@ func classify(err error) error {
 	}
 	var kind error
 	var un *cas.UnavailableError
+	var re *cas.RefusedError
 	switch {
 	case errors.As(err, &un):
 		kind = ErrUnavailable
+	case errors.As(err, &re):
+		kind = ErrRefused
 	case errors.Is(err, cas.ErrCorrupt):
 		kind = ErrCorrupt
 	case errors.Is(err, tree.ErrLimit):

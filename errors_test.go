@@ -3,6 +3,7 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -67,16 +68,32 @@ func TestErrorKinds(t *testing.T) {
 			_, err := w.ReadHead(ctx, "s")
 			return err
 		}, cairn.ErrLimit},
+		{"request the store refused", func() error {
+			_, err := cairn.OpenStore(refusingStore{store}).ReadHead(ctx, "s")
+			return err
+		}, cairn.ErrRefused},
 	} {
 		err := c.err()
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
 			continue
 		}
-		for _, other := range []error{cairn.ErrNotFound, cairn.ErrConflict, cairn.ErrCorrupt, cairn.ErrInvalid, cairn.ErrLimit} {
+		for _, other := range []error{cairn.ErrNotFound, cairn.ErrConflict, cairn.ErrCorrupt, cairn.ErrInvalid, cairn.ErrLimit, cairn.ErrUnavailable, cairn.ErrRefused} {
 			if other != c.want && errors.Is(err, other) {
 				t.Errorf("%s: %v is also %v", c.name, err, other)
 			}
 		}
 	}
+}
+
+// refusingStore refuses every read, as a store does whose credentials it
+// does not accept.
+type refusingStore struct{ cas.Store }
+
+func (s refusingStore) Get(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	return nil, fmt.Errorf("get %s: %w", key, &cas.RefusedError{Op: "get", Key: key, Why: "access denied", Err: errors.New("403")})
+}
+
+func (s refusingStore) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
+	return fmt.Errorf("list %s: %w", prefix, &cas.RefusedError{Op: "list", Key: prefix, Why: "access denied", Err: errors.New("403")})
 }

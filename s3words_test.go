@@ -27,7 +27,7 @@ var keyOrSDK = regexp.MustCompile(`steps/|packs/|pins/|sessions/|gc/state|[0-9]{
 // refuses (wrong credentials, no such bucket, a put its policy denies)
 // is an error that says so in words, names the store by its URL and
 // what went undone, keeps the backend's error as a cause (errors.As
-// finds cas.RefusedError), is of none of the API's kinds, and loses
+// finds cas.RefusedError), is cairn.ErrRefused and of none of the API's other kinds, and loses
 // nothing: a refused commit keeps the session's head.
 func TestS3RefusalWords(t *testing.T) {
 	ctx := context.Background()
@@ -79,8 +79,10 @@ func TestS3RefusalWords(t *testing.T) {
 			t.Errorf("%s: %q; want %q…%q and no store key or SDK text", label, err, prefix, want)
 		case !errors.As(err, &refused):
 			t.Errorf("%s: errors.As finds no cas.RefusedError in %q", label, err)
+		case !errors.Is(err, cairn.ErrRefused):
+			t.Errorf("%s: %q is not cairn.ErrRefused", label, err)
 		}
-		for _, k := range []error{cairn.ErrNotFound, cairn.ErrConflict, cairn.ErrCorrupt, cairn.ErrInvalid, cairn.ErrLimit, cairn.ErrMaybeWritten} {
+		for _, k := range []error{cairn.ErrNotFound, cairn.ErrConflict, cairn.ErrCorrupt, cairn.ErrInvalid, cairn.ErrLimit, cairn.ErrUnavailable, cairn.ErrMaybeWritten} {
 			if errors.Is(err, k) {
 				t.Errorf("%s: %q is %v", label, err, k)
 			}

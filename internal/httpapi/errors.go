@@ -75,6 +75,12 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 			oneLine(err), l.MaxValueBytes, cairn.EnvMaxValueBytes, l.MaxObjectBytes, cairn.EnvMaxObjectBytes, l.MaxDepth, cairn.EnvMaxDepth))
 	case errors.Is(err, cairn.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, cairn.ErrRefused):
+		// The store answered, and refused (bad credentials, access
+		// denied, no such bucket): this server is a gateway to it, and
+		// works; the store will refuse the same until its configuration
+		// or the store URL changes, so 502, not 500, and no Retry-After.
+		writeError(w, http.StatusBadGateway, "store_refused", oneLine(err))
 	case errors.Is(err, cairn.ErrUnavailable):
 		// The store, not this server, is out of reach: no Retry-After,
 		// which would promise more than the server knows.

@@ -345,8 +345,8 @@ func TestToolCallsInFlightBounded(t *testing.T) {
 }
 
 // TestFlightLands: an answer, however its id is written, ends its call's
-// flight; a cancelled call's flight ends at its cancellation; a request
-// of the server's own is no answer.
+// flight; a cancelled call's flight ends when the SDK's answer to it,
+// which is not sent, passes; a request of the server's own is no answer.
 func TestFlightLands(t *testing.T) {
 	fl := newFlight(100)
 	for _, id := range []string{`7`, `"a"`, `"b"`} {
@@ -354,18 +354,28 @@ func TestFlightLands(t *testing.T) {
 		if !ok {
 			t.Fatalf("idKey(%s) not ok", id)
 		}
-		fl.depart(key, 10)
+		fl.depart(key, 10, true)
 	}
+	written := 0
+	write := func() (int, error) { written++; return 1, nil }
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`,
 		`{"jsonrpc":"2.0","id":7,"result":{}}`,
 		`{"jsonrpc":"2.0","id":"\u0061","error":{"code":1,"message":"x"}}`,
 	} {
 		if key, ok := answerTo([]byte(line)); ok {
-			fl.land(key)
+			fl.answer(key, len(line), write)
 		}
 	}
 	message{method: "notifications/cancelled", params: json.RawMessage(`{"requestId":"b","reason":"x"}`)}.fly(fl, 5)
+	if n := fl.inFlight(); n != 10 || written != 2 {
+		t.Fatalf("in flight %d bytes, %d answers written before the cancelled call's answer; want 10 and 2", n, written)
+	}
+	if key, ok := answerTo([]byte(`{"jsonrpc":"2.0","id":"b","result":{}}`)); !ok {
+		t.Fatal("no answer")
+	} else if n, err := fl.answer(key, 5, write); n != 5 || err != nil || written != 2 {
+		t.Fatalf("the cancelled call's answer: %d, %v, %d written; want it dropped", n, err, written)
+	}
 	if n := fl.inFlight(); n != 0 {
 		t.Fatalf("in flight %d bytes after every call landed, want 0", n)
 	}

@@ -35,7 +35,9 @@ const MaxInFlight = MaxMessage
 // a batch) or longer than MaxMessage is answered with a JSON-RPC
 // error and skipped. The SDK ends the whole session on such a line,
 // dropping the answers of calls still running and saying why in Go's
-// type names. Tool calls in flight are bounded by MaxInFlight bytes.
+// type names. Tool calls in flight are bounded by MaxInFlight bytes. A
+// request the client cancels (notifications/cancelled) gets no answer,
+// as MCP requires: the SDK cancels its context, then answers it anyway.
 func Transport(r io.Reader, w io.Writer) mcp.Transport {
 	return transport(r, w, MaxInFlight)
 }
@@ -74,7 +76,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func (l *lockedWriter) Close() error { return nil }
 
 // answerWriter is the SDK's side of the output: each message it writes
-// that answers a request ends that request's flight.
+// that answers a request ends that request's flight, and one that
+// answers a request the client cancelled is not sent.
 type answerWriter struct {
 	out *lockedWriter
 	fl  *flight
@@ -85,7 +88,7 @@ func (a *answerWriter) Write(p []byte) (int, error) {
 	if !ok {
 		return a.out.Write(p)
 	}
-	return a.fl.answer(key, func() (int, error) { return a.out.Write(fixCode(p)) })
+	return a.fl.answer(key, len(p), func() (int, error) { return a.out.Write(fixCode(p)) })
 }
 
 // fixCode gives an error answer of code 0 the code -32600 (invalid
@@ -172,21 +175,29 @@ type flight struct {
 	cond   *sync.Cond
 	limit  int
 	total  int
-	open   map[string]int // id key -> bytes counted for the request in flight with it
+	open   map[string]*request // by id key: the requests in flight
 	closed bool
 }
 
+// request is one request in flight.
+type request struct {
+	n           int  // bytes counted for it
+	cancellable bool // anything but initialize, which MCP does not let a client cancel
+	cancelled   bool // by the client: its answer is not sent
+}
+
 func newFlight(limit int) *flight {
-	f := &flight{limit: limit, open: map[string]int{}}
+	f := &flight{limit: limit, open: map[string]*request{}}
 	f.cond = sync.NewCond(&f.mu)
 	return f
 }
 
 // depart waits until a request of n counted bytes fits beside those in
-// flight (one always fits), then holds it under key. It reports false,
-// at once, if a request in flight already has key: the SDK would drop
-// the second without an answer.
-func (f *flight) depart(key string, n int) bool {
+// flight (one always fits), then holds it under key; the client may
+// cancel it if cancellable. It reports false, at once, if a request in
+// flight already has key: the SDK would drop the second without an
+// answer.
+func (f *flight) depart(key string, n int, cancellable bool) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.open[key]; ok {
@@ -196,34 +207,46 @@ func (f *flight) depart(key string, n int) bool {
 		f.cond.Wait()
 	}
 	f.total += n
-	f.open[key] = n
+	f.open[key] = &request{n: n, cancellable: cancellable}
 	return true
 }
 
-// land ends the flight of the request under key, if any.
-func (f *flight) land(key string) {
+// cancel marks the request in flight under key, if any and if the
+// client may cancel it, as cancelled: the SDK cancels its context and
+// then answers it all the same, with the error its work stopped on, and
+// MCP forbids that answer. The request stays in flight, its bytes
+// counted, until that answer has been dropped: its work holds them
+// until it stops, the end of input waits for it, and its id stays in
+// use until the SDK is done with it.
+func (f *flight) cancel(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.landLocked(key)
+	if r, ok := f.open[key]; ok && r.cancellable {
+		r.cancelled = true
+	}
 }
 
-// answer writes the answer to the request under key with write, then
-// ends its flight, as one step: a client that has read the answer may
-// reuse the id at once.
-func (f *flight) answer(key string, write func() (int, error)) (int, error) {
+// answer writes the answer to the request under key with write, unless
+// the client cancelled that request, then ends its flight, as one step:
+// a client that has read the answer may reuse the id at once.
+func (f *flight) answer(key string, size int, write func() (int, error)) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if r, ok := f.open[key]; ok && r.cancelled {
+		f.landLocked(key)
+		return size, nil
+	}
 	n, err := write()
 	f.landLocked(key)
 	return n, err
 }
 
 func (f *flight) landLocked(key string) {
-	n, ok := f.open[key]
+	r, ok := f.open[key]
 	if !ok {
 		return
 	}
-	f.total -= n
+	f.total -= r.n
 	delete(f.open, key)
 	f.cond.Broadcast()
 }
@@ -305,14 +328,14 @@ type message struct {
 }
 
 // fly holds a request in fl until its answer, counting a tool call's n
-// bytes, and ends the flight of a request that the client cancels (the
-// SDK may then send no answer). It reports false for a request whose id
-// is that of a request in flight.
+// bytes, and marks a request that the client cancels, whose answer is
+// then not sent. It reports false for a request whose id is that of a
+// request in flight.
 func (m message) fly(fl *flight, n int) bool {
 	if m.method == "notifications/cancelled" {
 		for _, p := range jsontext.Members(m.params) {
 			if key, ok := idKey(p.Value); ok && p.Name == "requestId" {
-				fl.land(key)
+				fl.cancel(key)
 			}
 		}
 	}
@@ -323,7 +346,7 @@ func (m message) fly(fl *flight, n int) bool {
 	if m.method != "tools/call" {
 		n = 0 // small; held only so that it is answered before the end
 	}
-	return fl.depart(key, n)
+	return fl.depart(key, n, m.method != "initialize")
 }
 
 // readLine reads one line without its newline, holding at most limit

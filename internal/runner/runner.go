@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
 	"github.com/cairnlog/cairn/internal/termtext"
@@ -409,9 +408,8 @@ func stayInGroup(stdin io.Reader) bool {
 // may pass, rather than an answer: a session removed or damaged, a store
 // that refuses the request, bad input, or the run's own end.
 func outOfReach(ctx context.Context, err error) bool {
-	var refused *cas.RefusedError
 	switch {
-	case ctx.Err() != nil, errors.As(err, &refused),
+	case ctx.Err() != nil, errors.Is(err, cairn.ErrRefused),
 		errors.Is(err, cairn.ErrNotFound), errors.Is(err, cairn.ErrCorrupt),
 		errors.Is(err, cairn.ErrInvalid), errors.Is(err, cairn.ErrLimit):
 		return false

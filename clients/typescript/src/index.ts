@@ -11,7 +11,8 @@
  * writer got the step first, or `expect` did not hold), {@link
  * NotFoundError} (404), {@link InvalidError} (400), {@link LimitError}
  * (413), {@link UnavailableError} (503: the server's store could not be
- * reached, or the server is busy), all subclasses of {@link CairnError}.
+ * reached, or the server is busy), {@link StoreRefusedError} (502: the
+ * server's store refused the request), all subclasses of {@link CairnError}.
  */
 import * as http from "node:http";
 import * as https from "node:https";
@@ -112,7 +113,26 @@ export class UnavailableError extends CairnError {
   }
 }
 
+/**
+ * 502 with code "store_refused": the server's store answered and refused
+ * the request outright (credentials it does not accept, a policy that
+ * denies it, a bucket that does not exist, a region other than the
+ * bucket's; on a local store, files the server's user may not use or a
+ * full disk). The server works; the store will refuse the same until its
+ * configuration or the server's store URL changes, so retrying does not
+ * help. The message names the store and what went undone (a commit's
+ * step was not written, or may have been). A 502 with any other code (a
+ * proxy's, say) is a plain {@link CairnError}.
+ */
+export class StoreRefusedError extends CairnError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
+    this.name = "StoreRefusedError";
+  }
+}
+
 function errorFor(status: number, code: string, message: string, head?: number): CairnError {
+  if (status === 502 && code === "store_refused") return new StoreRefusedError(status, code, message);
   switch (status) {
     case 409:
       return new ConflictError(status, code, message, head);

@@ -203,7 +203,7 @@ export interface components {
     schemas: {
         Error: {
             /** @enum {string} */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "unavailable" | "internal" | "timeout" | "method_not_allowed";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "unavailable" | "store_refused" | "internal" | "timeout" | "method_not_allowed";
             /** @description one line saying what failed */
             error: string;
             /** @description on a conflict: the session's head as the server saw it */
@@ -385,7 +385,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the store failed */
+        /** @description the server failed: the store holds damage (a step or object that does not verify), or using it failed in a way none of the other answers names (a local I/O error) */
         Internal: {
             headers: {
                 [name: string]: unknown;
@@ -405,6 +405,15 @@ export interface components {
         };
         /** @description the stored state or step is beyond the server's read limits (CAIRN_MAX_VALUE_BYTES, CAIRN_MAX_OBJECT_BYTES, CAIRN_MAX_DEPTH); the message names the limit */
         Limit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description code store_refused: the store answered and refused the request outright (credentials it does not accept, a policy that denies it, a bucket that does not exist, a region other than the bucket's; on a local store, files this user may not use or a full disk). The server works, and the store will refuse the same until its configuration or the store URL changes: fix that, do not retry blindly. The message names the store as given, why, and what went undone (a commit's step was not written, or may have been) */
+        StoreRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -456,6 +465,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -481,6 +491,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -513,6 +524,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -550,6 +562,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -580,6 +593,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -613,6 +627,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -647,6 +662,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -691,6 +707,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -726,6 +743,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Limit"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -763,6 +781,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -800,6 +819,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
+            502: components["responses"]["StoreRefused"];
             503: components["responses"]["Unavailable"];
         };
     };

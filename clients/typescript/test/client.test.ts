@@ -3,7 +3,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnavailableError, isReply, makePatch } from "../src/index.js";
+import { createServer as createHTTPServer } from "node:http";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, StoreRefusedError, UnavailableError, isReply, makePatch } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, freePort, required, tempDir } from "./harness.js";
 
@@ -204,6 +205,42 @@ describe.skipIf(!bin)("CairnClient against cairn serve", () => {
       expect(e.message).not.toMatch(/steps\/|dial tcp|operation error/);
     } finally {
       await down.close();
+    }
+  });
+
+  it("maps a store that refuses the server onto StoreRefusedError, in words", async () => {
+    // An S3 server that accepts none of the server's credentials: 502
+    // code "store_refused", which was 500 "internal", a broken server
+    // to a client and an invitation to retry.
+    const s3 = createHTTPServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(403, { "Content-Type": "application/xml" });
+        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code><Message>no such key</Message></Error>');
+      });
+    });
+    await new Promise<void>((r) => s3.listen(0, "127.0.0.1", r));
+    const port = (s3.address() as { port: number }).port;
+    const store = `minio://127.0.0.1:${port}/bkt/ws?secure=false&attempts=1`;
+    const refused = await startServer({ bin, store, env: { AWS_ACCESS_KEY_ID: "cairn-test", AWS_SECRET_ACCESS_KEY: "cairn-test-secret" } });
+    try {
+      for (const c of [refused.client, new CairnClient({ url: refused.url, token: refused.token, fetch })]) {
+        const e = await c.commit("s", { n: 1 }).catch((x) => x);
+        expect(e).toBeInstanceOf(StoreRefusedError);
+        expect(e).toBeInstanceOf(CairnError);
+        expect(e).not.toBeInstanceOf(UnavailableError);
+        expect(e.status).toBe(502);
+        expect(e.code).toBe("store_refused");
+        expect(e.message).toContain(`the store ${store} refused the request: the credentials were not accepted`);
+        expect(e.message).toMatch(/the step was not written$/);
+        expect(e.message).not.toMatch(/steps\/|InvalidAccessKeyId|operation error/);
+        const l = await c.sessions().catch((x) => x);
+        expect(l).toBeInstanceOf(StoreRefusedError);
+        expect(l.message).toMatch(/could not list the sessions$/);
+      }
+    } finally {
+      await refused.close();
+      await new Promise<void>((r) => s3.close(() => r()));
     }
   });
 

@@ -8,12 +8,13 @@
         s.commit(state, record={"turn": 1})  # fenced: ConflictError if another writer moved on
 
 Standard library only. Errors: ConflictError, NotFoundError, InvalidError,
-LimitError, UnauthorizedError, UnavailableError, all CairnError.
+LimitError, UnauthorizedError, UnavailableError, StoreRefusedError, all
+CairnError.
 """
 
 from .client import Client, Step, is_reply
-from .errors import (CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError,
-                     UnavailableError, UnreadableSessionsWarning)
+from .errors import (CairnError, ConflictError, InvalidError, LimitError, NotFoundError, StoreRefusedError,
+                     UnauthorizedError, UnavailableError, UnreadableSessionsWarning)
 from .session import Session
 from .workspace import Workspace, find_cairn, open
 
@@ -24,7 +25,7 @@ NotFound = NotFoundError
 
 __all__ = [
     "CairnError", "Client", "Conflict", "ConflictError", "InvalidError", "LimitError", "NotFound",
-    "NotFoundError", "Session", "Step", "UnauthorizedError", "UnavailableError", "UnreadableSessionsWarning", "Workspace", "find_cairn",
+    "NotFoundError", "Session", "Step", "StoreRefusedError", "UnauthorizedError", "UnavailableError", "UnreadableSessionsWarning", "Workspace", "find_cairn",
     "is_reply", "open",
 ]
 __version__ = "0.1.0"

@@ -55,14 +55,27 @@ class UnavailableError(CairnError):
     effect."""
 
 
+class StoreRefusedError(CairnError):
+    """502 with code "store_refused": the server's store answered and refused
+    the request outright (credentials it does not accept, a policy that
+    denies it, a bucket that does not exist, a region other than the
+    bucket's; on a local store, files the server's user may not use or a
+    full disk). The server works; the store will refuse the same until its
+    configuration or the server's store URL changes, so retrying does not
+    help. The message names the store and what went undone (a commit's step
+    was not written, or may have been). A 502 with any other code (a
+    proxy's, say) is a plain CairnError."""
+
+
 _BY_STATUS = {409: ConflictError, 404: NotFoundError, 400: InvalidError, 413: LimitError, 422: LimitError,
               401: UnauthorizedError, 403: UnauthorizedError, 503: UnavailableError}
 
 
 def error_for(status: int, body: Dict[str, Any]) -> CairnError:
     """The exception for an error answer."""
-    cls = _BY_STATUS.get(status, CairnError)
-    return cls(status, str(body.get("code", "http")), str(body.get("error", "")), body)
+    code = str(body.get("code", "http"))
+    cls = StoreRefusedError if (status, code) == (502, "store_refused") else _BY_STATUS.get(status, CairnError)
+    return cls(status, code, str(body.get("error", "")), body)
 
 
 class UnreadableSessionsWarning(UserWarning):

@@ -2,7 +2,6 @@ package export
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/cairnlog/cairn"
 )
@@ -39,33 +38,31 @@ func settleCallIDs(t *Trajectory) (unpaired string) {
 			taken[m.ToolCallID] = true
 		}
 	}
-	type call struct {
-		tc       *cairn.ToolCall
-		answered bool
-	}
 	type result struct {
-		m     *cairn.Message
-		where string
+		m    *cairn.Message
+		step *cairn.Step
+		i    int // its index in the step's messages
 	}
-	var open []*call     // the calls of the message the results follow
+	var open calls       // the calls of the message the results follow
 	var waiting []result // its results without an id, in order
 	afterCalls := false  // the messages since are that message's results
-	miss := func(where string) {
+	miss := func(r result) {
 		if unpaired == "" {
-			unpaired = where
+			unpaired = fmt.Sprintf("%s: messages[%d]: a tool result without a tool_call_id", r.step, r.i)
 		}
 	}
 	answer := func() {
 		for _, r := range waiting {
-			i := slices.IndexFunc(open, func(c *call) bool {
-				return !c.answered && (r.m.Name == "" || r.m.Name == c.tc.Name)
-			})
-			if i < 0 {
-				miss(r.where)
+			q := &open.all
+			if r.m.Name != "" {
+				q = open.byName[r.m.Name]
+			}
+			c := open.next(q)
+			if c == nil {
+				miss(r)
 				continue
 			}
-			open[i].answered = true
-			r.m.ToolCallID = open[i].tc.ID
+			r.m.ToolCallID = c.ID
 		}
 		waiting = waiting[:0]
 	}
@@ -78,33 +75,83 @@ func settleCallIDs(t *Trajectory) (unpaired string) {
 		for i := range msgs {
 			m := &msgs[i]
 			if m.Role == "tool" {
-				where := fmt.Sprintf("%s: messages[%d]: a tool result without a tool_call_id", s.Step, i)
 				switch {
 				case m.ToolCallID != "":
-					if j := slices.IndexFunc(open, func(c *call) bool { return !c.answered && c.tc.ID == m.ToolCallID }); j >= 0 && afterCalls {
-						open[j].answered = true
+					if afterCalls {
+						open.next(open.byID[m.ToolCallID])
 					}
 				case afterCalls:
-					waiting = append(waiting, result{m, where})
+					waiting = append(waiting, result{m, s.Step, i})
 				default:
-					miss(where)
+					miss(result{m, s.Step, i})
 				}
 				continue
 			}
 			answer()
-			open, afterCalls = open[:0], len(m.ToolCalls) > 0
+			afterCalls = len(m.ToolCalls) > 0
 			for j := range m.ToolCalls {
 				n++
-				tc := &m.ToolCalls[j]
-				if tc.ID == "" {
+				if tc := &m.ToolCalls[j]; tc.ID == "" {
 					tc.ID = freshCallID(taken, s.Number, n)
 				}
-				open = append(open, &call{tc: tc})
 			}
+			open.reset(m.ToolCalls)
 		}
 	}
 	answer()
 	return unpaired
+}
+
+// calls are the tool calls of one assistant message, as results answer
+// them: each queue holds the indexes of calls, in order, and is popped as
+// they are answered, so a message of many calls and results costs what
+// they hold, not their product.
+type calls struct {
+	tc       []cairn.ToolCall
+	answered []bool
+	all      []int             // every call
+	byID     map[string]*[]int // the calls of an id
+	byName   map[string]*[]int // the calls of a tool's name
+}
+
+// reset makes tc the calls results answer.
+func (c *calls) reset(tc []cairn.ToolCall) {
+	if len(tc) == 0 {
+		*c = calls{}
+		return
+	}
+	c.tc, c.answered, c.all = tc, make([]bool, len(tc)), make([]int, len(tc))
+	c.byID, c.byName = map[string]*[]int{}, map[string]*[]int{}
+	add := func(m map[string]*[]int, k string, i int) {
+		q := m[k]
+		if q == nil {
+			q = new([]int)
+			m[k] = q
+		}
+		*q = append(*q, i)
+	}
+	for i, t := range tc {
+		c.all[i] = i
+		add(c.byID, t.ID, i)
+		add(c.byName, t.Name, i)
+	}
+}
+
+// next marks answered the first call of q not answered yet and returns
+// it; nil if there is none (or no queue).
+func (c *calls) next(q *[]int) *cairn.ToolCall {
+	if q == nil {
+		return nil
+	}
+	for len(*q) > 0 && c.answered[(*q)[0]] {
+		*q = (*q)[1:]
+	}
+	if len(*q) == 0 {
+		return nil
+	}
+	i := (*q)[0]
+	*q, c.answered[i] = (*q)[1:], true
+	return &c.tc[i]
 }
 
 // freshCallID returns call_<step>_<n>, or the first of call_<step>_<n>#2,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/termtext"
 )
 
@@ -40,10 +41,11 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if changes == nil {
-			changes = []cairn.Change{}
+		out := changesJSON(changes)
+		if out == nil {
+			out = []changeJSON{}
 		}
-		return json.NewEncoder(e.stdout).Encode(changes)
+		return json.NewEncoder(e.stdout).Encode(out)
 	}
 	for _, c := range changes {
 		p := termtext.Printable(c.Path)
@@ -53,6 +55,27 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%-8s %s\n", c.Kind, p)
 	}
 	return nil
+}
+
+// changeJSON is a change as diff --json and replay --json write it.
+type changeJSON struct {
+	Path string `json:"path"`
+	// PathBytes is the exact bytes of a file name that is not UTF-8
+	// (path then has U+FFFD for them), else left out.
+	PathBytes []byte           `json:"path_bytes,omitempty"`
+	Kind      cairn.ChangeKind `json:"kind"`
+}
+
+// changesJSON returns cs as written in JSON (nil for nil).
+func changesJSON(cs []cairn.Change) []changeJSON {
+	if cs == nil {
+		return nil
+	}
+	out := make([]changeJSON, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, changeJSON{c.Path, jsontext.NameBytes(c.Path), c.Kind})
+	}
+	return out
 }
 
 // kindName says what kind of state a step holds, in the user's words.

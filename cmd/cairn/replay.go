@@ -40,7 +40,9 @@ type replayLine struct {
 	// Changes are the state's changes from the step before it in the
 	// replay; absent for the first step replayed without its parent (its
 	// whole state is new) or when the two states are of different kinds.
-	Changes []cairn.Change `json:"changes,omitempty"`
+	Changes []cairn.Change `json:"-"`
+	// ChangesJSON are Changes as diff --json writes them.
+	ChangesJSON []changeJSON `json:"changes,omitempty"`
 	// Replaced says the step's state is of another kind than its
 	// parent's (a JSON document after a directory, or the reverse).
 	Replaced bool `json:"replaced,omitempty"`
@@ -145,9 +147,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if *asJSON {
-			if prev != nil && !line.Replaced && line.Changes == nil {
-				line.Changes = []cairn.Change{}
-			}
+			line.ChangesJSON = changesJSON(line.Changes)
 			err = enc.Encode(line)
 		} else {
 			err = out.step(s, prev != nil, line, chats[s.ID])

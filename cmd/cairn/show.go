@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/termtext"
 )
 
@@ -54,12 +55,14 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		type entry struct {
 			Path string `json:"path"`
-			Type string `json:"type"`
-			Size int64  `json:"size"`
+			// PathBytes is a name that is not UTF-8, exactly.
+			PathBytes []byte `json:"path_bytes,omitempty"`
+			Type      string `json:"type"`
+			Size      int64  `json:"size"`
 		}
 		out := make([]entry, 0, len(files))
 		for _, f := range files {
-			out = append(out, entry{f.Path, modeName(f.Mode), f.Size})
+			out = append(out, entry{f.Path, jsontext.NameBytes(f.Path), modeName(f.Mode), f.Size})
 		}
 		return json.NewEncoder(e.stdout).Encode(out)
 	}

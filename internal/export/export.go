@@ -169,6 +169,9 @@ type Trajectory struct {
 	// wrong shape), and how it breaks the convention: Outcome or Reward
 	// is then left unset rather than taken from an older step.
 	Unjudged string
+	// unpaired, if set, says where the first tool result without a
+	// tool_call_id is that no call could be found for (settleCallIDs).
+	unpaired string
 }
 
 // judgement is what one step's record says of its trajectory.
@@ -689,6 +692,10 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, t.Session, v.example[v.skip])
 			return nil
 		}
+		if t.unpaired != "" {
+			v.leave(reasonUnpairedResult)
+			v.explain(reasonUnpairedResult, t.unpaired)
+		}
 		if t.Unjudged != "" {
 			v.leave(reasonUnjudged)
 			v.explain(reasonUnjudged, t.Unjudged)
@@ -789,6 +796,8 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 			}
 		}
 	}
+	// And their calls and results the same ids.
+	t.unpaired = settleCallIDs(t)
 	var outcomeUnread, rewardUnread string
 	for _, s := range t.Steps {
 		if r := s.Rec; r != nil {

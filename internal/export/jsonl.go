@@ -288,13 +288,21 @@ func resultWithoutCall(steps []Step) (where string, ok bool) {
 		for i, m := range s.Rec.Messages {
 			switch {
 			case m.Role == "tool" && !afterCalls:
-				return fmt.Sprintf("%s: messages[%d]: tool_call_id %q", s.Step, i, m.ToolCallID), true
+				return fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID)), true
 			case m.Role != "tool":
 				afterCalls = len(m.ToolCalls) > 0
 			}
 		}
 	}
 	return "", false
+}
+
+// resultID names a tool result's tool_call_id, as a note says it.
+func resultID(id string) string {
+	if id == "" {
+		return "no tool_call_id"
+	}
+	return fmt.Sprintf("tool_call_id %q", id)
 }
 
 // resultForNoCall finds the first tool result of steps whose
@@ -311,7 +319,7 @@ func resultForNoCall(steps []Step) (where string, ok bool) {
 		for i, m := range s.Rec.Messages {
 			switch {
 			case m.Role == "tool" && !slices.Contains(ids, m.ToolCallID):
-				return fmt.Sprintf("%s: messages[%d]: tool_call_id %q", s.Step, i, m.ToolCallID), true
+				return fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID)), true
 			case m.Role != "tool" && len(m.ToolCalls) > 0:
 				ids = ids[:0]
 				for _, tc := range m.ToolCalls {

@@ -58,6 +58,7 @@ const (
 	reasonStateChatRaw       = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state, carried only as raw records"
 	reasonNoATIFSteps        = "no records, so no ATIF steps (an ATIF trajectory needs one; export reads each step's record, cairn commit --record, not its state: docs/records.md)"
 	reasonUnmatchedResult    = "tool results for a call not on the path, kept without a source_call_id (ATIF ties a result to a call of its own step)"
+	reasonUnpairedResult     = "a tool result without a tool_call_id that no call is left for (the assistant message before it made none, or its calls are answered), kept unpaired"
 	reasonPrunedPrompt       = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
 	reasonPrunedBranch       = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
 	reasonUnjudged           = "the newest outcome or reward in a record of the wrong shape, so the trajectory has none (an older one does not stand in for it)"

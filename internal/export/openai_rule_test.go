@@ -10,7 +10,8 @@ import (
 // an example has at least one assistant message; an assistant message
 // with tool_calls must be followed by tool messages responding to each
 // tool_call_id, and a tool message must follow an assistant message with
-// tool_calls (or another tool message), with the id of one of its calls.
+// tool_calls (or another tool message), with the id of one of its calls;
+// every call has an id, which is not empty.
 func OpenAIChatError(messages []any) error {
 	assistant := false
 	var pending, made []string // the calls unanswered, and made, by the message before
@@ -25,6 +26,9 @@ func OpenAIChatError(messages []any) error {
 				return fmt.Errorf("messages[%d]: a tool message that follows no tool call", i)
 			}
 			id, _ := m["tool_call_id"].(string)
+			if id == "" {
+				return fmt.Errorf("messages[%d]: a tool message without a tool_call_id", i)
+			}
 			if !slices.Contains(made, id) {
 				return fmt.Errorf("messages[%d]: tool_call_id %q not found in the tool_calls of the message before", i, id)
 			}
@@ -45,6 +49,9 @@ func OpenAIChatError(messages []any) error {
 		made = made[:0]
 		for _, c := range calls {
 			id, _ := c.(map[string]any)["id"].(string)
+			if id == "" {
+				return fmt.Errorf("messages[%d]: a tool call without an id", i)
+			}
 			pending = append(pending, id)
 			made = append(made, id)
 		}

@@ -32,6 +32,9 @@ type branch struct {
 	// unanswered is set if the branch's last assistant message was left out,
 	// its tool calls unanswered: where, to note.
 	unanswered string
+	// unpaired is set if the branch's path holds a tool result without a
+	// tool_call_id that no call is left for: where, to note.
+	unpaired string
 }
 
 // outcomeScores ranks outcome labels when no rewards are given.
@@ -188,7 +191,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			e.sum.Skipped = addNote(e.sum.Skipped, reasonNoBranchAnswer, name, fmt.Sprintf("%s after the fork point %s", name, refName(g.point)))
 			continue
 		}
-		branches = append(branches, branch{head: h, msgs: msgs[prefix:], steps: after, score: score, raw: raw, unanswered: unanswered})
+		branches = append(branches, branch{head: h, msgs: msgs[prefix:], steps: after, score: score, raw: raw, unanswered: unanswered, unpaired: t.unpaired})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -227,6 +230,9 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			}
 			if b.unanswered != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnansweredLast, b.head.Session, b.unanswered)
+			}
+			if b.unpaired != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnpairedResult, b.head.Session, b.unpaired)
 			}
 			e.count(b.steps)
 			if err := e.reportHead(b.head); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // session returns the table entry of the request's {session}; the caller
@@ -42,8 +43,19 @@ type StepInfo struct {
 // FileEntry is one entry of a directory state.
 type FileEntry struct {
 	Path string `json:"path"`
-	Type string `json:"type"` // file, exec, symlink or dir
-	Size int64  `json:"size"`
+	// PathBytes is the exact bytes of a name that is not UTF-8 (Path
+	// then has U+FFFD for them), else left out.
+	PathBytes []byte `json:"path_bytes,omitempty"`
+	Type      string `json:"type"` // file, exec, symlink or dir
+	Size      int64  `json:"size"`
+}
+
+// Change is one change of a diff: cairn.Change, with a file name that
+// is not UTF-8 given exactly, as FileEntry gives it.
+type Change struct {
+	Path      string           `json:"path"`
+	PathBytes []byte           `json:"path_bytes,omitempty"`
+	Kind      cairn.ChangeKind `json:"kind"`
 }
 
 func modeName(m cairn.FileMode) string {
@@ -123,7 +135,7 @@ func writeStepTo(ctx context.Context, w io.Writer, st *cairn.Step, withState boo
 						return err
 					}
 				}
-				if err := encode(w, FileEntry{f.Path, modeName(f.Mode), f.Size}); err != nil {
+				if err := encode(w, FileEntry{f.Path, jsontext.NameBytes(f.Path), modeName(f.Mode), f.Size}); err != nil {
 					return err
 				}
 			}
@@ -585,10 +597,11 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if changes == nil {
-		changes = []cairn.Change{}
+	out := make([]Change, 0, len(changes))
+	for _, c := range changes {
+		out = append(out, Change{c.Path, jsontext.NameBytes(c.Path), c.Kind})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"a": steps[0].String(), "b": steps[1].String(), "changes": changes})
+	writeJSON(w, http.StatusOK, map[string]any{"a": steps[0].String(), "b": steps[1].String(), "changes": out})
 	return nil
 }
 

@@ -5,6 +5,8 @@
 // that is not valid (SyntaxWords) or nests too deep (Deeper). It is shared by the HTTP and MCP
 // servers, which take JSON from untrusted clients, and by the JSON Patch
 // decoder (manifest/tree), whose operations' members must be exact.
+// It also carries, for every JSON output, a file name that is not UTF-8
+// (NameBytes).
 package jsontext
 
 import (
@@ -195,4 +197,18 @@ func SyntaxWords(se *json.SyntaxError, text []byte) string {
 		return strings.Replace(msg, "character "+seen, fmt.Sprintf("byte 0x%02x (not UTF-8)", text[at]), 1)
 	}
 	return strings.Replace(msg, seen, fmt.Sprintf("%q", r), 1)
+}
+
+// NameBytes returns the exact bytes of a file name that is not UTF-8,
+// for a path_bytes member beside its path, or nil for a name that is
+// UTF-8 (the member is then left out). A directory state may hold any
+// name its file system allows; encoding/json writes the bytes of a
+// string that are not UTF-8 as U+FFFD, so two names that differ only in
+// them print the same, and a reader cannot name either file. A []byte is
+// written as base64, exactly; path stays the text to show.
+func NameBytes(name string) []byte {
+	if utf8.ValidString(name) {
+		return nil
+	}
+	return []byte(name)
 }

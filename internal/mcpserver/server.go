@@ -440,25 +440,35 @@ type StepState struct {
 	Kind      string   `json:"kind" jsonschema:"json or dir"`
 	StateJSON string   `json:"state_json,omitempty" jsonschema:"a JSON state, exactly as committed"`
 	Files     []string `json:"files,omitempty" jsonschema:"a directory state's paths"`
+	// FilesBytes gives the exact bytes of the paths of Files that are
+	// not UTF-8.
+	FilesBytes []FileBytes `json:"files_bytes,omitempty" jsonschema:"for each path of files that is not UTF-8 (shown there with U+FFFD): its index in files and its exact bytes"`
+}
+
+// FileBytes is the exact name of a file whose name is not UTF-8.
+type FileBytes struct {
+	Index     int    `json:"index" jsonschema:"the path's index in files, from 0"`
+	PathBytes []byte `json:"path_bytes" jsonschema:"the name's exact bytes, base64"`
 }
 
 // ResumeOut is the output of resume. For a session with no steps only
 // session, new and awaiting_input are set.
 type ResumeOut struct {
-	Session       string   `json:"session" jsonschema:"the session name"`
-	New           bool     `json:"new" jsonschema:"true if the session has no steps yet: start from scratch (then no step is described)"`
-	Step          uint64   `json:"step,omitempty" jsonschema:"the step number, from 1"`
-	ID            string   `json:"id,omitempty" jsonschema:"BLAKE3 hash of the step manifest"`
-	Parent        string   `json:"parent,omitempty" jsonschema:"the parent step, SESSION@N; empty for a first step"`
-	Origin        string   `json:"origin,omitempty" jsonschema:"on the first step of a fork: the step it copies"`
-	Status        string   `json:"status,omitempty" jsonschema:"running, awaiting_input or done"`
-	Time          string   `json:"time,omitempty" jsonschema:"commit time, RFC 3339"`
-	Record        any      `json:"record,omitempty" jsonschema:"the step record"`
-	Kind          string   `json:"kind,omitempty" jsonschema:"json or dir"`
-	StateJSON     string   `json:"state_json,omitempty" jsonschema:"a JSON state, exactly as committed"`
-	Files         []string `json:"files,omitempty" jsonschema:"a directory state's paths"`
-	AwaitingInput bool     `json:"awaiting_input" jsonschema:"true if the step waits for a human's answer"`
-	Reply         any      `json:"reply,omitempty" jsonschema:"a human's answer, when this step is the reply to a question"`
+	Session       string      `json:"session" jsonschema:"the session name"`
+	New           bool        `json:"new" jsonschema:"true if the session has no steps yet: start from scratch (then no step is described)"`
+	Step          uint64      `json:"step,omitempty" jsonschema:"the step number, from 1"`
+	ID            string      `json:"id,omitempty" jsonschema:"BLAKE3 hash of the step manifest"`
+	Parent        string      `json:"parent,omitempty" jsonschema:"the parent step, SESSION@N; empty for a first step"`
+	Origin        string      `json:"origin,omitempty" jsonschema:"on the first step of a fork: the step it copies"`
+	Status        string      `json:"status,omitempty" jsonschema:"running, awaiting_input or done"`
+	Time          string      `json:"time,omitempty" jsonschema:"commit time, RFC 3339"`
+	Record        any         `json:"record,omitempty" jsonschema:"the step record"`
+	Kind          string      `json:"kind,omitempty" jsonschema:"json or dir"`
+	StateJSON     string      `json:"state_json,omitempty" jsonschema:"a JSON state, exactly as committed"`
+	Files         []string    `json:"files,omitempty" jsonschema:"a directory state's paths"`
+	FilesBytes    []FileBytes `json:"files_bytes,omitempty" jsonschema:"for each path of files that is not UTF-8 (shown there with U+FFFD): its index in files and its exact bytes"`
+	AwaitingInput bool        `json:"awaiting_input" jsonschema:"true if the step waits for a human's answer"`
+	Reply         any         `json:"reply,omitempty" jsonschema:"a human's answer, when this step is the reply to a question"`
 }
 
 func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn) (*mcp.CallToolResult, ResumeOut, error) {
@@ -487,7 +497,7 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 	}
 	out := ResumeOut{
 		Session: ss.Session, Step: ss.Step, ID: ss.ID, Parent: ss.Parent, Origin: ss.Origin, Status: ss.Status,
-		Time: ss.Time, Record: ss.Record, Kind: ss.Kind, StateJSON: ss.StateJSON, Files: ss.Files,
+		Time: ss.Time, Record: ss.Record, Kind: ss.Kind, StateJSON: ss.StateJSON, Files: ss.Files, FilesBytes: ss.FilesBytes,
 		AwaitingInput: st.Status == cairn.AwaitingInput,
 	}
 	if r, ok := hitl.ReplyInput(st.Record); ok {
@@ -529,6 +539,12 @@ func withState(ctx context.Context, st *cairn.Step) (StepState, error) {
 	for _, f := range files {
 		if n += len(f.Path) + 4; n > maxPayload {
 			return out, tooBig
+		}
+		if b := jsontext.NameBytes(f.Path); b != nil {
+			if n += 2*len(b) + 32; n > maxPayload {
+				return out, tooBig
+			}
+			out.FilesBytes = append(out.FilesBytes, FileBytes{len(out.Files), b})
 		}
 		out.Files = append(out.Files, f.Path)
 	}
@@ -644,7 +660,9 @@ type DiffIn struct {
 // Change is one difference between two states.
 type Change struct {
 	Path string `json:"path" jsonschema:"a JSON pointer or a file path"`
-	Kind string `json:"kind" jsonschema:"added, removed or changed"`
+	// PathBytes is the exact bytes of a file name that is not UTF-8.
+	PathBytes []byte `json:"path_bytes,omitempty" jsonschema:"only for a file name that is not UTF-8 (shown in path with U+FFFD): its exact bytes, base64"`
+	Kind      string `json:"kind" jsonschema:"added, removed or changed"`
 }
 
 // DiffOut is the output of diff.
@@ -667,7 +685,7 @@ func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*m
 	}
 	out := DiffOut{Changes: make([]Change, 0, len(cs))}
 	for _, c := range cs {
-		out.Changes = append(out.Changes, Change{c.Path, string(c.Kind)})
+		out.Changes = append(out.Changes, Change{c.Path, jsontext.NameBytes(c.Path), string(c.Kind)})
 	}
 	return nil, out, nil
 }

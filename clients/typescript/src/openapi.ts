@@ -233,6 +233,11 @@ export interface components {
         };
         FileEntry: {
             path: string;
+            /**
+             * Format: byte
+             * @description only for a name that is not UTF-8: its exact bytes, base64 (path then has U+FFFD for them)
+             */
+            path_bytes?: string;
             /** @enum {string} */
             type: "file" | "exec" | "symlink" | "dir";
             size: number;
@@ -276,6 +281,11 @@ export interface components {
         Change: {
             /** @description JSON pointer or file path */
             path: string;
+            /**
+             * Format: byte
+             * @description only for a name that is not UTF-8: its exact bytes, base64 (path then has U+FFFD for them)
+             */
+            path_bytes?: string;
             /** @enum {string} */
             kind: "added" | "removed" | "changed";
         };

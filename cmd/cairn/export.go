@@ -194,7 +194,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	// Nothing is written into a local store: an output there could
 	// take the place of the store's own objects.
 	for _, t := range []*outTarget{outT, manT} {
-		if t != nil && !t.direct && insideLocalStore(cairn.StoreURL(e.store), t.file) {
+		if t != nil && !t.direct && e.insideStore(t.file) {
 			return usagef("%s %s: is inside the store; write the export elsewhere", t.flag, t.path)
 		}
 	}
@@ -486,28 +486,6 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 		return nil, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
 	}
 	return open, nil
-}
-
-// insideLocalStore reports whether file lies in the directory of a local
-// store (a path or file:// URL).
-func insideLocalStore(url, file string) bool {
-	dir, local := localStorePath(url)
-	if !local {
-		return false
-	}
-	d, err1 := filepath.Abs(dir)
-	f, err2 := filepath.Abs(file)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	if rd, err := filepath.EvalSymlinks(d); err == nil {
-		d = rd
-	}
-	if rf, err := filepath.EvalSymlinks(filepath.Dir(f)); err == nil {
-		f = filepath.Join(rf, filepath.Base(f))
-	}
-	rel, err := filepath.Rel(d, f)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // stdoutAliases are the paths that name this process's stdout: written

@@ -76,3 +76,40 @@ func storeFiles(t *testing.T, store string) string {
 	}
 	return b.String()
 }
+
+// TestRunWorksWhereItsDirCheckLooked: cairn run checked --dir where the
+// system takes the path (a ".." after a link applied to the link's
+// target), but worked where its text, cleaned, points: from a directory
+// inside the store, --dir LINK/../x with LINK naming a directory outside
+// it passed the check and the run wrote its state into the store. The
+// run works in the directory the check looked at.
+func TestRunWorksWhereItsDirCheckLooked(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(root, "store")
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	outside := filepath.Join(root, "outside", "deep")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inStore := filepath.Join(store, "steps")
+	if err := os.Symlink(outside, filepath.Join(inStore, "link")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	t.Chdir(inStore)
+	dir := "link" + string(filepath.Separator) + ".." + string(filepath.Separator) + "x"
+	if _, errs, code := cli(t, store, "", "run", "s", "--dir", dir, "--", "sh", "-c", `test -f "$CAIRN_STATE_DIR/state.json"`); code != 0 {
+		t.Fatalf("run --dir %s: exit %d: %s", dir, code, errs)
+	}
+	if _, err := os.Lstat(filepath.Join(inStore, "x")); err == nil {
+		t.Errorf("run --dir %s from %s wrote %s, inside the store", dir, inStore, filepath.Join(inStore, "x"))
+	}
+	if _, err := os.Stat(filepath.Join(root, "outside", "x")); err != nil {
+		t.Errorf("run --dir %s did not work in %s: %v", dir, filepath.Join(root, "outside", "x"), err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
+	"github.com/cairnlog/cairn/internal/realpath"
 )
 
 const exportUsage = "--format openai-jsonl|atif|sharegpt|parquet|preference [--out PATH] [--manifest PATH] [--session GLOB]... [--label K=V]... [--outcome O] [--min-reward X] [--max-reward X] [--status S] [--since T] [--until T] [--branches leaves|all] [--heads MANIFEST] [--metadata=false]"
@@ -378,6 +379,11 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 			t.direct, t.info = true, fi
 			return t, nil
 		}
+		t.file = real
+	} else if real, err := realpath.Resolve(path); err == nil {
+		// The file the system opens for path, which the checks below
+		// and the store check look at, and beside which the temporary
+		// file goes: a ".." after a link goes up from its target.
 		t.file = real
 	}
 	fi, err := os.Stat(t.file)

@@ -113,3 +113,38 @@ func TestRunWorksWhereItsDirCheckLooked(t *testing.T) {
 		t.Errorf("run --dir %s did not work in %s: %v", dir, filepath.Join(root, "outside", "x"), err)
 	}
 }
+
+// TestCommitDirHoldingTheStoreAfterALink: commit --dir LINK/.. reads the
+// directory above LINK's target, as the system takes the path, but the
+// check for a directory holding the store cleaned the text first (LINK/..
+// is the current directory) and let the commit carry the store whole
+// when the directory above the target held it.
+func TestCommitDirHoldingTheStoreAfterALink(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(root, "project")
+	store := filepath.Join(project, "store")
+	for _, d := range []string{filepath.Join(project, "src"), filepath.Join(root, "work")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "other", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	if err := os.Symlink(filepath.Join(project, "src"), filepath.Join(root, "work", "src")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	t.Chdir(filepath.Join(root, "work"))
+	dir := "src" + string(filepath.Separator) + ".."
+	out, errs, code := cli(t, store, "", "commit", "s", "--dir", dir)
+	if code != 2 || out != "" || !strings.Contains(errs, "holds the store") {
+		t.Errorf("commit --dir %s (%s, which holds the store): exit %d, stdout %q, stderr %q; want exit 2 saying it holds the store", dir, project, code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(store, "steps", "s")); err == nil {
+		t.Error("the refused commit wrote session s")
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
+	"github.com/cairnlog/cairn/internal/realpath"
 )
 
 const exportUsage = "--format openai-jsonl|atif|sharegpt|parquet|preference [--out PATH] [--manifest PATH] [--session GLOB]... [--label K=V]... [--outcome O] [--min-reward X] [--max-reward X] [--status S] [--since T] [--until T] [--branches leaves|all] [--heads MANIFEST] [--metadata=false]"
@@ -194,7 +195,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	// Nothing is written into a local store: an output there could
 	// take the place of the store's own objects.
 	for _, t := range []*outTarget{outT, manT} {
-		if t != nil && !t.direct && insideLocalStore(cairn.StoreURL(e.store), t.file) {
+		if t != nil && !t.direct && e.insideStore(t.file) {
 			return usagef("%s %s: is inside the store; write the export elsewhere", t.flag, t.path)
 		}
 	}
@@ -379,6 +380,11 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 			return t, nil
 		}
 		t.file = real
+	} else if real, err := realpath.Resolve(path); err == nil {
+		// The file the system opens for path, which the checks below
+		// and the store check look at, and beside which the temporary
+		// file goes: a ".." after a link goes up from its target.
+		t.file = real
 	}
 	fi, err := os.Stat(t.file)
 	switch {
@@ -486,28 +492,6 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 		return nil, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
 	}
 	return open, nil
-}
-
-// insideLocalStore reports whether file lies in the directory of a local
-// store (a path or file:// URL).
-func insideLocalStore(url, file string) bool {
-	dir, local := localStorePath(url)
-	if !local {
-		return false
-	}
-	d, err1 := filepath.Abs(dir)
-	f, err2 := filepath.Abs(file)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	if rd, err := filepath.EvalSymlinks(d); err == nil {
-		d = rd
-	}
-	if rf, err := filepath.EvalSymlinks(filepath.Dir(f)); err == nil {
-		f = filepath.Join(rf, filepath.Base(f))
-	}
-	rel, err := filepath.Rel(d, f)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // stdoutAliases are the paths that name this process's stdout: written

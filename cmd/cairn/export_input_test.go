@@ -370,6 +370,40 @@ func TestExportOutThroughSymlink(t *testing.T) {
 	}
 }
 
+// TestExportOutDotDotAfterLink: export --out LINK/../sub/x.jsonl, LINK
+// naming a directory elsewhere, is the file the system opens for that
+// path: sub beside LINK's target. Export took the text cleaned (sub
+// beside LINK) for the directory to check and write its temporary file
+// in, and refused the path for a directory that does not exist there.
+func TestExportOutDotDotAfterLink(t *testing.T) {
+	store := chatStore(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"elsewhere/deep", "elsewhere/sub", "work"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "elsewhere", "deep"), filepath.Join(root, "work", "link")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	t.Chdir(filepath.Join(root, "work"))
+	out := strings.Join([]string{"link", "..", "sub", "x.jsonl"}, string(filepath.Separator))
+	if _, errs, code := cli(t, store, "", "export", "--format", "openai-jsonl", "--out", out); code != 0 {
+		t.Fatalf("export --out %s: exit %d: %s", out, code, errs)
+	}
+	for _, f := range []string{"x.jsonl", "x.jsonl.manifest.json"} {
+		if b, err := os.ReadFile(filepath.Join(root, "elsewhere", "sub", f)); err != nil || len(b) == 0 {
+			t.Errorf("export --out %s: %s beside the link's target: %q, %v", out, f, b, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "work", "sub")); err == nil {
+		t.Errorf("export --out %s wrote beside the link", out)
+	}
+}
+
 // --out /dev/stdout is stdout, as --out - is: the stdout the process has
 // (never reopened, so a shell's >> keeps appending), with no manifest.
 // Not to be run against a cairn that renames over its --out: as root,

@@ -6,10 +6,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/realpath"
 )
 
 // Checks of the paths a user names in flags: a path that cannot serve is
@@ -121,14 +120,18 @@ func checkDirTarget(flagName, dir string) (exists bool, err error) {
 // for the store's own (a directory under steps/ for a session), or
 // swept by gc as objects no step uses.
 func (e *env) checkOutsideStore(flagName, dir string) error {
-	p := dir
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		p = real
-	}
-	if insideLocalStore(cairn.StoreURL(e.store), p) {
+	if e.insideStore(dir) {
 		return usagef("%s %s: is inside the store; give a directory outside it", flagName, dir)
 	}
 	return nil
+}
+
+// insideStore reports whether a file or directory a command would write
+// at path lies inside the local store the command uses (realpath.Within:
+// through links, and before its parents are made).
+func (e *env) insideStore(path string) bool {
+	store := e.localStore()
+	return store != "" && realpath.Within(path, store)
 }
 
 // checkDirOutsideStore refuses a directory to commit that holds the
@@ -145,38 +148,18 @@ func (e *env) checkDirOutsideStore(flagName, dir string) error {
 // storeIn returns the local store the command writes to if it lies in
 // dir (or is dir), "" if it does not.
 func (e *env) storeIn(dir string) string {
-	url, _ := e.storeURL()
-	if url == "" {
-		url = cairn.DefaultStore()
+	if store := e.localStore(); store != "" && realpath.Within(store, dir) {
+		return store
 	}
-	store, local := localStorePath(url)
-	if !local || store == "" {
-		return ""
-	}
-	rel, err := filepath.Rel(realPath(dir), realPath(store))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	return ""
+}
+
+// localStore returns the directory of the store the command uses
+// (--store, $CAIRN_STORE or the default store), "" if it is not local.
+func (e *env) localStore() string {
+	store, local := localStorePath(cairn.StoreURL(e.store))
+	if !local {
 		return ""
 	}
 	return store
-}
-
-// realPath returns p absolute, with the symlinks of as much of it as
-// exists resolved.
-func realPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	rest := ""
-	for cur := abs; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,23 +82,41 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if floor > last.Number {
 		return usagef("--from %d: the history of %s ends at step %d", floor, last, last.Number)
 	}
-	// The history newest first, down to --from, as references: a step
-	// held whole keeps its layout, kilobytes each over a long session.
-	// Then each is read again, oldest first, and compared with the step
-	// before it.
+	// The history newest first, down to the step before --from, whose
+	// state the first step replayed is compared with. A framework
+	// adapter's session (LangGraph, ADK) keeps its conversation in its
+	// state, read from these very steps as export reads it: they are
+	// held whole while the history may be such a session's. Any other
+	// history is kept as references, a step held whole keeping its
+	// layout (kilobytes each over a long session), and each step is read
+	// again as it is replayed.
 	type stepAt struct {
 		session string
 		number  uint64
 		id      cas.ID
 	}
-	var history []stepAt
-	var oldest *cairn.Step
-	adapter := false
+	var (
+		whole   []*cairn.Step // while the history may be an adapter's
+		refs    []stepAt      // once it cannot be
+		oldest  *cairn.Step
+		held    = true
+		adapter = false
+	)
 	err = last.Log(ctx, func(s *cairn.Step) error {
-		if s.Number < floor {
+		if s.Number+1 < floor {
 			return errReplayFloor
 		}
-		history = append(history, stepAt{s.Session, s.Number, s.ID})
+		if held && export.RulesOutAdapter(s.Record) {
+			for _, w := range whole {
+				refs = append(refs, stepAt{w.Session, w.Number, w.ID})
+			}
+			held, whole = false, nil
+		}
+		if held {
+			whole = append(whole, s)
+		} else {
+			refs = append(refs, stepAt{s.Session, s.Number, s.ID})
+		}
 		oldest = s
 		adapter = adapter || export.AdapterRecord(s.Record)
 		return nil
@@ -105,35 +124,43 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil && !errors.Is(err, errReplayFloor) {
 		return err
 	}
-	// A framework adapter's session (LangGraph, ADK) keeps its
-	// conversation in its state, not its records: each step's messages
-	// are read from there, as export reads them.
 	var chats map[cas.ID]*cairn.Record
-	if adapter {
-		if chats, err = adapterChats(ctx, ws, last); err != nil {
+	if held && adapter {
+		if chats, err = adapterChats(ctx, ws, whole); err != nil {
 			return err
 		}
 	}
+	// step returns the i-th step of the history, newest first.
+	step := func(i int) (*cairn.Step, error) {
+		if held {
+			return whole[i], nil
+		}
+		at := refs[i]
+		if i == len(refs)-1 {
+			return oldest, nil
+		}
+		s, err := ws.ReadStep(ctx, at.session, at.number)
+		if err != nil {
+			return nil, err
+		}
+		if s.ID != at.id {
+			return nil, fmt.Errorf("%s@%d changed while it was replayed (removed, pruned or recreated): replay again", at.session, at.number)
+		}
+		return s, nil
+	}
+	first := len(whole) + len(refs) - 1
 	var prev *cairn.Step
-	if oldest.Parent != nil && !oldest.Truncated {
+	if floor > 1 && oldest.Number+1 == floor {
 		// The step before the first one replayed, so that its changes
 		// show too.
-		if prev, err = oldest.ParentStep(ctx); err != nil {
-			return err
-		}
+		prev, first = oldest, first-1
 	}
 	out := &replayWriter{w: e.stdout, full: *full}
 	enc := json.NewEncoder(e.stdout)
-	for i := len(history) - 1; i >= 0; i-- {
-		at := history[i]
-		s := oldest
-		if i < len(history)-1 {
-			if s, err = ws.ReadStep(ctx, at.session, at.number); err != nil {
-				return err
-			}
-			if s.ID != at.id {
-				return fmt.Errorf("%s@%d changed while it was replayed (removed, pruned or recreated): replay again", at.session, at.number)
-			}
+	for i := first; i >= 0; i-- {
+		s, err := step(i)
+		if err != nil {
+			return err
 		}
 		line := replayLine{logLine: newLogLine(s)}
 		if chat := chats[s.ID]; chat != nil {
@@ -332,10 +359,14 @@ func otherKind(k cairn.Kind) string {
 }
 
 // adapterChats reads the conversation of a framework adapter's session
-// up to head, as export does, and returns the record of each step that
-// added messages to it, by step.
-func adapterChats(ctx context.Context, ws *cairn.Workspace, head *cairn.Step) (map[cas.ID]*cairn.Record, error) {
-	t, err := export.Conversation(ctx, ws, head)
+// from steps, its history newest first, as export does, and returns the
+// record of each step that added messages to it, by step. Nothing is
+// read before the oldest of steps: its record holds the whole
+// conversation so far.
+func adapterChats(ctx context.Context, ws *cairn.Workspace, steps []*cairn.Step) (map[cas.ID]*cairn.Record, error) {
+	path := slices.Clone(steps)
+	slices.Reverse(path)
+	t, err := export.Conversation(ctx, ws, path)
 	if err != nil {
 		return nil, err
 	}

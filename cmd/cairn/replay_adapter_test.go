@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -98,5 +99,40 @@ func TestReplayAdapterJSON(t *testing.T) {
 	}
 	if len(said) < 3 || said[0] != "system: be brief" || said[1] != "user: what is in a.txt?" {
 		t.Fatalf("replay --json messages %q, want the thread's conversation from its start", said)
+	}
+}
+
+// TestReplayFromOnAdapterSession: replay --from K of a LangGraph thread
+// read the conversation from the thread's first step whatever K was, so
+// a trim below K (a node that drops old messages, as summarising agents
+// do, which export takes for the end of one conversation) hid the
+// messages of every step from K on: they showed as bare records. As for
+// any session, --from K reads the history from step K-1 up: the output
+// starts at step K, with the messages each step added.
+func TestReplayFromOnAdapterSession(t *testing.T) {
+	store := t.TempDir()
+	msg := func(i int) string {
+		return fmt.Sprintf(`{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"message %d","id":"m%d"}}`, i, i)
+	}
+	for step, kept := range [][]int{{1}, {1, 2}, {2}, {2, 3}, {2, 3, 4}} {
+		var list []string
+		for _, i := range kept {
+			list = append(list, msg(i))
+		}
+		state := fmt.Sprintf(`{"checkpoint_id":"c%d","channels":{"messages":{"version":%d,"value":{"json":[%s]}}}}`, step+1, step+1, strings.Join(list, ","))
+		commitWith(t, store, "thread", state, "-", "--record", fmt.Sprintf(`{"langgraph":"checkpoint","checkpoint_id":"c%d","writes":0}`, step+1))
+	}
+	out, errs, code := cli(t, store, "", "replay", "thread", "--from", "4")
+	if code != 0 {
+		t.Fatalf("replay --from 4: exit %d: %s", code, errs)
+	}
+	if !strings.HasPrefix(out, "thread@4 ") {
+		t.Errorf("replay --from 4 does not start at step 4:\n%s", out)
+	}
+	checkLines(t, "replay --from 4 of a trimmed LangGraph thread", out, []string{
+		"thread@4 ", "  user: message 3", "thread@5 ", "  user: message 4",
+	})
+	if strings.Contains(out, "record:") || strings.Contains(out, "message 2") {
+		t.Errorf("replay --from 4 shows records, or messages of steps before 4:\n%s", out)
 	}
 }

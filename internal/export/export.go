@@ -754,27 +754,40 @@ func (e *exporter) reportHead(h *cairn.Step) error {
 
 // load reads the path from the root to h, oldest first.
 func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error) {
-	t := &Trajectory{Session: h.Session, Labels: map[string]string{}}
+	var steps []Step
 	err := h.Log(ctx, func(st *cairn.Step) error {
 		// What the step holds: its manifest, its record and the record
 		// parsed (which copies its text).
 		if err := reserve(ctx, st.ManifestBytes+2*int64(len(st.Record))+512); err != nil {
 			return err
 		}
-		s := Step{Step: st}
-		if len(st.Record) > 0 {
-			var err error
-			if s.Rec, err = cairn.ParseRecord(st.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
-				s.Broken = recordProblem(err)
-			}
-		}
-		t.Steps = append(t.Steps, s)
+		steps = append(steps, stepOf(st))
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 	}
-	slices.Reverse(t.Steps)
+	slices.Reverse(steps)
+	return e.trajectory(ctx, h, steps)
+}
+
+// stepOf returns st with its record parsed by the convention.
+func stepOf(st *cairn.Step) Step {
+	s := Step{Step: st}
+	if len(st.Record) > 0 {
+		var err error
+		if s.Rec, err = cairn.ParseRecord(st.Record); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
+			s.Broken = recordProblem(err)
+		}
+	}
+	return s
+}
+
+// trajectory makes the trajectory of steps, a path of history oldest
+// first that ends at h: its conversation (read from the states for an
+// adapter's session), labels and judgement.
+func (e *exporter) trajectory(ctx context.Context, h *cairn.Step, steps []Step) (*Trajectory, error) {
+	t := &Trajectory{Session: h.Session, Labels: map[string]string{}, Steps: steps}
 	t.Truncated = len(t.Steps) > 0 && t.Steps[0].Truncated
 	c := stateChatOf(t)
 	if c != nil {

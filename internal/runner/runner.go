@@ -24,6 +24,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
+	"github.com/cairnlog/cairn/internal/realpath"
 	"github.com/cairnlog/cairn/internal/termtext"
 )
 
@@ -44,7 +45,8 @@ type Config struct {
 	// removed at the end. It must be empty or absent, unless an earlier
 	// run of the session left it (killed before it emptied it): then the
 	// run takes it over without losing what it holds (see workdir.go), or
-	// refuses with a *DirError.
+	// refuses with a *DirError. The run works in it by its real path
+	// (realpath.Resolve: links followed), which the command is given.
 	Dir string
 	// CacheDir is where the run keeps the record of what Dir holds, which
 	// lets a later run take over a directory this one leaves behind (the
@@ -142,7 +144,10 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 			return res, fmt.Errorf("work directory: %w", err)
 		}
 	} else {
-		if dir, err = filepath.Abs(dir); err != nil {
+		// Where the system takes the path (realpath.Resolve), which is
+		// where cairn run's own checks look: a ".." after a link goes up
+		// from the link's target, not from the link.
+		if dir, err = realpath.Resolve(dir); err != nil {
 			return res, fmt.Errorf("work directory: %w", err)
 		}
 		if wd, err = openWorkDir(dir, cfg.CacheDir, ws.URL(), cfg.Session, cfg.Log); err != nil {

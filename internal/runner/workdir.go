@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/cachedir"
+	"github.com/cairnlog/cairn/internal/realpath"
 )
 
 // A work directory given with --dir (Config.Dir) outlives a run killed
@@ -71,12 +72,12 @@ type dirRecord struct {
 }
 
 // recordKey returns the name dir's run record is kept under: dir
-// absolute, with its symlinks resolved, so that one directory reached by
-// two paths (a symlink, a bind of the same tree) has one record, and a
-// symlink pointed elsewhere does not lend its record to another
-// directory.
+// absolute, with its symlinks resolved (realpath.Resolve), so that one
+// directory reached by two paths (a symlink, a bind of the same tree)
+// has one record, and a symlink pointed elsewhere does not lend its
+// record to another directory.
 func recordKey(dir string) string {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
+	if real, err := realpath.Resolve(dir); err == nil {
 		return real
 	}
 	return dir

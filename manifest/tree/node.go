@@ -180,18 +180,56 @@ const (
 // its node, ends the node. The hash is FNV-1a 64 with a final avalanche:
 // cheap and stable across processes.
 func boundary(enc []byte, count int) bool {
-	if count < listMin {
+	return listSplit.ends(enc, count)
+}
+
+// split is a rule for where a list's nodes end: an entry ends a node
+// when the node already has min entries and a hash of the entry's key
+// bytes hits 1 in tail, or when the node reaches max entries.
+type split struct{ min, tail, max int }
+
+// listSplit is the rule of JSON arrays, chunk lists and the list nodes
+// above them (listMin, listTail, listMax).
+var listSplit = split{listMin, listTail, listMax}
+
+// Directories split by rules of their own (manifest version 3 reads any
+// split; only which nodes dedup depends on the rule):
+//
+//   - dirLeafSplit ends a directory leaf as listSplit ends a list leaf,
+//     but hashes only an entry's name and mode, not its ref: an edited
+//     file changes its entry, never where leaves end, so an edit
+//     rewrites one leaf. (Hashing the ref too moved a boundary on about
+//     one edit in two, rewriting the next leaf as well.)
+//   - dirListSplit ends the list nodes above the leaves. With
+//     listSplit's minimum of 6, a directory of 50 files (7 leaves) had
+//     two or three list nodes on two levels instead of one, each
+//     rewritten by every change below it, with its ref and index entry.
+//     A directory of up to 12 leaves (about 90 entries) now has one list
+//     node; a larger one about 15 leaves a list node, so a change in a
+//     directory of 10,000 entries still rewrites only four nodes.
+var (
+	dirLeafSplit = split{listMin, listTail, listMax}
+	dirListSplit = split{min: 12, tail: 4, max: 48}
+)
+
+// ends reports whether an entry whose key bytes are key, the count-th of
+// its node, ends the node.
+func (s split) ends(key []byte, count int) bool {
+	if count >= s.max {
+		return true
+	}
+	if count < s.min {
 		return false
 	}
 	h := uint64(14695981039346656037)
-	for _, c := range enc {
+	for _, c := range key {
 		h ^= uint64(c)
 		h *= 1099511628211
 	}
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
-	return h%listTail == 0
+	return h%uint64(s.tail) == 0
 }
 
 // putList stores refs as a list: one leaf node of leafType if it fits in
@@ -210,7 +248,8 @@ func putList(sink Sink, leafType byte, refs []Ref, sizes []int64) (Ref, error) {
 // form before manifest version 3), else TypeDir leaves joined by list
 // nodes, so that changing one entry of a large directory rewrites one
 // leaf and the path above it instead of the whole listing. A directory
-// ref's Size is its number of entries.
+// ref's Size is its number of entries. Leaves and list nodes end by the
+// rules dirLeafSplit and dirListSplit.
 func putDir(sink Sink, entries []Entry) (Ref, error) {
 	sizes := make([]int64, len(entries))
 	for i := range sizes {
@@ -220,11 +259,16 @@ func putDir(sink Sink, entries []Entry) (Ref, error) {
 }
 
 // putEntries stores entries as a list: leaves of leafType split at
-// content-defined boundaries (an entry's boundary hash covers its whole
-// encoding, name and mode included), joined by list nodes level by level.
+// content-defined boundaries, joined by list nodes level by level. An
+// entry's boundary hash covers its whole encoding, name and mode
+// included, except in a directory leaf (see dirLeafSplit).
 func putEntries(sink Sink, leafType byte, entries []Entry, sizes []int64) (Ref, error) {
 	typ := leafType
 	level := entries
+	rule := listSplit
+	if leafType == TypeDir {
+		rule = dirLeafSplit
+	}
 	for {
 		var next []Entry
 		var nextSizes []int64
@@ -247,8 +291,12 @@ func putEntries(sink Sink, leafType byte, entries []Entry, sizes []int64) (Ref, 
 			return nil
 		}
 		for i := range level {
-			enc = appendEntry(enc[:0], typ, level[i])
-			if i+1-start >= listMax || boundary(enc, i+1-start) {
+			if typ == TypeDir {
+				enc = appendDirKey(enc[:0], level[i])
+			} else {
+				enc = appendEntry(enc[:0], typ, level[i])
+			}
+			if rule.ends(enc, i+1-start) {
 				if i+1 == len(level) && start == 0 {
 					break // the whole level fits in one node
 				}
@@ -265,6 +313,17 @@ func putEntries(sink Sink, leafType byte, entries []Entry, sizes []int64) (Ref, 
 		if len(next) == 1 {
 			return next[0].Ref, nil
 		}
+		if leafType == TypeDir {
+			rule = dirListSplit
+		}
 		level, sizes, typ = next, nextSizes, TypeList
 	}
+}
+
+// appendDirKey appends what dirLeafSplit hashes of a directory entry:
+// its name and mode.
+func appendDirKey(out []byte, e Entry) []byte {
+	out = binary.AppendUvarint(out, uint64(len(e.Name)))
+	out = append(out, e.Name...)
+	return append(out, e.Mode)
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/realpath"
 	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -110,9 +111,18 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err := e.checkDirOutsideStore("--dir", *dir); err != nil {
 			return err
 		}
-		state = cairn.Dir(*dir)
+		// The directory the kernel takes the path for (link/.. is the
+		// link's target's parent, not the text cleaned): read by that
+		// path, its stat cache kept under it (one cache however the
+		// directory is spelled) and the run record looked up by it.
+		real, err := realpath.Resolve(*dir)
+		if err != nil {
+			return usagef("--dir %s: %v", *dir, err)
+		}
+		*dir = real
+		state = cairn.Dir(real)
 		if c := cairn.DefaultCacheDir(); c != "" {
-			state = cairn.DirWithCache(*dir, c)
+			state = cairn.DirWithCache(real, c)
 		}
 	case *patch != "":
 		ops, err := readInput(e, "--patch", *patch, maxValue)

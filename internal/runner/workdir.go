@@ -135,18 +135,18 @@ var (
 // changes nothing. Best effort: without the note, a later run refuses
 // rather than commits.
 func NoteCommit(cacheDir, store, path string, step *cairn.Step) {
-	abs, err := filepath.Abs(path)
+	// Where the kernel takes the path (realpath.Resolve), as cairn run
+	// keys its record: D/.. after a link is not the text cleaned.
+	dir, err := realpath.Resolve(path)
 	if err != nil {
 		return
 	}
-	dir := abs
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-		if filepath.Base(abs) != stateFile {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		if filepath.Base(dir) != stateFile {
 			return
 		}
-		dir = filepath.Dir(abs)
+		dir = filepath.Dir(dir)
 	}
-	dir = recordKey(dir)
 	rp := recordPath(cacheDir, dir)
 	r, ok := loadRecord(rp, dir)
 	if !ok || r.Store != store || r.Session != step.Session {

@@ -24,6 +24,13 @@ type StepRef struct {
 // String returns "session@number".
 func (r StepRef) String() string { return fmt.Sprintf("%s@%d", r.Session, r.Number) }
 
+// ProcessWriter returns the name this process gives itself in the steps
+// it commits (Step.Writer): its host name and process id. cairn run's
+// record of a work directory keeps it before a commit from the directory
+// starts, to know that commit's step for the directory's own if the
+// process is killed before it hears the step landed.
+func ProcessWriter() string { return manifest.ProcessWriter() }
+
 func refOf(p *manifest.Pointer) *StepRef {
 	if p == nil {
 		return nil

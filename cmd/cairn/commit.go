@@ -152,6 +152,16 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	// A state committed from cairn run's work directory: the run record
+	// learns first that this process is committing it, so that a run
+	// interrupted before NoteCommit below knows the step for its own.
+	from := cmp.Or(*dir, *jsonFile)
+	if from == "-" {
+		from = ""
+	}
+	if from != "" {
+		runner.BeginCommit(cairn.DefaultCacheDir(), ws.URL(), from, pos[0])
+	}
 	before := ws.Requests()
 	step, err := s.Commit(ctx, state, opts)
 	if err != nil && input != "" {
@@ -160,9 +170,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// A state committed from cairn run's work directory: the run
-	// record learns that the directory's state is stored.
-	if from := cmp.Or(*dir, *jsonFile); from != "" && from != "-" {
+	landed()
+	// The run record learns that the directory's state is stored.
+	if from != "" {
 		runner.NoteCommit(cairn.DefaultCacheDir(), ws.URL(), from, step)
 	}
 	used := ws.Requests().Sub(before)
@@ -176,6 +186,10 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s %s\n", step, step.ID.Short())
 	return nil
 }
+
+// landed runs once a commit's step has landed, before the run record
+// hears of it: tests kill the process there.
+var landed = func() {}
 
 // readJSONState reads a whole JSON document to commit. It is not checked
 // here: the commit parses it and checks it is UTF-8 (see stateError).

@@ -34,7 +34,7 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	}
 	// Written where the kernel takes the path: LINK/../x is x beside
 	// the link's target, not the text cleaned.
-	real, err := realpath.Resolve(*dir)
+	resolved, err := realpath.Resolve(*dir)
 	if err != nil {
 		return usagef("--dir %s: %v", *dir, err)
 	}
@@ -44,7 +44,7 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	st := steps[0]
-	if err := st.Checkout(ctx, real); err != nil {
+	if err := st.Checkout(ctx, resolved); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s -> %s\n", st, *dir)

@@ -115,14 +115,14 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		// link's target's parent, not the text cleaned): read by that
 		// path, its stat cache kept under it (one cache however the
 		// directory is spelled) and the run record looked up by it.
-		real, err := realpath.Resolve(*dir)
+		resolved, err := realpath.Resolve(*dir)
 		if err != nil {
 			return usagef("--dir %s: %v", *dir, err)
 		}
-		*dir = real
-		state = cairn.Dir(real)
+		*dir = resolved
+		state = cairn.Dir(resolved)
 		if c := cairn.DefaultCacheDir(); c != "" {
-			state = cairn.DirWithCache(real, c)
+			state = cairn.DirWithCache(resolved, c)
 		}
 	case *patch != "":
 		ops, err := readInput(e, "--patch", *patch, maxValue)

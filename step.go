@@ -193,7 +193,8 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 
 // Checkout writes the step's state into dir, which must not exist or be
 // empty: a directory state as its files, a JSON state as dir/state.json.
-// Entries that would escape dir are refused.
+// Entries that would escape dir are refused. As with Dir, give a dir
+// with no ".." after a symbolic link.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err

@@ -45,7 +45,10 @@ func (d dirState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind
 const MaxJSONDepth = tree.MaxDepth
 
 // Dir returns a state that is the directory tree at path: regular files,
-// executables, subdirectories and symlinks.
+// executables, subdirectories and symlinks. The names read are joined
+// onto path's text, cleaned: give a path with no ".." after a symbolic
+// link (the kernel applies it to the link's target, the text to the
+// link's own directory), as the CLI does by resolving --dir first.
 func Dir(path string) State { return dirState(path) }
 
 // Kind says what a step's state is.

@@ -24,6 +24,13 @@ type StepRef struct {
 // String returns "session@number".
 func (r StepRef) String() string { return fmt.Sprintf("%s@%d", r.Session, r.Number) }
 
+// ProcessWriter returns the name this process gives itself in the steps
+// it commits (Step.Writer): its host name and process id. cairn run's
+// record of a work directory keeps it before a commit from the directory
+// starts, to know that commit's step for the directory's own if the
+// process is killed before it hears the step landed.
+func ProcessWriter() string { return manifest.ProcessWriter() }
+
 func refOf(p *manifest.Pointer) *StepRef {
 	if p == nil {
 		return nil
@@ -186,7 +193,8 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 
 // Checkout writes the step's state into dir, which must not exist or be
 // empty: a directory state as its files, a JSON state as dir/state.json.
-// Entries that would escape dir are refused.
+// Entries that would escape dir are refused. As with Dir, give a dir
+// with no ".." after a symbolic link.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err

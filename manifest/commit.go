@@ -29,6 +29,10 @@ var processWriter = func() string {
 	return fmt.Sprintf("%s/%d", h, os.Getpid())
 }()
 
+// ProcessWriter returns the name this process writes into the manifests
+// it writes (Manifest.Writer): its host name and process id.
+func ProcessWriter() string { return processWriter }
+
 // CommitInput is what a commit adds after its parent step.
 type CommitInput struct {
 	Session string

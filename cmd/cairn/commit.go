@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/realpath"
 	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -110,9 +111,18 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err := e.checkDirOutsideStore("--dir", *dir); err != nil {
 			return err
 		}
-		state = cairn.Dir(*dir)
+		// The directory the kernel takes the path for (link/.. is the
+		// link's target's parent, not the text cleaned): read by that
+		// path, its stat cache kept under it (one cache however the
+		// directory is spelled) and the run record looked up by it.
+		resolved, err := realpath.Resolve(*dir)
+		if err != nil {
+			return usagef("--dir %s: %v", *dir, err)
+		}
+		*dir = resolved
+		state = cairn.Dir(resolved)
 		if c := cairn.DefaultCacheDir(); c != "" {
-			state = cairn.DirWithCache(*dir, c)
+			state = cairn.DirWithCache(resolved, c)
 		}
 	case *patch != "":
 		ops, err := readInput(e, "--patch", *patch, maxValue)
@@ -142,6 +152,16 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	// A state committed from cairn run's work directory: the run record
+	// learns first that this process is committing it, so that a run
+	// interrupted before NoteCommit below knows the step for its own.
+	from := cmp.Or(*dir, *jsonFile)
+	if from == "-" {
+		from = ""
+	}
+	if from != "" {
+		runner.BeginCommit(cairn.DefaultCacheDir(), ws.URL(), from, pos[0])
+	}
 	before := ws.Requests()
 	step, err := s.Commit(ctx, state, opts)
 	if err != nil && input != "" {
@@ -150,9 +170,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// A state committed from cairn run's work directory: the run
-	// record learns that the directory's state is stored.
-	if from := cmp.Or(*dir, *jsonFile); from != "" && from != "-" {
+	landed()
+	// The run record learns that the directory's state is stored.
+	if from != "" {
 		runner.NoteCommit(cairn.DefaultCacheDir(), ws.URL(), from, step)
 	}
 	used := ws.Requests().Sub(before)
@@ -166,6 +186,10 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s %s\n", step, step.ID.Short())
 	return nil
 }
+
+// landed runs once a commit's step has landed, before the run record
+// hears of it: tests kill the process there.
+var landed = func() {}
 
 // readJSONState reads a whole JSON document to commit. It is not checked
 // here: the commit parses it and checks it is UTF-8 (see stateError).

@@ -25,6 +25,15 @@ func TestMain(m *testing.M) {
 		// In-process cairn run tests start this binary as their guard.
 		os.Exit(runner.GuardMain(os.Args[1:]))
 	}
+	if os.Getenv("CAIRN_TEST_CHILD") == "cli-killed-after-landing" {
+		// The CLI, SIGKILLed once a commit's step has landed and
+		// before the run record hears of it.
+		landed = func() {
+			killPid(os.Getpid())
+			select {}
+		}
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	if mode := os.Getenv("CAIRN_TEST_CHILD"); mode != "" {
 		if err := runChild(mode); err != nil {
 			fmt.Fprintf(os.Stderr, "child %s: %v\n", mode, err)

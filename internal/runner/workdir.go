@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/cachedir"
@@ -40,7 +43,11 @@ import (
 // from or committed as, and whether a command may have written to it
 // since. `cairn commit --dir D` (or --json-file D/state.json) moves the
 // record's step on, so that a command's own commits are not taken for the
-// session moving elsewhere. Without the record (caches turned off, or
+// session moving elsewhere; before it starts it names itself in the
+// record as under way (BeginCommit), so that a commit killed after its
+// step landed and before it moved the record on is still known for the
+// command's own (its writer and time), and the work written since goes
+// on top of it. Without the record (caches turned off, or
 // lost with a container), only a directory that holds a stored step is
 // taken over. What a command leaves uncommitted when it exits is the step
 // in flight, redone from the head after a restart as it always was: the
@@ -50,8 +57,12 @@ import (
 // directory itself), so a second run given the same directory refuses it
 // rather than sharing it.
 
-// recordVersion is the version of a run record's format.
-const recordVersion = 1
+// recordVersion is the version of a run record's format. Version 2
+// added Pending; a version 1 record reads as one with none.
+const recordVersion = 2
+
+// maxPending bounds the commits a record names as under way.
+const maxPending = 8
 
 // matchDepth is how many steps back from the head a left-over work
 // directory is compared with.
@@ -69,6 +80,19 @@ type dirRecord struct {
 	ID   string `json:"id"`
 	// Command says a command may have written to the directory since.
 	Command bool `json:"command"`
+	// Pending names the commits from the directory (cairn commit --dir,
+	// --json-file D/state.json) that began and have not yet noted their
+	// step (NoteCommit): a process killed after its step landed and
+	// before it noted it leaves its entry, by which a later run knows
+	// that step for the directory's own, not another worker's.
+	Pending []pendingCommit `json:"pending,omitempty"`
+}
+
+// pendingCommit is a commit from a work directory under way: the
+// process's name as its step's Writer will say it, and when it began.
+type pendingCommit struct {
+	Writer string    `json:"writer"`
+	Since  time.Time `json:"since"`
 }
 
 // recordKey returns the name dir's run record is kept under: dir
@@ -99,8 +123,11 @@ func loadRecord(path, dir string) (dirRecord, bool) {
 		return r, false
 	}
 	data, err := cachedir.Read(path, 1<<16)
-	if err != nil || json.Unmarshal(data, &r) != nil || r.Version != recordVersion || r.Dir != dir {
+	if err != nil || json.Unmarshal(data, &r) != nil || r.Version < 1 || r.Version > recordVersion || r.Dir != dir {
 		return dirRecord{}, false
+	}
+	if len(r.Pending) > maxPending {
+		r.Pending = r.Pending[len(r.Pending)-maxPending:]
 	}
 	return r, true
 }
@@ -109,7 +136,12 @@ func saveRecord(path string, r dirRecord) error {
 	if path == "" {
 		return nil
 	}
-	r.Version = recordVersion
+	if r.Version == 0 {
+		// A record read back is written in its own version: one that
+		// an older cairn run left stays one it reads (which ignores
+		// Pending).
+		r.Version = recordVersion
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -135,25 +167,59 @@ var (
 // changes nothing. Best effort: without the note, a later run refuses
 // rather than commits.
 func NoteCommit(cacheDir, store, path string, step *cairn.Step) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return
-	}
-	dir := abs
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-		if filepath.Base(abs) != stateFile {
-			return
-		}
-		dir = filepath.Dir(abs)
-	}
-	dir = recordKey(dir)
-	rp := recordPath(cacheDir, dir)
-	r, ok := loadRecord(rp, dir)
-	if !ok || r.Store != store || r.Session != step.Session {
+	rp, r, ok := recordOf(cacheDir, store, path, step.Session)
+	if !ok {
 		return
 	}
 	r.Step, r.ID = step.Number, step.ID.String()
+	r.Pending = slices.DeleteFunc(r.Pending, func(p pendingCommit) bool { return p.Writer == cairn.ProcessWriter() })
 	_ = saveRecord(rp, r)
+}
+
+// BeginCommit tells the run record of a work directory that this
+// process is about to commit the state at path (a directory, or a JSON
+// file in one) to session on store: NoteCommit's intent, kept before the
+// step can land. A run killed after the step landed and before
+// NoteCommit could note it knows the step for its directory's own by the
+// writer and time the intent names, and carries on from it rather than
+// taking it for another worker's. A path that is no work directory's
+// changes nothing. Best effort, as NoteCommit.
+func BeginCommit(cacheDir, store, path, session string) {
+	rp, r, ok := recordOf(cacheDir, store, path, session)
+	if !ok {
+		return
+	}
+	me := cairn.ProcessWriter()
+	r.Pending = slices.DeleteFunc(r.Pending, func(p pendingCommit) bool { return p.Writer == me })
+	r.Pending = append(r.Pending, pendingCommit{Writer: me, Since: time.Now().UTC()})
+	if len(r.Pending) > maxPending {
+		r.Pending = r.Pending[len(r.Pending)-maxPending:]
+	}
+	_ = saveRecord(rp, r)
+}
+
+// recordOf returns the run record of the work directory holding the
+// state at path (the directory, or its state.json), and its file, if
+// there is one for store and session.
+func recordOf(cacheDir, store, path, session string) (string, dirRecord, bool) {
+	// Where the kernel takes the path (realpath.Resolve), as cairn run
+	// keys its record: D/.. after a link is not the text cleaned.
+	dir, err := realpath.Resolve(path)
+	if err != nil {
+		return "", dirRecord{}, false
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		if filepath.Base(dir) != stateFile {
+			return "", dirRecord{}, false
+		}
+		dir = filepath.Dir(dir)
+	}
+	rp := recordPath(cacheDir, dir)
+	r, ok := loadRecord(rp, dir)
+	if !ok || r.Store != store || r.Session != session {
+		return "", dirRecord{}, false
+	}
+	return rp, r, true
 }
 
 // stateFile is the file a JSON state is written to in the work directory.
@@ -228,7 +294,8 @@ func (w *workDir) note(head *cairn.Step, command bool, log io.Writer) error {
 	if w == nil {
 		return nil
 	}
-	w.rec.Step, w.rec.ID, w.rec.Command = 0, "", command
+	// Whatever was under way landed below head or not at all.
+	w.rec.Step, w.rec.ID, w.rec.Command, w.rec.Pending = 0, "", command, nil
 	if head != nil {
 		w.rec.Step, w.rec.ID = head.Number, head.ID.String()
 	}
@@ -317,8 +384,22 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 			"is not empty and holds no recent step of %s, and no cairn run of %s on this machine left it (give an empty or new directory, or empty this one)",
 			name, name)}
 	}
+	if head != nil && head.Number > prev.Step && len(prev.Pending) > 0 {
+		own, err := ownSteps(ctx, sess, head, prev)
+		if err != nil {
+			return err
+		}
+		if own {
+			// The killed run's command committed them from the
+			// directory and was killed before it noted them: its work
+			// since goes on top of them, as it would have.
+			fmt.Fprintf(log, "cairn run: %s was committed from %s by the interrupted run's command, which was killed before it could note it; what the directory holds since goes on top of it\n",
+				stepsFrom(name, prev.Step+1, head.Number), w.path)
+			prev.Step, prev.ID = head.Number, head.ID.String()
+		}
+	}
 	if number(head) != prev.Step || (head != nil && head.ID.String() != prev.ID) {
-		return w.moved(name, kind, prev, head)
+		return w.moved(ctx, sess, kind, prev, head)
 	}
 	if state == nil {
 		return &DirError{Dir: w.path, Reason: fmt.Sprintf(
@@ -335,7 +416,7 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 	})
 	if errors.Is(err, cairn.ErrConflict) {
 		if now, herr := headOf(ctx, sess, true); herr == nil && number(now) != prev.Step {
-			return w.moved(name, kind, prev, now)
+			return w.moved(ctx, sess, kind, prev, now)
 		}
 	}
 	if err != nil {
@@ -346,24 +427,105 @@ func (w *workDir) takeOver(ctx context.Context, sess *cairn.Session, log io.Writ
 }
 
 // moved refuses the directory of an interrupted run whose session moved
-// past the step the directory was written from.
-func (w *workDir) moved(name string, kind cairn.Kind, prev dirRecord, head *cairn.Step) error {
+// past the step the directory was written from, saying what it saw: the
+// first step above that one, who wrote it and when, and whether a commit
+// from the directory was under way when the run was interrupted.
+func (w *workDir) moved(ctx context.Context, sess *cairn.Session, kind cairn.Kind, prev dirRecord, head *cairn.Step) error {
+	name := sess.Name()
 	from := fmt.Sprintf("%s@%d", name, prev.Step)
 	if prev.Step == 0 {
 		from = "no step (a new session)"
-	}
-	now := fmt.Sprintf("%s@%d", name, number(head))
-	if head == nil {
-		now = "no step (it was removed)"
 	}
 	commit := fmt.Sprintf("cairn commit %s --dir %s --expect %d", name, w.path, number(head))
 	if kind == cairn.KindJSON {
 		commit = fmt.Sprintf("cairn commit %s --json-file %s --expect %d", name, filepath.Join(w.path, stateFile), number(head))
 	}
+	var saw string
+	switch {
+	case head == nil:
+		saw = fmt.Sprintf("the session has no step now (it was removed), so the work cannot go on top of %s", from)
+	case head.Number <= prev.Step:
+		saw = fmt.Sprintf("the session's head is now %s, not the %s it was made from (the session was removed and written again?)", head, from)
+	default:
+		saw = fmt.Sprintf("the session has moved to %s since", head)
+		if next, err := sess.Step(ctx, prev.Step+1); err == nil {
+			saw += fmt.Sprintf(": %s was written by %s at %s", next, next.Writer, next.Time.UTC().Format(time.RFC3339))
+			if head.Number > next.Number {
+				saw += fmt.Sprintf(" (and %d more after it)", head.Number-next.Number)
+			}
+		}
+		switch {
+		case len(prev.Pending) > 0:
+			saw += fmt.Sprintf(", not by the commit from this directory that was under way when the run was interrupted (%s): another worker, or another program, committed to the session", writers(prev.Pending))
+		default:
+			saw += ", and no commit from this directory was under way: another worker, or a program committing otherwise than from this directory, committed to the session"
+		}
+	}
 	return &DirError{Conflict: true, Dir: w.path, Reason: fmt.Sprintf(
-		"holds work an interrupted run of %s did not commit, made from %s, and the session has moved to %s since (another worker?): "+
-			"to keep that work on top of it, %s; else move it elsewhere and empty the directory; then run again",
-		name, from, now, commit)}
+		"holds work an interrupted run of %s did not commit, made from %s; %s. "+
+			"Look at what it committed (cairn log %s), then: to keep this directory's work on top of it, %s; else move the work elsewhere and empty the directory; then run again",
+		name, from, saw, name, commit)}
+}
+
+// writers names the processes of pending commits.
+func writers(ps []pendingCommit) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Writer
+	}
+	return strings.Join(names, ", ")
+}
+
+// stepsFrom names steps a..b of a session: "s@3", or "s@3 to s@5".
+func stepsFrom(name string, a, b uint64) string {
+	if a == b {
+		return fmt.Sprintf("%s@%d", name, a)
+	}
+	return fmt.Sprintf("%s@%d to %s@%d", name, a, name, b)
+}
+
+// ownSteps reports whether every step above the record's step, up to
+// head, is one a commit from the directory wrote while it was under way
+// (prev.Pending): each the child of the one before, the first the
+// record's step itself, written by a pending commit's process (each
+// commit lands at most one step) no earlier than that commit began. A
+// step anything else wrote (another worker, the HTTP API) makes it
+// false.
+func ownSteps(ctx context.Context, sess *cairn.Session, head *cairn.Step, prev dirRecord) (bool, error) {
+	if head.Number-prev.Step > uint64(len(prev.Pending)) {
+		return false, nil
+	}
+	pending := slices.Clone(prev.Pending)
+	parentID := prev.ID
+	for n := prev.Step + 1; n <= head.Number; n++ {
+		st := head
+		if n < head.Number {
+			var err error
+			if st, err = sess.Step(ctx, n); errors.Is(err, cairn.ErrNotFound) {
+				return false, nil
+			} else if err != nil {
+				return false, err
+			}
+		}
+		if n > 1 || prev.Step > 0 {
+			if st.Parent == nil || st.Parent.Session != sess.Name() || st.Parent.Number != n-1 || st.Parent.ID != parentID {
+				return false, nil
+			}
+		} else if st.Parent != nil || st.Origin != nil {
+			return false, nil
+		}
+		i := slices.IndexFunc(pending, func(p pendingCommit) bool {
+			// Time is the writer's clock, the same machine's: a second's
+			// slack for its rounding.
+			return p.Writer == st.Writer && !st.Time.Before(p.Since.Add(-time.Second))
+		})
+		if i < 0 {
+			return false, nil
+		}
+		pending = slices.Delete(pending, i, i+1)
+		parentID = st.ID.String()
+	}
+	return true, nil
 }
 
 // state returns what the directory holds as a state of kind: the

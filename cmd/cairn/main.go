@@ -99,7 +99,10 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws.SetLimits(limits)
+	if err := ws.SetLimits(limits); err != nil {
+		ws.Close()
+		return nil, usageError{err.Error()} // LimitsFromEnv gives none
+	}
 	return ws, nil
 }
 

@@ -67,12 +67,15 @@ type CommitOptions struct {
 	// session's head is step *Expect (0: the session must not exist).
 	Expect *uint64
 	// Reply says the step answers the question of a head that awaits
-	// input (hitl.Reply sets it); it fails with ErrConflict if the head
-	// does not await input. Withdraw says the step withdraws that
-	// question unanswered. A commit on a head that awaits input with
-	// neither is refused with ErrConflict (ErrAwaitingInput): the
-	// question would vanish from the inbox and its reply would fail; so
-	// is asking twice.
+	// input (hitl.Reply sets it). Withdraw says the step withdraws that
+	// question unanswered. Either fails with ErrConflict if the head does
+	// not await input: there is nothing to answer or withdraw (the wrong
+	// session, or someone answered first). A commit on a head that awaits
+	// input with neither is refused with ErrConflict (ErrAwaitingInput):
+	// the question would vanish from the inbox and its reply would fail;
+	// so is asking twice. A caller that means "withdraw a question if one
+	// is pending" commits without Withdraw and, on ErrAwaitingInput,
+	// again with it.
 	Reply, Withdraw bool
 }
 
@@ -109,12 +112,12 @@ func (e *ConflictError) Unwrap() error {
 }
 
 // checkPause refuses a commit that would bury an unanswered question, or
-// a reply with no question to answer. A refusal re-reads the head first:
-// this process's view may be stale.
+// a reply or withdrawal with no question to answer or withdraw. A
+// refusal re-reads the head first: this process's view may be stale.
 func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	bad := func() bool {
 		awaiting := s.head != nil && s.head.Status == manifest.AwaitingInput
-		return awaiting && !opts.Reply && !opts.Withdraw || !awaiting && opts.Reply
+		return awaiting && !opts.Reply && !opts.Withdraw || !awaiting && (opts.Reply || opts.Withdraw)
 	}
 	if !bad() {
 		return nil
@@ -125,17 +128,42 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	if !bad() {
 		return nil
 	}
-	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply}
+	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply && !opts.Withdraw}
 	switch {
 	case opts.Reply && s.head == nil:
 		// No step 0 exists to name.
 		e.Reason = fmt.Sprintf("session %s has no steps, so it does not await input: nothing to reply to", s.name)
 	case opts.Reply:
 		e.Reason = fmt.Sprintf("%s@%d does not await input: nothing to reply to", s.name, s.headNum())
+	case opts.Withdraw:
+		e.Reason = s.nothingToWithdraw(ctx)
 	default:
 		e.Reason = fmt.Sprintf("%s@%d awaits input: answer it (cairn reply %s --input JSON) or withdraw the question (commit --withdraw)", s.name, s.headNum(), s.name)
 	}
 	return e
+}
+
+// nothingToWithdraw says why a withdrawal finds no question at the head
+// of s: the session has no steps, or was removed, or its head asks none.
+// A head whose parent asked one answered or withdrew it, perhaps as an
+// earlier try of this very commit whose answer was lost: the words say
+// so, so that a retry is not read as a withdrawal that failed. That
+// costs one GET, on this refusal only.
+func (s *Session) nothingToWithdraw(ctx context.Context) string {
+	switch {
+	case s.removed:
+		return fmt.Sprintf("session %s was removed, so it asks no question: nothing to withdraw", s.name)
+	case s.head == nil:
+		return fmt.Sprintf("session %s has no steps, so it asks no question: nothing to withdraw", s.name)
+	}
+	n := s.headNum()
+	msg := fmt.Sprintf("step %d of session %s asks no question; nothing to withdraw", n, s.name)
+	if n > 1 {
+		if prev, err := s.ws.repo.ReadStep(ctx, s.name, n-1); err == nil && prev.Status == manifest.AwaitingInput {
+			msg += fmt.Sprintf(" (the question of step %d was already answered or withdrawn by step %d, perhaps an earlier try of this commit)", n-1, n)
+		}
+	}
+	return msg
 }
 
 // unsure builds the error of a failed commit (or fork: verb says which,

@@ -267,8 +267,15 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
 	}
 	// Each checkpoint replaces the one before, so a new one withdraws the
-	// pause the previous checkpoint (an interrupt) left pending.
-	_, err = sess.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{Status: status, Record: rec, Withdraw: true})
+	// pause the previous checkpoint (an interrupt) left pending. Withdraw
+	// is refused on a head that asks nothing, so it is said only when the
+	// head turns out to await input: no request more on the common path.
+	opts := cairn.CommitOptions{Status: status, Record: rec}
+	_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
+	if errors.Is(err, cairn.ErrAwaitingInput) {
+		opts.Withdraw = true
+		_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
+	}
 	return err
 }
 

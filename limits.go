@@ -109,8 +109,13 @@ func (l Limits) check() error {
 
 // SetLimits sets the workspace's read limits; a zero field takes its
 // default. A negative field is an error matching ErrInvalid, and the
-// limits stay as they were. Set them before use.
+// limits stay as they were. Set them before use. After Close it fails
+// with ErrClosed.
 func (w *Workspace) SetLimits(l Limits) error {
+	if err := w.enter("set limits"); err != nil {
+		return err
+	}
+	defer w.exit()
 	if err := l.check(); err != nil {
 		return err
 	}

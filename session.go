@@ -219,6 +219,10 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 // returned; if another writer got there first it returns an error
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
+	if err := s.ws.enter("commit " + s.name); err != nil {
+		return nil, err
+	}
+	defer s.ws.exit()
 	defer s.ws.classifyWrite(&err, "the step")
 	if err := checkCommitInput(state, opts); err != nil {
 		return nil, invalid(fmt.Errorf("commit %s: %w", s.name, err))
@@ -709,6 +713,15 @@ func (s *Session) nextNum() uint64 {
 // Head returns the session's newest step, read from the store. A session
 // with no steps is ErrNotFound.
 func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
+	if err := s.ws.enter("head of " + s.name); err != nil {
+		return nil, err
+	}
+	defer s.ws.exit()
+	return s.headStep(ctx)
+}
+
+// headStep is Head for a call already in flight.
+func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 	defer s.ws.classifyTo(&err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -738,6 +751,15 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 // Step returns step n of the session; steps are numbered from 1 (n = 0
 // is ErrInvalid).
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
+	if err := s.ws.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
+		return nil, err
+	}
+	defer s.ws.exit()
+	return s.step(ctx, n)
+}
+
+// step is Step for a call already in flight.
+func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 	defer s.ws.classifyTo(&err)
 	if n == 0 {
 		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", s.name))
@@ -849,11 +871,15 @@ func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err er
 // Log calls fn for each step from the session's head back to its first
 // step, following parents across forks, newest first.
 func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
-	head, err := s.Head(ctx)
+	if err := s.ws.enter("log " + s.name); err != nil {
+		return err
+	}
+	defer s.ws.exit()
+	head, err := s.headStep(ctx)
 	if err != nil {
 		return err
 	}
-	return head.Log(ctx, fn)
+	return head.log(ctx, fn)
 }
 
 // Fork creates session to whose head is a copy of step from: one small
@@ -865,11 +891,15 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // paused for any time beside gc either lands whole or fails with
 // ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
+	if err := w.enter("fork to " + to); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyWrite(&err, "the fork's first step")
 	if from == nil || from.m == nil {
 		return nil, invalid(fmt.Errorf("fork to %s: no step to fork from", to))
 	}
-	t, err := w.Session(to)
+	t, err := w.session(to)
 	if err != nil {
 		return nil, err
 	}

@@ -59,8 +59,9 @@ type Workspace struct {
 	life   sync.Mutex
 	closed bool
 	calls  int
-	// backend is the store under the wrappers: Close closes it if it is
-	// an io.Closer.
+	// backend is the store Open opened under the wrappers: Close closes
+	// it if it is an io.Closer. nil for OpenStore, whose caller owns the
+	// store.
 	backend cas.Store
 	// closeErr is what closing backend returned, once it was closed.
 	closeErr error
@@ -158,7 +159,9 @@ func Open(ctx context.Context, url string) (_ *Workspace, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return newWorkspace(url, backend, remote), nil
+	w := newWorkspace(url, backend, remote)
+	w.backend = backend // opened here, so closed by Close
+	return w, nil
 }
 
 // StoreURL returns the store Open opens for url: url itself, else
@@ -226,7 +229,6 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 		fanout:   DefaultCompactionFanout,
 		limits:   DefaultLimits,
 		sessions: make(map[string]*Session),
-		backend:  backend,
 	}
 }
 

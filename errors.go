@@ -57,6 +57,11 @@ var (
 	// input, neither replying nor withdrawing the question (see
 	// CommitOptions.Reply and Withdraw).
 	ErrAwaitingInput = fmt.Errorf("%w: the head awaits input", ErrConflict)
+	// ErrNotAwaiting (an ErrConflict): a reply or a withdrawal
+	// (CommitOptions.Reply, Withdraw) on a head that awaits no input:
+	// there is no question to answer or withdraw (the wrong session, or
+	// someone answered or withdrew it first).
+	ErrNotAwaiting = fmt.Errorf("%w: the head awaits no input", ErrConflict)
 	// ErrClosed (an ErrInvalid): the workspace was closed (Close) before
 	// the call began: using it afterwards is the caller's mistake. A call
 	// already in flight when Close was called ends as it would have.

@@ -74,8 +74,8 @@ type CommitOptions struct {
 	// input with neither is refused with ErrConflict (ErrAwaitingInput):
 	// the question would vanish from the inbox and its reply would fail;
 	// so is asking twice. A caller that means "withdraw a question if one
-	// is pending" commits without Withdraw and, on ErrAwaitingInput,
-	// again with it.
+	// is pending" commits with Withdraw and, on ErrNotAwaiting, again
+	// without it.
 	Reply, Withdraw bool
 }
 
@@ -91,7 +91,10 @@ type ConflictError struct {
 	Holder  string // the writer holding step Number, if known
 	Reason  string
 	pause   bool // refused because the head awaits input
-	fence   bool // step Number is gc's tombstone
+	// noQuestion: a reply or withdrawal refused because the head awaits
+	// no input
+	noQuestion bool
+	fence      bool // step Number is gc's tombstone
 }
 
 func (e *ConflictError) Error() string {
@@ -102,11 +105,16 @@ func (e *ConflictError) Error() string {
 	return msg
 }
 
-// Unwrap makes errors.Is(err, ErrConflict) true, and errors.Is(err,
-// ErrAwaitingInput) for a commit refused on a head that awaits input.
+// Unwrap makes errors.Is(err, ErrConflict) true, errors.Is(err,
+// ErrAwaitingInput) for a commit refused on a head that awaits input, and
+// errors.Is(err, ErrNotAwaiting) for a reply or withdrawal refused on a
+// head that does not.
 func (e *ConflictError) Unwrap() error {
-	if e.pause {
+	switch {
+	case e.pause:
 		return ErrAwaitingInput
+	case e.noQuestion:
+		return ErrNotAwaiting
 	}
 	return ErrConflict
 }
@@ -129,6 +137,7 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 		return nil
 	}
 	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply && !opts.Withdraw}
+	e.noQuestion = !e.pause
 	switch {
 	case opts.Reply && s.head == nil:
 		// No step 0 exists to name.

@@ -34,8 +34,11 @@ func TestWithdrawWithNoQuestion(t *testing.T) {
 		}
 	}
 	_, err = s.Commit(ctx, cairn.JSON([]byte(`{"a":2}`)), withdraw)
-	if !errors.Is(err, cairn.ErrConflict) || errors.Is(err, cairn.ErrAwaitingInput) || !strings.Contains(err.Error(), "step 4 of session pr-7 asks no question; nothing to withdraw") {
+	if !errors.Is(err, cairn.ErrNotAwaiting) || !errors.Is(err, cairn.ErrConflict) || errors.Is(err, cairn.ErrAwaitingInput) || !strings.Contains(err.Error(), "step 4 of session pr-7 asks no question; nothing to withdraw") {
 		t.Fatalf("withdraw on a head that asks nothing: %v; want a conflict naming step 4 of pr-7", err)
+	}
+	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":2}`)), cairn.CommitOptions{Reply: true}); !errors.Is(err, cairn.ErrNotAwaiting) {
+		t.Fatalf("reply on a head that asks nothing: %v; want ErrNotAwaiting, as a withdrawal gets", err)
 	}
 	if h, err := cairn.OpenStore(store).ReadHead(ctx, "pr-7"); err != nil || h.Number != 4 {
 		t.Fatalf("head after the refused withdrawal: %v, %v; want pr-7@4", h, err)

@@ -11,7 +11,8 @@ import (
 
 // Limits bound what a reader builds from stored bytes, so that a hostile
 // or corrupt store cannot make it allocate or write without bound (see
-// docs/limits.md). A zero field takes its default.
+// docs/limits.md). A zero field takes its default; a negative one is a
+// mistake, which SetLimits refuses.
 type Limits struct {
 	// MaxObjectBytes bounds the size of one object read from the store
 	// (a step object or a pack). Default 4 GiB.

@@ -269,6 +269,9 @@ func checkCommitInput(state State, opts CommitOptions) error {
 	if opts.Status > Done {
 		return fmt.Errorf("unknown status %d (want Running, AwaitingInput or Done)", opts.Status)
 	}
+	if opts.Reply && opts.Withdraw {
+		return errors.New("both Reply and Withdraw set: a step either answers the question or withdraws it")
+	}
 	return nil
 }
 

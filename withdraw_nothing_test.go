@@ -67,3 +67,27 @@ func TestWithdrawWithNoQuestion(t *testing.T) {
 		t.Fatalf("head after the refused retries: %v, %v; want pr-7@6", h, err)
 	}
 }
+
+// TestReplyAndWithdrawTogether: a commit that says it both answers and
+// withdraws the question is contradictory input: refused as ErrInvalid
+// before anything is read or written, whatever the head.
+func TestReplyAndWithdrawTogether(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	ws := cairn.OpenStore(store)
+	s, _ := ws.Session("pr-7")
+	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":1}`)), cairn.CommitOptions{Status: cairn.AwaitingInput}); err != nil {
+		t.Fatal(err)
+	}
+	before := ws.Requests()
+	_, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":2}`)), cairn.CommitOptions{Reply: true, Withdraw: true})
+	if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "Reply and Withdraw") {
+		t.Fatalf("commit with Reply and Withdraw: %v; want ErrInvalid naming both", err)
+	}
+	if got := ws.Requests(); got != before {
+		t.Errorf("the refused commit made requests: %+v, before %+v", got, before)
+	}
+	if h, err := cairn.OpenStore(store).ReadHead(ctx, "pr-7"); err != nil || h.Number != 1 {
+		t.Fatalf("head after the refused commit: %v, %v; want pr-7@1", h, err)
+	}
+}

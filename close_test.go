@@ -46,8 +46,14 @@ func TestClosedWorkspaceRefusesEveryCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !cairn.SessionHolds(s) {
+		t.Fatal("a session that committed holds nothing: nothing to test")
+	}
 	if err := ws.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if cairn.SessionHolds(s) || cairn.SessionHolds(d) {
+		t.Error("after Close a session still holds its head, index or document")
 	}
 	before := ws.Requests()
 	none := func(*cairn.Step) error { return nil }
@@ -254,5 +260,8 @@ func TestCloseInsideACall(t *testing.T) {
 	})
 	if !errors.Is(err, cairn.ErrClosed) || seen != 2 {
 		t.Fatalf("Log whose callback closed the workspace: %v after %d steps; want ErrClosed from the second step's read", err, seen)
+	}
+	if cairn.SessionHolds(s) {
+		t.Error("once the call in flight at Close ended, the session still holds its head")
 	}
 }

@@ -112,8 +112,15 @@ func (w *Workspace) exit() {
 // nothing it drops is in use.
 func (w *Workspace) release() {
 	w.mu.Lock()
+	sessions := w.sessions
 	w.sessions = nil
 	w.mu.Unlock()
+	// A caller may keep its *Session: what it holds goes too.
+	for _, s := range sessions {
+		s.mu.Lock()
+		s.head, s.index, s.doc, s.cacheBase = nil, nil, nil, nil
+		s.mu.Unlock()
+	}
 	w.repo.DropCaches()
 	w.repo.UseLocalObjects(nil)
 	if c, ok := w.backend.(io.Closer); ok {

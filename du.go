@@ -59,13 +59,17 @@ type Usage struct {
 // (what they share with other sessions is unknown), so the garbage
 // figures may be short of what gc would free once the damage is repaired.
 func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
+	if err := w.enter("du"); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	mu, err := w.repo.Usage(ctx, names...)
 	if errors.Is(err, manifest.ErrNoSession) {
 		// A named session with no steps: say whether it was removed, as
 		// every other command does, or never had any.
 		for _, n := range names {
-			if _, herr := w.ReadHead(ctx, n); errors.Is(herr, ErrNotFound) {
+			if _, herr := w.readHead(ctx, n); errors.Is(herr, ErrNotFound) {
 				if errors.Is(herr, ErrRemoved) {
 					return nil, fmt.Errorf("du %s: %w", n, ErrRemoved)
 				}

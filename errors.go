@@ -67,6 +67,15 @@ var (
 	// input, neither replying nor withdrawing the question (see
 	// CommitOptions.Reply and Withdraw).
 	ErrAwaitingInput = fmt.Errorf("%w: the head awaits input", ErrConflict)
+	// ErrNotAwaiting (an ErrConflict): a reply or a withdrawal
+	// (CommitOptions.Reply, Withdraw) on a head that awaits no input:
+	// there is no question to answer or withdraw (the wrong session, or
+	// someone answered or withdrew it first).
+	ErrNotAwaiting = fmt.Errorf("%w: the head awaits no input", ErrConflict)
+	// ErrClosed (an ErrInvalid): the workspace was closed (Close) before
+	// the call began: using it afterwards is the caller's mistake. A call
+	// already in flight when Close was called ends as it would have.
+	ErrClosed error = &kindError{kind: ErrInvalid, err: errors.New("the workspace is closed")}
 	// ErrRemoved (an ErrNotFound): the session was removed (Remove,
 	// cairn rm): its head and every step it had read as gone.
 	ErrRemoved = fmt.Errorf("%w: the session was removed", ErrNotFound)

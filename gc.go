@@ -91,6 +91,10 @@ type GCReport struct {
 // session's head. A failure to read any live step aborts the run before
 // anything is deleted.
 func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err error) {
+	if err := w.enter("gc"); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	if opts.Grace < 0 {
 		opts.Grace = DefaultGrace

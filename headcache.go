@@ -30,7 +30,8 @@ import (
 // wiped and rebuilt at the same URL, a session removed, collected and
 // created again, another store behind the same URL) is read from the
 // store. A corrupt,
-// foreign or oversized cache file is ignored. Call it right after Open.
+// foreign or oversized cache file is ignored. Call it right after Open
+// (after Close it does nothing).
 //
 // Beside the heads, under dir/objects, the workspace keeps a copy of each
 // step object and pack its commits write (each at most 1 MiB, 128 MiB in
@@ -40,6 +41,9 @@ import (
 // writer's index places in that object, each decoding to its id (see
 // manifest.LocalObjects): a damaged or foreign one costs one GET.
 func (w *Workspace) UseHeadCache(dir string) {
+	if w.isClosed() {
+		return
+	}
 	if dir == "" || w.url == "" || strings.HasPrefix(w.url, "mem://") {
 		w.heads = ""
 		w.repo.UseLocalObjects(nil)

@@ -15,6 +15,10 @@ import (
 // session (a damaged session does not hide the others). An error from fn,
 // or any other error reading a head, stops the walk and is returned.
 func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *Step) error) (err error) {
+	if err := w.enter("heads"); err != nil {
+		return err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	if prefix != "" && ValidSession(prefix) != nil {
 		// Any start of a session name is itself a session name.
@@ -22,7 +26,7 @@ func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *S
 	}
 	var damaged UnreadableError
 	err = w.repo.SessionsPrefixed(ctx, prefix, func(name string) error {
-		head, err := w.ReadHead(ctx, name)
+		head, err := w.readHead(ctx, name)
 		switch {
 		case err == nil:
 			return fn(head)

@@ -11,7 +11,8 @@ import (
 
 // Limits bound what a reader builds from stored bytes, so that a hostile
 // or corrupt store cannot make it allocate or write without bound (see
-// docs/limits.md). A zero field takes its default.
+// docs/limits.md). A zero field takes its default; a negative one is a
+// mistake, which SetLimits refuses.
 type Limits struct {
 	// MaxObjectBytes bounds the size of one object read from the store
 	// (a step object or a pack). Default 4 GiB.
@@ -86,11 +87,43 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// SetLimits sets the workspace's read limits. Set them before use.
-func (w *Workspace) SetLimits(l Limits) {
+// check reports a negative field of l: a mistake (there is no
+// "unlimited"; a limit as large as the platform allows is
+// math.MaxInt64, or math.MaxInt for MaxDepth), not a request for the
+// default, which is zero.
+func (l Limits) check() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxObjectBytes", l.MaxObjectBytes},
+		{"MaxValueBytes", l.MaxValueBytes},
+		{"MaxTotalBytes", l.MaxTotalBytes},
+		{"MaxDepth", int64(l.MaxDepth)},
+	} {
+		if f.v < 0 {
+			return invalid(fmt.Errorf("Limits.%s is negative (%d): want 0 for the default or a positive bound (there is no unlimited)", f.name, f.v))
+		}
+	}
+	return nil
+}
+
+// SetLimits sets the workspace's read limits; a zero field takes its
+// default. A negative field is an error matching ErrInvalid, and the
+// limits stay as they were. Set them before use. After Close it fails
+// with ErrClosed.
+func (w *Workspace) SetLimits(l Limits) error {
+	if err := w.enter("set limits"); err != nil {
+		return err
+	}
+	defer w.exit()
+	if err := l.check(); err != nil {
+		return err
+	}
 	w.limits = l.withDefaults()
 	w.repo.MaxObjectBytes = w.limits.MaxObjectBytes
 	w.repo.MaxDepth = w.limits.MaxDepth
+	return nil
 }
 
 // Limits returns the workspace's read limits.

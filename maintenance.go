@@ -61,6 +61,10 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 // Remove to drop everything). Prune must not race a writer of the same
 // session; other sessions and GC may run beside it.
 func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) (_ *PruneResult, err error) {
+	if err := w.enter("prune " + session); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	if keepLast == 0 {
 		return nil, invalid(fmt.Errorf("prune %s: keep at least one step (to drop them all, remove the session)", session))
@@ -107,6 +111,10 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 // starts afresh. If a writer committed the step above the head first,
 // Remove removes nothing and says so.
 func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult, err error) {
+	if err := w.enter("remove " + session); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	read := w.clock()
 	head, base, err := w.liveHead(ctx, session)

@@ -67,12 +67,15 @@ type CommitOptions struct {
 	// session's head is step *Expect (0: the session must not exist).
 	Expect *uint64
 	// Reply says the step answers the question of a head that awaits
-	// input (hitl.Reply sets it); it fails with ErrConflict if the head
-	// does not await input. Withdraw says the step withdraws that
-	// question unanswered. A commit on a head that awaits input with
-	// neither is refused with ErrConflict (ErrAwaitingInput): the
-	// question would vanish from the inbox and its reply would fail; so
-	// is asking twice.
+	// input (hitl.Reply sets it). Withdraw says the step withdraws that
+	// question unanswered. Either fails with ErrConflict if the head does
+	// not await input: there is nothing to answer or withdraw (the wrong
+	// session, or someone answered first). A commit on a head that awaits
+	// input with neither is refused with ErrConflict (ErrAwaitingInput):
+	// the question would vanish from the inbox and its reply would fail;
+	// so is asking twice. A caller that means "withdraw a question if one
+	// is pending" commits with Withdraw and, on ErrNotAwaiting, again
+	// without it.
 	Reply, Withdraw bool
 }
 
@@ -88,7 +91,10 @@ type ConflictError struct {
 	Holder  string // the writer holding step Number, if known
 	Reason  string
 	pause   bool // refused because the head awaits input
-	fence   bool // step Number is gc's tombstone
+	// noQuestion: a reply or withdrawal refused because the head awaits
+	// no input
+	noQuestion bool
+	fence      bool // step Number is gc's tombstone
 }
 
 func (e *ConflictError) Error() string {
@@ -99,22 +105,27 @@ func (e *ConflictError) Error() string {
 	return msg
 }
 
-// Unwrap makes errors.Is(err, ErrConflict) true, and errors.Is(err,
-// ErrAwaitingInput) for a commit refused on a head that awaits input.
+// Unwrap makes errors.Is(err, ErrConflict) true, errors.Is(err,
+// ErrAwaitingInput) for a commit refused on a head that awaits input, and
+// errors.Is(err, ErrNotAwaiting) for a reply or withdrawal refused on a
+// head that does not.
 func (e *ConflictError) Unwrap() error {
-	if e.pause {
+	switch {
+	case e.pause:
 		return ErrAwaitingInput
+	case e.noQuestion:
+		return ErrNotAwaiting
 	}
 	return ErrConflict
 }
 
 // checkPause refuses a commit that would bury an unanswered question, or
-// a reply with no question to answer. A refusal re-reads the head first:
-// this process's view may be stale.
+// a reply or withdrawal with no question to answer or withdraw. A
+// refusal re-reads the head first: this process's view may be stale.
 func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	bad := func() bool {
 		awaiting := s.head != nil && s.head.Status == manifest.AwaitingInput
-		return awaiting && !opts.Reply && !opts.Withdraw || !awaiting && opts.Reply
+		return awaiting && !opts.Reply && !opts.Withdraw || !awaiting && (opts.Reply || opts.Withdraw)
 	}
 	if !bad() {
 		return nil
@@ -125,17 +136,43 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	if !bad() {
 		return nil
 	}
-	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply}
+	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply && !opts.Withdraw}
+	e.noQuestion = !e.pause
 	switch {
 	case opts.Reply && s.head == nil:
 		// No step 0 exists to name.
 		e.Reason = fmt.Sprintf("session %s has no steps, so it does not await input: nothing to reply to", s.name)
 	case opts.Reply:
 		e.Reason = fmt.Sprintf("%s@%d does not await input: nothing to reply to", s.name, s.headNum())
+	case opts.Withdraw:
+		e.Reason = s.nothingToWithdraw(ctx)
 	default:
 		e.Reason = fmt.Sprintf("%s@%d awaits input: answer it (cairn reply %s --input JSON) or withdraw the question (commit --withdraw)", s.name, s.headNum(), s.name)
 	}
 	return e
+}
+
+// nothingToWithdraw says why a withdrawal finds no question at the head
+// of s: the session has no steps, or was removed, or its head asks none.
+// A head whose parent asked one answered or withdrew it, perhaps as an
+// earlier try of this very commit whose answer was lost: the words say
+// so, so that a retry is not read as a withdrawal that failed. That
+// costs one GET, on this refusal only.
+func (s *Session) nothingToWithdraw(ctx context.Context) string {
+	switch {
+	case s.removed:
+		return fmt.Sprintf("session %s was removed, so it asks no question: nothing to withdraw", s.name)
+	case s.head == nil:
+		return fmt.Sprintf("session %s has no steps, so it asks no question: nothing to withdraw", s.name)
+	}
+	n := s.headNum()
+	msg := fmt.Sprintf("step %d of session %s asks no question; nothing to withdraw", n, s.name)
+	if n > 1 {
+		if prev, err := s.ws.repo.ReadStep(ctx, s.name, n-1); err == nil && prev.Status == manifest.AwaitingInput {
+			msg += fmt.Sprintf(" (the question of step %d was already answered or withdrawn by step %d, perhaps an earlier try of this commit)", n-1, n)
+		}
+	}
+	return msg
 }
 
 // unsure builds the error of a failed commit (or fork: verb says which,
@@ -191,6 +228,10 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 // returned; if another writer got there first it returns an error
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
+	if err := s.ws.enter("commit " + s.name); err != nil {
+		return nil, err
+	}
+	defer s.ws.exit()
 	defer s.ws.classifyWrite(&err, "the step")
 	if err := checkCommitInput(state, opts); err != nil {
 		return nil, invalid(fmt.Errorf("commit %s: %w", s.name, err))
@@ -227,6 +268,9 @@ func checkCommitInput(state State, opts CommitOptions) error {
 	}
 	if opts.Status > Done {
 		return fmt.Errorf("unknown status %d (want Running, AwaitingInput or Done)", opts.Status)
+	}
+	if opts.Reply && opts.Withdraw {
+		return errors.New("both Reply and Withdraw set: a step either answers the question or withdraws it")
 	}
 	return nil
 }
@@ -681,6 +725,15 @@ func (s *Session) nextNum() uint64 {
 // Head returns the session's newest step, read from the store. A session
 // with no steps is ErrNotFound.
 func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
+	if err := s.ws.enter("head of " + s.name); err != nil {
+		return nil, err
+	}
+	defer s.ws.exit()
+	return s.headStep(ctx)
+}
+
+// headStep is Head for a call already in flight.
+func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 	defer s.ws.classifyTo(&err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -710,6 +763,15 @@ func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
 // Step returns step n of the session; steps are numbered from 1 (n = 0
 // is ErrInvalid).
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
+	if err := s.ws.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
+		return nil, err
+	}
+	defer s.ws.exit()
+	return s.step(ctx, n)
+}
+
+// step is Step for a call already in flight.
+func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 	defer s.ws.classifyTo(&err)
 	if n == 0 {
 		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", s.name))
@@ -821,11 +883,15 @@ func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err er
 // Log calls fn for each step from the session's head back to its first
 // step, following parents across forks, newest first.
 func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
-	head, err := s.Head(ctx)
+	if err := s.ws.enter("log " + s.name); err != nil {
+		return err
+	}
+	defer s.ws.exit()
+	head, err := s.headStep(ctx)
 	if err != nil {
 		return err
 	}
-	return head.Log(ctx, fn)
+	return head.log(ctx, fn)
 }
 
 // Fork creates session to whose head is a copy of step from: one small
@@ -837,11 +903,15 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // paused for any time beside gc either lands whole or fails with
 // ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
+	if err := w.enter("fork to " + to); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyWrite(&err, "the fork's first step")
 	if from == nil || from.m == nil {
 		return nil, invalid(fmt.Errorf("fork to %s: no step to fork from", to))
 	}
-	t, err := w.Session(to)
+	t, err := w.session(to)
 	if err != nil {
 		return nil, err
 	}

@@ -112,6 +112,10 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 	if err := st.readable("read"); err != nil {
 		return nil, err
 	}
+	if err := st.ws.enter("read " + st.String()); err != nil {
+		return nil, err
+	}
+	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
 		return nil, invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
@@ -128,6 +132,10 @@ func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	if err := st.readable("read"); err != nil {
 		return err
 	}
+	if err := st.ws.enter("read " + st.String()); err != nil {
+		return err
+	}
+	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindJSON {
 		return invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
@@ -175,6 +183,10 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 	if err := st.readable("list"); err != nil {
 		return nil, err
 	}
+	if err := st.ws.enter("list " + st.String()); err != nil {
+		return nil, err
+	}
+	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
 	if st.Kind != KindDir {
 		return nil, invalid(fmt.Errorf("list %s: state is JSON, not a directory", st))
@@ -199,6 +211,10 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err
 	}
+	if err := st.ws.enter("checkout " + st.String()); err != nil {
+		return err
+	}
+	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
 		return fmt.Errorf("checkout %s: directory %s is not empty", st, dir)
@@ -279,6 +295,18 @@ func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
 	if err := st.readable("parent of"); err != nil {
 		return nil, err
 	}
+	if err := st.ws.enter("parent of " + st.String()); err != nil {
+		return nil, err
+	}
+	defer st.ws.exit()
+	return st.parentStep(ctx)
+}
+
+// parentStep is ParentStep for a call already in flight.
+func (st *Step) parentStep(ctx context.Context) (_ *Step, err error) {
+	if err := st.readable("parent of"); err != nil {
+		return nil, err
+	}
 	defer st.ws.classifyTo(&err)
 	if st.m.Parent == nil {
 		return nil, nil
@@ -297,6 +325,18 @@ func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
 // base is a removed session's (see Workspace.Remove): a session committed
 // to again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
+	if err := st.readable("log"); err != nil {
+		return err
+	}
+	if err := st.ws.enter("log " + st.String()); err != nil {
+		return err
+	}
+	defer st.ws.exit()
+	return st.log(ctx, fn)
+}
+
+// log is Log for a call already in flight.
+func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 	if err := st.readable("log"); err != nil {
 		return err
 	}
@@ -322,7 +362,7 @@ func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 		if err := fn(cur); err != nil {
 			return err
 		}
-		next, err := cur.ParentStep(ctx)
+		next, err := cur.parentStep(ctx)
 		if err != nil {
 			return err
 		}
@@ -358,6 +398,10 @@ type Change struct {
 // this workspace's store: a step read through a workspace of another
 // store is refused, as Fork refuses it.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
+	if err := w.enter("diff"); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	if a == nil || b == nil || a.m == nil || b.m == nil {
 		return nil, invalid(errors.New("diff: two steps are needed"))

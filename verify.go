@@ -22,6 +22,10 @@ type VerifyReport = manifest.VerifyReport
 // failures to run at all, and ErrNotFound for a named session that has
 // no steps (a typo must not verify clean) or was removed (ErrRemoved).
 func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyReport, err error) {
+	if err := w.enter("verify"); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	for _, name := range sessions {
 		if manifest.ValidSession(name) != nil {

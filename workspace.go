@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,6 +52,80 @@ type Workspace struct {
 	// now is the clock a Session measures how long it has held its head
 	// by (time.Now; tests move it).
 	now func() time.Time
+
+	// life guards closed and calls: Close refuses every call that begins
+	// after it (enter), and the last call in flight to end (exit)
+	// releases what the workspace holds.
+	life   sync.Mutex
+	closed bool
+	calls  int
+	// backend is the store Open opened under the wrappers: Close closes
+	// it if it is an io.Closer. nil for OpenStore, whose caller owns the
+	// store.
+	backend cas.Store
+	// closeErr is what closing backend returned, once it was closed.
+	closeErr error
+}
+
+// enter begins a call of the API named by what ("commit s"): it fails
+// with ErrClosed once Close was called. On success the caller defers
+// exit. A nil workspace (a Step or Session not read from one) enters.
+func (w *Workspace) enter(what string) error {
+	if w == nil {
+		return nil
+	}
+	w.life.Lock()
+	defer w.life.Unlock()
+	if w.closed {
+		return fmt.Errorf("%s: %w (Close was called)", what, ErrClosed)
+	}
+	w.calls++
+	return nil
+}
+
+// isClosed reports whether Close was called: the setters, which return
+// no error, do nothing then.
+func (w *Workspace) isClosed() bool {
+	w.life.Lock()
+	defer w.life.Unlock()
+	return w.closed
+}
+
+// exit ends a call begun by enter; the last to end after Close releases
+// the workspace's resources.
+func (w *Workspace) exit() {
+	if w == nil {
+		return
+	}
+	w.life.Lock()
+	defer w.life.Unlock()
+	w.calls--
+	if w.closed && w.calls == 0 {
+		w.release()
+	}
+}
+
+// release drops what the workspace holds: its sessions with their heads,
+// dedup indexes and documents, the object caches, and the store's own
+// resources (a backend that is an io.Closer is closed). It runs once,
+// with w.life held, when Close was called and no call is in flight, so
+// nothing it drops is in use.
+func (w *Workspace) release() {
+	w.mu.Lock()
+	sessions := w.sessions
+	w.sessions = nil
+	w.mu.Unlock()
+	// A caller may keep its *Session: what it holds goes too.
+	for _, s := range sessions {
+		s.mu.Lock()
+		s.head, s.index, s.doc, s.cacheBase = nil, nil, nil, nil
+		s.mu.Unlock()
+	}
+	w.repo.DropCaches()
+	w.repo.UseLocalObjects(nil)
+	if c, ok := w.backend.(io.Closer); ok {
+		w.closeErr = c.Close()
+	}
 }
 
 // clock returns the workspace's time.
@@ -91,7 +166,9 @@ func Open(ctx context.Context, url string) (_ *Workspace, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return newWorkspace(url, backend, remote), nil
+	w := newWorkspace(url, backend, remote)
+	w.backend = backend // opened here, so closed by Close
+	return w, nil
 }
 
 // StoreURL returns the store Open opens for url: url itself, else
@@ -181,8 +258,13 @@ const DefaultCompactionFanout = 32
 // step's layout may name before a commit merges them into one pack of
 // the next level (default DefaultCompactionFanout; 0 or 1 turns
 // compaction off). Larger fanouts write fewer, larger packs but leave
-// more objects for a resume to read. Set it before committing.
-func (w *Workspace) SetCompactionFanout(n int) { w.fanout = n }
+// more objects for a resume to read. Set it before committing. After
+// Close it does nothing.
+func (w *Workspace) SetCompactionFanout(n int) {
+	if !w.isClosed() {
+		w.fanout = n
+	}
+}
 
 // URL returns the store URL the workspace was opened with, a local
 // directory (a path or a file:// URL, either of which may be relative)
@@ -201,8 +283,29 @@ func (w *Workspace) URL() string {
 	return w.url
 }
 
-// Close releases the workspace's resources.
-func (w *Workspace) Close() error { return nil }
+// Close closes the workspace: every call that begins afterwards, on the
+// workspace or on a Session or Step read from it, fails with an error
+// matching ErrClosed (an ErrInvalid); the setters do nothing and the
+// accessors (URL, Requests, Limits, Name) still answer. A call in flight
+// when Close is called is not cut short: it ends as it would have (a
+// commit's step is written or not, never in part), though a callback it
+// makes (Log's fn) can no longer begin calls. What the workspace holds
+// (sessions with their heads and dedup indexes, the object caches, a
+// backend's resources) is released at once, or when the last call in
+// flight ends. Close does not wait for those calls, so it may be called
+// from inside one. It is safe to call concurrently and more than once;
+// every call returns nil unless closing the store failed.
+func (w *Workspace) Close() error {
+	w.life.Lock()
+	defer w.life.Unlock()
+	if !w.closed {
+		w.closed = true
+		if w.calls == 0 {
+			w.release()
+		}
+	}
+	return w.closeErr
+}
 
 // Requests returns the object-store requests made so far.
 func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
@@ -211,6 +314,15 @@ func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
 // Names are SessionNameRule. The same *Session is returned for
 // the same name, so it keeps its head cached across commits.
 func (w *Workspace) Session(name string) (_ *Session, err error) {
+	if err := w.enter("session " + name); err != nil {
+		return nil, err
+	}
+	defer w.exit()
+	return w.session(name)
+}
+
+// session is Session for a call already in flight.
+func (w *Workspace) session(name string) (_ *Session, err error) {
 	defer w.classifyTo(&err)
 	if err := ValidSession(name); err != nil {
 		return nil, err
@@ -227,6 +339,10 @@ func (w *Workspace) Session(name string) (_ *Session, err error) {
 
 // SessionNames returns the names of all sessions, in name order.
 func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error) {
+	if err := w.enter("list sessions"); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	err = w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil })
 	return names, err
@@ -235,20 +351,24 @@ func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error
 // Resolve returns the step named by ref: "S" (the head of session S) or
 // "S@N" (step N of S).
 func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error) {
+	if err := w.enter("resolve " + ref); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	name, num, hasNum := strings.Cut(ref, "@")
-	s, err := w.Session(name)
+	s, err := w.session(name)
 	if err != nil {
 		return nil, err
 	}
 	if !hasNum {
-		return s.Head(ctx)
+		return s.headStep(ctx)
 	}
 	n, err := parseStepNumber(num)
 	if err != nil {
 		return nil, invalid(fmt.Errorf("bad step reference %q: %w", ref, err))
 	}
-	return s.Step(ctx, n)
+	return s.step(ctx, n)
 }
 
 // parseStepNumber parses the N of S@N: decimal digits, 1 or more.
@@ -283,6 +403,10 @@ func ValidSession(name string) error {
 // EachSession calls fn with the name of every session, in name order,
 // without collecting them: for walks over stores with many sessions.
 func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error) (err error) {
+	if err := w.enter("list sessions"); err != nil {
+		return err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	return w.repo.Sessions(ctx, fn)
 }
@@ -292,6 +416,15 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 // holds only what its caller holds. A session with no steps is ErrNotFound;
 // a removed one ErrRemoved.
 func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
+	if err := w.enter("head of " + session); err != nil {
+		return nil, err
+	}
+	defer w.exit()
+	return w.readHead(ctx, session)
+}
+
+// readHead is ReadHead for a call already in flight.
+func (w *Workspace) readHead(ctx context.Context, session string) (_ *Step, err error) {
 	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
@@ -369,6 +502,10 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 // continues no fork, whether or not gc has swept the older steps. It
 // costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
+	if err := w.enter("fork origin of " + session); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
@@ -416,6 +553,10 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // ReadStep returns step n of session without registering the session in
 // the workspace. A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
+	if err := w.enter(fmt.Sprintf("step %s@%d", session, n)); err != nil {
+		return nil, err
+	}
+	defer w.exit()
 	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
@@ -432,5 +573,9 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 
 // SetCacheLimit bounds the workspace's cache of recently read step
 // objects to max bytes (0: the default 256 MiB). Call it right after
-// Open, before the workspace is used.
-func (w *Workspace) SetCacheLimit(max int64) { w.repo.SetCacheLimit(max) }
+// Open, before the workspace is used. After Close it does nothing.
+func (w *Workspace) SetCacheLimit(max int64) {
+	if !w.isClosed() {
+		w.repo.SetCacheLimit(max)
+	}
+}

@@ -15,7 +15,9 @@ import (
 //	import _ "github.com/cairnlog/cairn/cas/s3" // s3:// URLs
 type Backend struct {
 	// Open returns the store u names. It should make no request: a
-	// missing bucket or bad credentials show on first use.
+	// missing bucket or bad credentials show on first use. A store that
+	// holds resources (connections, files) is an io.Closer: the
+	// workspace that opened it closes it when the workspace is closed.
 	Open func(ctx context.Context, u *url.URL) (Store, error)
 	// Remote says the store is reached over a network, so its users stack
 	// the retry wrapper (package retry) over it.

@@ -62,3 +62,12 @@ func (c *objectCache) remove(key string) {
 		c.size -= el.Value.(*cacheEntry).obj.Size()
 	}
 }
+
+// clear drops every object the cache holds.
+func (c *objectCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	clear(c.items)
+	c.size = 0
+}

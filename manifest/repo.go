@@ -79,6 +79,14 @@ func (r *Repo) SetCacheLimit(max int64) {
 	r.cache = newObjectCache(max)
 }
 
+// DropCaches empties the Repo's caches of objects, releasing their
+// memory (Workspace.Close). The Repo still works, reading again what it
+// needs.
+func (r *Repo) DropCaches() {
+	r.cache.clear()
+	r.spills.clear()
+}
+
 // Step is a step as stored: its manifest and what the step object that
 // holds it says about itself.
 type Step struct {

@@ -267,8 +267,17 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
 	}
 	// Each checkpoint replaces the one before, so a new one withdraws the
-	// pause the previous checkpoint (an interrupt) left pending.
-	_, err = sess.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{Status: status, Record: rec, Withdraw: true})
+	// pause the previous checkpoint (an interrupt) left pending. A
+	// withdrawal is refused on a head that asks nothing (the session's
+	// first checkpoint, one after a delete or a reply): then the commit is
+	// made again without it, which costs one head read more, off the
+	// common path.
+	opts := cairn.CommitOptions{Status: status, Record: rec, Withdraw: true}
+	_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
+	if errors.Is(err, cairn.ErrNotAwaiting) {
+		opts.Withdraw = false
+		_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
+	}
 	return err
 }
 

@@ -84,6 +84,8 @@ type Store struct {
 	attempts int
 
 	pageSize int // keys per ListObjectsV2 request; 0: the server's default (1,000)
+	// own is the transport Open made, if it made one (see Close).
+	own *http.Transport
 }
 
 // Open returns a store for the objects under prefix in bucket. It makes
@@ -115,10 +117,15 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		opts.Region = DefaultRegion
 	}
 	tr := opts.Transport
-	if tr == nil && (opts.Timeout > 0 || !opts.Secure) {
-		if tr, err = minio.DefaultTransport(opts.Secure); err != nil {
+	// own is the transport made here (minio-go's default, as minio.New
+	// would make), whose idle connections Close closes; one given in
+	// Options.Transport is its caller's.
+	var own *http.Transport
+	if tr == nil {
+		if own, err = minio.DefaultTransport(opts.Secure); err != nil {
 			return nil, fmt.Errorf("open minio store: %w", err)
 		}
+		tr = own
 	}
 	if opts.Timeout > 0 {
 		tr = timeout.Transport(tr, opts.Timeout)
@@ -137,7 +144,18 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("open minio store: %w", err)
 	}
-	return &Store{core: minio.Core{Client: client}, bucket: bucket, prefix: p, secure: opts.Secure, attempts: opts.Attempts}, nil
+	return &Store{core: minio.Core{Client: client}, bucket: bucket, prefix: p, secure: opts.Secure, attempts: opts.Attempts, own: own}, nil
+}
+
+// Close closes the idle connections of the store's own transport (not
+// those of one given in Options.Transport). A workspace closes the store
+// it opened when it is closed (cairn.Workspace.Close); a request made
+// afterwards opens a new connection.
+func (s *Store) Close() error {
+	if s.own != nil {
+		s.own.CloseIdleConnections()
+	}
+	return nil
 }
 
 // Attempts returns how many attempts the retry wrapper should give one

@@ -34,7 +34,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	recordFile := fs.String("record-file", "", "read the step record from `FILE` (- for stdin), for records too long for an argument (up to 8 MiB)")
 	status := fs.String("status", "running", "loop status `S` after the step: running, awaiting_input or done")
 	expect := fs.whole("expect", 0, 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
-	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3)")
+	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3; with it, a commit on a head that asks nothing fails with exit 3)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args, 1, 2)
 	if err != nil {

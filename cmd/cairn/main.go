@@ -42,6 +42,9 @@ type command struct {
 	// (serve, mcp), so an in-memory mem:// store lasts as long as its
 	// clients use it; every other command would lose it at exit.
 	serves bool
+	// noStore: the command opens no store (version), so its flags have
+	// no --store: a command's --help lists only flags it uses.
+	noStore bool
 }
 
 var commands map[string]command
@@ -96,7 +99,10 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws.SetLimits(limits)
+	if err := ws.SetLimits(limits); err != nil {
+		ws.Close()
+		return nil, usageError{err.Error()} // LimitsFromEnv gives none
+	}
 	return ws, nil
 }
 
@@ -407,17 +413,20 @@ type flagSet struct {
 	help func()
 }
 
-// newFlags returns a flag set for a command that also accepts --store.
+// newFlags returns a flag set for a command that also accepts --store,
+// unless the command opens no store (command.noStore).
 // Parse errors are returned, not printed: they become one line on
 // stderr; -h prints the command's usage on stdout.
 func newFlags(e *env, name, usage string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&e.store, "store", e.store, "store `URL` (default $CAIRN_STORE or the local default directory)")
-	// A --store before the command counts as the first use of this one.
-	store := fs.Lookup("store")
-	store.Value = &onceFlag{Value: store.Value, given: e.storeGiven}
+	if c, ok := commands[name]; !ok || !c.noStore {
+		fs.StringVar(&e.store, "store", e.store, "store `URL` (default $CAIRN_STORE or the local default directory)")
+		// A --store before the command counts as the first use of this one.
+		store := fs.Lookup("store")
+		store.Value = &onceFlag{Value: store.Value, given: e.storeGiven}
+	}
 	help := func() {
 		fmt.Fprintf(e.stdout, "usage: %s\n", strings.TrimSpace("cairn "+name+" "+usage))
 		if c, ok := commands[name]; ok {

@@ -14,6 +14,7 @@ var versionCmd = command{
 	summary: "print cairn's version (also cairn --version)",
 	usage:   versionUsage,
 	run:     runVersion,
+	noStore: true,
 }
 
 func runVersion(ctx context.Context, e *env, args []string) error {

@@ -207,6 +207,11 @@ func (t *table) poll(e *entry, stop <-chan struct{}) {
 		if errors.Is(err, cairn.ErrRemoved) {
 			t.publishRemoved(e)
 		}
+		if errors.Is(err, cairn.ErrClosed) {
+			// The workspace was closed under the server: it is not to be
+			// used again, and its waiters are left to their deadlines.
+			return
+		}
 		interval = min(2*interval, t.maxPoll)
 	}
 }

@@ -138,6 +138,13 @@ func allocated(fn func()) uint64 {
 // Its memory allocated is the observable: a full re-parse copies the
 // whole document.
 func TestCommitCostFollowsChange(t *testing.T) {
+	if raceEnabled {
+		// The race detector's instrumentation allocates beside the
+		// commit's own (1 run in 3 went over the bound so, on code old
+		// and new): the bound is a property of the commit, measured
+		// without it.
+		t.Skip("allocation bound measured without the race detector")
+	}
 	ctx := context.Background()
 	ws, err := cairn.Open(ctx, t.TempDir())
 	if err != nil {

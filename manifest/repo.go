@@ -46,6 +46,8 @@ type Repo struct {
 	// large file goes through them one after another, so a couple
 	// suffice, and they never push small objects out.
 	spills *objectCache
+	// reads keeps what reads learned of the objects' blobs (View).
+	reads *readIndex
 	// local, if set, keeps copies of the objects commits write, for the
 	// compactions of later processes (UseLocalObjects).
 	local LocalObjects
@@ -65,7 +67,8 @@ func NewRepo(store cas.Store, cacheBytes int64) *Repo {
 	if cacheBytes <= 0 {
 		cacheBytes = defaultCacheBytes
 	}
-	return &Repo{store: store, cache: newObjectCache(cacheBytes), spills: newObjectCache(spillCacheBytes)}
+	return &Repo{store: store, cache: newObjectCache(cacheBytes), spills: newObjectCache(spillCacheBytes),
+		reads: newReadIndex(readTableBytes, maxReadHints)}
 }
 
 // SetCacheLimit replaces the object cache with an empty one holding up to
@@ -666,10 +669,13 @@ func (r *Repo) remember(key string, data []byte) {
 	}
 }
 
-// forget drops key from the object cache. GC calls it for every object
-// it deletes or replaces, so that this process never reads them from
-// memory again.
-func (r *Repo) forget(key string) { r.cache.remove(key) }
+// forget drops key from the object cache, and what reads learned of its
+// blobs (View). GC calls it for every object it deletes or replaces, so
+// that this process never reads them from memory again.
+func (r *Repo) forget(key string) {
+	r.cache.remove(key)
+	r.reads.forget(key)
+}
 
 // fetchAll reads the objects at keys with bounded parallelism.
 func (r *Repo) fetchAll(ctx context.Context, keys []string, fn func(key string, obj *pack.Object)) error {

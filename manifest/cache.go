@@ -15,7 +15,13 @@ type objectCache struct {
 	size  int64
 	order *list.List // front = most recent; values are *cacheEntry
 	items map[string]*list.Element
+	// big holds the keys of objects put that were larger than max, so
+	// not kept (at most maxBig of them; see Repo.blob).
+	big map[string]bool
 }
+
+// maxBig bounds the keys an objectCache remembers as too large to keep.
+const maxBig = 4096
 
 type cacheEntry struct {
 	key string
@@ -39,7 +45,14 @@ func (c *objectCache) get(key string) *pack.Object {
 func (c *objectCache) put(key string, obj *pack.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[key]; ok || obj.Size() > c.max {
+	if _, ok := c.items[key]; ok {
+		return
+	}
+	if obj.Size() > c.max {
+		if c.big == nil || len(c.big) >= maxBig {
+			c.big = make(map[string]bool)
+		}
+		c.big[key] = true
 		return
 	}
 	c.items[key] = c.order.PushFront(&cacheEntry{key: key, obj: obj})
@@ -53,9 +66,18 @@ func (c *objectCache) put(key string, obj *pack.Object) {
 	}
 }
 
+// tooBig reports whether the object at key was put, and found larger
+// than the cache keeps.
+func (c *objectCache) tooBig(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.big[key]
+}
+
 func (c *objectCache) remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.big, key)
 	if el, ok := c.items[key]; ok {
 		c.order.Remove(el)
 		delete(c.items, key)

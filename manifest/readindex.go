@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -266,30 +267,36 @@ func (v *View) locate(id cas.ID) (string, pack.Entry, bool) {
 func (v *View) Blob(ctx context.Context, id cas.ID) ([]byte, error) {
 	for {
 		key, e, ok := v.locate(id)
+		var err error
 		if ok {
-			obj, err := v.repo.object(ctx, key)
-			if err != nil {
+			var obj *pack.Object
+			if obj, err = v.repo.blobObject(ctx, key); err != nil {
 				return nil, err
 			}
-			if holds(obj, e) {
+			if obj == nil {
+				var raw []byte
+				if raw, err = v.repo.rangedBlob(ctx, key, e); err == nil || !errors.Is(err, cas.ErrCorrupt) {
+					return raw, err
+				}
+			} else if holds(obj, e) {
 				return obj.Blob(e)
+			} else {
+				err = fmt.Errorf("%w: %s: no blob %s where its index says", cas.ErrCorrupt, DescribeKey(key), id.Short())
 			}
+		} else {
+			err = fmt.Errorf("%w: blob %s is not in any object of the step's layout", cas.ErrCorrupt, id.Short())
 		}
 		// Not found, or not where the table says: a table kept from an
 		// earlier read may describe an object gc has deleted since, its
 		// slot filled again. Read the layouts' objects again, as an
 		// index loaded for this read would have, and look once more.
-		again, err := v.relearn(ctx)
-		if err != nil {
+		again, lerr := v.relearn(ctx)
+		if lerr != nil {
+			return nil, lerr
+		}
+		if !again {
 			return nil, err
 		}
-		if again {
-			continue
-		}
-		if !ok {
-			return nil, fmt.Errorf("%w: blob %s is not in any object of the step's layout", cas.ErrCorrupt, id.Short())
-		}
-		return nil, fmt.Errorf("%w: %s: no blob %s where its index says", cas.ErrCorrupt, DescribeKey(key), id.Short())
 	}
 }
 

@@ -191,3 +191,53 @@ func TestReadIndexBounded(t *testing.T) {
 		t.Error("the newest table was dropped, or the oldest kept")
 	}
 }
+
+// TestBlobsOfAnUncachedObjectReadAlone: an object larger than the object
+// cache keeps (a merged pack, through an export's 4 MiB cache) was read
+// whole again for every blob read from it: an export of a 2,000-step
+// session of 28 MB read 24 GB. Once an object is found too large to
+// cache, its blobs are read alone, by range, and still verified (I1): a
+// state reads with about its layout's bytes, through a view or an index.
+func TestBlobsOfAnUncachedObjectReadAlone(t *testing.T) {
+	ctx := context.Background()
+	m := metered.New(mem.New())
+	const n = 40
+	commitItems(t, NewRepo(m, 0), n, "x")
+	r := NewRepo(m, 0)
+	r.SetCacheLimit(1) // no object fits
+	head, err := r.ReadStep(ctx, "s", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layout int64
+	for _, k := range LayoutKeys(head.Layout) {
+		info, err := m.Stat(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layout += info.Size
+	}
+	v, err := r.View(ctx, head.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := r.NewIndex()
+	if err := ix.Load(ctx, head.Layout); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]tree.Source{"view": v, "index": ix} {
+		before := m.Counts()
+		doc, err := (&tree.Reader{Src: src, Limits: tree.DefaultLimits}).JSON(ctx, head.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(doc), `["x1`) || strings.Count(string(doc), `"x`) != n {
+			t.Fatalf("state through the %s = %.40q…", name, doc)
+		}
+		read := m.Counts().Sub(before)
+		t.Logf("through the %s: %d GETs, %d bytes, for a layout of %d bytes", name, read.Get, read.BytesRead, layout)
+		if read.BytesRead > layout {
+			t.Errorf("reading the state through the %s read %d bytes; want at most the layout's %d", name, read.BytesRead, layout)
+		}
+	}
+}

@@ -632,6 +632,42 @@ func (r *Repo) object(ctx context.Context, key string) (*pack.Object, error) {
 	return obj, nil
 }
 
+// blobObject returns the object to read a blob of the object at key
+// from: the cached one, else, for an object the cache found too large
+// to keep, nil (read the blob alone: rangedBlob), else the object read
+// whole (see object). A reader of a large pack through a small cache (an
+// export's) read the whole pack again for each blob it read from it: 24
+// GB for an export of a 2,000-step session of 28 MB.
+func (r *Repo) blobObject(ctx context.Context, key string) (*pack.Object, error) {
+	if _, _, _, ok := ParseSpillKey(key); !ok {
+		if o := r.cache.get(key); o != nil {
+			return o, nil
+		}
+		if r.cache.tooBig(key) {
+			return nil, nil
+		}
+	}
+	return r.object(ctx, key)
+}
+
+// rangedBlob reads the blob e of the object at key alone, and verifies
+// it against its id (I1); its length is the entry's, bounded when the
+// object's index was parsed (I6).
+func (r *Repo) rangedBlob(ctx context.Context, key string, e pack.Entry) ([]byte, error) {
+	what := fmt.Sprintf("blob %s in %s", e.ID.Short(), DescribeKey(key))
+	data, err := r.store.Get(ctx, key, e.Offset, e.StoredLen)
+	if err != nil {
+		if errors.Is(err, cas.ErrNotFound) {
+			return nil, fmt.Errorf("read %s: %w", DescribeKey(key), cas.ErrNotFound)
+		}
+		return nil, fmt.Errorf("read %s: %w", DescribeKey(key), err)
+	}
+	if int64(len(data)) != e.StoredLen {
+		return nil, fmt.Errorf("%w: %s: %d bytes read, its index says %d", cas.ErrCorrupt, what, len(data), e.StoredLen)
+	}
+	return pack.DecodeBlob(data, e.ID, int(e.RawLen), what)
+}
+
 // index returns the parsed object at key for an index load: the whole
 // object (see object), but only the header and index of a spill pack,
 // which an index load must not hold whole, many at a time.

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"sync"
 
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
 )
 
@@ -82,5 +83,61 @@ func (c *objectCache) remove(key string) {
 		c.order.Remove(el)
 		delete(c.items, key)
 		c.size -= el.Value.(*cacheEntry).obj.Size()
+	}
+}
+
+// blobCache is an LRU of the stored bytes of blobs read alone (by range,
+// Repo.rangedBlob), by id, bounded by their total size: a reader diffing
+// each step of a session with the one before reads the same few nodes of
+// a large pack at every step, a request each. What it holds is decoded
+// and verified again at each read (I1).
+type blobCache struct {
+	mu    sync.Mutex
+	max   int64
+	size  int64
+	order *list.List // front = most recent; values are *blobEntry
+	items map[cas.ID]*list.Element
+}
+
+type blobEntry struct {
+	id     cas.ID
+	stored []byte
+}
+
+// blobCacheBytes bounds a Repo's blobCache, and maxCachedBlob the size
+// of one blob it keeps.
+const (
+	blobCacheBytes = 1 << 20
+	maxCachedBlob  = 64 << 10
+)
+
+func newBlobCache(max int64) *blobCache {
+	return &blobCache{max: max, order: list.New(), items: make(map[cas.ID]*list.Element)}
+}
+
+func (c *blobCache) get(id cas.ID) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[id]; ok {
+		c.order.MoveToFront(el)
+		return el.Value.(*blobEntry).stored
+	}
+	return nil
+}
+
+func (c *blobCache) put(id cas.ID, stored []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[id]; ok || len(stored) > maxCachedBlob || int64(len(stored)) > c.max {
+		return
+	}
+	c.items[id] = c.order.PushFront(&blobEntry{id: id, stored: stored})
+	c.size += int64(len(stored))
+	for c.size > c.max {
+		el := c.order.Back()
+		e := el.Value.(*blobEntry)
+		c.order.Remove(el)
+		delete(c.items, e.id)
+		c.size -= int64(len(e.stored))
 	}
 }

@@ -48,6 +48,8 @@ type Repo struct {
 	spills *objectCache
 	// reads keeps what reads learned of the objects' blobs (View).
 	reads *readIndex
+	// blobs keeps the stored bytes of blobs read alone (rangedBlob).
+	blobs *blobCache
 	// local, if set, keeps copies of the objects commits write, for the
 	// compactions of later processes (UseLocalObjects).
 	local LocalObjects
@@ -68,7 +70,7 @@ func NewRepo(store cas.Store, cacheBytes int64) *Repo {
 		cacheBytes = defaultCacheBytes
 	}
 	return &Repo{store: store, cache: newObjectCache(cacheBytes), spills: newObjectCache(spillCacheBytes),
-		reads: newReadIndex(readTableBytes, maxReadHints)}
+		reads: newReadIndex(readTableBytes, maxReadHints), blobs: newBlobCache(blobCacheBytes)}
 }
 
 // SetCacheLimit replaces the object cache with an empty one holding up to
@@ -650,11 +652,15 @@ func (r *Repo) blobObject(ctx context.Context, key string) (*pack.Object, error)
 	return r.object(ctx, key)
 }
 
-// rangedBlob reads the blob e of the object at key alone, and verifies
-// it against its id (I1); its length is the entry's, bounded when the
-// object's index was parsed (I6).
+// rangedBlob reads the blob e of the object at key alone (or takes its
+// stored bytes from the blob cache), and verifies it against its id
+// (I1); its length is the entry's, bounded when the object's index was
+// parsed (I6).
 func (r *Repo) rangedBlob(ctx context.Context, key string, e pack.Entry) ([]byte, error) {
 	what := fmt.Sprintf("blob %s in %s", e.ID.Short(), DescribeKey(key))
+	if data := r.blobs.get(e.ID); data != nil {
+		return pack.DecodeBlob(data, e.ID, int(e.RawLen), what)
+	}
 	data, err := r.store.Get(ctx, key, e.Offset, e.StoredLen)
 	if err != nil {
 		if errors.Is(err, cas.ErrNotFound) {
@@ -665,7 +671,11 @@ func (r *Repo) rangedBlob(ctx context.Context, key string, e pack.Entry) ([]byte
 	if int64(len(data)) != e.StoredLen {
 		return nil, fmt.Errorf("%w: %s: %d bytes read, its index says %d", cas.ErrCorrupt, what, len(data), e.StoredLen)
 	}
-	return pack.DecodeBlob(data, e.ID, int(e.RawLen), what)
+	raw, err := pack.DecodeBlob(data, e.ID, int(e.RawLen), what)
+	if err == nil {
+		r.blobs.put(e.ID, data)
+	}
+	return raw, err
 }
 
 // index returns the parsed object at key for an index load: the whole

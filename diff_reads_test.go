@@ -85,3 +85,55 @@ func words(seed, n int) string {
 	}
 	return string(b)
 }
+
+// TestDiffConcurrentReaders: the blob tables and hints Diff reads through
+// are shared by every reader of the workspace (a server's requests, an
+// export's workers): diffs running at once, over a cache too small for
+// the layout, all see their own steps' changes.
+func TestDiffConcurrentReaders(t *testing.T) {
+	ctx := context.Background()
+	const n, readers = 60, 6
+	ws, err := cairn.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ws.SetCompactionFanout(4)
+	s, _ := ws.Session("s")
+	steps := make([]*cairn.Step, 0, n)
+	for i := 1; i <= n; i++ {
+		msg, _ := json.Marshal(words(i, 3000))
+		st := cairn.Patch([]byte(fmt.Sprintf(`[{"op":"add","path":"/-","value":%s}]`, msg)))
+		if i == 1 {
+			st = cairn.JSON([]byte(fmt.Sprintf(`[%s]`, msg)))
+		}
+		step, err := s.Commit(ctx, st, cairn.CommitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, step)
+	}
+	ws.SetCacheLimit(16 << 10)
+	errs := make(chan error, readers)
+	for g := range readers {
+		go func() {
+			for k := range n - 1 {
+				i := (k + g*7) % (n - 1)
+				ch, err := ws.Diff(ctx, steps[i], steps[i+1])
+				if err == nil && (len(ch) != 1 || ch[0] != (cairn.Change{Path: fmt.Sprintf("/%d", i+1), Kind: cairn.Added})) {
+					err = fmt.Errorf("diff %s %s = %v", steps[i], steps[i+1], ch)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range readers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -417,14 +417,14 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 			return nil, fmt.Errorf("diff %s %s: %w", a, b, err)
 		}
 	}
-	ix := w.repo.NewIndex()
-	if err := ix.Load(ctx, a.m.Layout); err != nil {
+	// The workspace's view of the two layouts: a reader diffing each
+	// step with the one before it reads only the objects new to it, not
+	// an index of each step's whole layout (manifest/readindex.go).
+	v, err := w.repo.View(ctx, a.m.Layout, b.m.Layout)
+	if err != nil {
 		return nil, err
 	}
-	if err := ix.Load(ctx, b.m.Layout); err != nil {
-		return nil, err
-	}
-	r := &tree.Reader{Src: ix, Limits: w.treeLimits()}
+	r := &tree.Reader{Src: v, Limits: w.treeLimits()}
 	var out []Change
 	add := func(c tree.Change) error {
 		out = append(out, Change{Path: c.Path, Kind: ChangeKind(c.Kind)})

@@ -271,9 +271,12 @@ func (ix *Index) Blob(ctx context.Context, id cas.ID) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: blob %s is not in any object of the step's layout", cas.ErrCorrupt, id.Short())
 	}
-	obj, err := ix.repo.object(ctx, loc.Key)
+	obj, err := ix.repo.blobObject(ctx, loc.Key)
 	if err != nil {
 		return nil, err
+	}
+	if obj == nil {
+		return ix.repo.rangedBlob(ctx, loc.Key, loc.Entry)
 	}
 	return obj.Blob(loc.Entry)
 }

@@ -41,8 +41,22 @@ const (
 )
 
 // StepKey returns the key of step n of session.
-func StepKey(session string, n uint64) string {
-	return fmt.Sprintf("%s%s/%020d", stepsPrefix, session, n)
+func StepKey(session string, n uint64) string { return numberedKey(stepsPrefix, session, n) }
+
+// numberedKey returns prefix, session, "/" and n in 20 digits (as
+// fmt's %020d: a uint64 has at most 20). Every read builds the keys of
+// its step's layout, dozens of them, so they are built without fmt: a
+// replay of 2,000 steps spent a sixth of its time in Sprintf.
+func numberedKey(prefix, session string, n uint64) string {
+	b := make([]byte, len(prefix)+len(session)+21)
+	i := copy(b, prefix)
+	i += copy(b[i:], session)
+	b[i] = '/'
+	for j := len(b) - 1; j > i; j-- {
+		b[j] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b)
 }
 
 // HintKey returns the key of a session's head hint.
@@ -112,9 +126,7 @@ func SessionKey(session string) string { return sessionsPrefix + session }
 
 // PackKey returns the key of the compacted pack written by the commit of
 // step n of session.
-func PackKey(session string, n uint64) string {
-	return fmt.Sprintf("%s%s/%020d", packsPrefix, session, n)
-}
+func PackKey(session string, n uint64) string { return numberedKey(packsPrefix, session, n) }
 
 // ParsePackKey returns the session and step number of a pack key.
 func ParsePackKey(key string) (string, uint64, bool) {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 )
@@ -63,6 +64,21 @@ func TestDescribePrefix(t *testing.T) {
 	} {
 		if got := DescribePrefix(prefix); got != want {
 			t.Errorf("DescribePrefix(%q) = %q, want %q", prefix, got, want)
+		}
+	}
+}
+
+// TestNumberedKeys: step and pack keys are built without fmt, and must
+// be what %020d made of them, numbers of every length included.
+func TestNumberedKeys(t *testing.T) {
+	for _, n := range []uint64{0, 1, 9, 10, 12345, 1e19 - 1, 1e19, 1<<64 - 1} {
+		for _, s := range []string{"d", "a-b.c"} {
+			if got, want := StepKey(s, n), fmt.Sprintf("steps/%s/%020d", s, n); got != want {
+				t.Errorf("StepKey(%q, %d) = %q, want %q", s, n, got, want)
+			}
+			if got, want := PackKey(s, n), fmt.Sprintf("packs/%s/%020d", s, n); got != want {
+				t.Errorf("PackKey(%q, %d) = %q, want %q", s, n, got, want)
+			}
 		}
 	}
 }

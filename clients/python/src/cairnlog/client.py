@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
+import operator
 import os
 import socket
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .errors import NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
+from .errors import InvalidError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
 Step = Dict[str, Any]
 """A step as the API returns it: session, step, id, parent, origin, status,
@@ -24,6 +27,87 @@ def _listed(body: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
     if body.get("unreadable"):
         warnings.warn(UnreadableSessionsWarning(body["unreadable"]), stacklevel=3)
     return body[key]
+
+
+MAX_WAIT = 60
+"""The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
+
+
+class _AnswerEarly:
+    """A connection that, when the server stops reading its body (it sent
+    its answer, 413 say, and closed), stops sending and reads the answer
+    instead of failing on the broken pipe."""
+
+    def send(self, data: Any) -> None:
+        try:
+            super().send(data)  # type: ignore[misc]
+        except (BrokenPipeError, ConnectionResetError):
+            # If the server did not answer, getresponse fails as before.
+            pass
+
+
+class _HTTPConnection(_AnswerEarly, http.client.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_AnswerEarly, http.client.HTTPSConnection):
+    pass
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_HTTPConnection, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_HTTPSConnection, req, context=self._context)  # type: ignore[attr-defined]
+
+
+_opener = urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+
+
+def _whole(n: Any, what: str) -> int:
+    """n as an int, or InvalidError: a step number is never rounded (1.5 is not step 1)."""
+    if isinstance(n, bool) or not hasattr(type(n), "__index__"):
+        raise InvalidError(400, "bad_request", f"{what}: want a whole number, not {n!r}")
+    return operator.index(n)
+
+
+def _why_not_json(value: Any, e: BaseException) -> str:
+    """Why json.dumps could not encode value, in words."""
+    if isinstance(e, RecursionError):
+        return "nested too deep to send as JSON"
+    if "Out of range float" in str(e):
+        return "NaN and infinities are not JSON numbers (send null or a string instead)"
+    if "Circular reference" in str(e):
+        return "it holds itself (a circular reference), which JSON cannot"
+    return str(e)
+
+
+def _encode(body: Dict[str, Any]) -> bytes:
+    """The JSON text of a request body, as UTF-8. A value JSON cannot hold
+    (NaN, infinities, a circular or too deep structure) is InvalidError
+    naming the field; a type it cannot hold (a set, say) stays TypeError.
+    A str holding half a surrogate pair is sent escaped, as JSON.stringify
+    does, so the server's 400 says which field holds it."""
+    try:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (ValueError, RecursionError) as e:
+        field = "request body"
+        for k, v in body.items():
+            try:
+                json.dumps(v, allow_nan=False)
+            except (ValueError, RecursionError):
+                field = k
+                break
+            except TypeError:
+                pass
+        raise InvalidError(400, "bad_request", f"{field}: {_why_not_json(body, e)}") from None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def is_reply(record: Any) -> bool:
@@ -58,13 +142,13 @@ class Client:
         data = None
         headers = {"Accept": "application/json"}
         if body is not None:
-            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            data = _encode(body)
             headers["Content-Type"] = "application/json"
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as resp:
+            with _opener.open(req, timeout=timeout or self.timeout) as resp:
                 raw = resp.read()
                 return resp.status, (json.loads(raw) if raw else None)
         except urllib.error.HTTPError as e:
@@ -101,6 +185,12 @@ class Client:
 
     @staticmethod
     def _s(session: str) -> str:
+        # A URL path takes no empty segment, and "." and ".." are dot
+        # segments, not names: say what is wrong with the session name,
+        # as the server does of any other bad name.
+        if session in ("", ".", ".."):
+            raise InvalidError(400, "bad_request", f"session {json.dumps(session)}: "
+                               "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'")
         return urllib.parse.quote(session, safe="")
 
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
@@ -123,7 +213,7 @@ class Client:
 
     def step(self, session: str, n: int, state: bool = True) -> Step:
         """Step n of the session."""
-        return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{int(n)}",
+        return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{_whole(n, 'step')}",
                           query=None if state else {"state": "false"})[1]
 
     def commit(self, session: str, state: Any, record: Any = None, status: str = "running",
@@ -134,7 +224,7 @@ class Client:
         if record is not None:
             body["record"] = record
         if expect is not None:
-            body["expect"] = int(expect)
+            body["expect"] = _whole(expect, "expect")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/steps", body)[1]
 
     def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None, **record: Any) -> Step:
@@ -143,10 +233,20 @@ class Client:
                            status="awaiting_input", expect=expect)
 
     def wait(self, session: str, after: int, timeout: float = 30) -> Optional[Step]:
-        """Long-poll: the head once it is past step `after`, or None after timeout seconds."""
-        status, body = self._call("GET", f"/v1/sessions/{self._s(session)}/wait",
-                                  query={"after": int(after), "timeout": timeout}, timeout=timeout + 30)
-        return body if status == 200 else None
+        """Long-poll: the head once it is past step `after`, or None after timeout seconds.
+        The server holds one poll for at most a minute; a longer timeout polls again until it passes."""
+        path, after = f"/v1/sessions/{self._s(session)}/wait", _whole(after, "after")
+        if not timeout >= 0:
+            raise InvalidError(400, "bad_request", f"timeout: want seconds >= 0, not {timeout!r}")
+        deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
+        while True:
+            left = max(0.0, min(deadline - time.monotonic(), MAX_WAIT))
+            status, body = self._call("GET", path, query={"after": after, "timeout": round(left, 3)},
+                                      timeout=left + self.timeout)
+            if status == 200:
+                return body
+            if time.monotonic() >= deadline:
+                return None
 
     def wait_for_reply(self, session: str, question_step: int, poll: float = 30) -> Step:
         """Block until the step after question_step lands; return that step
@@ -170,19 +270,20 @@ class Client:
         question answered is the one at step N."""
         body: Dict[str, Any] = {"input": value}
         if expect is not None:
-            body["expect"] = int(expect)
+            body["expect"] = _whole(expect, "expect")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", body)[1]
 
     def log(self, session: str, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""
         return self._call("GET", f"/v1/sessions/{self._s(session)}/log",
-                          query={"limit": limit, "from": from_step})[1]["steps"]
+                          query={"limit": _whole(limit, "limit"),
+                                 "from": None if from_step is None else _whole(from_step, "from")})[1]["steps"]
 
     def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
         """Start session `to` from a step of `session` (default its head)."""
         body: Dict[str, Any] = {"to": to}
         if step is not None:
-            body["step"] = int(step)
+            body["step"] = _whole(step, "step")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/fork", body)[1]
 
     def diff(self, a: str, b: str) -> List[Dict[str, str]]:

@@ -1,0 +1,28 @@
+"""Session names the server cannot take are InvalidError, said of the session."""
+
+from __future__ import annotations
+
+import pytest
+
+import cairnlog
+from cairnlog import InvalidError
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", ".x", "a/b", "ü", "a\x00b", "a" * 129, "a b"])
+def test_bad_session_names_are_invalid_in_words(ws: cairnlog.Workspace, name: str) -> None:
+    # "", "." and ".." used to come back as "path /v1/sessions//steps:
+    # empty, '.' and '..' segments are not taken": the route, not the name.
+    c = ws.client
+    for call in (lambda: c.commit(name, {}), lambda: c.head(name), lambda: c.step(name, 1),
+                 lambda: c.log(name), lambda: c.remove(name), lambda: ws.session(name).resume(),
+                 lambda: c.fork("s", name)):
+        with pytest.raises(InvalidError) as e:
+            call()
+        assert e.value.status == 400 and e.value.code == "bad_request"
+        assert "session " in e.value.message and "want 1-128 of A-Z a-z 0-9 . _ -" in e.value.message
+        assert "/v1/" not in e.value.message
+
+
+def test_good_names_at_the_edges(ws: cairnlog.Workspace) -> None:
+    for name in ("a" * 128, "a..b", "x.", "-", "_"):
+        assert ws.client.commit(name, {"n": 1})["session"] == name

@@ -523,6 +523,8 @@ function unreachable(server: string, method: string, timeoutMs: number, e: unkno
     neverSent = true;
   } else if (err.name === "TimeoutError") {
     what = `no answer within ${timeoutMs / 1000} s`;
+  } else if (code === "ECONNRESET" || code === "EPIPE" || code === "ECONNABORTED" || code === "UND_ERR_SOCKET") {
+    what = "the server closed the connection before it answered (did it stop or restart?)";
   } else {
     what = code ?? err.message ?? String(e);
   }

@@ -175,6 +175,10 @@ class Client:
             what = f"no such host: check the host in the URL ({reason})"
         elif isinstance(reason, (TimeoutError, socket.timeout)):
             what = "no answer in time"
+        elif isinstance(reason, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            what = "the server closed the connection before it answered (did it stop or restart?)"
+        elif isinstance(reason, http.client.IncompleteRead):
+            what = "the server's answer was cut off (did it stop or restart?)"
         else:
             what = str(reason) or type(reason).__name__
         msg = f"could not reach the cairn server at {self.url}: {what}"

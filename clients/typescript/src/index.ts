@@ -396,6 +396,27 @@ export class CairnClient {
     return r.body.steps;
   }
 
+  /**
+   * Every step, newest first, following parents across forks, read `page`
+   * steps (default 1000) a request: a long history is never held whole.
+   * Each next page starts below the last step read, in the session that
+   * holds it (below a fork's first step, its origin's: `log(fork, {from})`
+   * is a NotFoundError there).
+   */
+  async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
+    const page = whole(opts.page ?? 1000, "page");
+    let name = session;
+    let from = opts.from;
+    for (;;) {
+      const steps = await this.log(name, { limit: page, from, signal: opts.signal });
+      yield* steps;
+      const last = steps[steps.length - 1];
+      if (steps.length < page || last.step <= 1) return;
+      name = last.origin ? last.origin.slice(0, last.origin.lastIndexOf("@")) : last.session;
+      from = last.step - 1;
+    }
+  }
+
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
   async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
     const body: components["schemas"]["ForkRequest"] = { to };

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, UnauthorizedError } from "../src/index.js";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, required, tempDir } from "./harness.js";
 
@@ -103,6 +103,23 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
       expect(lost[0].reason).toBeInstanceOf(ConflictError);
       expect(lost[0].reason.head).toBe(round + 1);
     }
+  });
+
+  it("pages a long history across a fork with logAll", async () => {
+    // Paging by hand with from = last step - 1 on the fork's own name is a
+    // NotFoundError below its fork point.
+    const c = srv.client;
+    for (let i = 1; i <= 7; i++) await c.commit("pa", { i });
+    await c.fork("pa", "pb", { step: 4 });
+    for (let i = 5; i <= 9; i++) await c.commit("pb", { i });
+    const want = [9, 8, 7, 6, 5, 4].map((n) => `pb@${n}`).concat([3, 2, 1].map((n) => `pa@${n}`));
+    for (const page of [1, 2, 3, 4, 9, 10, 1000]) {
+      const got: string[] = [];
+      for await (const st of c.logAll("pb", { page })) got.push(`${st.session}@${st.step}`);
+      expect(got, String(page)).toEqual(want);
+    }
+    await expect(c.log("pb", { limit: 3, from: 2 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(c.logAll("pb", { page: 0 }).next()).rejects.toBeInstanceOf(InvalidError);
   });
 
   it("maps a state over --max-body onto LimitError, whatever its size", async () => {

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import InvalidError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
@@ -282,6 +282,25 @@ class Client:
         return self._call("GET", f"/v1/sessions/{self._s(session)}/log",
                           query={"limit": _whole(limit, "limit"),
                                  "from": None if from_step is None else _whole(from_step, "from")})[1]["steps"]
+
+    def iter_log(self, session: str, page: int = 1000, from_step: Optional[int] = None) -> Iterator[Step]:
+        """Every step, newest first, following parents across forks, read `page`
+        steps a request: a long history is never held whole. Each next page
+        starts below the last step read, in the session that holds it (below
+        a fork's first step, its origin's: `log(fork, from_step=...)` is 404
+        there)."""
+        page = _whole(page, "page")
+        name, start = session, from_step
+        while True:
+            steps = self.log(name, limit=page, from_step=start)
+            yield from steps
+            if len(steps) < page or steps[-1]["step"] <= 1:
+                return
+            last = steps[-1]
+            # A fork's first step (its origin's, under the fork's name) is
+            # the last one of the fork's own: below it is the origin's.
+            name = str(last["origin"]).rsplit("@", 1)[0] if last.get("origin") else last["session"]
+            start = last["step"] - 1
 
     def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
         """Start session `to` from a step of `session` (default its head)."""

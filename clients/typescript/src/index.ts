@@ -264,15 +264,33 @@ export class CairnClient {
     }
     const text = res.text;
     if (!res.ok) {
-      let err: { code?: string; error?: string; head?: number } = {};
+      let err: { code?: unknown; error?: unknown; head?: unknown } | undefined;
       try {
         err = JSON.parse(text);
       } catch {
-        err = { code: "http", error: text.slice(0, 500) };
+        err = undefined;
       }
-      throw errorFor(res.status, err.code ?? "http", err.error ?? res.statusText, err.head);
+      if (typeof err !== "object" || err === null || typeof err.code !== "string") {
+        // Not cairn's {"code", "error"}: Go's plain text for what it
+        // refuses before any handler (a header too large, say), or another
+        // server's page at this URL.
+        let msg = text.trim();
+        if (!msg || msg.length > 200 || msg.includes("<") || msg.includes("\n")) msg = this.foreign(res.status, res.statusText);
+        throw errorFor(res.status, "http", msg);
+      }
+      throw errorFor(res.status, err.code, typeof err.error === "string" ? err.error : res.statusText, typeof err.head === "number" ? err.head : undefined);
     }
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+    if (!text) return { status: res.status, body: undefined as T };
+    try {
+      return { status: res.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new CairnError(res.status, "http", this.foreign(res.status, res.statusText));
+    }
+  }
+
+  /** The message for an answer that is not cairn's. */
+  private foreign(status: number, statusText: string): string {
+    return `${status} ${statusText} from ${this.url}, without cairn's JSON in its body: is that the URL of cairn serve?`;
   }
 
   private static s(session: string): string {
@@ -308,7 +326,8 @@ export class CairnClient {
       });
       return r.body;
     } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
+      // Only cairn's own 404 says the session has no steps; another server's says nothing.
+      if (e instanceof NotFoundError && e.code === "not_found") return undefined;
       throw e;
     }
   }

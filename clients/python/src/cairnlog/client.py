@@ -15,7 +15,7 @@ import urllib.request
 import warnings
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .errors import InvalidError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
+from .errors import CairnError, InvalidError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
 Step = Dict[str, Any]
 """A step as the API returns it: session, step, id, parent, origin, status,
@@ -150,18 +150,34 @@ class Client:
         try:
             with _opener.open(req, timeout=timeout or self.timeout) as resp:
                 raw = resp.read()
-                return resp.status, (json.loads(raw) if raw else None)
+                if not raw:
+                    return resp.status, None
+                try:
+                    return resp.status, json.loads(raw)
+                except ValueError:
+                    raise CairnError(resp.status, "http", self._foreign(resp.status, resp.reason)) from None
         except urllib.error.HTTPError as e:
             raw = e.read()
             try:
                 err = json.loads(raw)
-                if not isinstance(err, dict):
-                    raise ValueError
             except ValueError:
-                err = {"code": "http", "error": raw.decode("utf-8", "replace")[:500]}
+                err = None
+            if not (isinstance(err, dict) and isinstance(err.get("code"), str)):
+                # Not cairn's {"code", "error"}: Go's plain text for what it
+                # refuses before any handler (a header too large, say), or
+                # another server's page at this URL.
+                text = raw.decode("utf-8", "replace").strip()
+                if not text or len(text) > 200 or "<" in text or "\n" in text:
+                    text = self._foreign(e.code, e.reason)
+                err = {"code": "http", "error": text}
             raise error_for(e.code, err) from None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
             raise self._unreachable(method, e) from None
+
+    def _foreign(self, status: int, reason: str) -> str:
+        """The message for an answer that is not cairn's."""
+        return (f"{status} {reason} from {self.url}, without cairn's JSON in its body: "
+                "is that the URL of cairn serve?")
 
     def _unreachable(self, method: str, e: BaseException) -> UnavailableError:
         """The error for a request that got no answer from the server: what
@@ -212,7 +228,9 @@ class Client:
         try:
             return self._call("GET", f"/v1/sessions/{self._s(session)}/head",
                               query=None if state else {"state": "false"})[1]
-        except NotFoundError:
+        except NotFoundError as e:
+            if e.code != "not_found":
+                raise  # another server's 404: no answer about the session
             return None
 
     def step(self, session: str, n: int, state: bool = True) -> Step:

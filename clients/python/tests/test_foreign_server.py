@@ -1,0 +1,71 @@
+"""A URL that reaches some other HTTP server, not cairn serve (a wrong port)."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from typing import Iterator
+
+import pytest
+
+import cairnlog
+from cairnlog import CairnError, NotFoundError
+
+
+class _WebServer(http.server.BaseHTTPRequestHandler):
+    """HTML pages: 200 for /v1/sessions, 404 for any other GET, 501 for POST."""
+
+    def _page(self, status: int) -> None:
+        body = f"<!DOCTYPE html><html><body><h1>{status}</h1></body></html>".encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._page(200 if self.path.startswith("/v1/sessions?") or self.path == "/v1/sessions" else 404)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._page(501)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def web() -> Iterator[str]:
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _WebServer)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_another_server_is_no_new_session(web: str) -> None:
+    # resume() returned None, as for a session with no steps, because the
+    # web server's 404 page was taken for cairn's; the error texts were
+    # its whole HTML page, and a 200 page was a bare JSONDecodeError.
+    ws = cairnlog.open(url=web)
+    hint = f"from {web}, without cairn's JSON in its body: is that the URL of cairn serve?"
+    with pytest.raises(NotFoundError) as e:
+        ws.session("s").resume()
+    assert e.value.code == "http" and e.value.message == f"404 Not Found {hint}"
+    with pytest.raises(CairnError) as e2:
+        ws.session("s").commit({"n": 1})
+    assert e2.value.status == 501 and e2.value.message == f"501 Not Implemented {hint}"
+    with pytest.raises(CairnError) as e3:
+        ws.sessions()
+    assert e3.value.status == 200 and e3.value.message == f"200 OK {hint}"
+
+
+def test_cairn_serves_own_plain_text_is_kept(ws: cairnlog.Workspace) -> None:
+    # What Go's server refuses before a handler runs is short plain text,
+    # kept as the message: a header over 64 KiB is 431.
+    big = cairnlog.Client(ws.url, token="t" * 100_000)
+    with pytest.raises(CairnError) as e:
+        big.sessions()
+    assert e.value.status == 431 and e.value.message == "431 Request Header Fields Too Large"

@@ -297,8 +297,11 @@ export class CairnClient {
     // A URL resolves "." and ".." (escaped or not) as dot segments, and
     // an empty segment is no name: the request would reach another route,
     // not the server's 400 for the name.
-    if (session === "" || session === "." || session === "..") {
-      throw new InvalidError(400, "bad_request", `session ${JSON.stringify(session)}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
+    // A name past 128 characters is said here too: one past the server's
+    // 64 KiB of headers would be its plain "431 Request Header Fields Too Large".
+    if (session === "" || session === "." || session === ".." || session.length > 128) {
+      const shown = session.length <= 128 ? JSON.stringify(session) : `${JSON.stringify(session.slice(0, 32)).slice(0, -1)}…" (${session.length} characters)`;
+      throw new InvalidError(400, "bad_request", `session ${shown}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
     }
     return encodeURIComponent(session);
   }

@@ -208,8 +208,13 @@ class Client:
         # A URL path takes no empty segment, and "." and ".." are dot
         # segments, not names: say what is wrong with the session name,
         # as the server does of any other bad name.
-        if session in ("", ".", ".."):
-            raise InvalidError(400, "bad_request", f"session {json.dumps(session)}: "
+        # A name past 128 characters is said here too: one past the server's
+        # 64 KiB of headers would be its plain "431 Request Header Fields
+        # Too Large".
+        if session in ("", ".", "..") or len(session) > 128:
+            shown = json.dumps(session) if len(session) <= 128 else \
+                f"{json.dumps(session[:32])[:-1]}…\" ({len(session)} characters)"
+            raise InvalidError(400, "bad_request", f"session {shown}: "
                                "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'")
         return urllib.parse.quote(session, safe="")
 

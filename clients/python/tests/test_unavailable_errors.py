@@ -87,3 +87,15 @@ def test_server_that_hangs_up_says_so_in_words(method: str) -> None:
     if method == "POST":
         want += "; the request may have taken effect: read the session's head before trying again"
     assert e.value.message.endswith(want)
+
+
+def test_https_to_plain_http_is_said_and_nothing_was_sent(ws: cairnlog.Workspace) -> None:
+    # https:// to cairn serve (plain HTTP): "[SSL: WRONG_VERSION_NUMBER]
+    # wrong version number (_ssl.c:992); the request may have taken
+    # effect", though a failed handshake sends no request.
+    url = ws.url.replace("http://", "https://")
+    with pytest.raises(UnavailableError) as e:
+        cairnlog.Client(url, token=ws.client.token).commit("s", {"n": 1})
+    assert e.value.message == (f"could not reach the cairn server at {url}: the TLS handshake failed: does the "
+                               "server speak https? (cairn serve speaks http://); nothing was sent")
+    assert ws.client.head("s") is None

@@ -548,6 +548,19 @@ function send(
   });
 }
 
+/** Node's codes for a server certificate it could not verify. */
+const certErrors = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
 /**
  * The error for a request that got no answer from the server: what
  * happened, in words, and whether a request that writes may have taken
@@ -563,6 +576,13 @@ function unreachable(server: string, method: string, timeoutMs: number, e: unkno
     neverSent = true;
   } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
     what = "no such host: check the host in the URL";
+    neverSent = true;
+  } else if (code !== undefined && certErrors.has(code)) {
+    // A TLS handshake that failed sent no request.
+    what = `the server's certificate could not be verified (${code})`;
+    neverSent = true;
+  } else if (code === "EPROTO" || code?.startsWith("ERR_SSL_")) {
+    what = "the TLS handshake failed: does the server speak https? (cairn serve speaks http://)";
     neverSent = true;
   } else if (err.name === "TimeoutError") {
     what = `no answer within ${timeoutMs / 1000} s`;

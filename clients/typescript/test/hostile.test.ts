@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError } from "../src/index.js";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError, UnavailableError } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, required, tempDir } from "./harness.js";
 
@@ -109,6 +109,21 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
       expect(lost[0].reason.head).toBe(round + 1);
     }
   });
+
+  for (const transport of ["node:http", "fetch"] as const) {
+    it(`says https:// to a plain HTTP server failed its handshake, and that nothing was sent (${transport})`, async () => {
+      // It was "EPROTO" (or "ERR_SSL_WRONG_VERSION_NUMBER") and "the
+      // request may have taken effect", though a failed handshake sends nothing.
+      const url = srv.url.replace("http://", "https://");
+      const c = new CairnClient({ url, token: srv.token, fetch: transport === "fetch" ? fetch : undefined });
+      const e = await c.commit("tls", { n: 1 }).catch((x) => x);
+      expect(e).toBeInstanceOf(UnavailableError);
+      expect(e.message).toBe(
+        `cairn: 0 unreachable: could not reach the cairn server at ${url}: the TLS handshake failed: does the server speak https? (cairn serve speaks http://); nothing was sent`,
+      );
+      expect(await srv.client.head("tls")).toBeUndefined();
+    });
+  }
 
   it("pages a long history across a fork with logAll", async () => {
     // Paging by hand with from = last step - 1 on the fork's own name is a

@@ -8,6 +8,7 @@ import math
 import operator
 import os
 import socket
+import ssl
 import time
 import urllib.error
 import urllib.parse
@@ -184,11 +185,16 @@ class Client:
         happened, in words, and whether a request that writes may have
         taken effect (it may, unless it was never sent)."""
         reason: object = getattr(e, "reason", e) if isinstance(e, urllib.error.URLError) else e
-        never_sent = isinstance(reason, (ConnectionRefusedError, socket.gaierror))
+        # A TLS handshake that failed sent no request.
+        never_sent = isinstance(reason, (ConnectionRefusedError, socket.gaierror, ssl.SSLError))
         if isinstance(reason, ConnectionRefusedError):
             what = "connection refused: is cairn serve running, and is the port in the URL right?"
         elif isinstance(reason, socket.gaierror):
             what = f"no such host: check the host in the URL ({reason})"
+        elif isinstance(reason, ssl.SSLCertVerificationError):
+            what = f"the server's certificate could not be verified ({reason.verify_message or reason})"
+        elif isinstance(reason, ssl.SSLError):
+            what = "the TLS handshake failed: does the server speak https? (cairn serve speaks http://)"
         elif isinstance(reason, (TimeoutError, socket.timeout)):
             what = "no answer in time"
         elif isinstance(reason, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):

@@ -39,3 +39,9 @@ def test_integers_of_other_types_are_taken(ws: cairnlog.Workspace) -> None:
     c.commit("s", {"n": 1})
     assert c.step("s", Three())["step"] == 1  # type: ignore[arg-type]
     assert c.commit("s", {"n": 2}, expect=Three())["step"] == 2  # type: ignore[arg-type]
+
+
+def test_log_limit_none_is_the_servers_default(ws: cairnlog.Workspace) -> None:
+    # None leaves the limit to the server, as it did before limits were checked.
+    ws.client.commit("s", {"n": 1})
+    assert [s["step"] for s in ws.client.log("s", limit=None)] == [1]

@@ -306,10 +306,10 @@ class Client:
             body["expect"] = _whole(expect, "expect")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", body)[1]
 
-    def log(self, session: str, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
+    def log(self, session: str, limit: Optional[int] = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""
         return self._call("GET", f"/v1/sessions/{self._s(session)}/log",
-                          query={"limit": _whole(limit, "limit"),
+                          query={"limit": None if limit is None else _whole(limit, "limit"),
                                  "from": None if from_step is None else _whole(from_step, "from")})[1]["steps"]
 
     def iter_log(self, session: str, page: int = 1000, from_step: Optional[int] = None) -> Iterator[Step]:

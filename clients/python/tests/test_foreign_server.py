@@ -69,3 +69,16 @@ def test_cairn_serves_own_plain_text_is_kept(ws: cairnlog.Workspace) -> None:
     with pytest.raises(CairnError) as e:
         big.sessions()
     assert e.value.status == 431 and e.value.message == "431 Request Header Fields Too Large"
+
+
+def test_a_wrong_path_prefix_is_no_new_session(ws: cairnlog.Workspace) -> None:
+    # cairn serve's 404 for a path no route takes had the code not_found,
+    # as for a session with no steps: resume() through a URL with a wrong
+    # path prefix returned None, and the loop began the session afresh.
+    c = cairnlog.Client(ws.url + "/api", token=ws.client.token)
+    with pytest.raises(NotFoundError) as e:
+        cairnlog.Session(c, "s").resume()
+    assert e.value.code == "no_route"
+    assert e.value.message == "no route GET /api/v1/sessions/s/head"
+    # Through the right URL a session with no steps is still None.
+    assert ws.session("s").resume() is None

@@ -1,7 +1,10 @@
 // A URL that reaches some other HTTP server, not cairn serve (a wrong port).
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rmSync } from "node:fs";
 import { CairnClient, CairnError, NotFoundError } from "../src/index.js";
+import { startServer } from "../src/local.js";
+import { cairnBin, tempDir } from "./harness.js";
 
 describe("another server at the URL", () => {
   let server: Server;
@@ -42,4 +45,27 @@ describe("another server at the URL", () => {
       expect(l.message).toBe(`cairn: 200 http: 200 OK ${hint}`);
     });
   }
+});
+
+const bin = cairnBin();
+
+describe.skipIf(!bin)("a wrong path prefix before cairn serve's routes", () => {
+  it("is no new session: head() is a NotFoundError with the code no_route", async () => {
+    // cairn serve's 404 for a path no route takes had the code not_found,
+    // as for a session with no steps: head() through a URL with a wrong
+    // path prefix returned undefined, and a loop began the session afresh.
+    const dir = tempDir();
+    const srv = await startServer({ bin, store: dir });
+    try {
+      const c = new CairnClient({ url: srv.url + "/api", token: srv.token });
+      const e = await c.head("s").catch((x) => x);
+      expect(e).toBeInstanceOf(NotFoundError);
+      expect(e.code).toBe("no_route");
+      expect(e.message).toBe("cairn: 404 no_route: no route GET /api/v1/sessions/s/head");
+      expect(await srv.client.head("s")).toBeUndefined();
+    } finally {
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

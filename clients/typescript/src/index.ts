@@ -475,24 +475,30 @@ function whole(n: unknown, what: string): number {
   return n;
 }
 
+/** tooDeep reports whether JSON.stringify failed for want of stack (not, say, a string too long). */
+function tooDeep(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
 /**
  * encode is a request body's JSON text. A structure nested too deep for
- * JSON.stringify (its RangeError) is InvalidError naming the field, as
- * the server says of one past its own limit; JSON.stringify's TypeError
- * (a BigInt, a structure that holds itself) goes out as it is. Half a
+ * JSON.stringify (its RangeError for the call stack) is InvalidError
+ * naming the field, as the server says of one past its own limit;
+ * JSON.stringify's other errors (a BigInt, a structure that holds itself,
+ * a text past the longest string Node makes) go out as they are. Half a
  * surrogate pair goes out escaped, and the server's 400 names the field.
  */
 function encode(body: Record<string, unknown>): string {
   try {
     return JSON.stringify(body);
   } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
+    if (!tooDeep(e)) throw e;
     let field = "request body";
     for (const [k, v] of Object.entries(body)) {
       try {
         JSON.stringify(v);
       } catch (inner) {
-        if (inner instanceof RangeError) {
+        if (tooDeep(inner)) {
           field = k;
           break;
         }

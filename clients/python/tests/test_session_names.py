@@ -28,3 +28,18 @@ def test_bad_session_names_are_invalid_in_words(ws: cairnlog.Workspace, name: st
 def test_good_names_at_the_edges(ws: cairnlog.Workspace) -> None:
     for name in ("a" * 128, "a..b", "x.", "-", "_"):
         assert ws.client.commit(name, {"n": 1})["session"] == name
+
+
+def test_half_a_surrogate_pair_in_a_name_is_invalid_in_words(ws: cairnlog.Workspace) -> None:
+    # It raised UnicodeEncodeError from urllib (TypeScript: URIError).
+    c = ws.client
+    c.commit("a", {})
+    want = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+    for call, msg in ((lambda: c.commit("a\ud800", {}), f'session "a\\ud800": {want}'),
+                      (lambda: c.head("a\ud800"), f'session "a\\ud800": {want}'),
+                      (lambda: c.sessions("\ud800"), f'prefix: "\ufffd" is not the start of a session name: {want}'),
+                      (lambda: c.diff("a", "a\ud800"), f'b: session "a\ufffd": {want}'),
+                      (lambda: c.fork("a", "b\ud800"), f'to: session "b\ufffd": {want}')):
+        with pytest.raises(InvalidError) as e:
+            call()
+        assert e.value.message == msg

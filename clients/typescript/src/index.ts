@@ -303,7 +303,12 @@ export class CairnClient {
       const shown = session.length <= 128 ? JSON.stringify(session) : `${JSON.stringify(session.slice(0, 32)).slice(0, -1)}…" (${session.length} characters)`;
       throw new InvalidError(400, "bad_request", `session ${shown}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
     }
-    return encodeURIComponent(session);
+    try {
+      return encodeURIComponent(session);
+    } catch {
+      // URIError: half a surrogate pair, which UTF-8 cannot carry.
+      throw new InvalidError(400, "bad_request", `session ${JSON.stringify(session)}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
+    }
   }
 
   /** All sessions with their heads; with a prefix, only those whose name starts with it. */

@@ -42,6 +42,24 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     }
   });
 
+  it("says half a surrogate pair in a session name is a bad name, as the Python client does", async () => {
+    // encodeURIComponent threw its URIError ("URI malformed").
+    const c = srv.client;
+    await c.commit("a", {});
+    const want = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'";
+    for (const [call, msg] of [
+      [() => c.commit("a\ud800", {}), `session "a\\ud800": ${want}`],
+      [() => c.head("a\ud800"), `session "a\\ud800": ${want}`],
+      [() => c.sessions("\ud800"), `prefix: "\ufffd" is not the start of a session name: ${want}`],
+      [() => c.diff("a", "a\ud800"), `b: session "a\ufffd": ${want}`],
+      [() => c.fork("a", "b\ud800"), `to: session "b\ufffd": ${want}`],
+    ] as const) {
+      const e = await call().catch((x) => x);
+      expect(e).toBeInstanceOf(InvalidError);
+      expect(e.message).toBe(`cairn: 400 bad_request: ${msg}`);
+    }
+  });
+
   it("refuses step numbers that are no whole numbers, never rounding or dropping them", async () => {
     // expect: NaN went out as null, which is no expect at all: the
     // commit landed unfenced.

@@ -68,6 +68,15 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
 _opener = urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
 
 
+def _text(s: str) -> str:
+    """s with each half of a surrogate pair left alone replaced by U+FFFD (whole pairs joined)."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def _whole(n: Any, what: str) -> int:
     """n as an int, or InvalidError: a step number is never rounded (1.5 is not step 1)."""
     if isinstance(n, bool) or not hasattr(type(n), "__index__"):
@@ -137,7 +146,9 @@ class Client:
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None) -> Tuple[int, Any]:
         url = self.url + path
         if query:
-            q = {k: v for k, v in query.items() if v is not None}
+            # Half a surrogate pair in a str goes out as U+FFFD, as
+            # URLSearchParams sends it; the server's 400 then names the parameter.
+            q = {k: _text(v) if isinstance(v, str) else v for k, v in query.items() if v is not None}
             if q:
                 url += "?" + urllib.parse.urlencode(q)
         data = None
@@ -222,7 +233,13 @@ class Client:
                 f"{json.dumps(session[:32])[:-1]}…\" ({len(session)} characters)"
             raise InvalidError(400, "bad_request", f"session {shown}: "
                                "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'")
-        return urllib.parse.quote(session, safe="")
+        try:
+            return urllib.parse.quote(session, safe="")
+        except UnicodeEncodeError:
+            # Half a surrogate pair, which UTF-8 cannot carry (TypeScript's
+            # encodeURIComponent refuses it too).
+            raise InvalidError(400, "bad_request", f"session {json.dumps(session)}: "
+                               "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'") from None
 
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
         """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it.

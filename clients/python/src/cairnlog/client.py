@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import math
 import operator
@@ -65,7 +66,28 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(_HTTPSConnection, req, context=self._context)  # type: ignore[attr-defined]
 
 
-_opener = urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+# A loopback server (cairnlog.open()'s own, or cairn run's $CAIRN_URL) is
+# reached directly, never through $http_proxy, which would get the bearer
+# token and could not reach the server anyway; TypeScript's client uses no
+# proxy at all. Other hosts go through the environment's proxies, as urlopen.
+_direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), _HTTPHandler, _HTTPSHandler)
+
+
+def _opener(host: Optional[str]) -> urllib.request.OpenerDirector:
+    """The opener for a request to host."""
+    if host is not None and _loopback(host):
+        return _direct
+    return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+
+
+def _loopback(host: str) -> bool:
+    """True for localhost and the loopback addresses (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _text(s: str) -> str:
@@ -139,6 +161,7 @@ class Client:
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"server URL {url!r}: want http://HOST:PORT or https://HOST:PORT")
         self.url = url.rstrip("/")
+        self._host = parts.hostname
         self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
         self.timeout = timeout
 
@@ -160,7 +183,7 @@ class Client:
             headers["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with _opener.open(req, timeout=timeout or self.timeout) as resp:
+            with _opener(self._host).open(req, timeout=timeout or self.timeout) as resp:
                 raw = resp.read()
                 if not raw:
                     return resp.status, None

@@ -252,7 +252,7 @@ export class CairnClient {
     try {
       if (this.fetch) {
         const timeout = AbortSignal.timeout(timeoutMs);
-        const r = await this.fetch(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+        const r = await this.fetch(url, { method, headers, body, signal: signal ? either(signal, timeout) : timeout });
         res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
       } else {
         res = await send(this.agent!, url, method, headers, body, timeoutMs, signal);
@@ -478,6 +478,20 @@ function whole(n: unknown, what: string): number {
     throw new InvalidError(400, "bad_request", `${what}: want a whole number, not ${typeof n === "string" ? JSON.stringify(n) : String(n)}`);
   }
   return n;
+}
+
+/** either is a signal that aborts when a or b does (AbortSignal.any, which Node has only since 20.3). */
+function either(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
+  const c = new AbortController();
+  for (const s of [a, b]) {
+    if (s.aborted) {
+      c.abort(s.reason);
+      break;
+    }
+    s.addEventListener("abort", () => c.abort(s.reason), { once: true, signal: c.signal });
+  }
+  return c.signal;
 }
 
 /** tooDeep reports whether JSON.stringify failed for want of stack (not, say, a string too long). */

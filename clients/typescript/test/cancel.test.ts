@@ -46,6 +46,31 @@ describe.skipIf(!bin)("AbortSignal against cairn serve", () => {
   }
 });
 
+describe.skipIf(!bin)("AbortSignal on Node without AbortSignal.any (before 20.3)", () => {
+  it("still cancels a call made through fetch", async () => {
+    // The fetch transport combined the caller's signal and its timeout
+    // with AbortSignal.any: a TypeError on Node 20.0 to 20.2.
+    const dir = tempDir();
+    const srv = await startServer({ bin, store: dir });
+    const any = AbortSignal.any;
+    (AbortSignal as { any?: unknown }).any = undefined;
+    try {
+      const c = new CairnClient({ url: srv.url, token: srv.token, fetch });
+      await c.commit("w", { n: 1 });
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 100);
+      const e = await c.wait("w", 1, { timeout: 30, signal: ac.signal }).catch((x) => x);
+      expect(e.name).toBe("AbortError");
+      // A signal that never aborts lets the call through.
+      expect((await c.commit("w", { n: 2 }, { expect: 1, signal: new AbortController().signal })).step).toBe(2);
+    } finally {
+      AbortSignal.any = any;
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("wait against a server that ends polls early", () => {
   let server: Server;
   let url: string;

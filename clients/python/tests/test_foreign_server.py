@@ -82,3 +82,42 @@ def test_a_wrong_path_prefix_is_no_new_session(ws: cairnlog.Workspace) -> None:
     assert e.value.message == "no route GET /api/v1/sessions/s/head"
     # Through the right URL a session with no steps is still None.
     assert ws.session("s").resume() is None
+
+
+class _Redirects(http.server.BaseHTTPRequestHandler):
+    """Every request answered 301 to https://example.invalid/..."""
+
+    seen: list = []
+
+    def _redirect(self) -> None:
+        self.seen.append(self.command)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(301)
+        self.send_header("Location", "http://127.0.0.1:1" + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = _redirect
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_redirect_is_not_followed() -> None:
+    # urllib followed a 301: a commit's POST became a GET of the new URL
+    # (here nothing listens there: "connection refused: is cairn serve
+    # running"). TypeScript's client follows none; neither does this one.
+    _Redirects.seen = []
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Redirects)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        with pytest.raises(CairnError) as e:
+            cairnlog.Client(url).commit("s", {"n": 1})
+        assert e.value.status == 301
+        assert e.value.message == (f"301 Moved Permanently from {url}, without cairn's JSON in its body: "
+                                   "is that the URL of cairn serve?")
+        assert _Redirects.seen == ["POST"]
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -252,7 +252,9 @@ export class CairnClient {
     try {
       if (this.fetch) {
         const timeout = AbortSignal.timeout(timeoutMs);
-        const r = await this.fetch(url, { method, headers, body, signal: signal ? either(signal, timeout) : timeout });
+        // A redirect is an answer, not followed (node:http follows none): fetch
+        // would turn a commit's POST into a GET of the new URL.
+        const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, timeout) : timeout });
         res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
       } else {
         res = await send(this.agent!, url, method, headers, body, timeoutMs, signal);

@@ -69,3 +69,33 @@ describe.skipIf(!bin)("a wrong path prefix before cairn serve's routes", () => {
     }
   });
 });
+
+describe("a server that redirects", () => {
+  for (const transport of ["node:http", "fetch"] as const) {
+    it(`is answered, not followed (${transport})`, async () => {
+      // fetch followed a 301, turning a commit's POST into a GET of the
+      // new URL; node:http follows none, and now neither transport does.
+      const seen: string[] = [];
+      const redirects: Server = createServer((req, res) => {
+        seen.push(req.method!);
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(301, { Location: "http://127.0.0.1:1" + req.url, "Content-Length": "0" });
+          res.end();
+        });
+      });
+      await new Promise<void>((r) => redirects.listen(0, "127.0.0.1", r));
+      try {
+        const url = `http://127.0.0.1:${(redirects.address() as { port: number }).port}`;
+        const c = new CairnClient({ url, fetch: transport === "fetch" ? fetch : undefined });
+        const e = await c.commit("s", { n: 1 }).catch((x) => x);
+        expect(e).toBeInstanceOf(CairnError);
+        expect(e.status).toBe(301);
+        expect(e.message).toBe(`cairn: 301 http: 301 Moved Permanently from ${url}, without cairn's JSON in its body: is that the URL of cairn serve?`);
+        expect(seen).toEqual(["POST"]);
+      } finally {
+        await new Promise((r) => redirects.close(r));
+      }
+    });
+  }
+});

@@ -66,18 +66,27 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(_HTTPSConnection, req, context=self._context)  # type: ignore[attr-defined]
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are answers, not followed: cairn serve sends none, and
+    urllib would turn a commit's POST into a GET of the new URL (and send
+    the bearer token there). The TypeScript client follows none either."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 # A loopback server (cairnlog.open()'s own, or cairn run's $CAIRN_URL) is
 # reached directly, never through $http_proxy, which would get the bearer
 # token and could not reach the server anyway; TypeScript's client uses no
 # proxy at all. Other hosts go through the environment's proxies, as urlopen.
-_direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), _HTTPHandler, _HTTPSHandler)
+_direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), _HTTPHandler, _HTTPSHandler, _NoRedirect)
 
 
 def _opener(host: Optional[str]) -> urllib.request.OpenerDirector:
     """The opener for a request to host."""
     if host is not None and _loopback(host):
         return _direct
-    return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+    return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler, _NoRedirect)
 
 
 def _loopback(host: str) -> bool:

@@ -165,6 +165,30 @@ function errorFor(status: number, code: string, message: string, head?: number):
   return new CairnError(status, code, message);
 }
 
+/**
+ * Emitted (process.emitWarning, Node's warnings: printed to stderr unless
+ * a "warning" listener or --no-warnings says otherwise) when a listing
+ * (sessions, inbox) passed over sessions the store holds damaged; the
+ * others were listed, as the Python client's UnreadableSessionsWarning
+ * says. `unreadable` is the server's list of {session, error}; `cairn
+ * verify` names the damaged objects.
+ */
+export class UnreadableSessionsWarning extends Error {
+  readonly unreadable: components["schemas"]["Unreadable"];
+  constructor(unreadable: components["schemas"]["Unreadable"]) {
+    const names = unreadable.slice(0, 5).map((u) => u.session).join(", ");
+    const more = unreadable.length > 5 ? ` and ${unreadable.length - 5} more` : "";
+    super(`cairn: ${unreadable.length} session(s) could not be read (damage in the store): ${names}${more}`);
+    this.name = "UnreadableSessionsWarning";
+    this.unreadable = unreadable;
+  }
+}
+
+/** listed warns about the sessions a listing passed over. */
+function listed(unreadable: components["schemas"]["Unreadable"] | undefined): void {
+  if (unreadable?.length) process.emitWarning(new UnreadableSessionsWarning(unreadable));
+}
+
 /** Options of a {@link CairnClient}. */
 export interface ClientOptions {
   /** The server's URL (default $CAIRN_URL). */
@@ -313,18 +337,25 @@ export class CairnClient {
     }
   }
 
-  /** All sessions with their heads; with a prefix, only those whose name starts with it. */
+  /**
+   * All sessions with their heads; with a prefix, only those whose name
+   * starts with it. Sessions the store holds damaged are left out with an
+   * {@link UnreadableSessionsWarning}.
+   */
   async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
       signal: opts.signal,
     });
+    listed(r.body.unreadable);
     return r.body.sessions;
   }
 
-  /** Sessions whose head awaits a human. */
+  /** Sessions whose head awaits a human; damaged ones are left out with an {@link UnreadableSessionsWarning}. */
   async inbox(opts: CallOptions = {}): Promise<Pending[]> {
-    return (await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox", { signal: opts.signal })).body.pending;
+    const r = await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox", { signal: opts.signal });
+    listed(r.body.unreadable);
+    return r.body.pending;
   }
 
   /** The session's head with its state (unless state is false), or undefined if it has no steps. */

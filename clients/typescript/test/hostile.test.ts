@@ -1,10 +1,11 @@
 // What a hostile caller gets: bad names, steps that are no whole numbers,
 // states JSON cannot carry, answers the Python client maps to a kind.
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError, UnavailableError } from "../src/index.js";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError, UnavailableError, UnreadableSessionsWarning } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, required, tempDir } from "./harness.js";
 
@@ -211,6 +212,42 @@ describe("error kinds, as the Python client has them", () => {
       expect(e.status).toBe(status);
       expect(e.code).toBe(code);
       expect(e.message).toBe(`cairn: ${status} ${code}: in words`);
+    }
+  });
+});
+
+describe.skipIf(!bin)("a store holding a damaged session", () => {
+  it("lists the others and warns, naming it, as the Python client does", async () => {
+    // The listing's "unreadable" was dropped: nothing told the caller a
+    // session was passed over (Python warns with UnreadableSessionsWarning).
+    const dir = tempDir();
+    let srv = await startServer({ bin, store: dir });
+    for (const name of ["a", "d"]) {
+      await srv.client.commit(name, { i: 1 });
+      await srv.client.commit(name, { i: 2 });
+    }
+    await srv.client.ask("q", { i: 1 }, "go on?");
+    await srv.close();
+    const step = join(dir, "steps", "d", "00000000000000000002");
+    const b = readFileSync(step);
+    b[b.length >> 1] ^= 0x40;
+    writeFileSync(step, b);
+    srv = await startServer({ bin, store: dir });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      expect((await srv.client.sessions()).map((x) => x.session)).toEqual(["a", "q"]);
+      expect((await srv.client.inbox()).map((x) => x.session)).toEqual(["q"]);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toHaveLength(2);
+      expect(warnings[0]).toBeInstanceOf(UnreadableSessionsWarning);
+      expect(warnings[0].message).toBe("cairn: 1 session(s) could not be read (damage in the store): d");
+      expect((warnings[0] as UnreadableSessionsWarning).unreadable[0].session).toBe("d");
+    } finally {
+      process.off("warning", onWarning);
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -239,6 +239,9 @@ export class CairnClient {
     this.url = url.replace(/\/+$/, "");
     this.token = opts.token ?? process.env.CAIRN_TOKEN ?? undefined;
     this.timeout = opts.timeout ?? 90;
+    if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
+      throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
+    }
     this.fetch = opts.fetch;
     if (!this.fetch) {
       const proto = URL.canParse(this.url) ? new URL(this.url).protocol : "";

@@ -352,6 +352,14 @@ describe("CairnClient's own transport", () => {
     });
   }
 
+  it("refuses a timeout that is no positive number", () => {
+    // NaN or a negative timeout made every request give up at once ("no
+    // answer within NaN s"); Python's socket refused them at the first call.
+    for (const timeout of [0, -1, NaN, Infinity, "10" as unknown as number]) {
+      expect(() => new CairnClient({ url: "http://127.0.0.1:7474", timeout })).toThrow(/want seconds > 0 \(the default is 90\)$/);
+    }
+  });
+
   it("refuses a URL it cannot send to", () => {
     expect(() => new CairnClient({ url: "ftp://127.0.0.1:1" })).toThrow(/want http:\/\/HOST:PORT or https:\/\/HOST:PORT/);
     expect(() => new CairnClient({ url: "127.0.0.1:8080" })).toThrow(/server URL "127.0.0.1:8080": want http:\/\//);

@@ -169,6 +169,8 @@ class Client:
             parts = None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"server URL {url!r}: want http://HOST:PORT or https://HOST:PORT")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+            raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
         self.url = url.rstrip("/")
         self._host = parts.hostname
         self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")

@@ -478,7 +478,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.URL.Query().Get("prefix")
 	if prefix != "" && cairn.ValidSession(prefix) != nil {
 		// Any start of a session name is itself a session name.
-		return badRequest("prefix: %q is not the start of a session name: want %s", prefix, cairn.SessionNameRule)
+		return badRequest("prefix: %s is not the start of a session name: want %s", quoteName(prefix), cairn.SessionNameRule)
 	}
 	sw := &streamer{w: w}
 	if _, err := io.WriteString(sw, `{"sessions":[`); err != nil {

@@ -215,7 +215,10 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(allow) == 0 {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+		// Not not_found, the answer for a session with no steps: a
+		// client whose URL is wrong (a path prefix, another port) must
+		// not take it for a new session.
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))

@@ -40,3 +40,27 @@ func TestSessionNameRuleFromGoAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestLongSessionNameClipped: a name far past 128 characters was echoed
+// whole in its 400 (a fork's "to" of 100,000 characters, a 100 KB
+// message). It is shown by its first 32 characters and its length, as
+// the clients show one they refuse before sending.
+func TestLongSessionNameClipped(t *testing.T) {
+	rule := rootNameRule(t)
+	c, _ := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/s/steps", `{"state":{}}`, 201)
+	long := strings.Repeat("a", 100_000)
+	shown := `"` + strings.Repeat("a", 32) + `…" (100000 characters)`
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"POST", "/v1/sessions/s/fork", `{"to":"` + long + `"}`, `to: session ` + shown + `: want ` + rule},
+		{"POST", "/v1/sessions/s/fork", `{"to":"` + strings.Repeat("é", 200) + `"}`, `to: session "` + strings.Repeat("é", 32) + `…" (200 characters): want ` + rule},
+		{"GET", "/v1/sessions/" + strings.Repeat("b", 1000) + "/head", "", `session "` + strings.Repeat("b", 32) + `…" (1000 characters): want ` + rule},
+		{"GET", "/v1/sessions?prefix=" + strings.Repeat("c", 1000), "", `prefix: "` + strings.Repeat("c", 32) + `…" (1000 characters) is not the start`},
+		{"GET", "/v1/sessions/" + strings.Repeat("b", 129) + "/head", "", `session "` + strings.Repeat("b", 32) + `…" (129 characters): want ` + rule},
+	} {
+		msg := c.do(tc.method, tc.path, tc.body, 400)["error"].(string)
+		if !strings.Contains(msg, tc.want) || len(msg) > 300 {
+			t.Errorf("%s %.60s: error %q, want %q", tc.method, tc.path, msg, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 import subprocess
 import threading
@@ -151,3 +152,12 @@ def test_listings_go_past_a_damaged_session(cairn_bin: str, tmp_path: pathlib.Pa
         assert w[0].message.unreadable[0]["session"] == "d"  # type: ignore[union-attr]
         with pytest.warns(cairnlog.UnreadableSessionsWarning, match="d"):
             assert [p["session"] for p in ws.inbox()] == ["q"]
+
+
+@pytest.mark.parametrize("timeout", [0, -1, math.nan, math.inf, "10", True])
+def test_a_timeout_that_is_no_positive_number_is_refused(timeout: object) -> None:
+    # Client(timeout=-1) failed only at its first request, with the socket
+    # module's "Timeout value must be non-negative"; 0 made every request
+    # non-blocking, and so fail.
+    with pytest.raises(ValueError, match=r"want seconds > 0 \(the default is 90\)"):
+        cairnlog.Client("http://127.0.0.1:7474", timeout=timeout)  # type: ignore[arg-type]

@@ -8,6 +8,10 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+import cairnlog
+
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
 
 
@@ -69,3 +73,19 @@ def test_server_stops_when_the_workspace_is_dropped(cairn_bin: str, tmp_path: pa
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+@pytest.mark.parametrize("where", ["bin", "env"])
+def test_a_cairn_binary_that_is_not_there_is_said_so(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+                                                      where: str) -> None:
+    # bin= or $CAIRN_BIN naming no file raised Popen's bare "[Errno 2] No
+    # such file or directory"; a file that is not executable, "[Errno 13]".
+    for name, why in (("no-such-cairn", "not found"), ("not-executable", "not executable")):
+        b = tmp_path / name
+        if why == "not executable":
+            b.write_text("")
+        if where == "env":
+            monkeypatch.setenv("CAIRN_BIN", str(b))
+        with pytest.raises(FileNotFoundError) as e:
+            cairnlog.open(str(tmp_path / "store"), bin=str(b) if where == "bin" else None)
+        assert str(e.value) == f"cairn binary {str(b)!r} {why}: pass bin= or set CAIRN_BIN, or put cairn on PATH"

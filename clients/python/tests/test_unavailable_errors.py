@@ -60,3 +60,42 @@ def test_server_that_never_answers_may_have_written() -> None:
     assert e.value.code == "unreachable"
     assert e.value.message.endswith("no answer in time; the request may have taken effect: "
                                     "read the session's head before trying again")
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_server_that_hangs_up_says_so_in_words(method: str) -> None:
+    # A server that reads the request and closes the connection (killed
+    # mid-call): the message was http.client's "Remote end closed
+    # connection without response"; TypeScript's was "ECONNRESET".
+    import threading
+
+    with socket.socket() as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+
+        def hang_up() -> None:
+            conn, _ = srv.accept()
+            conn.recv(65536)
+            conn.close()
+
+        threading.Thread(target=hang_up, daemon=True).start()
+        client = cairnlog.Client(f"http://127.0.0.1:{srv.getsockname()[1]}", timeout=10)
+        with pytest.raises(UnavailableError) as e:
+            client.commit("s", {"n": 1}) if method == "POST" else client.sessions()
+    assert e.value.code == "unreachable"
+    want = "the server closed the connection before it answered (did it stop or restart?)"
+    if method == "POST":
+        want += "; the request may have taken effect: read the session's head before trying again"
+    assert e.value.message.endswith(want)
+
+
+def test_https_to_plain_http_is_said_and_nothing_was_sent(ws: cairnlog.Workspace) -> None:
+    # https:// to cairn serve (plain HTTP): "[SSL: WRONG_VERSION_NUMBER]
+    # wrong version number (_ssl.c:992); the request may have taken
+    # effect", though a failed handshake sends no request.
+    url = ws.url.replace("http://", "https://")
+    with pytest.raises(UnavailableError) as e:
+        cairnlog.Client(url, token=ws.client.token).commit("s", {"n": 1})
+    assert e.value.message == (f"could not reach the cairn server at {url}: the TLS handshake failed: does the "
+                               "server speak https? (cairn serve speaks http://); nothing was sent")
+    assert ws.client.head("s") is None

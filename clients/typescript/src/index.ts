@@ -10,9 +10,11 @@
  * Errors come back as exceptions: {@link ConflictError} (409: another
  * writer got the step first, or `expect` did not hold), {@link
  * NotFoundError} (404), {@link InvalidError} (400), {@link LimitError}
- * (413), {@link UnavailableError} (503: the server's store could not be
- * reached, or the server is busy), {@link StoreRefusedError} (502: the
- * server's store refused the request), all subclasses of {@link CairnError}.
+ * (413, 422), {@link UnauthorizedError} (401, 403), {@link
+ * UnavailableError} (503: the server's store could not be reached, or the
+ * server is busy), {@link StoreRefusedError} (502: the server's store
+ * refused the request), all subclasses of {@link CairnError}: the same
+ * kinds the Python client raises for the same answers.
  */
 import * as http from "node:http";
 import * as https from "node:https";
@@ -88,11 +90,22 @@ export class InvalidError extends CairnError {
   }
 }
 
-/** 413: a request body or reply over the server's limit. */
+/**
+ * 413: a request body or reply over the server's limit; 422: a stored
+ * state or step beyond the server's read limits (CAIRN_MAX_VALUE_BYTES, …).
+ */
 export class LimitError extends CairnError {
   constructor(status: number, code: string, message: string) {
     super(status, code, message);
     this.name = "LimitError";
+  }
+}
+
+/** 401 or 403: a missing or wrong token, or a request from another site. */
+export class UnauthorizedError extends CairnError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
+    this.name = "UnauthorizedError";
   }
 }
 
@@ -141,11 +154,39 @@ function errorFor(status: number, code: string, message: string, head?: number):
     case 400:
       return new InvalidError(status, code, message);
     case 413:
+    case 422:
       return new LimitError(status, code, message);
+    case 401:
+    case 403:
+      return new UnauthorizedError(status, code, message);
     case 503:
       return new UnavailableError(status, code, message);
   }
   return new CairnError(status, code, message);
+}
+
+/**
+ * Emitted (process.emitWarning, Node's warnings: printed to stderr unless
+ * a "warning" listener or --no-warnings says otherwise) when a listing
+ * (sessions, inbox) passed over sessions the store holds damaged; the
+ * others were listed, as the Python client's UnreadableSessionsWarning
+ * says. `unreadable` is the server's list of {session, error}; `cairn
+ * verify` names the damaged objects.
+ */
+export class UnreadableSessionsWarning extends Error {
+  readonly unreadable: components["schemas"]["Unreadable"];
+  constructor(unreadable: components["schemas"]["Unreadable"]) {
+    const names = unreadable.slice(0, 5).map((u) => u.session).join(", ");
+    const more = unreadable.length > 5 ? ` and ${unreadable.length - 5} more` : "";
+    super(`cairn: ${unreadable.length} session(s) could not be read (damage in the store): ${names}${more}`);
+    this.name = "UnreadableSessionsWarning";
+    this.unreadable = unreadable;
+  }
+}
+
+/** listed warns about the sessions a listing passed over. */
+function listed(unreadable: components["schemas"]["Unreadable"] | undefined): void {
+  if (unreadable?.length) process.emitWarning(new UnreadableSessionsWarning(unreadable));
 }
 
 /** Options of a {@link CairnClient}. */
@@ -163,8 +204,18 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * What every call takes: a signal that cancels it. A cancelled call
+ * rejects with the signal's reason (an `AbortError` DOMException unless
+ * the caller gave another); a commit, reply, fork or removal cancelled
+ * after its request went out may still have taken effect: read the head.
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 /** What to commit: a JSON state, and optionally a record, a status and the head it expects. */
-export interface CommitOptions {
+export interface CommitOptions extends CallOptions {
   /** What happened this step (any JSON value). */
   record?: unknown;
   /** running (default), awaiting_input or done. */
@@ -188,6 +239,9 @@ export class CairnClient {
     this.url = url.replace(/\/+$/, "");
     this.token = opts.token ?? process.env.CAIRN_TOKEN ?? undefined;
     this.timeout = opts.timeout ?? 90;
+    if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
+      throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
+    }
     this.fetch = opts.fetch;
     if (!this.fetch) {
       const proto = URL.canParse(this.url) ? new URL(this.url).protocol : "";
@@ -202,7 +256,7 @@ export class CairnClient {
   private async call<T>(
     method: string,
     path: string,
-    opts: { body?: unknown; query?: Record<string, string | number | undefined>; timeout?: number } = {},
+    opts: { body?: Record<string, unknown>; query?: Record<string, string | number | undefined>; timeout?: number; signal?: AbortSignal } = {},
   ): Promise<{ status: number; body: T }> {
     let url = this.url + path;
     if (opts.query) {
@@ -214,74 +268,119 @@ export class CairnClient {
     const headers: Record<string, string> = { Accept: "application/json" };
     let body: string | undefined;
     if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
+      body = encode(opts.body);
       headers["Content-Type"] = "application/json";
     }
     if (this.token) headers.Authorization = "Bearer " + this.token;
     const timeoutMs = (opts.timeout ?? this.timeout) * 1000;
+    const signal = opts.signal;
+    signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
     try {
       if (this.fetch) {
-        const r = await this.fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        const timeout = AbortSignal.timeout(timeoutMs);
+        // A redirect is an answer, not followed (node:http follows none): fetch
+        // would turn a commit's POST into a GET of the new URL.
+        const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, timeout) : timeout });
         res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
       } else {
-        res = await send(this.agent!, url, method, headers, body, timeoutMs);
+        res = await send(this.agent!, url, method, headers, body, timeoutMs, signal);
       }
     } catch (e) {
+      // Cancelled by the caller: the caller's reason, not an unreachable server.
+      signal?.throwIfAborted();
       throw unreachable(this.url, method, timeoutMs, e);
     }
     const text = res.text;
     if (!res.ok) {
-      let err: { code?: string; error?: string; head?: number } = {};
+      let err: { code?: unknown; error?: unknown; head?: unknown } | undefined;
       try {
         err = JSON.parse(text);
       } catch {
-        err = { code: "http", error: text.slice(0, 500) };
+        err = undefined;
       }
-      throw errorFor(res.status, err.code ?? "http", err.error ?? res.statusText, err.head);
+      if (typeof err !== "object" || err === null || typeof err.code !== "string") {
+        // Not cairn's {"code", "error"}: Go's plain text for what it
+        // refuses before any handler (a header too large, say), or another
+        // server's page at this URL.
+        let msg = text.trim();
+        if (!msg || msg.length > 200 || msg.includes("<") || msg.includes("\n")) msg = this.foreign(res.status, res.statusText);
+        throw errorFor(res.status, "http", msg);
+      }
+      throw errorFor(res.status, err.code, typeof err.error === "string" ? err.error : res.statusText, typeof err.head === "number" ? err.head : undefined);
     }
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+    if (!text) return { status: res.status, body: undefined as T };
+    try {
+      return { status: res.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new CairnError(res.status, "http", this.foreign(res.status, res.statusText));
+    }
+  }
+
+  /** The message for an answer that is not cairn's. */
+  private foreign(status: number, statusText: string): string {
+    return `${status} ${statusText} from ${this.url}, without cairn's JSON in its body: is that the URL of cairn serve?`;
   }
 
   private static s(session: string): string {
-    // A URL resolves "." and ".." (escaped or not) as dot segments: the
-    // request would reach another route, not the server's 400 for the name.
-    if (session === "." || session === "..") {
+    // A URL resolves "." and ".." (escaped or not) as dot segments, and
+    // an empty segment is no name: the request would reach another route,
+    // not the server's 400 for the name.
+    // A name past 128 characters is said here too: one past the server's
+    // 64 KiB of headers would be its plain "431 Request Header Fields Too Large".
+    if (session === "" || session === "." || session === ".." || session.length > 128) {
+      const shown = session.length <= 128 ? JSON.stringify(session) : `${JSON.stringify(session.slice(0, 32)).slice(0, -1)}…" (${session.length} characters)`;
+      throw new InvalidError(400, "bad_request", `session ${shown}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
+    }
+    try {
+      return encodeURIComponent(session);
+    } catch {
+      // URIError: half a surrogate pair, which UTF-8 cannot carry.
       throw new InvalidError(400, "bad_request", `session ${JSON.stringify(session)}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
     }
-    return encodeURIComponent(session);
   }
 
-  /** All sessions with their heads; with a prefix, only those whose name starts with it. */
-  async sessions(prefix?: string): Promise<SessionInfo[]> {
+  /**
+   * All sessions with their heads; with a prefix, only those whose name
+   * starts with it. Sessions the store holds damaged are left out with an
+   * {@link UnreadableSessionsWarning}.
+   */
+  async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
+      signal: opts.signal,
     });
+    listed(r.body.unreadable);
     return r.body.sessions;
   }
 
-  /** Sessions whose head awaits a human. */
-  async inbox(): Promise<Pending[]> {
-    return (await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox")).body.pending;
+  /** Sessions whose head awaits a human; damaged ones are left out with an {@link UnreadableSessionsWarning}. */
+  async inbox(opts: CallOptions = {}): Promise<Pending[]> {
+    const r = await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox", { signal: opts.signal });
+    listed(r.body.unreadable);
+    return r.body.pending;
   }
 
   /** The session's head with its state (unless state is false), or undefined if it has no steps. */
-  async head(session: string, opts: { state?: boolean } = {}): Promise<Step | undefined> {
+  async head(session: string, opts: { state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
     try {
       const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/head`, {
         query: { state: opts.state === false ? "false" : undefined },
+        signal: opts.signal,
       });
       return r.body;
     } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
+      // Only cairn's own 404 says the session has no steps; another server's says nothing.
+      if (e instanceof NotFoundError && e.code === "not_found") return undefined;
       throw e;
     }
   }
 
   /** Step n of the session, with its state unless state is false. */
-  async step(session: string, n: number, opts: { state?: boolean } = {}): Promise<Step> {
-    const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${n}`, {
+  async step(session: string, n: number, opts: { state?: boolean } & CallOptions = {}): Promise<Step> {
+    const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${whole(n, "step")}`, {
       query: { state: opts.state === false ? "false" : undefined },
+      signal: opts.signal,
     });
     return r.body;
   }
@@ -290,8 +389,8 @@ export class CairnClient {
   async commit(session: string, state: unknown, opts: CommitOptions = {}): Promise<Step> {
     const body: CommitRequest = { state, status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
-    if (opts.expect !== undefined) body.expect = opts.expect;
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body })).body;
+    if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body, signal: opts.signal })).body;
   }
 
   /**
@@ -304,23 +403,38 @@ export class CairnClient {
   async patch(session: string, ops: PatchOp[], opts: CommitOptions = {}): Promise<Step> {
     const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
-    if (opts.expect !== undefined) body.expect = opts.expect;
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body })).body;
+    if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body, signal: opts.signal })).body;
   }
 
   /** Commit state as a step that awaits a human, with record {question, ...extra}. */
-  async ask(session: string, state: unknown, question: unknown, opts: { expect?: number; record?: Record<string, unknown> } = {}): Promise<Step> {
-    return this.commit(session, state, { record: { ...opts.record, question }, status: "awaiting_input", expect: opts.expect });
+  async ask(session: string, state: unknown, question: unknown, opts: { expect?: number; record?: Record<string, unknown> } & CallOptions = {}): Promise<Step> {
+    return this.commit(session, state, { record: { ...opts.record, question }, status: "awaiting_input", expect: opts.expect, signal: opts.signal });
   }
 
-  /** Long-poll: the head once it is past step `after`, or undefined after timeout seconds (default 30). */
-  async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } = {}): Promise<Step | undefined> {
+  /**
+   * Long-poll: the head once it is past step `after`, or undefined after
+   * timeout seconds (default 30). The server holds one poll for at most a
+   * minute; a longer timeout polls again until it passes.
+   */
+  async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
     const timeout = opts.timeout ?? 30;
-    const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/wait`, {
-      query: { after, timeout, state: opts.state === false ? "false" : undefined },
-      timeout: timeout + this.timeout,
-    });
-    return r.status === 200 ? r.body : undefined;
+    if (typeof timeout !== "number" || !(timeout >= 0)) {
+      throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${String(timeout)}`);
+    }
+    const path = `/v1/sessions/${CairnClient.s(session)}/wait`;
+    after = whole(after, "after");
+    const deadline = Date.now() + timeout * 1000;
+    for (;;) {
+      const left = Math.max(0, Math.min((deadline - Date.now()) / 1000, maxWait));
+      const r = await this.call<Step>("GET", path, {
+        query: { after, timeout: Math.round(left * 1000) / 1000, state: opts.state === false ? "false" : undefined },
+        timeout: left + this.timeout,
+        signal: opts.signal,
+      });
+      if (r.status === 200) return r.body;
+      if (Date.now() >= deadline) return undefined;
+    }
   }
 
   /**
@@ -328,39 +442,126 @@ export class CairnClient {
    * `opts.expect` (the question's step, as the inbox showed it) a question asked there since
    * instead is a ConflictError, not answered.
    */
-  async reply(session: string, input: unknown, opts: { expect?: number } = {}): Promise<Step> {
-    const body = opts.expect === undefined ? { input } : { input, expect: opts.expect };
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/reply`, { body })).body;
+  async reply(session: string, input: unknown, opts: { expect?: number } & CallOptions = {}): Promise<Step> {
+    const body = opts.expect === undefined ? { input } : { input, expect: whole(opts.expect, "expect") };
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/reply`, { body, signal: opts.signal })).body;
   }
 
   /** Steps newest first (without states), following parents across forks. */
-  async log(session: string, opts: { limit?: number; from?: number } = {}): Promise<Step[]> {
+  async log(session: string, opts: { limit?: number; from?: number } & CallOptions = {}): Promise<Step[]> {
     const r = await this.call<components["schemas"]["Log"]>("GET", `/v1/sessions/${CairnClient.s(session)}/log`, {
-      query: { limit: opts.limit, from: opts.from },
+      query: {
+        limit: opts.limit === undefined ? undefined : whole(opts.limit, "limit"),
+        from: opts.from === undefined ? undefined : whole(opts.from, "from"),
+      },
+      signal: opts.signal,
     });
     return r.body.steps;
   }
 
+  /**
+   * Every step, newest first, following parents across forks, read `page`
+   * steps (default 1000) a request: a long history is never held whole.
+   * Each next page starts below the last step read, in the session that
+   * holds it (below a fork's first step, its origin's: `log(fork, {from})`
+   * is a NotFoundError there).
+   */
+  async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
+    const page = whole(opts.page ?? 1000, "page");
+    let name = session;
+    let from = opts.from;
+    for (;;) {
+      const steps = await this.log(name, { limit: page, from, signal: opts.signal });
+      yield* steps;
+      const last = steps[steps.length - 1];
+      if (steps.length < page || last.step <= 1) return;
+      name = last.origin ? last.origin.slice(0, last.origin.lastIndexOf("@")) : last.session;
+      from = last.step - 1;
+    }
+  }
+
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
-  async fork(session: string, to: string, opts: { step?: number } = {}): Promise<Step> {
+  async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
     const body: components["schemas"]["ForkRequest"] = { to };
-    if (opts.step !== undefined) body.step = opts.step;
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body })).body;
+    if (opts.step !== undefined) body.step = whole(opts.step, "step");
+    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
   }
 
   /** Changes from step a to step b, each "SESSION" (its head) or "SESSION@N". */
-  async diff(a: string, b: string): Promise<Change[]> {
-    return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b } })).body.changes;
+  async diff(a: string, b: string, opts: CallOptions = {}): Promise<Change[]> {
+    return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b }, signal: opts.signal })).body.changes;
   }
 
   /** Remove a session, as `cairn rm`: its steps leave its history; forks keep what they share. */
-  async remove(session: string): Promise<Removed> {
-    return (await this.call<Removed>("DELETE", `/v1/sessions/${CairnClient.s(session)}`)).body;
+  async remove(session: string, opts: CallOptions = {}): Promise<Removed> {
+    return (await this.call<Removed>("DELETE", `/v1/sessions/${CairnClient.s(session)}`, { signal: opts.signal })).body;
   }
 }
 
 /** How long an idle kept-alive connection stays open. */
 const idleMs = 30_000;
+
+/** The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout. */
+const maxWait = 60;
+
+/**
+ * whole returns n if it is a whole number, else throws InvalidError: a
+ * step number is never rounded, and NaN never goes out as JSON's null
+ * (an expect of null is no expect: the commit would land unfenced).
+ */
+function whole(n: unknown, what: string): number {
+  if (typeof n !== "number" || !Number.isInteger(n)) {
+    throw new InvalidError(400, "bad_request", `${what}: want a whole number, not ${typeof n === "string" ? JSON.stringify(n) : String(n)}`);
+  }
+  return n;
+}
+
+/** either is a signal that aborts when a or b does (AbortSignal.any, which Node has only since 20.3). */
+function either(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
+  const c = new AbortController();
+  for (const s of [a, b]) {
+    if (s.aborted) {
+      c.abort(s.reason);
+      break;
+    }
+    s.addEventListener("abort", () => c.abort(s.reason), { once: true, signal: c.signal });
+  }
+  return c.signal;
+}
+
+/** tooDeep reports whether JSON.stringify failed for want of stack (not, say, a string too long). */
+function tooDeep(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+/**
+ * encode is a request body's JSON text. A structure nested too deep for
+ * JSON.stringify (its RangeError for the call stack) is InvalidError
+ * naming the field, as the server says of one past its own limit;
+ * JSON.stringify's other errors (a BigInt, a structure that holds itself,
+ * a text past the longest string Node makes) go out as they are. Half a
+ * surrogate pair goes out escaped, and the server's 400 names the field.
+ */
+function encode(body: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(body);
+  } catch (e) {
+    if (!tooDeep(e)) throw e;
+    let field = "request body";
+    for (const [k, v] of Object.entries(body)) {
+      try {
+        JSON.stringify(v);
+      } catch (inner) {
+        if (tooDeep(inner)) {
+          field = k;
+          break;
+        }
+      }
+    }
+    throw new InvalidError(400, "bad_request", `${field}: nested too deep to send as JSON`);
+  }
+}
 
 /**
  * send makes one request through node:http or node:https and reads the
@@ -374,6 +575,7 @@ function send(
   headers: Record<string, string>,
   body: string | undefined,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<{ ok: boolean; status: number; statusText: string; text: string }> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string | number> = { ...headers };
@@ -385,6 +587,7 @@ function send(
       res.on("error", fail);
       res.on("end", () => {
         clearTimeout(timer);
+        signal?.removeEventListener("abort", abort);
         const status = res.statusCode ?? 0;
         resolve({ ok: status >= 200 && status < 300, status, statusText: res.statusMessage ?? "", text: Buffer.concat(chunks).toString("utf8") });
       });
@@ -394,14 +597,30 @@ function send(
       e.name = "TimeoutError";
       req.destroy(e);
     }, timeoutMs);
+    const abort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error("cancelled"));
+    signal?.addEventListener("abort", abort, { once: true });
     function fail(e: Error): void {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
       reject(e);
     }
     req.on("error", fail);
     req.end(body);
   });
 }
+
+/** Node's codes for a server certificate it could not verify. */
+const certErrors = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
 
 /**
  * The error for a request that got no answer from the server: what
@@ -419,8 +638,17 @@ function unreachable(server: string, method: string, timeoutMs: number, e: unkno
   } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
     what = "no such host: check the host in the URL";
     neverSent = true;
+  } else if (code !== undefined && certErrors.has(code)) {
+    // A TLS handshake that failed sent no request.
+    what = `the server's certificate could not be verified (${code})`;
+    neverSent = true;
+  } else if (code === "EPROTO" || code?.startsWith("ERR_SSL_")) {
+    what = "the TLS handshake failed: does the server speak https? (cairn serve speaks http://)";
+    neverSent = true;
   } else if (err.name === "TimeoutError") {
     what = `no answer within ${timeoutMs / 1000} s`;
+  } else if (code === "ECONNRESET" || code === "EPIPE" || code === "ECONNABORTED" || code === "UND_ERR_SOCKET") {
+    what = "the server closed the connection before it answered (did it stop or restart?)";
   } else {
     what = code ?? err.message ?? String(e);
   }

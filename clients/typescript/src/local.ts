@@ -42,7 +42,11 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
     env: { ...process.env, ...opts.env, CAIRN_TOKEN: token },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // A binary that cannot be started emits "error" and never "exit".
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
   let url: string;
   try {
     url = await listening(child, (opts.startTimeout ?? 30) * 1000);
@@ -88,7 +92,15 @@ function listening(child: ChildProcess, timeoutMs: number): Promise<string> {
       const m = /cairn serve: (http:\/\/\S+)/.exec(out);
       if (m) done(null, m[1]);
     });
-    child.once("error", (e) => done(new Error(`start cairn serve: ${e.message}`)));
+    child.once("error", (e: NodeJS.ErrnoException) =>
+      done(
+        new Error(
+          e.code === "ENOENT" || e.code === "EACCES"
+            ? `start cairn serve: cairn binary ${JSON.stringify(child.spawnfile)} ${e.code === "ENOENT" ? "not found" : "not executable"}: pass bin, set CAIRN_BIN or put cairn on PATH`
+            : `start cairn serve: ${e.message}`,
+        ),
+      ),
+    );
     child.once("exit", (code) => done(new Error(`start cairn serve: exited with ${code}: ${errText.trim()}`)));
   });
 }

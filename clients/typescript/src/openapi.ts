@@ -203,7 +203,7 @@ export interface components {
     schemas: {
         Error: {
             /** @enum {string} */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "unavailable" | "store_refused" | "internal" | "timeout" | "method_not_allowed";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "no_route" | "conflict" | "too_large" | "unsupported_media_type" | "limit" | "busy" | "unavailable" | "store_refused" | "internal" | "timeout" | "method_not_allowed";
             /** @description one line saying what failed */
             error: string;
             /** @description on a conflict: the session's head as the server saw it */
@@ -359,7 +359,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description no such session, step or route */
+        /** @description no such session or step (code not_found), or no such route (code no_route: the URL is not cairn serve's) */
         NotFound: {
             headers: {
                 [name: string]: unknown;

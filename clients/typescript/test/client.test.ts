@@ -331,6 +331,35 @@ describe("CairnClient's own transport", () => {
     );
   });
 
+  for (const transport of ["node:http", "fetch"] as const) {
+    it(`says a server that hangs up mid-call closed the connection, in words (${transport})`, async () => {
+      // A server killed mid-call: the message was Node's "ECONNRESET".
+      const hangUp: Server = createServer((s) => s.once("data", () => s.destroy()));
+      await new Promise<void>((r) => hangUp.listen(0, "127.0.0.1", r));
+      try {
+        const port = (hangUp.address() as { port: number }).port;
+        const c = new CairnClient({ url: `http://127.0.0.1:${port}`, fetch: transport === "fetch" ? fetch : undefined });
+        const g = await c.sessions().catch((err) => err);
+        expect(g).toBeInstanceOf(UnavailableError);
+        expect(g.message).toBe(
+          `cairn: 0 unreachable: could not reach the cairn server at http://127.0.0.1:${port}: the server closed the connection before it answered (did it stop or restart?)`,
+        );
+        const w = await c.commit("s", { n: 1 }).catch((err) => err);
+        expect(w.message).toMatch(/before it answered \(did it stop or restart\?\); the request may have taken effect: read the session's head before trying again$/);
+      } finally {
+        await new Promise((r) => hangUp.close(r));
+      }
+    });
+  }
+
+  it("refuses a timeout that is no positive number", () => {
+    // NaN or a negative timeout made every request give up at once ("no
+    // answer within NaN s"); Python's socket refused them at the first call.
+    for (const timeout of [0, -1, NaN, Infinity, "10" as unknown as number]) {
+      expect(() => new CairnClient({ url: "http://127.0.0.1:7474", timeout })).toThrow(/want seconds > 0 \(the default is 90\)$/);
+    }
+  });
+
   it("refuses a URL it cannot send to", () => {
     expect(() => new CairnClient({ url: "ftp://127.0.0.1:1" })).toThrow(/want http:\/\/HOST:PORT or https:\/\/HOST:PORT/);
     expect(() => new CairnClient({ url: "127.0.0.1:8080" })).toThrow(/server URL "127.0.0.1:8080": want http:\/\//);

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
+import math
+import operator
 import os
 import socket
+import ssl
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .errors import NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
+from .errors import CairnError, InvalidError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
 Step = Dict[str, Any]
 """A step as the API returns it: session, step, id, parent, origin, status,
@@ -24,6 +29,126 @@ def _listed(body: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
     if body.get("unreadable"):
         warnings.warn(UnreadableSessionsWarning(body["unreadable"]), stacklevel=3)
     return body[key]
+
+
+MAX_WAIT = 60
+"""The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
+
+
+class _AnswerEarly:
+    """A connection that, when the server stops reading its body (it sent
+    its answer, 413 say, and closed), stops sending and reads the answer
+    instead of failing on the broken pipe."""
+
+    def send(self, data: Any) -> None:
+        try:
+            super().send(data)  # type: ignore[misc]
+        except (BrokenPipeError, ConnectionResetError):
+            # If the server did not answer, getresponse fails as before.
+            pass
+
+
+class _HTTPConnection(_AnswerEarly, http.client.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_AnswerEarly, http.client.HTTPSConnection):
+    pass
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_HTTPConnection, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_HTTPSConnection, req, context=self._context)  # type: ignore[attr-defined]
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are answers, not followed: cairn serve sends none, and
+    urllib would turn a commit's POST into a GET of the new URL (and send
+    the bearer token there). The TypeScript client follows none either."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+# A loopback server (cairnlog.open()'s own, or cairn run's $CAIRN_URL) is
+# reached directly, never through $http_proxy, which would get the bearer
+# token and could not reach the server anyway; TypeScript's client uses no
+# proxy at all. Other hosts go through the environment's proxies, as urlopen.
+_direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), _HTTPHandler, _HTTPSHandler, _NoRedirect)
+
+
+def _opener(host: Optional[str]) -> urllib.request.OpenerDirector:
+    """The opener for a request to host."""
+    if host is not None and _loopback(host):
+        return _direct
+    return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler, _NoRedirect)
+
+
+def _loopback(host: str) -> bool:
+    """True for localhost and the loopback addresses (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _text(s: str) -> str:
+    """s with each half of a surrogate pair left alone replaced by U+FFFD (whole pairs joined)."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _whole(n: Any, what: str) -> int:
+    """n as an int, or InvalidError: a step number is never rounded (1.5 is not step 1)."""
+    if isinstance(n, bool) or not hasattr(type(n), "__index__"):
+        raise InvalidError(400, "bad_request", f"{what}: want a whole number, not {n!r}")
+    return operator.index(n)
+
+
+def _why_not_json(value: Any, e: BaseException) -> str:
+    """Why json.dumps could not encode value, in words."""
+    if isinstance(e, RecursionError):
+        return "nested too deep to send as JSON"
+    if "Out of range float" in str(e):
+        return "NaN and infinities are not JSON numbers (send null or a string instead)"
+    if "Circular reference" in str(e):
+        return "it holds itself (a circular reference), which JSON cannot"
+    return str(e)
+
+
+def _encode(body: Dict[str, Any]) -> bytes:
+    """The JSON text of a request body, as UTF-8. A value JSON cannot hold
+    (NaN, infinities, a circular or too deep structure) is InvalidError
+    naming the field; a type it cannot hold (a set, say) stays TypeError.
+    A str holding half a surrogate pair is sent escaped, as JSON.stringify
+    does, so the server's 400 says which field holds it."""
+    try:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (ValueError, RecursionError) as e:
+        field = "request body"
+        for k, v in body.items():
+            try:
+                json.dumps(v, allow_nan=False)
+            except (ValueError, RecursionError):
+                field = k
+                break
+            except TypeError:
+                pass
+        raise InvalidError(400, "bad_request", f"{field}: {_why_not_json(body, e)}") from None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def is_reply(record: Any) -> bool:
@@ -44,7 +169,10 @@ class Client:
             parts = None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"server URL {url!r}: want http://HOST:PORT or https://HOST:PORT")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+            raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
         self.url = url.rstrip("/")
+        self._host = parts.hostname
         self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
         self.timeout = timeout
 
@@ -52,45 +180,72 @@ class Client:
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None) -> Tuple[int, Any]:
         url = self.url + path
         if query:
-            q = {k: v for k, v in query.items() if v is not None}
+            # Half a surrogate pair in a str goes out as U+FFFD, as
+            # URLSearchParams sends it; the server's 400 then names the parameter.
+            q = {k: _text(v) if isinstance(v, str) else v for k, v in query.items() if v is not None}
             if q:
                 url += "?" + urllib.parse.urlencode(q)
         data = None
         headers = {"Accept": "application/json"}
         if body is not None:
-            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            data = _encode(body)
             headers["Content-Type"] = "application/json"
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as resp:
+            with _opener(self._host).open(req, timeout=timeout or self.timeout) as resp:
                 raw = resp.read()
-                return resp.status, (json.loads(raw) if raw else None)
+                if not raw:
+                    return resp.status, None
+                try:
+                    return resp.status, json.loads(raw)
+                except ValueError:
+                    raise CairnError(resp.status, "http", self._foreign(resp.status, resp.reason)) from None
         except urllib.error.HTTPError as e:
             raw = e.read()
             try:
                 err = json.loads(raw)
-                if not isinstance(err, dict):
-                    raise ValueError
             except ValueError:
-                err = {"code": "http", "error": raw.decode("utf-8", "replace")[:500]}
+                err = None
+            if not (isinstance(err, dict) and isinstance(err.get("code"), str)):
+                # Not cairn's {"code", "error"}: Go's plain text for what it
+                # refuses before any handler (a header too large, say), or
+                # another server's page at this URL.
+                text = raw.decode("utf-8", "replace").strip()
+                if not text or len(text) > 200 or "<" in text or "\n" in text:
+                    text = self._foreign(e.code, e.reason)
+                err = {"code": "http", "error": text}
             raise error_for(e.code, err) from None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
             raise self._unreachable(method, e) from None
+
+    def _foreign(self, status: int, reason: str) -> str:
+        """The message for an answer that is not cairn's."""
+        return (f"{status} {reason} from {self.url}, without cairn's JSON in its body: "
+                "is that the URL of cairn serve?")
 
     def _unreachable(self, method: str, e: BaseException) -> UnavailableError:
         """The error for a request that got no answer from the server: what
         happened, in words, and whether a request that writes may have
         taken effect (it may, unless it was never sent)."""
         reason: object = getattr(e, "reason", e) if isinstance(e, urllib.error.URLError) else e
-        never_sent = isinstance(reason, (ConnectionRefusedError, socket.gaierror))
+        # A TLS handshake that failed sent no request.
+        never_sent = isinstance(reason, (ConnectionRefusedError, socket.gaierror, ssl.SSLError))
         if isinstance(reason, ConnectionRefusedError):
             what = "connection refused: is cairn serve running, and is the port in the URL right?"
         elif isinstance(reason, socket.gaierror):
             what = f"no such host: check the host in the URL ({reason})"
+        elif isinstance(reason, ssl.SSLCertVerificationError):
+            what = f"the server's certificate could not be verified ({reason.verify_message or reason})"
+        elif isinstance(reason, ssl.SSLError):
+            what = "the TLS handshake failed: does the server speak https? (cairn serve speaks http://)"
         elif isinstance(reason, (TimeoutError, socket.timeout)):
             what = "no answer in time"
+        elif isinstance(reason, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            what = "the server closed the connection before it answered (did it stop or restart?)"
+        elif isinstance(reason, http.client.IncompleteRead):
+            what = "the server's answer was cut off (did it stop or restart?)"
         else:
             what = str(reason) or type(reason).__name__
         msg = f"could not reach the cairn server at {self.url}: {what}"
@@ -101,7 +256,24 @@ class Client:
 
     @staticmethod
     def _s(session: str) -> str:
-        return urllib.parse.quote(session, safe="")
+        # A URL path takes no empty segment, and "." and ".." are dot
+        # segments, not names: say what is wrong with the session name,
+        # as the server does of any other bad name.
+        # A name past 128 characters is said here too: one past the server's
+        # 64 KiB of headers would be its plain "431 Request Header Fields
+        # Too Large".
+        if session in ("", ".", "..") or len(session) > 128:
+            shown = json.dumps(session) if len(session) <= 128 else \
+                f"{json.dumps(session[:32])[:-1]}…\" ({len(session)} characters)"
+            raise InvalidError(400, "bad_request", f"session {shown}: "
+                               "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'")
+        try:
+            return urllib.parse.quote(session, safe="")
+        except UnicodeEncodeError:
+            # Half a surrogate pair, which UTF-8 cannot carry (TypeScript's
+            # encodeURIComponent refuses it too).
+            raise InvalidError(400, "bad_request", f"session {json.dumps(session)}: "
+                               "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'") from None
 
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
         """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it.
@@ -118,12 +290,14 @@ class Client:
         try:
             return self._call("GET", f"/v1/sessions/{self._s(session)}/head",
                               query=None if state else {"state": "false"})[1]
-        except NotFoundError:
+        except NotFoundError as e:
+            if e.code != "not_found":
+                raise  # another server's 404: no answer about the session
             return None
 
     def step(self, session: str, n: int, state: bool = True) -> Step:
         """Step n of the session."""
-        return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{int(n)}",
+        return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{_whole(n, 'step')}",
                           query=None if state else {"state": "false"})[1]
 
     def commit(self, session: str, state: Any, record: Any = None, status: str = "running",
@@ -134,7 +308,7 @@ class Client:
         if record is not None:
             body["record"] = record
         if expect is not None:
-            body["expect"] = int(expect)
+            body["expect"] = _whole(expect, "expect")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/steps", body)[1]
 
     def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None, **record: Any) -> Step:
@@ -143,10 +317,20 @@ class Client:
                            status="awaiting_input", expect=expect)
 
     def wait(self, session: str, after: int, timeout: float = 30) -> Optional[Step]:
-        """Long-poll: the head once it is past step `after`, or None after timeout seconds."""
-        status, body = self._call("GET", f"/v1/sessions/{self._s(session)}/wait",
-                                  query={"after": int(after), "timeout": timeout}, timeout=timeout + 30)
-        return body if status == 200 else None
+        """Long-poll: the head once it is past step `after`, or None after timeout seconds.
+        The server holds one poll for at most a minute; a longer timeout polls again until it passes."""
+        path, after = f"/v1/sessions/{self._s(session)}/wait", _whole(after, "after")
+        if not timeout >= 0:
+            raise InvalidError(400, "bad_request", f"timeout: want seconds >= 0, not {timeout!r}")
+        deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
+        while True:
+            left = max(0.0, min(deadline - time.monotonic(), MAX_WAIT))
+            status, body = self._call("GET", path, query={"after": after, "timeout": round(left, 3)},
+                                      timeout=left + self.timeout)
+            if status == 200:
+                return body
+            if time.monotonic() >= deadline:
+                return None
 
     def wait_for_reply(self, session: str, question_step: int, poll: float = 30) -> Step:
         """Block until the step after question_step lands; return that step
@@ -170,19 +354,39 @@ class Client:
         question answered is the one at step N."""
         body: Dict[str, Any] = {"input": value}
         if expect is not None:
-            body["expect"] = int(expect)
+            body["expect"] = _whole(expect, "expect")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", body)[1]
 
-    def log(self, session: str, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
+    def log(self, session: str, limit: Optional[int] = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""
         return self._call("GET", f"/v1/sessions/{self._s(session)}/log",
-                          query={"limit": limit, "from": from_step})[1]["steps"]
+                          query={"limit": None if limit is None else _whole(limit, "limit"),
+                                 "from": None if from_step is None else _whole(from_step, "from")})[1]["steps"]
+
+    def iter_log(self, session: str, page: int = 1000, from_step: Optional[int] = None) -> Iterator[Step]:
+        """Every step, newest first, following parents across forks, read `page`
+        steps a request: a long history is never held whole. Each next page
+        starts below the last step read, in the session that holds it (below
+        a fork's first step, its origin's: `log(fork, from_step=...)` is 404
+        there)."""
+        page = _whole(page, "page")
+        name, start = session, from_step
+        while True:
+            steps = self.log(name, limit=page, from_step=start)
+            yield from steps
+            if len(steps) < page or steps[-1]["step"] <= 1:
+                return
+            last = steps[-1]
+            # A fork's first step (its origin's, under the fork's name) is
+            # the last one of the fork's own: below it is the origin's.
+            name = str(last["origin"]).rsplit("@", 1)[0] if last.get("origin") else last["session"]
+            start = last["step"] - 1
 
     def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
         """Start session `to` from a step of `session` (default its head)."""
         body: Dict[str, Any] = {"to": to}
         if step is not None:
-            body["step"] = int(step)
+            body["step"] = _whole(step, "step")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/fork", body)[1]
 
     def diff(self, a: str, b: str) -> List[Dict[str, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from .client import Client, Step, is_reply
 from .errors import ConflictError
@@ -81,6 +81,10 @@ class Session:
     def log(self, limit: int = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""
         return self.client.log(self.name, limit=limit, from_step=from_step)
+
+    def iter_log(self, page: int = 1000) -> Iterator[Step]:
+        """Every step, newest first, across forks, read `page` steps a request."""
+        return self.client.iter_log(self.name, page=page)
 
     def show(self, step: Optional[int] = None) -> Optional[Step]:
         """A step (default the head) with its state; None if the session has no steps."""

@@ -109,6 +109,9 @@ def find_cairn(bin: Optional[str] = None) -> str:
     b = bin or os.environ.get("CAIRN_BIN") or shutil.which("cairn")
     if not b:
         raise FileNotFoundError("cairn binary not found: pass bin= or set CAIRN_BIN, or put cairn on PATH")
+    if not shutil.which(b):
+        why = "not executable" if os.path.isfile(b) else "not found"
+        raise FileNotFoundError(f"cairn binary {b!r} {why}: pass bin= or set CAIRN_BIN, or put cairn on PATH")
     return b
 
 

@@ -1,0 +1,37 @@
+"""A long history read a page at a time, across forks."""
+
+from __future__ import annotations
+
+import pytest
+
+import cairnlog
+from cairnlog import InvalidError, NotFoundError
+
+
+def test_iter_log_pages_across_a_fork(ws: cairnlog.Workspace) -> None:
+    # Paging by hand with from_step = last step - 1 on the fork's own name
+    # fails below its fork point (404: "b was forked from a@4, so its step
+    # 2 is a@2"); iter_log goes on in the session each step belongs to.
+    c = ws.client
+    for i in range(1, 8):
+        c.commit("a", {"i": i})
+    c.fork("a", "b", step=4)
+    for i in range(5, 10):
+        c.commit("b", {"i": i})
+    want = [("b", n) for n in range(9, 3, -1)] + [("a", n) for n in range(3, 0, -1)]  # b@4 is the fork point
+    for page in (1, 2, 3, 4, 9, 10, 1000):
+        got = [(s["session"], s["step"]) for s in c.iter_log("b", page=page)]
+        assert got == want, page
+    assert [s["step"] for s in ws.session("a").iter_log(page=2)] == list(range(7, 0, -1))
+    with pytest.raises(NotFoundError):
+        c.log("b", limit=3, from_step=2)
+    with pytest.raises(InvalidError):
+        list(c.iter_log("b", page=0))
+
+
+def test_iter_log_of_a_long_session_is_all_of_it(ws: cairnlog.Workspace) -> None:
+    s = ws.session("long")
+    s.resume()
+    for i in range(1, 251):
+        s.commit({"i": i})
+    assert [st["step"] for st in s.iter_log(page=100)] == list(range(250, 0, -1))

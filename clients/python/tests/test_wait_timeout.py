@@ -1,0 +1,84 @@
+"""wait(timeout=T) waits T seconds, though the server holds one poll for less."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+import urllib.parse
+from typing import Iterator, List
+
+import pytest
+
+import cairnlog
+from cairnlog import InvalidError
+
+
+class _CappedPolls(http.server.BaseHTTPRequestHandler):
+    """A server whose long-polls end after at most 0.3 s with 204, as
+    `cairn serve` ends them after at most 60 s."""
+
+    timeouts: List[float] = []
+
+    def do_GET(self) -> None:
+        t = float(urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["timeout"][0])
+        self.timeouts.append(t)
+        time.sleep(min(t, 0.3))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def capped() -> Iterator[str]:
+    _CappedPolls.timeouts = []
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CappedPolls)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_wait_polls_again_until_its_timeout(capped: str) -> None:
+    # wait(timeout=1.2) used to return None when the first poll ended,
+    # after the server's cap: Session.wait_reply(timeout=3600) gave up
+    # after a minute.
+    c = cairnlog.Client(capped)
+    t0 = time.monotonic()
+    assert c.wait("s", 1, timeout=1.2) is None
+    took = time.monotonic() - t0
+    assert 1.2 <= took < 5, took
+    assert len(_CappedPolls.timeouts) >= 4
+    assert _CappedPolls.timeouts[0] == 1.2 and all(t <= 1.2 for t in _CappedPolls.timeouts)
+
+
+def test_wait_zero_asks_once(capped: str) -> None:
+    assert cairnlog.Client(capped).wait("s", 1, timeout=0) is None
+    assert _CappedPolls.timeouts == [0]
+
+
+def test_a_huge_wait_timeout_asks_the_server_for_at_most_a_minute(capped: str) -> None:
+    # 1e12 s used to overflow the socket timeout (OverflowError).
+    errors: List[BaseException] = []
+
+    def wait() -> None:
+        try:
+            cairnlog.Client(capped).wait("s", 1, timeout=1e12)
+        except cairnlog.UnavailableError:
+            pass  # the server stopped under it
+        except BaseException as e:
+            errors.append(e)
+
+    threading.Thread(target=wait, daemon=True).start()
+    time.sleep(0.5)
+    assert errors == []
+    assert _CappedPolls.timeouts[0] == 60
+
+
+def test_a_negative_wait_timeout_is_invalid(capped: str) -> None:
+    with pytest.raises(InvalidError, match="timeout: want seconds >= 0"):
+        cairnlog.Client(capped).wait("s", 1, timeout=-1)

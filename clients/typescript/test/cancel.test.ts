@@ -1,0 +1,124 @@
+// Cancelling a call with an AbortSignal, and waits longer than the
+// server holds one poll.
+import { rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CairnClient, InvalidError } from "../src/index.js";
+import { startServer, type LocalServer } from "../src/local.js";
+import { cairnBin, required, tempDir } from "./harness.js";
+
+const bin = cairnBin();
+if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
+
+describe.skipIf(!bin)("AbortSignal against cairn serve", () => {
+  let srv: LocalServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    srv = await startServer({ bin, store: dir });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const transport of ["node:http", "fetch"] as const) {
+    it(`stops a long-poll when its signal aborts, with the signal's reason (${transport})`, async () => {
+      // There was no way to cancel a call: a wait held its caller for its
+      // whole timeout.
+      const c = new CairnClient({ url: srv.url, token: srv.token, fetch: transport === "fetch" ? fetch : undefined });
+      await c.commit(`w-${transport === "fetch" ? "fetch" : "http"}`, { n: 1 });
+      const ac = new AbortController();
+      const t0 = Date.now();
+      setTimeout(() => ac.abort(), 200);
+      const e = await c.wait(`w-${transport === "fetch" ? "fetch" : "http"}`, 1, { timeout: 30, signal: ac.signal }).catch((x) => x);
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(e).toBeInstanceOf(DOMException);
+      expect(e.name).toBe("AbortError");
+      // A reason of the caller's own comes back as it is.
+      const mine = new Error("user pressed stop");
+      const e2 = await c.head(`w-${transport === "fetch" ? "fetch" : "http"}`, { signal: AbortSignal.abort(mine) }).catch((x) => x);
+      expect(e2).toBe(mine);
+      // The client goes on working.
+      expect((await c.head(`w-${transport === "fetch" ? "fetch" : "http"}`))?.step).toBe(1);
+      expect((await c.commit(`w-${transport === "fetch" ? "fetch" : "http"}`, { n: 2 }, { expect: 1, signal: new AbortController().signal })).step).toBe(2);
+    });
+  }
+});
+
+describe.skipIf(!bin)("AbortSignal on Node without AbortSignal.any (before 20.3)", () => {
+  it("still cancels a call made through fetch", async () => {
+    // The fetch transport combined the caller's signal and its timeout
+    // with AbortSignal.any: a TypeError on Node 20.0 to 20.2.
+    const dir = tempDir();
+    const srv = await startServer({ bin, store: dir });
+    const any = AbortSignal.any;
+    (AbortSignal as { any?: unknown }).any = undefined;
+    try {
+      const c = new CairnClient({ url: srv.url, token: srv.token, fetch });
+      await c.commit("w", { n: 1 });
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 100);
+      const e = await c.wait("w", 1, { timeout: 30, signal: ac.signal }).catch((x) => x);
+      expect(e.name).toBe("AbortError");
+      // A signal that never aborts lets the call through.
+      expect((await c.commit("w", { n: 2 }, { expect: 1, signal: new AbortController().signal })).step).toBe(2);
+    } finally {
+      AbortSignal.any = any;
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("wait against a server that ends polls early", () => {
+  let server: Server;
+  let url: string;
+  const timeouts: number[] = [];
+  beforeAll(async () => {
+    // Its long-polls end after at most 0.3 s with 204, as cairn serve's
+    // end after at most 60 s.
+    server = createServer((req, res) => {
+      const t = Number(new URL(req.url!, "http://x").searchParams.get("timeout"));
+      timeouts.push(t);
+      setTimeout(() => {
+        res.writeHead(204);
+        res.end();
+      }, Math.min(t, 0.3) * 1000);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it("polls again until its own timeout passes", async () => {
+    // wait({timeout: 1.2}) used to give up when the first poll ended:
+    // a wait of an hour ended after a minute.
+    timeouts.length = 0;
+    const c = new CairnClient({ url });
+    const t0 = Date.now();
+    expect(await c.wait("s", 1, { timeout: 1.2 })).toBeUndefined();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1150);
+    expect(timeouts.length).toBeGreaterThanOrEqual(4);
+    expect(timeouts[0]).toBe(1.2);
+    expect(Math.max(...timeouts)).toBeLessThanOrEqual(1.2);
+  });
+
+  it("asks the server for at most a minute a poll, and 0 once", async () => {
+    timeouts.length = 0;
+    const c = new CairnClient({ url });
+    const ac = new AbortController();
+    const w = c.wait("s", 1, { timeout: 1e12, signal: ac.signal }).catch((x) => x);
+    await new Promise((r) => setTimeout(r, 100));
+    ac.abort();
+    expect((await w).name).toBe("AbortError");
+    expect(timeouts[0]).toBe(60);
+    timeouts.length = 0;
+    expect(await c.wait("s", 1, { timeout: 0 })).toBeUndefined();
+    expect(timeouts).toEqual([0]);
+    await expect(c.wait("s", 1, { timeout: -1 })).rejects.toBeInstanceOf(InvalidError);
+  });
+});

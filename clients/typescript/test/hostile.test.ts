@@ -1,0 +1,253 @@
+// What a hostile caller gets: bad names, steps that are no whole numbers,
+// states JSON cannot carry, answers the Python client maps to a kind.
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, UnauthorizedError, UnavailableError, UnreadableSessionsWarning } from "../src/index.js";
+import { startServer, type LocalServer } from "../src/local.js";
+import { cairnBin, required, tempDir } from "./harness.js";
+
+const bin = cairnBin();
+if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
+
+describe.skipIf(!bin)("hostile calls against cairn serve", () => {
+  let srv: LocalServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    srv = await startServer({ bin, store: dir });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("says what is wrong with a session name, the empty one too", async () => {
+    // "" used to come back as "path /v1/sessions//steps: empty, '.' and
+    // '..' segments are not taken": the route, not the name.
+    const c = srv.client;
+    // A name of 100,000 characters was the server's plain "431 Request
+    // Header Fields Too Large".
+    for (const name of ["", ".", "..", ".x", "a/b", "ü", "a\0b", "a".repeat(129), "a b", "a".repeat(100_000)]) {
+      for (const call of [() => c.commit(name, {}), () => c.head(name), () => c.step(name, 1), () => c.log(name), () => c.remove(name), () => c.fork("s", name)]) {
+        const e = await call().catch((x) => x);
+        expect(e, JSON.stringify(name)).toBeInstanceOf(InvalidError);
+        expect(e.status).toBe(400);
+        const shown = name.length > 128 ? `"${"a".repeat(32)}…" (${name.length} characters)` : JSON.stringify(name).replace("\\u0000", "\\x00");
+        // (fork's is said of its field: "to: session ...")
+        expect(e.message).toMatch(/^cairn: 400 bad_request: (to: )?session /);
+        expect(e.message).toContain(`session ${shown}: want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'`);
+      }
+    }
+  });
+
+  it("says half a surrogate pair in a session name is a bad name, as the Python client does", async () => {
+    // encodeURIComponent threw its URIError ("URI malformed").
+    const c = srv.client;
+    await c.commit("a", {});
+    const want = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'";
+    for (const [call, msg] of [
+      [() => c.commit("a\ud800", {}), `session "a\\ud800": ${want}`],
+      [() => c.head("a\ud800"), `session "a\\ud800": ${want}`],
+      [() => c.sessions("\ud800"), `prefix: "\ufffd" is not the start of a session name: ${want}`],
+      [() => c.diff("a", "a\ud800"), `b: session "a\ufffd": ${want}`],
+      [() => c.fork("a", "b\ud800"), `to: session "b\ufffd": ${want}`],
+    ] as const) {
+      const e = await call().catch((x) => x);
+      expect(e).toBeInstanceOf(InvalidError);
+      expect(e.message).toBe(`cairn: 400 bad_request: ${msg}`);
+    }
+  });
+
+  it("refuses step numbers that are no whole numbers, never rounding or dropping them", async () => {
+    // expect: NaN went out as null, which is no expect at all: the
+    // commit landed unfenced.
+    const c = srv.client;
+    await c.commit("n", { n: 1 }, { expect: 0 });
+    for (const bad of [NaN, Infinity, -Infinity, 1.5, "1" as unknown as number, null as unknown as number]) {
+      const calls = [
+        () => c.commit("n", { n: 2 }, { expect: bad }),
+        () => c.patch("n", [{ op: "add", path: "/m", value: 1 }], { expect: bad }),
+        () => c.step("n", bad),
+        () => c.fork("n", "n-f", { step: bad }),
+        () => c.wait("n", bad, { timeout: 0.1 }),
+        () => c.reply("n", 1, { expect: bad }),
+        () => c.log("n", { from: bad }),
+        () => c.log("n", { limit: bad }),
+      ];
+      for (const call of calls) {
+        const e = await call().catch((x) => x);
+        expect(e, String(bad)).toBeInstanceOf(InvalidError);
+        expect(e.message).toContain(`want a whole number, not ${typeof bad === "string" ? JSON.stringify(bad) : String(bad)}`);
+      }
+    }
+    expect((await c.head("n"))?.step).toBe(1);
+    expect(await c.head("n-f")).toBeUndefined();
+  });
+
+  it("says a state nested too deep to encode is InvalidError, as the server says of one it refuses", async () => {
+    // JSON.stringify's RangeError (its call stack) used to come out as it was.
+    const c = srv.client;
+    for (const depth of [600, 100_000]) {
+      const doc: unknown[] = [];
+      let inner = doc;
+      for (let i = 0; i < depth; i++) {
+        const next: unknown[] = [];
+        inner.push(next);
+        inner = next;
+      }
+      const e = await c.commit("deep", doc).catch((x) => x);
+      expect(e, String(depth)).toBeInstanceOf(InvalidError);
+      expect(e.message).toMatch(/nested too deep/);
+    }
+    expect(await c.head("deep")).toBeUndefined();
+  });
+
+  it("sends half a surrogate pair escaped, and gets the server's InvalidError naming the field", async () => {
+    const c = srv.client;
+    const e = await c.commit("sur", { t: "a\udc00b" }).catch((x) => x);
+    expect(e).toBeInstanceOf(InvalidError);
+    expect(e.message).toMatch(/state: the escape \\udc00 .* half of a UTF-16 surrogate pair/);
+    await c.commit("sur", { t: "\ud83d\ude00" });
+    expect((await c.head("sur"))?.state).toEqual({ t: "😀" });
+  });
+
+  it("lets exactly one of two clients win a race for a step; the other gets ConflictError with the head", async () => {
+    const a = new CairnClient({ url: srv.url, token: srv.token });
+    const b = new CairnClient({ url: srv.url, token: srv.token });
+    await a.commit("race", { n: 0 }, { expect: 0 });
+    for (let round = 1; round <= 10; round++) {
+      const got = await Promise.allSettled([a.commit("race", { by: "a" }, { expect: round }), b.commit("race", { by: "b" }, { expect: round })]);
+      const won = got.filter((g) => g.status === "fulfilled");
+      const lost = got.filter((g): g is PromiseRejectedResult => g.status === "rejected");
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect(lost[0].reason).toBeInstanceOf(ConflictError);
+      expect(lost[0].reason.head).toBe(round + 1);
+    }
+  });
+
+  for (const transport of ["node:http", "fetch"] as const) {
+    it(`says https:// to a plain HTTP server failed its handshake, and that nothing was sent (${transport})`, async () => {
+      // It was "EPROTO" (or "ERR_SSL_WRONG_VERSION_NUMBER") and "the
+      // request may have taken effect", though a failed handshake sends nothing.
+      const url = srv.url.replace("http://", "https://");
+      const c = new CairnClient({ url, token: srv.token, fetch: transport === "fetch" ? fetch : undefined });
+      const e = await c.commit("tls", { n: 1 }).catch((x) => x);
+      expect(e).toBeInstanceOf(UnavailableError);
+      expect(e.message).toBe(
+        `cairn: 0 unreachable: could not reach the cairn server at ${url}: the TLS handshake failed: does the server speak https? (cairn serve speaks http://); nothing was sent`,
+      );
+      expect(await srv.client.head("tls")).toBeUndefined();
+    });
+  }
+
+  it("pages a long history across a fork with logAll", async () => {
+    // Paging by hand with from = last step - 1 on the fork's own name is a
+    // NotFoundError below its fork point.
+    const c = srv.client;
+    for (let i = 1; i <= 7; i++) await c.commit("pa", { i });
+    await c.fork("pa", "pb", { step: 4 });
+    for (let i = 5; i <= 9; i++) await c.commit("pb", { i });
+    const want = [9, 8, 7, 6, 5, 4].map((n) => `pb@${n}`).concat([3, 2, 1].map((n) => `pa@${n}`));
+    for (const page of [1, 2, 3, 4, 9, 10, 1000]) {
+      const got: string[] = [];
+      for await (const st of c.logAll("pb", { page })) got.push(`${st.session}@${st.step}`);
+      expect(got, String(page)).toEqual(want);
+    }
+    await expect(c.log("pb", { limit: 3, from: 2 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(c.logAll("pb", { page: 0 }).next()).rejects.toBeInstanceOf(InvalidError);
+  });
+
+  it("maps a state over --max-body onto LimitError, whatever its size", async () => {
+    const d = tempDir();
+    const child = spawn(bin!, ["--store", d, "serve", "--listen", "127.0.0.1:0", "--max-body", "100000"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const url = await new Promise<string>((res) => child.stdout!.on("data", (b) => { const m = /cairn serve: (http:\/\/\S+)/.exec(String(b)); if (m) res(m[1]); }));
+      const c = new CairnClient({ url });
+      for (const size of [200_000, 20_000_000]) {
+        const e = await c.commit("big", { t: "x".repeat(size) }).catch((x) => x);
+        expect(e, String(size)).toBeInstanceOf(LimitError);
+        expect(e.code).toBe("too_large");
+      }
+      expect((await c.commit("big", { t: "small" }, { expect: 0 })).step).toBe(1);
+    } finally {
+      child.kill();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("error kinds, as the Python client has them", () => {
+  let answer: { status: number; body: string };
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(answer.status, { "Content-Type": "application/json" });
+      res.end(answer.body);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  it("maps 401 and 403 onto UnauthorizedError and 422 onto LimitError", async () => {
+    // They used to be plain CairnErrors here, and UnauthorizedError and
+    // LimitError in Python.
+    const c = new CairnClient({ url });
+    for (const [status, code, kind] of [
+      [401, "unauthorized", UnauthorizedError],
+      [403, "forbidden", UnauthorizedError],
+      [422, "limit", LimitError],
+    ] as const) {
+      answer = { status, body: JSON.stringify({ code, error: "in words" }) };
+      const e = await c.sessions().catch((x) => x);
+      expect(e).toBeInstanceOf(kind);
+      expect(e).toBeInstanceOf(CairnError);
+      expect(e.status).toBe(status);
+      expect(e.code).toBe(code);
+      expect(e.message).toBe(`cairn: ${status} ${code}: in words`);
+    }
+  });
+});
+
+describe.skipIf(!bin)("a store holding a damaged session", () => {
+  it("lists the others and warns, naming it, as the Python client does", async () => {
+    // The listing's "unreadable" was dropped: nothing told the caller a
+    // session was passed over (Python warns with UnreadableSessionsWarning).
+    const dir = tempDir();
+    let srv = await startServer({ bin, store: dir });
+    for (const name of ["a", "d"]) {
+      await srv.client.commit(name, { i: 1 });
+      await srv.client.commit(name, { i: 2 });
+    }
+    await srv.client.ask("q", { i: 1 }, "go on?");
+    await srv.close();
+    const step = join(dir, "steps", "d", "00000000000000000002");
+    const b = readFileSync(step);
+    b[b.length >> 1] ^= 0x40;
+    writeFileSync(step, b);
+    srv = await startServer({ bin, store: dir });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      expect((await srv.client.sessions()).map((x) => x.session)).toEqual(["a", "q"]);
+      expect((await srv.client.inbox()).map((x) => x.session)).toEqual(["q"]);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toHaveLength(2);
+      expect(warnings[0]).toBeInstanceOf(UnreadableSessionsWarning);
+      expect(warnings[0].message).toBe("cairn: 1 session(s) could not be read (damage in the store): d");
+      expect((warnings[0] as UnreadableSessionsWarning).unreadable[0].session).toBe("d");
+    } finally {
+      process.off("warning", onWarning);
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -15,17 +15,28 @@ import (
 	"github.com/cairnlog/cairn/internal/cachedir"
 )
 
-// killedAfterLanding leaves dir as a run killed while its command
-// committed the directory would when the commit (BeginCommit, then the
-// step) was killed before NoteCommit, and the command then wrote more:
-// the record still says head, with the commit pending.
-func killedAfterLanding(t *testing.T, ctx context.Context, sess *cairn.Session, dir, cache, store string) {
+// sessionWithStep returns session s of a new local store under tmp, its
+// first step committed from JSON state.
+func sessionWithStep(t *testing.T, ctx context.Context, tmp, state string) (*cairn.Workspace, *cairn.Session, *cairn.Step) {
 	t.Helper()
-	w, err := openWorkDir(dir, cache, store, sess.Name(), t.Output())
+	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := sess.Head(ctx)
+	sess, _ := ws.Session("s")
+	head, err := sess.Commit(ctx, cairn.JSON([]byte(state)), cairn.CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, sess, head
+}
+
+// writtenWorkDir returns dir opened as session s's work directory with
+// head written into it and noted, as a run leaves it before its command
+// starts.
+func writtenWorkDir(t *testing.T, ctx context.Context, head *cairn.Step, dir, cache, store string) *workDir {
+	t.Helper()
+	w, err := openWorkDir(dir, cache, store, head.Session, t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +44,20 @@ func killedAfterLanding(t *testing.T, ctx context.Context, sess *cairn.Session, 
 		t.Fatal(err)
 	}
 	w.note(head, true, t.Output())
+	return w
+}
+
+// killedAfterLanding leaves dir as a run killed while its command
+// committed the directory would when the commit (BeginCommit, then the
+// step) was killed before NoteCommit, and the command then wrote more:
+// the record still says head, with the commit pending.
+func killedAfterLanding(t *testing.T, ctx context.Context, sess *cairn.Session, dir, cache, store string) {
+	t.Helper()
+	head, err := sess.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := writtenWorkDir(t, ctx, head, dir, cache, store)
 	os.WriteFile(filepath.Join(dir, "a"), []byte("committed by the killed commit\n"), 0o644)
 	BeginCommit(cache, store, dir, sess.Name())
 	if _, err := sess.Commit(ctx, cairn.Dir(dir), cairn.CommitOptions{}); err != nil {
@@ -92,24 +117,9 @@ func TestTakeOverStepOfAKilledCommit(t *testing.T) {
 func TestTakeOverStepOfAnotherWriter(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, _ := ws.Session("s")
-	head, err := sess.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, sess, head := sessionWithStep(t, ctx, tmp, `{"n":1}`)
 	cache, dir := filepath.Join(tmp, "cache"), filepath.Join(tmp, "work")
-	w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := materialise(ctx, head, dir); err != nil {
-		t.Fatal(err)
-	}
-	w.note(head, true, t.Output())
+	w := writtenWorkDir(t, ctx, head, dir, cache, ws.URL())
 	// The commit under way is another process's (one that never landed).
 	w.rec.Pending = []pendingCommit{{Writer: "elsewhere/1", Since: time.Now().UTC()}}
 	w.rec.Step, w.rec.ID = head.Number, head.ID.String()
@@ -123,7 +133,7 @@ func TestTakeOverStepOfAnotherWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w, err = openWorkDir(dir, cache, ws.URL(), "s", t.Output())
+	w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}

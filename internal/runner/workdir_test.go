@@ -123,24 +123,9 @@ func TestTakeOverJSONWorkDir(t *testing.T) {
 func TestTakeOverAfterManyAPISteps(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	ws, err := cairn.Open(ctx, filepath.Join(tmp, "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, _ := ws.Session("s")
-	head, err := sess.Commit(ctx, cairn.JSON([]byte(`{"turn":0}`)), cairn.CommitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, sess, head := sessionWithStep(t, ctx, tmp, `{"turn":0}`)
 	cache, dir := filepath.Join(tmp, "cache"), filepath.Join(tmp, "work")
-	w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := materialise(ctx, head, dir); err != nil {
-		t.Fatal(err)
-	}
-	w.note(head, true, t.Output())
+	w := writtenWorkDir(t, ctx, head, dir, cache, ws.URL())
 	for i := 1; i <= 2*matchDepth; i++ {
 		if _, err := sess.Commit(ctx, cairn.JSON(fmt.Appendf(nil, `{"turn":%d}`, i)), cairn.CommitOptions{}); err != nil {
 			t.Fatal(err)
@@ -148,7 +133,7 @@ func TestTakeOverAfterManyAPISteps(t *testing.T) {
 	}
 	w.unlock() // killed
 
-	w, err = openWorkDir(dir, cache, ws.URL(), "s", t.Output())
+	w, err := openWorkDir(dir, cache, ws.URL(), "s", t.Output())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package cairn_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
@@ -143,5 +145,26 @@ func TestCheckoutDotDotAfterLink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "json")); err == nil {
 		t.Error("checkout into link/../json wrote ./json")
+	}
+}
+
+// TestCheckoutEmptyDirSaysSo: Step.Checkout(ctx, "") failed with the
+// system's "mkdir : no such file or directory"; it is refused as invalid,
+// in words, before anything is written.
+func TestCheckoutEmptyDirSaysSo(t *testing.T) {
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("s")
+	st, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Checkout(ctx, "")
+	if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "no directory given") {
+		t.Errorf("Checkout into \"\": %v, want ErrInvalid saying no directory was given", err)
 	}
 }

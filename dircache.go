@@ -26,6 +26,10 @@ type cachedDirState struct{ path, cacheDir string }
 // or damaged cache file is ignored and rewritten, so a bad cache costs
 // time, never content. Writing the cache is best effort; a commit does
 // not fail because its cache could not be saved.
+//
+// The path is taken as Dir takes it, and the cache is kept per directory
+// the path resolves to: one cache for a directory however it is spelled
+// (real, link/.., an absolute path or a link to it).
 func DirWithCache(path, cacheDir string) State { return cachedDirState{path, cacheDir} }
 
 // DefaultCacheDir returns where the CLI keeps local caches (the stat
@@ -59,6 +63,8 @@ func (d cachedDirState) build(sink tree.Sink, known func(cas.ID) bool) (manifest
 // so that the scan overlaps the load.
 type dirBuild struct {
 	d     cachedDirState
+	path  string // d.path resolved (resolveDir): read, and the cache's key
+	err   error  // the path could not be resolved: build returns it
 	cache *dircache.Cache
 	scan  *tree.Scan
 	taken bool // build ran: it owns the cache and stopped the scan
@@ -68,19 +74,19 @@ type dirBuild struct {
 // Workspace.cacheURL names it, and session, and starts scanning the tree.
 // Call build, or release.
 func (d cachedDirState) prepare(storeURL, session string) *dirBuild {
-	abs, err := filepath.Abs(d.path)
+	path, err := resolveDir(d.path)
 	if err != nil {
-		abs = d.path
+		return &dirBuild{d: d, err: err}
 	}
-	key := storeURL + "\x00" + session + "\x00" + abs
+	key := storeURL + "\x00" + session + "\x00" + path
 	c := dircache.Open(filepath.Join(d.cacheDir, "dirs", dircache.FileName(key)), key)
-	return &dirBuild{d: d, cache: c, scan: tree.StartScan(d.path, 0)}
+	return &dirBuild{d: d, path: path, cache: c, scan: tree.StartScan(path, 0)}
 }
 
 // release stops the scan and drops the cache's records if build never
 // ran (the commit failed before it).
 func (b *dirBuild) release() {
-	if !b.taken {
+	if !b.taken && b.err == nil {
 		b.scan.Stop()
 		b.cache.Discard()
 	}
@@ -91,8 +97,11 @@ func (b *dirBuild) release() {
 // commit was acknowledged and drops this build's records otherwise.
 func (b *dirBuild) build(sink tree.Sink, known func(cas.ID) bool) (manifest.StateKind, tree.Ref, func(ok bool), error) {
 	b.taken = true
+	if b.err != nil {
+		return 0, tree.Ref{}, nil, b.err
+	}
 	c := b.cache
-	ref, err := tree.BuildDirWith(b.d.path, sink, tree.DirOptions{Cache: c, Known: known, Scan: b.scan})
+	ref, err := tree.BuildDirWith(b.path, sink, tree.DirOptions{Cache: c, Known: known, Scan: b.scan})
 	if err != nil {
 		c.Discard()
 		return 0, tree.Ref{}, nil, err

@@ -1,9 +1,11 @@
 package cairn
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/realpath"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -35,8 +37,28 @@ func JSON(doc []byte) State { return jsonState(doc) }
 type dirState string
 
 func (d dirState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
-	ref, err := tree.BuildDir(string(d), sink)
+	path, err := resolveDir(string(d))
+	if err != nil {
+		return 0, tree.Ref{}, err
+	}
+	ref, err := tree.BuildDir(path, sink)
 	return manifest.StateDir, ref, err
+}
+
+// resolveDir returns where the system takes the directory path, once,
+// as the state is built or a checkout starts (realpath.Resolve: a ".."
+// after a symbolic link applied to the link's target, as the kernel
+// does, not to the path's text), so that the names read or written
+// below it are joined onto the directory the kernel opens.
+func resolveDir(path string) (string, error) {
+	if path == "" {
+		return "", invalid(errors.New("no directory given (an empty path)"))
+	}
+	resolved, err := realpath.Resolve(path)
+	if err != nil {
+		return "", fmt.Errorf("directory %s: %w", path, err)
+	}
+	return resolved, nil
 }
 
 // MaxJSONDepth is how deeply a JSON state may nest arrays and objects (a
@@ -45,10 +67,13 @@ func (d dirState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind
 const MaxJSONDepth = tree.MaxDepth
 
 // Dir returns a state that is the directory tree at path: regular files,
-// executables, subdirectories and symlinks. The names read are joined
-// onto path's text, cleaned: give a path with no ".." after a symbolic
-// link (the kernel applies it to the link's target, the text to the
-// link's own directory), as the CLI does by resolving --dir first.
+// executables, subdirectories and symlinks. The path is taken as the
+// system takes it, once, when the state is built (a commit, StateIDOf):
+// relative to the current directory then, with its symbolic links
+// followed and a ".." after a link applied to the link's target, as the
+// kernel does (link/.. is the parent of the link's target, not the
+// link's own directory). A symbolic link inside the tree is stored as a
+// link, not followed.
 func Dir(path string) State { return dirState(path) }
 
 // Kind says what a step's state is.

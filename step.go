@@ -205,8 +205,11 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 
 // Checkout writes the step's state into dir, which must not exist or be
 // empty: a directory state as its files, a JSON state as dir/state.json.
-// Entries that would escape dir are refused. As with Dir, give a dir
-// with no ".." after a symbolic link.
+// Entries that would escape dir are refused. dir is taken as Dir takes a
+// path, once, as the checkout starts: a ".." after a symbolic link is
+// applied to the link's target, as the kernel does, so link/../out is
+// out beside the link's target, and a dir that is a link to a directory
+// is written through.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err
@@ -216,8 +219,12 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
+	given := dir
+	if dir, err = resolveDir(dir); err != nil {
+		return fmt.Errorf("checkout %s: %w", st, err)
+	}
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
-		return fmt.Errorf("checkout %s: directory %s is not empty", st, dir)
+		return fmt.Errorf("checkout %s: directory %s is not empty", st, given)
 	}
 	r, err := st.reader(ctx)
 	if err != nil {

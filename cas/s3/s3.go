@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -33,6 +34,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -65,8 +67,10 @@ type Options struct {
 	// Credentials; nil: the standard chain (environment, shared files,
 	// SSO, web identity, container and instance roles).
 	Credentials aws.CredentialsProvider
-	// HTTPClient; nil: the SDK's default, which honours AWS_CA_BUNDLE. A
-	// client given here is used as is.
+	// HTTPClient; nil: a client with every setting of the SDK's default
+	// (AWS_CA_BUNDLE, TLS, proxy from the environment, its timeouts and
+	// redirect policy) whose idle connections Close closes. A client
+	// given here is used as is, and its connections are its caller's.
 	HTTPClient *http.Client
 	// Timeout aborts a request that makes no progress for this long, as
 	// a transient failure (0: never). Attempts is how many attempts the
@@ -87,6 +91,9 @@ type Store struct {
 	location string
 
 	pageSize int32 // keys per ListObjectsV2 request; 0: the server's default (1,000)
+	// own is the client Open made in place of the SDK's default (see
+	// Close); nil when Options.HTTPClient was given.
+	own *http.Client
 }
 
 // Open returns a store for the objects under prefix in bucket. It makes
@@ -124,6 +131,7 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if _, anon := cfg.Credentials.(aws.AnonymousCredentials); cfg.Credentials != nil && !anon {
 		cfg.Credentials = credentials{cfg.Credentials}
 	}
+	var own *http.Client
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
@@ -138,6 +146,11 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 			// Set here, not in LoadDefaultConfig, which insists on its own
 			// client type when AWS_CA_BUNDLE is set.
 			o.HTTPClient = opts.HTTPClient
+		} else if b, ok := o.HTTPClient.(*awshttp.BuildableClient); ok {
+			// The SDK's default as the SDK resolved it, but with a
+			// transport the store can reach, to close (Close).
+			own = ownClient(b)
+			o.HTTPClient = own
 		}
 		if opts.Timeout > 0 {
 			var next timeout.Doer = o.HTTPClient
@@ -170,7 +183,69 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 		where = "?endpoint=" + *e
 	}
 	return &Store{client: client, bucket: bucket, prefix: p, attempts: opts.Attempts,
-		location: "s3://" + bucket + "/" + p + where}, nil
+		location: "s3://" + bucket + "/" + p + where, own: own}, nil
+}
+
+// ownClient returns the *http.Client b would build, with every setting
+// it holds: its transport's (the CA bundle of AWS_CA_BUNDLE and the rest
+// of its TLS configuration, the proxy from the environment, the dial,
+// TLS handshake and keep-alive settings), its read timeout, its overall
+// timeout and the SDK's redirect policy. b itself builds a private copy
+// of its transport that nothing outside the SDK can reach, so the idle
+// connections it keeps could not be closed before their idle timeout.
+func ownClient(b *awshttp.BuildableClient) *http.Client {
+	tr := b.GetTransport() // a copy, with the settings above
+	if d, ok := b.GetReadTimeout(); ok && d > 0 {
+		dial := tr.DialContext
+		if dial == nil {
+			dial = b.GetDialer().DialContext
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &readTimeoutConn{Conn: c, timeout: d}, nil
+		}
+	}
+	c := &http.Client{Transport: tr, Timeout: b.GetTimeout(), CheckRedirect: noRedirect}
+	if frozen, ok := b.Freeze().(*http.Client); ok && frozen.CheckRedirect != nil {
+		// The SDK's policy: only 307 and 308, which keep the method.
+		c.CheckRedirect = frozen.CheckRedirect
+	}
+	return c
+}
+
+// noRedirect follows no redirect: the response is returned as it is.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// readTimeoutConn fails a read that receives nothing for timeout, as the
+// SDK's client does when given a read timeout.
+type readTimeoutConn struct {
+	net.Conn
+	timeout time.Duration
+}
+
+func (c *readTimeoutConn) Read(p []byte) (int, error) {
+	if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return n, &awshttp.ResponseTimeoutError{TimeoutDur: c.timeout}
+	}
+	return n, err
+}
+
+// Close closes the idle keep-alive connections of the client Open made
+// (not those of one given in Options.HTTPClient). A workspace closes
+// the store it opened when it is closed (cairn.Workspace.Close); a
+// request made afterwards opens a new connection.
+func (s *Store) Close() error {
+	if s.own != nil {
+		s.own.CloseIdleConnections()
+	}
+	return nil
 }
 
 // credentials marks the failure of the credential chain as such

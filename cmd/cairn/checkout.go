@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-
-	"github.com/cairnlog/cairn/internal/realpath"
 )
 
 const checkoutUsage = "SESSION[@N] --dir DIR"
@@ -32,19 +30,15 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	if err := e.checkOutsideStore("--dir", *dir); err != nil {
 		return err
 	}
-	// Written where the kernel takes the path: LINK/../x is x beside
-	// the link's target, not the text cleaned.
-	resolved, err := realpath.Resolve(*dir)
-	if err != nil {
-		return usagef("--dir %s: %v", *dir, err)
-	}
 	ws, steps, err := e.openSteps(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
 	st := steps[0]
-	if err := st.Checkout(ctx, resolved); err != nil {
+	// Written where the kernel takes the path (Step.Checkout resolves
+	// it): LINK/../x is x beside the link's target, not the text cleaned.
+	if err := st.Checkout(ctx, *dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s -> %s\n", st, *dir)

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/internal/realpath"
 	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -111,18 +110,13 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if err := e.checkDirOutsideStore("--dir", *dir); err != nil {
 			return err
 		}
-		// The directory the kernel takes the path for (link/.. is the
-		// link's target's parent, not the text cleaned): read by that
-		// path, its stat cache kept under it (one cache however the
-		// directory is spelled) and the run record looked up by it.
-		resolved, err := realpath.Resolve(*dir)
-		if err != nil {
-			return usagef("--dir %s: %v", *dir, err)
-		}
-		*dir = resolved
-		state = cairn.Dir(resolved)
+		// Taken as the kernel takes it (link/.. is the link's target's
+		// parent) by the library, which reads it and keys its stat cache
+		// by the directory it resolves to, and by the run record's
+		// lookup (runner.BeginCommit): the path is passed as given.
+		state = cairn.Dir(*dir)
 		if c := cairn.DefaultCacheDir(); c != "" {
-			state = cairn.DirWithCache(resolved, c)
+			state = cairn.DirWithCache(*dir, c)
 		}
 	case *patch != "":
 		ops, err := readInput(e, "--patch", *patch, maxValue)

@@ -151,7 +151,7 @@ func (s *Store) Get(ctx context.Context, id string) (data []byte, ok bool, err e
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q: %w", id, err)
+		return nil, false, fmt.Errorf("eino store: get checkpoint %q: %w", id, hinted(err))
 	}
 	return s.decode(ctx, head, id)
 }
@@ -165,7 +165,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 	}
 	st, err := sess.Step(ctx, n)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q step %d: %w", id, n, err)
+		return nil, false, fmt.Errorf("eino store: get checkpoint %q step %d: %w", id, n, hinted(err))
 	}
 	return s.decode(ctx, st, id)
 }
@@ -173,7 +173,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, bool, error) {
 	doc, err := st.JSON(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, err)
+		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, hinted(err))
 	}
 	// A hashed name is checked against the id the step records, but a step
 	// that Fork copied (its first, or one of the origin's before it)
@@ -225,7 +225,7 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 		env.Base64 = &b
 	}
 	if err := s.commit(ctx, id, env, cairn.AwaitingInput, len(data)); err != nil {
-		return fmt.Errorf("eino store: set checkpoint %q: %w", id, err)
+		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
 	}
 	return nil
 }
@@ -295,7 +295,7 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 	}
 	st, err := from.Step(ctx, n)
 	if err != nil {
-		return fmt.Errorf("eino store: fork checkpoint %q step %d: %w", id, n, err)
+		return fmt.Errorf("eino store: fork checkpoint %q step %d: %w", id, n, hinted(err))
 	}
 	data, ok, err := s.decode(ctx, st, id)
 	if err != nil {
@@ -329,7 +329,7 @@ func (s *Store) Steps(ctx context.Context, id string) ([]*cairn.Step, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("eino store: log checkpoint %q: %w", id, err)
+		return nil, fmt.Errorf("eino store: log checkpoint %q: %w", id, hinted(err))
 	}
 	return steps, nil
 }
@@ -383,6 +383,15 @@ func depth(data []byte) int {
 		}
 	}
 	return most
+}
+
+// hinted adds to a limit error (cairn.ErrLimit) what the limit is and how
+// to raise it; other errors are returned as they are.
+func hinted(err error) error {
+	if h := cairn.LimitHint(err); h != "" {
+		return fmt.Errorf("%w (%s)", err, h)
+	}
+	return err
 }
 
 func hashHex(id string) string {

@@ -293,11 +293,11 @@ func (s *Service) load(ctx context.Context, name string, e *entry) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, hinted(err))
 	}
 	doc, err := head.JSON(ctx)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", head, err)
+		return fmt.Errorf("read %s: %w", head, hinted(err))
 	}
 	e.loaded, e.step, e.doc, e.parsed = true, head.Number, doc, nil
 	return nil
@@ -356,7 +356,7 @@ func (s *Service) update(ctx context.Context, name string, opts cairn.CommitOpti
 		}
 		e.loaded, e.parsed = false, nil
 		if !errors.Is(err, cairn.ErrConflict) || attempt == maxRetries {
-			return fmt.Errorf("commit %s: %w", name, err)
+			return fmt.Errorf("commit %s: %w", name, hinted(err))
 		}
 	}
 }
@@ -443,8 +443,10 @@ func merge(app, user, sess map[string]any) map[string]any {
 	return m
 }
 
+// notFound is the error for a session that does not exist, without the
+// service's name (the caller adds it, once).
 func notFound(app, user, id string) error {
-	return fmt.Errorf("adk session service: session %q of app %q user %q not found", id, app, user)
+	return fmt.Errorf("session %q of app %q user %q not found", id, app, user)
 }
 
 // Create creates a session: its first step (or, for an id that was
@@ -565,10 +567,10 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 	}
 	d, err := s.readSession(ctx, app, user, id)
 	if err != nil {
-		return nil, fmt.Errorf("adk session service: get: %w", err)
+		return nil, fmt.Errorf("adk session service: get session %q of app %q user %q: %w", id, app, user, err)
 	}
 	if d == nil {
-		return nil, notFound(app, user, id)
+		return nil, fmt.Errorf("adk session service: %w", notFound(app, user, id))
 	}
 	raw := d.Events
 	if req.NumRecentEvents > 0 && len(raw) > req.NumRecentEvents {
@@ -779,6 +781,15 @@ func withoutTemp(event *session.Event) *session.Event {
 		}
 	}
 	return &c
+}
+
+// hinted adds to a limit error (cairn.ErrLimit) what the limit is and how
+// to raise it; other errors are returned as they are.
+func hinted(err error) error {
+	if h := cairn.LimitHint(err); h != "" {
+		return fmt.Errorf("%w (%s)", err, h)
+	}
+	return err
 }
 
 // record is the step record: what the step did, for `cairn log`.

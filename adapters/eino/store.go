@@ -97,8 +97,9 @@ const envelopeVersion = 1
 // of [A-Za-z0-9.-] is kept as it is after the prefix; any other byte
 // (including '_') is escaped as _XX (hex), so distinct ids never share a
 // name. An id whose escaped form would not fit cairn's 128-byte limit is
-// named by its SHA-256 instead ("_h" and 64 hex digits), and the original id
-// is checked against the one stored on every read.
+// named by its SHA-256 instead ("_h" and 64 hex digits). Every read checks
+// the id the step records, so stores whose prefixes overlap ("e" and "ex-")
+// get an error, never each other's checkpoints.
 //
 // The session of a checkpoint is where `cairn log` and `cairn fork` find it.
 func (s *Store) SessionName(id string) string {
@@ -175,10 +176,12 @@ func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, 
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, hinted(err))
 	}
-	// A hashed name is checked against the id the step records, but a step
-	// that Fork copied (its first, or one of the origin's before it)
-	// records the id it was forked from.
-	check := s.hashed(id) && st.Session == s.SessionName(id) && st.Origin == nil
+	// The id the step records is checked, so that a session another
+	// store (with an overlapping prefix) or a hash collision shares is
+	// refused rather than read as this id's; but a step that Fork copied
+	// (its first, or one of the origin's before it) records the id it was
+	// forked from.
+	check := st.Session == s.SessionName(id) && st.Origin == nil
 	data, ok, err := decodeEnvelope(doc, id, check)
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: checkpoint %q at %s: %w", id, st, err)

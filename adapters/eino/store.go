@@ -235,23 +235,31 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 
 // Delete marks checkpoint id deleted: a step that Get reads as "no
 // checkpoint". Earlier steps stay in the log (and can still be forked) until
-// cairn's retention removes them. Deleting an id that was never saved does
-// nothing.
+// cairn's retention removes them. Deleting an id that was never saved, or
+// is deleted already, does nothing.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	sess, err := s.session(id)
 	if err != nil {
 		return err
 	}
-	if _, err := sess.Head(ctx); errors.Is(err, cairn.ErrNotFound) {
+	head, err := sess.Head(ctx)
+	if errors.Is(err, cairn.ErrNotFound) {
 		return nil
-	} else if err != nil {
-		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
+	}
+	if err != nil {
+		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, hinted(err))
+	}
+	if head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord) {
+		return nil // deleted already
 	}
 	if err := s.commit(ctx, id, envelope{Version: envelopeVersion, ID: id, Deleted: true}, cairn.Done, -1); err != nil {
 		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
 	}
 	return nil
 }
+
+// deleteRecord is the record of a deletion step.
+var deleteRecord = []byte(`{"eino":"delete"}`)
 
 // commit writes env as the next step of id's session. Its record says
 // what happened, for `cairn log`: {"eino":"set","bytes":N} or
@@ -265,7 +273,7 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 	if err != nil {
 		return err
 	}
-	rec := []byte(`{"eino":"delete"}`)
+	rec := deleteRecord
 	if size >= 0 {
 		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
 	}

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"google.golang.org/adk/platform"
@@ -226,6 +227,18 @@ func decodeEvent(raw json.RawMessage) (*session.Event, error) {
 		return nil, fmt.Errorf("event: %w", err)
 	}
 	return ev, nil
+}
+
+// checkKeys refuses a state delta with a stored key (not temp:) that is
+// not UTF-8: JSON turns each bad byte into U+FFFD, so two such keys would
+// be stored as one, under a name neither had.
+func checkKeys(delta map[string]any) error {
+	for k := range delta {
+		if !utf8.ValidString(k) && !strings.HasPrefix(k, session.KeyPrefixTemp) {
+			return fmt.Errorf("state key %q is not valid UTF-8, which a JSON document cannot hold", k)
+		}
+	}
+	return nil
 }
 
 // setValues stores each value of delta, JSON encoded, into m.
@@ -458,6 +471,9 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	id := req.SessionID
 	if id == "" {
 		id = platform.NewUUID(ctx)
+	}
+	if err := checkKeys(req.State); err != nil {
+		return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
 	}
 	appDelta, userDelta, sessState := splitDelta(req.State)
 	// The session is committed before the app and user state: a value
@@ -710,6 +726,9 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 		return nil
 	}
 	app, user, id := cur.AppName(), cur.UserID(), cur.ID()
+	if err := checkKeys(event.Actions.StateDelta); err != nil {
+		return fmt.Errorf("adk session service: append event %q: %w", event.ID, err)
+	}
 	stored := withoutTemp(event)
 	evJSON, err := json.Marshal(stored)
 	if err != nil {

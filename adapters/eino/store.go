@@ -199,7 +199,7 @@ func decodeEnvelope(doc []byte, id string, checkID bool) (data []byte, ok bool, 
 	if env.Version != envelopeVersion {
 		return nil, false, fmt.Errorf("envelope version %d, want %d", env.Version, envelopeVersion)
 	}
-	if checkID && env.ID != id {
+	if checkID && env.ID != recorded(id) {
 		return nil, false, fmt.Errorf("session holds checkpoint %q, not %q", env.ID, id)
 	}
 	switch {
@@ -394,6 +394,18 @@ func depth(data []byte) int {
 		}
 	}
 	return most
+}
+
+// recorded returns id as an envelope records it: JSON holds only UTF-8, so
+// encoding/json stores each byte of id that is not UTF-8 as U+FFFD.
+func recorded(id string) string {
+	if utf8.ValidString(id) {
+		return id
+	}
+	b, _ := json.Marshal(id)
+	var r string
+	_ = json.Unmarshal(b, &r)
+	return r
 }
 
 // hinted adds to a limit error (cairn.ErrLimit) what the limit is and how

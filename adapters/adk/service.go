@@ -472,6 +472,11 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	if id == "" {
 		id = platform.NewUUID(ctx)
 	}
+	for _, v := range [][2]string{{"app_name", req.AppName}, {"user_id", req.UserID}, {"session_id", id}} {
+		if !utf8.ValidString(v[1]) {
+			return nil, fmt.Errorf("adk session service: create session: %s %q is not valid UTF-8, which the stored session cannot record", v[0], v[1])
+		}
+	}
 	if err := checkKeys(req.State); err != nil {
 		return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
 	}

@@ -35,6 +35,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -627,9 +628,13 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 	}}, nil
 }
 
+// listReaders bounds how many sessions List reads at once.
+const listReaders = 8
+
 // List returns the sessions of app (of one user if UserID is set), with
 // their merged state and without events. It lists the workspace's session
-// names once and reads the head of each matching session.
+// names once and reads the head of each matching session, listReaders at a
+// time.
 func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.ListResponse, error) {
 	if req.AppName == "" {
 		return nil, fmt.Errorf("adk session service: app_name is required, got app_name: %q", req.AppName)
@@ -646,26 +651,23 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 	if err != nil {
 		return nil, fmt.Errorf("adk session service: list: %w", err)
 	}
+	var match []string
+	for _, name := range names {
+		if strings.HasPrefix(name, want) {
+			match = append(match, name)
+		}
+	}
+	docs, err := s.listDocs(ctx, match, req)
+	if err != nil {
+		return nil, fmt.Errorf("adk session service: list: %w", err)
+	}
 	userStates := map[string]map[string]any{}
 	out := make([]session.Session, 0)
-	for _, name := range names {
-		if !strings.HasPrefix(name, want) {
+	for i, d := range docs {
+		if d == nil {
 			continue
 		}
-		b, err := s.read(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("adk session service: list: %w", err)
-		}
-		if b == nil {
-			continue
-		}
-		d, err := decodeSessionDoc(b)
-		if err != nil {
-			return nil, fmt.Errorf("adk session service: list: %s: %w", name, err)
-		}
-		if d.Deleted || d.App != req.AppName || (req.UserID != "" && d.User != req.UserID) || name != s.SessionName(d.App, d.User, d.ID) {
-			continue
-		}
+		name := match[i]
 		us, ok := userStates[d.User]
 		if !ok {
 			if us, err = s.scopedState(ctx, d.App, d.User); err != nil {
@@ -681,6 +683,68 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 			state: merge(appState, us, st), events: []*session.Event{}, updated: d.Updated})
 	}
 	return &session.ListResponse{Sessions: out}, nil
+}
+
+// listDocs reads the sessions named, listReaders at a time, and returns
+// the document of each (nil for one that is deleted, absent or not a
+// session of req's app and user), its events dropped as List returns none.
+func (s *Service) listDocs(ctx context.Context, names []string, req *session.ListRequest) ([]*sessionDoc, error) {
+	docs := make([]*sessionDoc, len(names))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	for range min(listReaders, len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(names) || ctx.Err() != nil {
+					return
+				}
+				name := names[i]
+				b, err := s.read(ctx, name)
+				if err != nil {
+					fail(err)
+					return
+				}
+				if b == nil {
+					continue
+				}
+				d, err := decodeSessionDoc(b)
+				if err != nil {
+					fail(fmt.Errorf("%s: %w", name, err))
+					return
+				}
+				if d.Deleted || d.App != req.AppName || (req.UserID != "" && d.User != req.UserID) || name != s.SessionName(d.App, d.User, d.ID) {
+					continue
+				}
+				d.Events = nil
+				docs[i] = d
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return docs, nil
 }
 
 // Delete deletes a session: its next step is a tombstone that Get and List

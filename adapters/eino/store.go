@@ -283,14 +283,29 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 	// first checkpoint, one after a delete or a reply): then the commit is
 	// made again without it, which costs one head read more, off the
 	// common path.
+	//
+	// Another writer (another process saving the same checkpoint id) may
+	// take the step first: nothing was written, and as a checkpoint
+	// replaces the one before whatever it was, the commit is made again on
+	// the new head, so the last writer wins, as with any key-value store.
 	opts := cairn.CommitOptions{Status: status, Record: rec, Withdraw: true}
-	_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
-	if errors.Is(err, cairn.ErrNotAwaiting) {
-		opts.Withdraw = false
+	for conflicts := 0; ; {
 		_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
+		switch {
+		case errors.Is(err, cairn.ErrNotAwaiting) && opts.Withdraw:
+			opts.Withdraw = false
+		case errors.Is(err, cairn.ErrConflict) && conflicts < maxConflicts:
+			conflicts++
+			opts.Withdraw = true
+		default:
+			return err
+		}
 	}
-	return err
 }
+
+// maxConflicts bounds how often a commit is made again after another
+// writer took its step.
+const maxConflicts = 16
 
 // Fork copies step n of checkpoint id into a new checkpoint id to (which must
 // not exist yet): zero bytes copied, one small manifest written. Resuming the

@@ -35,7 +35,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"google.golang.org/adk/platform"
@@ -228,6 +230,18 @@ func decodeEvent(raw json.RawMessage) (*session.Event, error) {
 	return ev, nil
 }
 
+// checkKeys refuses a state delta with a stored key (not temp:) that is
+// not UTF-8: JSON turns each bad byte into U+FFFD, so two such keys would
+// be stored as one, under a name neither had.
+func checkKeys(delta map[string]any) error {
+	for k := range delta {
+		if !utf8.ValidString(k) && !strings.HasPrefix(k, session.KeyPrefixTemp) {
+			return fmt.Errorf("state key %q is not valid UTF-8, which a JSON document cannot hold", k)
+		}
+	}
+	return nil
+}
+
 // setValues stores each value of delta, JSON encoded, into m.
 func setValues(m map[string]json.RawMessage, delta map[string]any) error {
 	for k, v := range delta {
@@ -293,11 +307,11 @@ func (s *Service) load(ctx context.Context, name string, e *entry) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, hinted(err))
 	}
 	doc, err := head.JSON(ctx)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", head, err)
+		return fmt.Errorf("read %s: %w", head, hinted(err))
 	}
 	e.loaded, e.step, e.doc, e.parsed = true, head.Number, doc, nil
 	return nil
@@ -356,7 +370,7 @@ func (s *Service) update(ctx context.Context, name string, opts cairn.CommitOpti
 		}
 		e.loaded, e.parsed = false, nil
 		if !errors.Is(err, cairn.ErrConflict) || attempt == maxRetries {
-			return fmt.Errorf("commit %s: %w", name, err)
+			return fmt.Errorf("commit %s: %w", name, hinted(err))
 		}
 	}
 }
@@ -443,8 +457,10 @@ func merge(app, user, sess map[string]any) map[string]any {
 	return m
 }
 
+// notFound is the error for a session that does not exist, without the
+// service's name (the caller adds it, once).
 func notFound(app, user, id string) error {
-	return fmt.Errorf("adk session service: session %q of app %q user %q not found", id, app, user)
+	return fmt.Errorf("session %q of app %q user %q not found", id, app, user)
 }
 
 // Create creates a session: its first step (or, for an id that was
@@ -456,6 +472,14 @@ func (s *Service) Create(ctx context.Context, req *session.CreateRequest) (*sess
 	id := req.SessionID
 	if id == "" {
 		id = platform.NewUUID(ctx)
+	}
+	for _, v := range [][2]string{{"app_name", req.AppName}, {"user_id", req.UserID}, {"session_id", id}} {
+		if !utf8.ValidString(v[1]) {
+			return nil, fmt.Errorf("adk session service: create session: %s %q is not valid UTF-8, which the stored session cannot record", v[0], v[1])
+		}
+	}
+	if err := checkKeys(req.State); err != nil {
+		return nil, fmt.Errorf("adk session service: create session %q: %w", id, err)
 	}
 	appDelta, userDelta, sessState := splitDelta(req.State)
 	// The session is committed before the app and user state: a value
@@ -565,10 +589,10 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 	}
 	d, err := s.readSession(ctx, app, user, id)
 	if err != nil {
-		return nil, fmt.Errorf("adk session service: get: %w", err)
+		return nil, fmt.Errorf("adk session service: get session %q of app %q user %q: %w", id, app, user, err)
 	}
 	if d == nil {
-		return nil, notFound(app, user, id)
+		return nil, fmt.Errorf("adk session service: %w", notFound(app, user, id))
 	}
 	raw := d.Events
 	if req.NumRecentEvents > 0 && len(raw) > req.NumRecentEvents {
@@ -604,9 +628,13 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 	}}, nil
 }
 
+// listReaders bounds how many sessions List reads at once.
+const listReaders = 8
+
 // List returns the sessions of app (of one user if UserID is set), with
 // their merged state and without events. It lists the workspace's session
-// names once and reads the head of each matching session.
+// names once and reads the head of each matching session, listReaders at a
+// time.
 func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.ListResponse, error) {
 	if req.AppName == "" {
 		return nil, fmt.Errorf("adk session service: app_name is required, got app_name: %q", req.AppName)
@@ -623,26 +651,23 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 	if err != nil {
 		return nil, fmt.Errorf("adk session service: list: %w", err)
 	}
+	var match []string
+	for _, name := range names {
+		if strings.HasPrefix(name, want) {
+			match = append(match, name)
+		}
+	}
+	docs, err := s.listDocs(ctx, match, req)
+	if err != nil {
+		return nil, fmt.Errorf("adk session service: list: %w", err)
+	}
 	userStates := map[string]map[string]any{}
 	out := make([]session.Session, 0)
-	for _, name := range names {
-		if !strings.HasPrefix(name, want) {
+	for i, d := range docs {
+		if d == nil {
 			continue
 		}
-		b, err := s.read(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("adk session service: list: %w", err)
-		}
-		if b == nil {
-			continue
-		}
-		d, err := decodeSessionDoc(b)
-		if err != nil {
-			return nil, fmt.Errorf("adk session service: list: %s: %w", name, err)
-		}
-		if d.Deleted || d.App != req.AppName || (req.UserID != "" && d.User != req.UserID) || name != s.SessionName(d.App, d.User, d.ID) {
-			continue
-		}
+		name := match[i]
 		us, ok := userStates[d.User]
 		if !ok {
 			if us, err = s.scopedState(ctx, d.App, d.User); err != nil {
@@ -658,6 +683,68 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 			state: merge(appState, us, st), events: []*session.Event{}, updated: d.Updated})
 	}
 	return &session.ListResponse{Sessions: out}, nil
+}
+
+// listDocs reads the sessions named, listReaders at a time, and returns
+// the document of each (nil for one that is deleted, absent or not a
+// session of req's app and user), its events dropped as List returns none.
+func (s *Service) listDocs(ctx context.Context, names []string, req *session.ListRequest) ([]*sessionDoc, error) {
+	docs := make([]*sessionDoc, len(names))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	for range min(listReaders, len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(names) || ctx.Err() != nil {
+					return
+				}
+				name := names[i]
+				b, err := s.read(ctx, name)
+				if err != nil {
+					fail(err)
+					return
+				}
+				if b == nil {
+					continue
+				}
+				d, err := decodeSessionDoc(b)
+				if err != nil {
+					fail(fmt.Errorf("%s: %w", name, err))
+					return
+				}
+				if d.Deleted || d.App != req.AppName || (req.UserID != "" && d.User != req.UserID) || name != s.SessionName(d.App, d.User, d.ID) {
+					continue
+				}
+				d.Events = nil
+				docs[i] = d
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return docs, nil
 }
 
 // Delete deletes a session: its next step is a tombstone that Get and List
@@ -708,6 +795,9 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 		return nil
 	}
 	app, user, id := cur.AppName(), cur.UserID(), cur.ID()
+	if err := checkKeys(event.Actions.StateDelta); err != nil {
+		return fmt.Errorf("adk session service: append event %q: %w", event.ID, err)
+	}
 	stored := withoutTemp(event)
 	evJSON, err := json.Marshal(stored)
 	if err != nil {
@@ -779,6 +869,15 @@ func withoutTemp(event *session.Event) *session.Event {
 		}
 	}
 	return &c
+}
+
+// hinted adds to a limit error (cairn.ErrLimit) what the limit is and how
+// to raise it; other errors are returned as they are.
+func hinted(err error) error {
+	if h := cairn.LimitHint(err); h != "" {
+		return fmt.Errorf("%w (%s)", err, h)
+	}
+	return err
 }
 
 // record is the step record: what the step did, for `cairn log`.

@@ -97,8 +97,9 @@ const envelopeVersion = 1
 // of [A-Za-z0-9.-] is kept as it is after the prefix; any other byte
 // (including '_') is escaped as _XX (hex), so distinct ids never share a
 // name. An id whose escaped form would not fit cairn's 128-byte limit is
-// named by its SHA-256 instead ("_h" and 64 hex digits), and the original id
-// is checked against the one stored on every read.
+// named by its SHA-256 instead ("_h" and 64 hex digits). Every read checks
+// the id the step records, so stores whose prefixes overlap ("e" and "ex-")
+// get an error, never each other's checkpoints.
 //
 // The session of a checkpoint is where `cairn log` and `cairn fork` find it.
 func (s *Store) SessionName(id string) string {
@@ -151,7 +152,7 @@ func (s *Store) Get(ctx context.Context, id string) (data []byte, ok bool, err e
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q: %w", id, err)
+		return nil, false, fmt.Errorf("eino store: get checkpoint %q: %w", id, hinted(err))
 	}
 	return s.decode(ctx, head, id)
 }
@@ -165,7 +166,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 	}
 	st, err := sess.Step(ctx, n)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q step %d: %w", id, n, err)
+		return nil, false, fmt.Errorf("eino store: get checkpoint %q step %d: %w", id, n, hinted(err))
 	}
 	return s.decode(ctx, st, id)
 }
@@ -173,12 +174,14 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, bool, error) {
 	doc, err := st.JSON(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, err)
+		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, hinted(err))
 	}
-	// A hashed name is checked against the id the step records, but a step
-	// that Fork copied (its first, or one of the origin's before it)
-	// records the id it was forked from.
-	check := s.hashed(id) && st.Session == s.SessionName(id) && st.Origin == nil
+	// The id the step records is checked, so that a session another
+	// store (with an overlapping prefix) or a hash collision shares is
+	// refused rather than read as this id's; but a step that Fork copied
+	// (its first, or one of the origin's before it) records the id it was
+	// forked from.
+	check := st.Session == s.SessionName(id) && st.Origin == nil
 	data, ok, err := decodeEnvelope(doc, id, check)
 	if err != nil {
 		return nil, false, fmt.Errorf("eino store: checkpoint %q at %s: %w", id, st, err)
@@ -196,7 +199,7 @@ func decodeEnvelope(doc []byte, id string, checkID bool) (data []byte, ok bool, 
 	if env.Version != envelopeVersion {
 		return nil, false, fmt.Errorf("envelope version %d, want %d", env.Version, envelopeVersion)
 	}
-	if checkID && env.ID != id {
+	if checkID && env.ID != recorded(id) {
 		return nil, false, fmt.Errorf("session holds checkpoint %q, not %q", env.ID, id)
 	}
 	switch {
@@ -225,30 +228,38 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 		env.Base64 = &b
 	}
 	if err := s.commit(ctx, id, env, cairn.AwaitingInput, len(data)); err != nil {
-		return fmt.Errorf("eino store: set checkpoint %q: %w", id, err)
+		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
 	}
 	return nil
 }
 
 // Delete marks checkpoint id deleted: a step that Get reads as "no
 // checkpoint". Earlier steps stay in the log (and can still be forked) until
-// cairn's retention removes them. Deleting an id that was never saved does
-// nothing.
+// cairn's retention removes them. Deleting an id that was never saved, or
+// is deleted already, does nothing.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	sess, err := s.session(id)
 	if err != nil {
 		return err
 	}
-	if _, err := sess.Head(ctx); errors.Is(err, cairn.ErrNotFound) {
+	head, err := sess.Head(ctx)
+	if errors.Is(err, cairn.ErrNotFound) {
 		return nil
-	} else if err != nil {
-		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
+	}
+	if err != nil {
+		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, hinted(err))
+	}
+	if head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord) {
+		return nil // deleted already
 	}
 	if err := s.commit(ctx, id, envelope{Version: envelopeVersion, ID: id, Deleted: true}, cairn.Done, -1); err != nil {
 		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
 	}
 	return nil
 }
+
+// deleteRecord is the record of a deletion step.
+var deleteRecord = []byte(`{"eino":"delete"}`)
 
 // commit writes env as the next step of id's session. Its record says
 // what happened, for `cairn log`: {"eino":"set","bytes":N} or
@@ -262,7 +273,7 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 	if err != nil {
 		return err
 	}
-	rec := []byte(`{"eino":"delete"}`)
+	rec := deleteRecord
 	if size >= 0 {
 		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
 	}
@@ -272,14 +283,29 @@ func (s *Store) commit(ctx context.Context, id string, env envelope, status cair
 	// first checkpoint, one after a delete or a reply): then the commit is
 	// made again without it, which costs one head read more, off the
 	// common path.
+	//
+	// Another writer (another process saving the same checkpoint id) may
+	// take the step first: nothing was written, and as a checkpoint
+	// replaces the one before whatever it was, the commit is made again on
+	// the new head, so the last writer wins, as with any key-value store.
 	opts := cairn.CommitOptions{Status: status, Record: rec, Withdraw: true}
-	_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
-	if errors.Is(err, cairn.ErrNotAwaiting) {
-		opts.Withdraw = false
+	for conflicts := 0; ; {
 		_, err = sess.Commit(ctx, cairn.JSON(doc), opts)
+		switch {
+		case errors.Is(err, cairn.ErrNotAwaiting) && opts.Withdraw:
+			opts.Withdraw = false
+		case errors.Is(err, cairn.ErrConflict) && conflicts < maxConflicts:
+			conflicts++
+			opts.Withdraw = true
+		default:
+			return err
+		}
 	}
-	return err
 }
+
+// maxConflicts bounds how often a commit is made again after another
+// writer took its step.
+const maxConflicts = 16
 
 // Fork copies step n of checkpoint id into a new checkpoint id to (which must
 // not exist yet): zero bytes copied, one small manifest written. Resuming the
@@ -295,7 +321,7 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 	}
 	st, err := from.Step(ctx, n)
 	if err != nil {
-		return fmt.Errorf("eino store: fork checkpoint %q step %d: %w", id, n, err)
+		return fmt.Errorf("eino store: fork checkpoint %q step %d: %w", id, n, hinted(err))
 	}
 	data, ok, err := s.decode(ctx, st, id)
 	if err != nil {
@@ -329,7 +355,7 @@ func (s *Store) Steps(ctx context.Context, id string) ([]*cairn.Step, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("eino store: log checkpoint %q: %w", id, err)
+		return nil, fmt.Errorf("eino store: log checkpoint %q: %w", id, hinted(err))
 	}
 	return steps, nil
 }
@@ -383,6 +409,27 @@ func depth(data []byte) int {
 		}
 	}
 	return most
+}
+
+// recorded returns id as an envelope records it: JSON holds only UTF-8, so
+// encoding/json stores each byte of id that is not UTF-8 as U+FFFD.
+func recorded(id string) string {
+	if utf8.ValidString(id) {
+		return id
+	}
+	b, _ := json.Marshal(id)
+	var r string
+	_ = json.Unmarshal(b, &r)
+	return r
+}
+
+// hinted adds to a limit error (cairn.ErrLimit) what the limit is and how
+// to raise it; other errors are returned as they are.
+func hinted(err error) error {
+	if h := cairn.LimitHint(err); h != "" {
+		return fmt.Errorf("%w (%s)", err, h)
+	}
+	return err
 }
 
 func hashHex(id string) string {

@@ -91,6 +91,11 @@ type verifier struct {
 	blobs   map[cas.ID]bool
 	steps   map[string]uint64 // step key -> the floor it was walked to
 
+	// unloaded: an object of the layout of the step being checked could
+	// not be read (and was reported), so a blob no readable object holds
+	// may be in it.
+	unloaded bool
+
 	// For lost, read when a walk without a floor meets a gap.
 	stored  map[string][]uint64 // session -> its step numbers the store holds, ascending
 	entries map[string]uint64   // session -> the highest step other sessions reach
@@ -382,6 +387,7 @@ func (v *verifier) reachedFromOthers(ctx context.Context, session string) (uint6
 func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 	repo := v.r
 	ix := repo.NewIndex()
+	v.unloaded = false
 	for _, key := range LayoutKeys(st.Layout) {
 		one := Layout{}
 		if s, n, ok := ParseStepKey(key); ok {
@@ -396,6 +402,7 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 				v.problem(key, ref, err)
 			}
 			v.objects[key] = true
+			v.unloaded = true
 			continue
 		}
 		if !v.objects[key] {
@@ -431,7 +438,14 @@ func (v *verifier) walk(ctx context.Context, ix *Index, root tree.Ref, ref strin
 	v.rep.Blobs++
 	raw, err := ix.Blob(ctx, root.ID)
 	if err != nil {
-		v.problem(locKey(ix, root.ID), ref, err)
+		key := locKey(ix, root.ID)
+		if key == "" && v.unloaded {
+			// Its object is one of the step's layout that could not be
+			// read, already reported: "not in any object of the step's
+			// layout" would be a second, untrue fault.
+			return
+		}
+		v.problem(key, ref, err)
 		return
 	}
 	if root.Kind != tree.Node {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,5 +43,29 @@ func TestDuJSONSessionsIsAnArray(t *testing.T) {
 	out, errs, code = cli(t, store, "", "du", "--json")
 	if code != 1 || !strings.Contains(out, `"sessions":[]`) || !strings.Contains(errs, "session d, step 1") {
 		t.Fatalf("du --json of a store whose only session is damaged: exit %d, %q %q", code, out, errs)
+	}
+	// The JSON names it too, so that a script reading stdout alone can
+	// tell an empty workspace from one whose sessions cannot be read.
+	var u struct {
+		Unreadable []struct{ Session, Error string }
+	}
+	if err := json.Unmarshal([]byte(out), &u); err != nil || len(u.Unreadable) != 1 ||
+		u.Unreadable[0].Session != "d" || !strings.Contains(u.Unreadable[0].Error, "session d, step 1") {
+		t.Fatalf("du --json does not name the damaged session: %q (%v)", out, err)
+	}
+	if strings.Contains(u.Unreadable[0].Error, "steps/") {
+		t.Errorf("du --json names a store key: %q", u.Unreadable[0].Error)
+	}
+}
+
+// TestDuJSONUnreadableIsAnArray: with nothing damaged, "unreadable" is an
+// empty array.
+func TestDuJSONUnreadableIsAnArray(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatalf("commit: %s", errs)
+	}
+	if out, errs, code := cli(t, store, "", "du", "--json"); code != 0 || !strings.Contains(out, `"unreadable":[]`) {
+		t.Fatalf("du --json: exit %d, %q %q", code, out, errs)
 	}
 }

@@ -32,6 +32,8 @@ type SessionUsage struct {
 
 // Usage is what a workspace costs.
 type Usage struct {
+	// Sessions has one entry per live session measured, sorted by name;
+	// it is empty, not nil, when there is none.
 	Sessions []SessionUsage `json:"sessions"`
 	// Objects and Bytes count every data object (step objects and packs).
 	Objects int   `json:"objects"`
@@ -84,6 +86,7 @@ func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err e
 		Objects: mu.Objects, Bytes: mu.Bytes, LiveObjects: mu.LiveObjects, LiveBytes: mu.LiveBytes,
 		GarbageObjects: mu.GarbageObjects, GarbageBytes: mu.GarbageBytes,
 		LogicalBytes: mu.LogicalBytes, DedupRatio: mu.DedupRatio,
+		Sessions: make([]SessionUsage, 0, len(mu.Sessions)), // [] in JSON when none is live, never null
 	}
 	for _, su := range mu.Sessions {
 		u.Sessions = append(u.Sessions, SessionUsage(su))

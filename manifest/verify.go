@@ -28,7 +28,7 @@ func (p Problem) String() string {
 
 // VerifyReport is the result of Verify.
 type VerifyReport struct {
-	Sessions int
+	Sessions int // sessions with a history (removed ones are checked, not counted), and damaged ones
 	Steps    int
 	Objects  int // step objects and packs read and checked: every live step's own, and every one a layout names
 	Blobs    int // distinct blobs and nodes re-hashed
@@ -73,8 +73,9 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 		if err := ValidSession(name); err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		v.rep.Sessions++
-		v.session(ctx, name)
+		if v.session(ctx, name) {
+			v.rep.Sessions++
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -90,6 +91,11 @@ type verifier struct {
 	counted map[string]bool // objects read and checked, for Objects
 	blobs   map[cas.ID]bool
 	steps   map[string]uint64 // step key -> the floor it was walked to
+
+	// unloaded: an object of the layout of the step being checked could
+	// not be read (and was reported), so a blob no readable object holds
+	// may be in it.
+	unloaded bool
 
 	// For lost, read when a walk without a floor meets a gap.
 	stored  map[string][]uint64 // session -> its step numbers the store holds, ascending
@@ -110,7 +116,11 @@ func (v *verifier) problem(object, step string, err error) {
 	v.rep.Problems = append(v.rep.Problems, Problem{Object: object, Step: step, Err: err})
 }
 
-func (v *verifier) session(ctx context.Context, name string) {
+// session checks one session from its head down to its base, and reports
+// whether name counts as a session: one `cairn sessions`
+// lists, or one too damaged to tell; not a removed one, nor a marker
+// without steps.
+func (v *verifier) session(ctx context.Context, name string) bool {
 	// The head as ReadHead settles it: a step still landing (listed, not
 	// yet readable) is waited for, not reported; one that cannot be read
 	// is where the walk starts, and the walk reports it.
@@ -123,19 +133,19 @@ func (v *verifier) session(ctx context.Context, name string) {
 			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
 				v.rest(ctx, name, n, 0)
 			}
-			return
+			return true
 		}
 		v.problem(HintKey(name), name, headErr)
-		return
+		return true
 	}
 	if n == 0 {
-		return // a marker without steps: a commit that never landed
+		return false // a marker without steps: a commit that never landed
 	}
 	floor, err := v.r.ReadBase(ctx, name)
 	if err != nil {
 		v.problem(v.r.BaseMarkerKey(ctx, name), name, err)
 		v.rest(ctx, name, n, 0)
-		return
+		return true
 	}
 	if n < floor {
 		// A writer may have committed and pruned since the head was
@@ -145,6 +155,7 @@ func (v *verifier) session(ctx context.Context, name string) {
 		}
 	}
 	var bad *BaseError
+	live := true
 	switch {
 	case errors.As(headErr, &bad):
 		// A base above the head that no removal writes (ReadHead applies
@@ -157,8 +168,12 @@ func (v *verifier) session(ctx context.Context, name string) {
 		// removed) is read by sessions, du and gc, which refuse a bad
 		// one; so is it here.
 		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
+		live = false
+	case n < floor:
+		live = false // removed
 	}
 	v.rest(ctx, name, n, floor)
+	return live
 }
 
 // rest checks session's marker and head hint, and walks its steps from
@@ -382,6 +397,7 @@ func (v *verifier) reachedFromOthers(ctx context.Context, session string) (uint6
 func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 	repo := v.r
 	ix := repo.NewIndex()
+	v.unloaded = false
 	for _, key := range LayoutKeys(st.Layout) {
 		one := Layout{}
 		if s, n, ok := ParseStepKey(key); ok {
@@ -396,6 +412,7 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 				v.problem(key, ref, err)
 			}
 			v.objects[key] = true
+			v.unloaded = true
 			continue
 		}
 		if !v.objects[key] {
@@ -431,7 +448,14 @@ func (v *verifier) walk(ctx context.Context, ix *Index, root tree.Ref, ref strin
 	v.rep.Blobs++
 	raw, err := ix.Blob(ctx, root.ID)
 	if err != nil {
-		v.problem(locKey(ix, root.ID), ref, err)
+		key := locKey(ix, root.ID)
+		if key == "" && v.unloaded {
+			// Its object is one of the step's layout that could not be
+			// read, already reported: "not in any object of the step's
+			// layout" would be a second, untrue fault.
+			return
+		}
+		v.problem(key, ref, err)
 		return
 	}
 	if root.Kind != tree.Node {

@@ -38,7 +38,19 @@ func runDu(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if jerr := json.NewEncoder(e.stdout).Encode(u); jerr != nil {
+		// The sessions damage kept from being read are named in the
+		// JSON as well as on stderr: an empty "sessions" must not read
+		// as an empty workspace. Both lists are arrays, even empty.
+		out := struct {
+			*cairn.Usage
+			Unreadable []duUnreadable `json:"unreadable"`
+		}{Usage: u, Unreadable: []duUnreadable{}}
+		if damaged != nil {
+			for i, s := range damaged.Sessions {
+				out.Unreadable = append(out.Unreadable, duUnreadable{Session: s, Error: damaged.Errs[i].Error()})
+			}
+		}
+		if jerr := json.NewEncoder(e.stdout).Encode(out); jerr != nil {
 			return jerr
 		}
 		return err
@@ -67,4 +79,10 @@ func dedup(r float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1fx", r)
+}
+
+// duUnreadable is a session du --json passes over, and why.
+type duUnreadable struct {
+	Session string `json:"session"`
+	Error   string `json:"error"`
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnlog/cairn"
 	"google.golang.org/adk/session"
 )
 
@@ -15,12 +14,7 @@ import (
 // another id recorded) nor listed. Create refuses it in words.
 func TestIDsMustBeUTF8(t *testing.T) {
 	ctx := context.Background()
-	ws, err := cairn.Open(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	s := New(ws)
+	_, s := memService(t)
 	for _, req := range []*session.CreateRequest{
 		{AppName: "app\xff", UserID: "u", SessionID: "s"},
 		{AppName: "app", UserID: "u\xff", SessionID: "s"},

@@ -17,12 +17,7 @@ import (
 // environment variable that raises it.
 func TestLimitErrorSaysHowToRaise(t *testing.T) {
 	ctx := context.Background()
-	ws, err := cairn.Open(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	s := New(ws)
+	ws, s := memService(t)
 	c, err := s.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "chat-1"})
 	if err != nil {
 		t.Fatal(err)

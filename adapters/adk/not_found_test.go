@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnlog/cairn"
 	"google.golang.org/adk/session"
 )
 
@@ -14,12 +13,7 @@ import (
 // "session not found" sentence, not the service's name twice.
 func TestNotFoundSaysItOnce(t *testing.T) {
 	ctx := context.Background()
-	ws, err := cairn.Open(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	s := New(ws)
+	_, s := memService(t)
 	c, err := s.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "chat-1"})
 	if err != nil {
 		t.Fatal(err)

@@ -254,3 +254,15 @@ func openDir(t *testing.T, dir string) *Service {
 	t.Cleanup(func() { ws.Close() })
 	return New(ws)
 }
+
+// memService returns a new Service over an in-memory workspace, and the
+// workspace; it closes with the test.
+func memService(t *testing.T) (*cairn.Workspace, *Service) {
+	t.Helper()
+	ws, err := cairn.Open(context.Background(), "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws, New(ws)
+}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnlog/cairn"
 	"google.golang.org/adk/session"
 )
 
@@ -17,12 +16,7 @@ import (
 // be anything.
 func TestStateKeysMustBeUTF8(t *testing.T) {
 	ctx := context.Background()
-	ws, err := cairn.Open(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	s := New(ws)
+	ws, s := memService(t)
 	for _, state := range []map[string]any{{"a\xff": 1}, {"user:\xfe": 1}, {"app:\xff": 1}} {
 		_, err := s.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "c", State: state})
 		if err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {

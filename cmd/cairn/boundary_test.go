@@ -145,6 +145,7 @@ func TestErrorsSpeakSessionsAndSteps(t *testing.T) {
 		{[]string{"show", "nosuch"}, 1, "nosuch: not found: session has no steps"},
 		{[]string{"commit", "t1", "-", "--expect", "1.5"}, 2, `--expect "1.5": want a whole number`},
 		{[]string{"gc", "--grace", "5"}, 2, `--grace "5": want a duration`},
+		{[]string{"gc", "--grace", "9999999999h"}, 2, `--grace "9999999999h": out of range (at most 2562047h)`},
 		{[]string{"gc", "--dry-run=maybe"}, 2, `--dry-run="maybe": want true or false`},
 		{[]string{"log", "t1", "--nope"}, 2, "unknown flag --nope"},
 	}

@@ -16,9 +16,11 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -504,6 +506,13 @@ func (f *wholeFlag) problem(flag, value string) string {
 	return msg
 }
 
+// durationText matches what time.ParseDuration reads: a sign, then
+// numbers each with its unit. A value of that form that does not parse
+// is too large for a duration.
+var durationText = sync.OnceValue(func() *regexp.Regexp { // compiled when needed: nothing at start-up
+	return regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+})
+
 // errOutOfRange is the flag package's word for a number too large.
 var errOutOfRange = errors.New("value out of range")
 
@@ -718,6 +727,10 @@ func flagProblem(fs *flag.FlagSet, err error, args []string) string {
 				case uint, uint64:
 					want = "a whole number, 0 or more"
 				case time.Duration:
+					if durationText().MatchString(value) {
+						// Written as a duration, and past what one holds.
+						return fmt.Sprintf("%s %q: out of range (at most %dh)", typedFlag(args, name, value), value, int64(math.MaxInt64/int64(time.Hour)))
+					}
 					want = "a duration such as 90s, 15m or 1h"
 				case bool:
 					want = "true or false"

@@ -9,29 +9,8 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/fixture"
 )
-
-// linkTree makes, in a fresh current directory, real/a.txt, real/sub
-// and link -> real/sub, so that link/.. is real to the kernel and "." to
-// a path's text cleaned, and returns the directory.
-func linkTree(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "real", "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "real", "a.txt"), []byte("hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join("real", "sub"), filepath.Join(root, "link")); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
-	t.Chdir(root)
-	return root
-}
 
 // checkRealCommitted checks that st holds real's files (a.txt, sub) and
 // not the current directory's (link, real).
@@ -61,7 +40,7 @@ func TestDirDotDotAfterLink(t *testing.T) {
 	ctx := context.Background()
 	store := filepath.Join(t.TempDir(), "store")
 	cache := t.TempDir()
-	linkTree(t)
+	fixture.DotDotLinkTree(t)
 	ws, err := cairn.Open(ctx, store)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +86,7 @@ func TestDirDotDotAfterLink(t *testing.T) {
 func TestCheckoutDotDotAfterLink(t *testing.T) {
 	ctx := context.Background()
 	store := filepath.Join(t.TempDir(), "store")
-	root := linkTree(t)
+	root := fixture.DotDotLinkTree(t)
 	ws, err := cairn.Open(ctx, store)
 	if err != nil {
 		t.Fatal(err)

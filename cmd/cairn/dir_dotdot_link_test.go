@@ -5,29 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// dotDotLinkTree makes, in a fresh current directory, real/a.txt,
-// real/sub and link -> real/sub, so that link/.. is real to the kernel
-// and "." to a path's text cleaned, and returns the directory.
-func dotDotLinkTree(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "real", "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "real", "a.txt"), []byte("hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join("real", "sub"), filepath.Join(root, "link")); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
-	t.Chdir(root)
-	return root
-}
+	"github.com/cairnlog/cairn/internal/fixture"
+)
 
 // TestCommitDirDotDotAfterLink: commit --dir link/.., with link a
 // symbolic link to real/sub, failed ("changed type while being read",
@@ -37,7 +17,7 @@ func dotDotLinkTree(t *testing.T) string {
 func TestCommitDirDotDotAfterLink(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	store := t.TempDir()
-	dotDotLinkTree(t)
+	fixture.DotDotLinkTree(t)
 	if _, errs, code := cli(t, store, "", "commit", "s", "--dir", "link/.."); code != 0 {
 		t.Fatalf("commit s --dir link/..: exit %d: %s", code, errs)
 	}
@@ -62,7 +42,7 @@ func TestCommitDirDotDotAfterLink(t *testing.T) {
 func TestCheckoutDirDotDotAfterLink(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	store := t.TempDir()
-	root := dotDotLinkTree(t)
+	root := fixture.DotDotLinkTree(t)
 	if _, errs, code := cli(t, store, "", "commit", "s", "--dir", "real"); code != 0 {
 		t.Fatalf("commit: exit %d: %s", code, errs)
 	}
@@ -88,7 +68,7 @@ func TestStatCacheOneDirTwoSpellings(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	store := t.TempDir()
-	dotDotLinkTree(t)
+	fixture.DotDotLinkTree(t)
 	if _, errs, code := cli(t, store, "", "commit", "s", "--dir", "real"); code != 0 {
 		t.Fatalf("commit --dir real: exit %d: %s", code, errs)
 	}
@@ -132,7 +112,7 @@ func TestStatCacheOneDirTwoSpellings(t *testing.T) {
 func TestCommitDirSymlinkToDir(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	store := t.TempDir()
-	root := dotDotLinkTree(t)
+	root := fixture.DotDotLinkTree(t)
 	if err := os.Symlink("real", "rl"); err != nil {
 		t.Fatal(err)
 	}

@@ -22,21 +22,8 @@ import (
 // first outage. A head it cannot read now counts as a failed start: the
 // run waits and tries again, and goes on once the store answers.
 func TestRunRidesOutStoreOutage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts its own MinIO")
-	}
-	srv, err := s3test.LaunchMinIO()
-	if err != nil {
-		if s3test.Required() {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	defer srv.Stop()
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := s3test.StartOwnMinIO(t)
+	srv, bucket := b.Server, b.Name
 	bin := cairnBinary(t)
 	dir := t.TempDir()
 	store := fmt.Sprintf("minio://%s/%s/outage?secure=false&timeout=1s&attempts=2", srv.Host, bucket)
@@ -118,21 +105,8 @@ echo '{"done":true}' | "$CAIRN_BIN" commit "$CAIRN_SESSION" - --expect "$CAIRN_S
 // when it came, found no one to go on with it. The wait now says so and
 // polls on; once the store is back and the reply lands, the command runs.
 func TestRunWaitRidesOutStoreOutage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts its own MinIO")
-	}
-	srv, err := s3test.LaunchMinIO()
-	if err != nil {
-		if s3test.Required() {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	defer srv.Stop()
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := s3test.StartOwnMinIO(t)
+	srv, bucket := b.Server, b.Name
 	bin := cairnBinary(t)
 	dir := t.TempDir()
 	store := fmt.Sprintf("minio://%s/%s/wait?secure=false&timeout=1s&attempts=2", srv.Host, bucket)

@@ -21,21 +21,8 @@ import (
 // The watchdog below only catches a command that does not give up on
 // its own at all; it measures nothing.
 func TestHungServerGivesUp(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts its own MinIO")
-	}
-	srv, err := s3test.LaunchMinIO()
-	if err != nil {
-		if s3test.Required() {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	defer srv.Stop()
-	bucket, err := srv.NewBucket()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := s3test.StartOwnMinIO(t)
+	srv, bucket := b.Server, b.Name
 	bin := cairnBinary(t)
 	base := fmt.Sprintf("minio://%s/%s/hung?secure=false", srv.Host, bucket)
 	env := append(os.Environ(), "AWS_ACCESS_KEY_ID="+srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+srv.SecretKey)

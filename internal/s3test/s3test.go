@@ -130,7 +130,23 @@ func Required() bool {
 	return os.Getenv("CI") == "true" || os.Getenv("CAIRN_REQUIRE_SERVERS") == "1"
 }
 
-func start(t testing.TB, k kind) *Bucket {
+// StartOwnMinIO returns a fresh bucket on a MinIO server of the test's
+// own, stopped when the test ends: for tests that pause the server
+// (Server.Pause), which a shared one must not be.
+func StartOwnMinIO(t testing.TB) *Bucket {
+	t.Helper()
+	bin := need(t, minioKind)
+	s, err := launch(minioKind, bin)
+	if err != nil {
+		t.Fatalf("start %s: %v", minioKind.name, err)
+	}
+	t.Cleanup(s.stop)
+	return bucketOn(t, s, minioKind)
+}
+
+// need returns the server binary, or skips the test (fails it when
+// servers are required) if there is none or in -short mode.
+func need(t testing.TB, k kind) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skipf("%s: skipped in -short mode", k.name)
@@ -142,6 +158,23 @@ func start(t testing.TB, k kind) *Bucket {
 		}
 		t.Skipf("%s server not found (%v); run `make servers`", k.name, err)
 	}
+	return bin
+}
+
+// bucketOn makes a fresh bucket on s.
+func bucketOn(t testing.TB, s *Server, k kind) *Bucket {
+	t.Helper()
+	name, err := s.makeBucket()
+	if err != nil {
+		t.Fatalf("%s: make bucket: %v\nserver log:\n%s", k.name, err, s.log.String())
+	}
+	return &Bucket{Server: s, Name: name}
+}
+
+func start(t testing.TB, k kind) *Bucket {
+	t.Helper()
+	bin := need(t, k)
+	var err error
 	mu.Lock()
 	defer mu.Unlock()
 	s := shared[k.name]
@@ -160,11 +193,7 @@ func start(t testing.TB, k kind) *Bucket {
 			t.Cleanup(s.stop)
 		}
 	}
-	name, err := s.makeBucket()
-	if err != nil {
-		t.Fatalf("%s: make bucket: %v\nserver log:\n%s", k.name, err, s.log.String())
-	}
-	return &Bucket{Server: s, Name: name}
+	return bucketOn(t, s, k)
 }
 
 // binary finds the server binary: $ENVVAR, else <repo root>/.cache/bin/NAME.

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/internal/lru"
 )
 
 // A reader of many steps of a session (a replay, an export, anything
@@ -72,11 +72,8 @@ func (t *readTable) size() int64 { return int64(len(t.entries))*entryBytes + int
 // readIndex is the tables and hints of a Repo's reads. It is safe for
 // concurrent use.
 type readIndex struct {
-	mu    sync.Mutex
-	max   int64
-	size  int64
-	order *list.List // front = most recent; values are *readTable
-	items map[string]*list.Element
+	mu     sync.Mutex
+	tables *lru.Cache[string, *readTable]
 	// hints maps a blob read to the key of the object it was last found
 	// in (a key, not a table: an evicted table is not kept alive by it).
 	hints    map[cas.ID]string
@@ -87,7 +84,7 @@ type readIndex struct {
 }
 
 func newReadIndex(max int64, maxHints int) *readIndex {
-	return &readIndex{max: max, order: list.New(), items: make(map[string]*list.Element),
+	return &readIndex{tables: lru.New[string, *readTable](max),
 		hints: make(map[cas.ID]string), maxHints: maxHints}
 }
 
@@ -95,46 +92,22 @@ func newReadIndex(max int64, maxHints int) *readIndex {
 func (ri *readIndex) clear() {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
-	ri.order.Init()
-	clear(ri.items)
+	ri.tables.Clear()
 	clear(ri.hints)
-	ri.size = 0
 }
 
 // get returns the table of the object at key, if kept. ri.mu must be held.
 func (ri *readIndex) get(key string) *readTable {
-	if el, ok := ri.items[key]; ok {
-		ri.order.MoveToFront(el)
-		return el.Value.(*readTable)
-	}
-	return nil
+	t, _ := ri.tables.Get(key)
+	return t
 }
 
-// put keeps t, in place of any table of its key. ri.mu must be held.
+// put keeps t, in place of any table of its key; a table larger than
+// the whole bound is used by the read that built it, not kept. ri.mu
+// must be held.
 func (ri *readIndex) put(t *readTable) {
 	ri.built++
-	ri.remove(t.key)
-	if t.size() > ri.max {
-		return // used by the read that built it, not kept
-	}
-	ri.items[t.key] = ri.order.PushFront(t)
-	ri.size += t.size()
-	for ri.size > ri.max {
-		el := ri.order.Back()
-		old := el.Value.(*readTable)
-		ri.order.Remove(el)
-		delete(ri.items, old.key)
-		ri.size -= old.size()
-	}
-}
-
-// remove drops the table of the object at key. ri.mu must be held.
-func (ri *readIndex) remove(key string) {
-	if el, ok := ri.items[key]; ok {
-		ri.order.Remove(el)
-		delete(ri.items, key)
-		ri.size -= el.Value.(*readTable).size()
-	}
+	ri.tables.Put(t.key, t, t.size())
 }
 
 // forget drops the table of the object at key: the object was deleted or
@@ -142,7 +115,7 @@ func (ri *readIndex) remove(key string) {
 func (ri *readIndex) forget(key string) {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
-	ri.remove(key)
+	ri.tables.Remove(key)
 }
 
 // hint returns the key of the object id was last found in.

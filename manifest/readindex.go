@@ -31,13 +31,29 @@ import (
 // newest first. A read thus costs the objects that are new to the
 // reader and the blobs it reads, not the layout.
 
-// readTableBytes bounds the tables a Repo keeps between reads: about
-// 300,000 blobs' entries.
-const readTableBytes = 16 << 20
+// The tables and hints a Repo keeps between reads follow its cache limit
+// (NewRepo, SetCacheLimit), so that a reader who keeps its caches small
+// (an export) keeps these small too. The tables take a
+// readTableShare-th of the limit (16 MiB, about 300,000 blobs' entries,
+// of the default 256 MiB), but no less than the limit itself up to
+// minReadTables: a diff of each step of a session with the one before
+// needs the tables of the session's layout, which are small beside its
+// objects, to read each object once. The hints take at most one per
+// hintBytes of the tables' bound (2^17 of the default; a hint takes
+// about half that memory); past it they are dropped, all at once, and
+// learned again by the reads that follow.
+const (
+	readTableShare = 16
+	minReadTables  = 1 << 20
+	hintBytes      = 128
+)
 
-// maxReadHints bounds the hints a Repo keeps: past it they are dropped,
-// all at once, and learned again by the reads that follow.
-const maxReadHints = 1 << 17
+// readBounds returns the bounds of a Repo's tables (bytes) and hints
+// (count) for a cache limit of cacheBytes.
+func readBounds(cacheBytes int64) (tables int64, hints int) {
+	tables = max(cacheBytes/readTableShare, min(cacheBytes, minReadTables))
+	return tables, int(tables / hintBytes)
+}
 
 // entryBytes is the memory one entry of a readTable takes.
 const entryBytes = 56
@@ -86,6 +102,18 @@ type readIndex struct {
 func newReadIndex(max int64, maxHints int) *readIndex {
 	return &readIndex{tables: lru.New[string, *readTable](max),
 		hints: make(map[cas.ID]string), maxHints: maxHints}
+}
+
+// setBounds bounds the tables to max bytes and the hints to maxHints,
+// dropping the least recently used tables, or every hint, past them.
+func (ri *readIndex) setBounds(max int64, maxHints int) {
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	ri.tables.SetMax(max)
+	ri.maxHints = maxHints
+	if len(ri.hints) > maxHints {
+		clear(ri.hints)
+	}
 }
 
 // clear drops every table and hint.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -177,6 +178,10 @@ type View struct {
 	// fresh is set once every table was built from an object read by
 	// this view, none kept from an earlier read.
 	fresh bool
+	// last is the place in tables of the last blob found by a search:
+	// a large file's chunks, read in order, lie one pack after another,
+	// so the next is most often in the same table.
+	last atomic.Int64
 }
 
 // View returns a source of the blobs of the states whose layouts are
@@ -260,6 +265,13 @@ func (v *View) locate(id cas.ID) (string, pack.Entry, bool) {
 			}
 		}
 	}
+	if i := int(v.last.Load()); i < len(v.tables) {
+		if e, ok := v.tables[i].find(id); ok {
+			key := v.tables[i].key
+			v.repo.reads.setHint(id, key)
+			return key, e, true
+		}
+	}
 	// Newest first: a step's new blobs are in its own object, the last
 	// step object of its layout (spill packs after it hold only file
 	// chunks, which a diff seldom reads).
@@ -267,6 +279,7 @@ func (v *View) locate(id cas.ID) (string, pack.Entry, bool) {
 		if e, ok := v.tables[i].find(id); ok {
 			key := v.tables[i].key
 			v.repo.reads.setHint(id, key)
+			v.last.Store(int64(i))
 			return key, e, true
 		}
 	}

@@ -97,14 +97,19 @@ func (st *Step) readable(op string) error {
 // String returns "session@number".
 func (st *Step) String() string { return fmt.Sprintf("%s@%d", st.Session, st.Number) }
 
-// reader returns a tree reader whose index covers the step's layout,
-// reading the layout's objects in parallel.
+// reader returns a tree reader of the step's state, through the
+// workspace's view of its layout (as Diff reads): the objects of the
+// layout that no earlier read of the workspace learned are read, in
+// parallel, and no other, so a reader of each step of a session in turn
+// reads about one object per step, where an index loaded for each read
+// read and indexed the whole layout again. Every blob is still read
+// from an object of the layout and re-hashed (I1).
 func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
-	ix := st.ws.repo.NewIndex()
-	if err := ix.Load(ctx, st.m.Layout); err != nil {
+	v, err := st.ws.repo.View(ctx, st.m.Layout)
+	if err != nil {
 		return nil, fmt.Errorf("read state of %s: %w", st, err)
 	}
-	return &tree.Reader{Src: ix, Limits: st.ws.treeLimits()}, nil
+	return &tree.Reader{Src: v, Limits: st.ws.treeLimits()}, nil
 }
 
 // JSON returns the step's state as compact JSON. It fails for a directory state.

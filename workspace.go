@@ -572,7 +572,9 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 }
 
 // SetCacheLimit bounds the workspace's cache of recently read step
-// objects to max bytes (0: the default 256 MiB). Call it right after
+// objects to max bytes (0: the default 256 MiB), and with it what reads
+// keep of those objects' blob indexes: a sixteenth of max, or max itself
+// up to 1 MiB if that is more (see docs/limits.md). Call it right after
 // Open, before the workspace is used. After Close it does nothing.
 func (w *Workspace) SetCacheLimit(max int64) {
 	if !w.isClosed() {

@@ -1,69 +1,48 @@
 package manifest
 
 import (
-	"container/list"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/internal/lru"
 )
 
 // objectCache is an LRU of parsed objects bounded by their total size.
 // Objects are immutable, so a cached copy is never stale.
 type objectCache struct {
-	mu    sync.Mutex
-	max   int64
-	size  int64
-	order *list.List // front = most recent; values are *cacheEntry
-	items map[string]*list.Element
-	// big holds the keys of objects put that were larger than max, so
-	// not kept (at most maxBig of them; see Repo.blob).
+	mu   sync.Mutex
+	objs *lru.Cache[string, *pack.Object]
+	// big holds the keys of objects put that were larger than the
+	// cache, so not kept (at most maxBig of them; see Repo.blob).
 	big map[string]bool
 }
 
 // maxBig bounds the keys an objectCache remembers as too large to keep.
 const maxBig = 4096
 
-type cacheEntry struct {
-	key string
-	obj *pack.Object
-}
-
 func newObjectCache(max int64) *objectCache {
-	return &objectCache{max: max, order: list.New(), items: make(map[string]*list.Element)}
+	return &objectCache{objs: lru.New[string, *pack.Object](max)}
 }
 
 func (c *objectCache) get(key string) *pack.Object {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		c.order.MoveToFront(el)
-		return el.Value.(*cacheEntry).obj
-	}
-	return nil
+	obj, _ := c.objs.Get(key)
+	return obj
 }
 
 func (c *objectCache) put(key string, obj *pack.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[key]; ok {
+	if c.objs.Has(key) {
 		return
 	}
-	if obj.Size() > c.max {
+	if !c.objs.Put(key, obj, obj.Size()) {
 		if c.big == nil || len(c.big) >= maxBig {
 			c.big = make(map[string]bool)
 		}
 		c.big[key] = true
-		return
-	}
-	c.items[key] = c.order.PushFront(&cacheEntry{key: key, obj: obj})
-	c.size += obj.Size()
-	for c.size > c.max {
-		el := c.order.Back()
-		e := el.Value.(*cacheEntry)
-		c.order.Remove(el)
-		delete(c.items, e.key)
-		c.size -= e.obj.Size()
 	}
 }
 
@@ -79,20 +58,14 @@ func (c *objectCache) remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.big, key)
-	if el, ok := c.items[key]; ok {
-		c.order.Remove(el)
-		delete(c.items, key)
-		c.size -= el.Value.(*cacheEntry).obj.Size()
-	}
+	c.objs.Remove(key)
 }
 
 // clear drops every object the cache holds.
 func (c *objectCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.order.Init()
-	clear(c.items)
-	c.size = 0
+	c.objs.Clear()
 }
 
 // blobCache is an LRU of the stored bytes of blobs read alone (by range,
@@ -102,15 +75,7 @@ func (c *objectCache) clear() {
 // and verified again at each read (I1).
 type blobCache struct {
 	mu    sync.Mutex
-	max   int64
-	size  int64
-	order *list.List // front = most recent; values are *blobEntry
-	items map[cas.ID]*list.Element
-}
-
-type blobEntry struct {
-	id     cas.ID
-	stored []byte
+	blobs *lru.Cache[cas.ID, []byte]
 }
 
 // blobCacheBytes bounds a Repo's blobCache, and maxCachedBlob the size
@@ -121,41 +86,28 @@ const (
 )
 
 func newBlobCache(max int64) *blobCache {
-	return &blobCache{max: max, order: list.New(), items: make(map[cas.ID]*list.Element)}
+	return &blobCache{blobs: lru.New[cas.ID, []byte](max)}
 }
 
 // clear drops every blob the cache holds.
 func (c *blobCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.order.Init()
-	clear(c.items)
-	c.size = 0
+	c.blobs.Clear()
 }
 
 func (c *blobCache) get(id cas.ID) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.items[id]; ok {
-		c.order.MoveToFront(el)
-		return el.Value.(*blobEntry).stored
-	}
-	return nil
+	stored, _ := c.blobs.Get(id)
+	return stored
 }
 
 func (c *blobCache) put(id cas.ID, stored []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[id]; ok || len(stored) > maxCachedBlob || int64(len(stored)) > c.max {
+	if c.blobs.Has(id) || len(stored) > maxCachedBlob {
 		return
 	}
-	c.items[id] = c.order.PushFront(&blobEntry{id: id, stored: stored})
-	c.size += int64(len(stored))
-	for c.size > c.max {
-		el := c.order.Back()
-		e := el.Value.(*blobEntry)
-		c.order.Remove(el)
-		delete(c.items, e.id)
-		c.size -= int64(len(e.stored))
-	}
+	c.blobs.Put(id, stored, int64(len(stored)))
 }

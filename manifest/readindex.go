@@ -2,16 +2,17 @@ package manifest
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
+	"github.com/cairnlog/cairn/internal/lru"
 )
 
 // A reader of many steps of a session (a replay, an export, anything
@@ -31,13 +32,29 @@ import (
 // newest first. A read thus costs the objects that are new to the
 // reader and the blobs it reads, not the layout.
 
-// readTableBytes bounds the tables a Repo keeps between reads: about
-// 300,000 blobs' entries.
-const readTableBytes = 16 << 20
+// The tables and hints a Repo keeps between reads follow its cache limit
+// (NewRepo, SetCacheLimit), so that a reader who keeps its caches small
+// (an export) keeps these small too. The tables take a
+// readTableShare-th of the limit (16 MiB, about 300,000 blobs' entries,
+// of the default 256 MiB), but no less than the limit itself up to
+// minReadTables: a diff of each step of a session with the one before
+// needs the tables of the session's layout, which are small beside its
+// objects, to read each object once. The hints take at most one per
+// hintBytes of the tables' bound (2^17 of the default; a hint takes
+// about half that memory); past it they are dropped, all at once, and
+// learned again by the reads that follow.
+const (
+	readTableShare = 16
+	minReadTables  = 1 << 20
+	hintBytes      = 128
+)
 
-// maxReadHints bounds the hints a Repo keeps: past it they are dropped,
-// all at once, and learned again by the reads that follow.
-const maxReadHints = 1 << 17
+// readBounds returns the bounds of a Repo's tables (bytes) and hints
+// (count) for a cache limit of cacheBytes.
+func readBounds(cacheBytes int64) (tables int64, hints int) {
+	tables = max(cacheBytes/readTableShare, min(cacheBytes, minReadTables))
+	return tables, int(tables / hintBytes)
+}
 
 // entryBytes is the memory one entry of a readTable takes.
 const entryBytes = 56
@@ -72,11 +89,8 @@ func (t *readTable) size() int64 { return int64(len(t.entries))*entryBytes + int
 // readIndex is the tables and hints of a Repo's reads. It is safe for
 // concurrent use.
 type readIndex struct {
-	mu    sync.Mutex
-	max   int64
-	size  int64
-	order *list.List // front = most recent; values are *readTable
-	items map[string]*list.Element
+	mu     sync.Mutex
+	tables *lru.Cache[string, *readTable]
 	// hints maps a blob read to the key of the object it was last found
 	// in (a key, not a table: an evicted table is not kept alive by it).
 	hints    map[cas.ID]string
@@ -87,54 +101,42 @@ type readIndex struct {
 }
 
 func newReadIndex(max int64, maxHints int) *readIndex {
-	return &readIndex{max: max, order: list.New(), items: make(map[string]*list.Element),
+	return &readIndex{tables: lru.New[string, *readTable](max),
 		hints: make(map[cas.ID]string), maxHints: maxHints}
+}
+
+// setBounds bounds the tables to max bytes and the hints to maxHints,
+// dropping the least recently used tables, or every hint, past them.
+func (ri *readIndex) setBounds(max int64, maxHints int) {
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	ri.tables.SetMax(max)
+	ri.maxHints = maxHints
+	if len(ri.hints) > maxHints {
+		clear(ri.hints)
+	}
 }
 
 // clear drops every table and hint.
 func (ri *readIndex) clear() {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
-	ri.order.Init()
-	clear(ri.items)
+	ri.tables.Clear()
 	clear(ri.hints)
-	ri.size = 0
 }
 
 // get returns the table of the object at key, if kept. ri.mu must be held.
 func (ri *readIndex) get(key string) *readTable {
-	if el, ok := ri.items[key]; ok {
-		ri.order.MoveToFront(el)
-		return el.Value.(*readTable)
-	}
-	return nil
+	t, _ := ri.tables.Get(key)
+	return t
 }
 
-// put keeps t, in place of any table of its key. ri.mu must be held.
+// put keeps t, in place of any table of its key; a table larger than
+// the whole bound is used by the read that built it, not kept. ri.mu
+// must be held.
 func (ri *readIndex) put(t *readTable) {
 	ri.built++
-	ri.remove(t.key)
-	if t.size() > ri.max {
-		return // used by the read that built it, not kept
-	}
-	ri.items[t.key] = ri.order.PushFront(t)
-	ri.size += t.size()
-	for ri.size > ri.max {
-		el := ri.order.Back()
-		old := el.Value.(*readTable)
-		ri.order.Remove(el)
-		delete(ri.items, old.key)
-		ri.size -= old.size()
-	}
-}
-
-// remove drops the table of the object at key. ri.mu must be held.
-func (ri *readIndex) remove(key string) {
-	if el, ok := ri.items[key]; ok {
-		ri.order.Remove(el)
-		delete(ri.items, key)
-		ri.size -= el.Value.(*readTable).size()
-	}
+	ri.tables.Put(t.key, t, t.size())
 }
 
 // forget drops the table of the object at key: the object was deleted or
@@ -142,7 +144,7 @@ func (ri *readIndex) remove(key string) {
 func (ri *readIndex) forget(key string) {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
-	ri.remove(key)
+	ri.tables.Remove(key)
 }
 
 // hint returns the key of the object id was last found in.
@@ -176,6 +178,10 @@ type View struct {
 	// fresh is set once every table was built from an object read by
 	// this view, none kept from an earlier read.
 	fresh bool
+	// last is the place in tables of the last blob found by a search:
+	// a large file's chunks, read in order, lie one pack after another,
+	// so the next is most often in the same table.
+	last atomic.Int64
 }
 
 // View returns a source of the blobs of the states whose layouts are
@@ -259,6 +265,13 @@ func (v *View) locate(id cas.ID) (string, pack.Entry, bool) {
 			}
 		}
 	}
+	if i := int(v.last.Load()); i < len(v.tables) {
+		if e, ok := v.tables[i].find(id); ok {
+			key := v.tables[i].key
+			v.repo.reads.setHint(id, key)
+			return key, e, true
+		}
+	}
 	// Newest first: a step's new blobs are in its own object, the last
 	// step object of its layout (spill packs after it hold only file
 	// chunks, which a diff seldom reads).
@@ -266,6 +279,7 @@ func (v *View) locate(id cas.ID) (string, pack.Entry, bool) {
 		if e, ok := v.tables[i].find(id); ok {
 			key := v.tables[i].key
 			v.repo.reads.setHint(id, key)
+			v.last.Store(int64(i))
 			return key, e, true
 		}
 	}

@@ -178,8 +178,8 @@ func TestReadIndexBounded(t *testing.T) {
 		ri.put(newReadTable(key, entries))
 		ri.mu.Unlock()
 		ri.setHint(entries[0].ID, key)
-		if ri.size > ri.max || len(ri.items) > 5 {
-			t.Fatalf("after %d tables: %d bytes in %d tables, bound %d", i+1, ri.size, len(ri.items), ri.max)
+		if ri.tables.Cost() > ri.tables.Max() || ri.tables.Len() > 5 {
+			t.Fatalf("after %d tables: %d bytes in %d tables, bound %d", i+1, ri.tables.Cost(), ri.tables.Len(), ri.tables.Max())
 		}
 		if len(ri.hints) > maxHints {
 			t.Fatalf("after %d hints: %d kept, bound %d", i+1, len(ri.hints), maxHints)

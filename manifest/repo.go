@@ -70,18 +70,20 @@ func NewRepo(store cas.Store, cacheBytes int64) *Repo {
 		cacheBytes = defaultCacheBytes
 	}
 	return &Repo{store: store, cache: newObjectCache(cacheBytes), spills: newObjectCache(spillCacheBytes),
-		reads: newReadIndex(readTableBytes, maxReadHints), blobs: newBlobCache(blobCacheBytes)}
+		reads: newReadIndex(readBounds(cacheBytes)), blobs: newBlobCache(blobCacheBytes)}
 }
 
 // SetCacheLimit replaces the object cache with an empty one holding up to
-// max bytes (0: the default 256 MiB). Call it before the Repo is used:
-// long walks that seldom revisit an object (exports) keep memory small
-// with a small cache.
+// max bytes (0: the default 256 MiB), and bounds what reads learned of
+// the objects' blobs (View) to a share of it (readBounds), keeping what
+// fits. Call it before the Repo is used: long walks that seldom revisit
+// an object (exports) keep memory small with a small cache.
 func (r *Repo) SetCacheLimit(max int64) {
 	if max <= 0 {
 		max = defaultCacheBytes
 	}
 	r.cache = newObjectCache(max)
+	r.reads.setBounds(readBounds(max))
 }
 
 // DropCaches empties the Repo's caches of objects, of what its reads

@@ -51,16 +51,16 @@ func TestWriterCacheFollowsLayout(t *testing.T) {
 	repo.cache.mu.Lock()
 	defer repo.cache.mu.Unlock()
 	var stray []string
-	for k := range repo.cache.items {
+	for _, k := range repo.cache.objs.Keys() {
 		if !named[k] {
 			stray = append(stray, k)
 		}
 	}
 	if len(stray) > 0 {
 		t.Errorf("after %d steps the writer's cache holds %d objects (%d bytes), %d of them no longer in the head's layout of %d objects, e.g. %s",
-			steps, len(repo.cache.items), repo.cache.size, len(stray), len(named), stray[0])
+			steps, repo.cache.objs.Len(), repo.cache.objs.Cost(), len(stray), len(named), stray[0])
 	}
-	if got := len(repo.cache.items); got > len(named) {
+	if got := repo.cache.objs.Len(); got > len(named) {
 		t.Errorf("cache holds %d objects, the head's layout names %d", got, len(named))
 	}
 }

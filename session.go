@@ -335,7 +335,7 @@ func checkCommitInput(state State, opts CommitOptions) error {
 		return errors.New("both Reply and Withdraw set: a step either answers the question or withdraws it")
 	}
 	if opts.IdempotencyKey != "" {
-		if err := manifest.ValidIdempotencyKey(opts.IdempotencyKey); err != nil {
+		if err := ValidIdempotencyKey(opts.IdempotencyKey); err != nil {
 			return err
 		}
 	}
@@ -436,7 +436,10 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 		finish(false)
 		return s.replayed(replay.Step, doc), nil
 	}
-	if used := (*manifest.KeyUsedError)(nil); errors.As(err, &used) && !s.cached {
+	// A head from the cache may be stale, its slot holding a step of
+	// another chain (retried from the store's head, the commit finds
+	// out); a parent read from the store (rewindTo) is not.
+	if used := (*manifest.KeyUsedError)(nil); errors.As(err, &used) && (!s.cached || s.retried != nil) {
 		finish(false)
 		if doc != nil {
 			doc.Rollback()

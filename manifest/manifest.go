@@ -224,6 +224,9 @@ type Manifest struct {
 // MaxIdempotencyKey bounds the length of an idempotency key in bytes.
 const MaxIdempotencyKey = 128
 
+// IdempotencyKeyRule says in words which keys ValidIdempotencyKey takes.
+const IdempotencyKeyRule = "1-128 printable ASCII characters, no spaces"
+
 // ErrInvalidIdempotencyKey reports a key ValidIdempotencyKey refuses.
 var ErrInvalidIdempotencyKey = errors.New("invalid idempotency key")
 
@@ -250,7 +253,7 @@ func (e keyError) Error() string {
 	if len(k) > MaxIdempotencyKey+8 {
 		k = k[:MaxIdempotencyKey+8] + "…"
 	}
-	return fmt.Sprintf("invalid idempotency key %q (%d bytes): want 1-%d printable ASCII characters, no spaces", k, len(e), MaxIdempotencyKey)
+	return fmt.Sprintf("invalid idempotency key %q (%d bytes): want %s", k, len(e), IdempotencyKeyRule)
 }
 
 func (e keyError) Is(target error) bool { return target == ErrInvalidIdempotencyKey }

@@ -236,7 +236,8 @@ func TestExpectFencesOtherKeys(t *testing.T) {
 // TestExpectRetryAfterOthersBuiltOn: an earlier try landed at step 2 and
 // another writer built step 3 on it before the retry: the retry, which
 // expects head 1, is answered with step 2 (one GET of step 2, on the
-// refusal path) rather than a conflict over a step that is its own.
+// refusal path) rather than a conflict over a step that is its own; the
+// session's next commit goes on from the head, step 3.
 func TestExpectRetryAfterOthersBuiltOn(t *testing.T) {
 	ctx := context.Background()
 	store := &lostAnswer{Store: mem.New(), key: manifest.StepKey("run", 2)}
@@ -259,6 +260,11 @@ func TestExpectRetryAfterOthersBuiltOn(t *testing.T) {
 	if n := headNumber(t, store, "run"); n != 3 {
 		t.Errorf("head is step %d, want 3", n)
 	}
+	// The session goes on from the head, not from the replayed step.
+	if next, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":4}`)), cairn.CommitOptions{}); err != nil || next.Number != 4 {
+		t.Fatalf("next commit: %v, %+v; want step 4", err, next)
+	}
+	opts.Expect = cairn.ExpectHead(1)
 	// Another key there is the conflict it always was.
 	opts.IdempotencyKey = "k2-other"
 	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":2}`)), opts); !errors.Is(err, cairn.ErrConflict) || errors.Is(err, cairn.ErrKeyUsed) {

@@ -503,11 +503,13 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 
 // replayed is the answer of a commit that met an earlier try of itself
 // (same idempotency key, parent and content) in its slot: that step,
-// which becomes the head this Session holds, marked Replayed. doc, if
-// set, was built to the step's very state.
+// marked Replayed. The step may lie below the session's head (others
+// built on it since), so the head is forgotten: the next commit reads
+// the store's, a cost paid after a replay only. doc, if set, was built
+// to the step's very state, and serves the next commit if the step is
+// still the head.
 func (s *Session) replayed(st *manifest.Step, doc *tree.Doc) *Step {
-	s.head, s.index, s.retried = st, s.ws.repo.NewIndex(), nil
-	s.cached, s.removed, s.confirmed = false, false, s.ws.clock()
+	s.head, s.index, s.retried, s.cached = nil, nil, nil, false
 	s.doc = nil
 	if doc != nil {
 		doc.Commit()

@@ -76,6 +76,12 @@ var (
 	// the call began: using it afterwards is the caller's mistake. A call
 	// already in flight when Close was called ends as it would have.
 	ErrClosed error = &kindError{kind: ErrInvalid, err: errors.New("the workspace is closed")}
+	// ErrKeyUsed (an ErrConflict): a commit's idempotency key
+	// (CommitOptions.IdempotencyKey) is held by the step it met (the
+	// session's head, or the step in the slot it wanted) and that step
+	// has another parent, state, record or status: the key was used for
+	// another step. Nothing was written.
+	ErrKeyUsed = fmt.Errorf("%w: the idempotency key was used for another step", ErrConflict)
 	// ErrRemoved (an ErrNotFound): the session was removed (Remove,
 	// cairn rm): its head and every step it had read as gone.
 	ErrRemoved = fmt.Errorf("%w: the session was removed", ErrNotFound)

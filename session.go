@@ -51,6 +51,12 @@ type Session struct {
 	// an acknowledged commit): a head held longer than
 	// manifest.HeadTrust is checked against the store before a commit.
 	confirmed time.Time
+	// retryKey is the idempotency key of the commit in flight ("" if
+	// none); retried is the step holding that key that the commit is
+	// being built beside (see rewind), nil if none: head is then its
+	// parent, not the store's head.
+	retryKey string
+	retried  *manifest.Step
 }
 
 // Name returns the session's name.
@@ -77,6 +83,20 @@ type CommitOptions struct {
 	// is pending" commits with Withdraw and, on ErrNotAwaiting, again
 	// without it.
 	Reply, Withdraw bool
+	// IdempotencyKey, if set, names this commit so that retrying it
+	// lands one step, however often its answer was lost: 1 to 128
+	// printable ASCII characters without spaces (a UUID, say), chosen
+	// by the caller once per step and given again on every retry of it.
+	// It is stored with the step. A commit whose key is the key of the
+	// session's head (or, with Expect, of the step above the expected
+	// head, or of the step that took the slot it wanted) and whose
+	// parent, state, record and status are that step's writes nothing
+	// and returns that step with Step.Replayed set; the same key with
+	// anything else is ErrKeyUsed. The key is compared with those steps
+	// only, never with older ones, and only on paths that read them
+	// anyway: a commit that meets no such step costs what it would
+	// without a key. See "Safe retries" in docs/reliability.md.
+	IdempotencyKey string
 }
 
 // ExpectHead returns a pointer to n, for CommitOptions.Expect.
@@ -91,6 +111,7 @@ type ConflictError struct {
 	Holder  string // the writer holding step Number, if known
 	Reason  string
 	pause   bool // refused because the head awaits input
+	keyUsed bool // the idempotency key was used for another step
 	// noQuestion: a reply or withdrawal refused because the head awaits
 	// no input
 	noQuestion bool
@@ -106,13 +127,16 @@ func (e *ConflictError) Error() string {
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) true, errors.Is(err,
-// ErrAwaitingInput) for a commit refused on a head that awaits input, and
+// ErrAwaitingInput) for a commit refused on a head that awaits input,
 // errors.Is(err, ErrNotAwaiting) for a reply or withdrawal refused on a
-// head that does not.
+// head that does not, and errors.Is(err, ErrKeyUsed) for a commit whose
+// idempotency key another step holds.
 func (e *ConflictError) Unwrap() error {
 	switch {
 	case e.pause:
 		return ErrAwaitingInput
+	case e.keyUsed:
+		return ErrKeyUsed
 	case e.noQuestion:
 		return ErrNotAwaiting
 	}
@@ -202,10 +226,11 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 	// writer that saw an empty session commits step 1 (and loses if
 	// another writer got there first) instead of re-reading the head.
 	if s.index != nil && !refresh {
-		return nil
+		return s.rewind(ctx)
 	}
+	s.retried = nil
 	if !refresh && s.loadCached(ctx) {
-		return nil
+		return s.rewind(ctx)
 	}
 	s.cached, s.stamp = false, ""
 	repo := s.ws.repo
@@ -220,6 +245,43 @@ func (s *Session) load(ctx context.Context, refresh bool) error {
 		return nil
 	}
 	s.head, s.removed = st, st.Manifest.Number < base || manifest.IsTombstone(st.Manifest)
+	return s.rewind(ctx)
+}
+
+// rewind prepares a commit with an idempotency key (retryKey) on a head
+// that carries the same key: the head is an earlier try of this very
+// commit whose answer was lost, or the key was used before. Either way
+// the commit is built on the head's parent, as that try was, so that its
+// put meets the head's slot, where manifest.Repo.Commit compares the
+// two: the same commit is answered with the head, any other is
+// ErrKeyUsed. Nothing is written over the head: its slot is taken.
+func (s *Session) rewind(ctx context.Context) error {
+	h := s.head
+	if s.retryKey == "" || s.retried != nil || h == nil || s.removed || h.IdempotencyKey != s.retryKey {
+		return nil
+	}
+	return s.rewindTo(ctx, h)
+}
+
+// rewindTo makes h, a step holding the commit's idempotency key, the one
+// the commit is built beside: the session's head becomes h's parent. It
+// reads that parent: one GET, on this path only.
+func (s *Session) rewindTo(ctx context.Context, h *manifest.Step) error {
+	s.retried, s.index = h, s.ws.repo.NewIndex()
+	if h.Parent == nil {
+		// A session's first step (or the first after a removal).
+		s.head, s.first = nil, h.Number
+		return nil
+	}
+	p, err := s.ws.repo.ReadStep(ctx, h.Parent.Session, h.Parent.Number)
+	if err == nil && p.ID != h.Parent.ID {
+		err = fmt.Errorf("%w: it is not the step %s@%d names as its parent", cas.ErrCorrupt, h.Session, h.Number)
+	}
+	if err != nil {
+		s.head, s.index, s.retried = nil, nil, nil
+		return fmt.Errorf("step %d holds idempotency key %q, and its parent, step %d, cannot be read to tell whether this commit is a retry of it: %w", h.Number, h.IdempotencyKey, h.Parent.Number, err)
+	}
+	s.head = p
 	return nil
 }
 
@@ -272,6 +334,11 @@ func checkCommitInput(state State, opts CommitOptions) error {
 	if opts.Reply && opts.Withdraw {
 		return errors.New("both Reply and Withdraw set: a step either answers the question or withdraws it")
 	}
+	if opts.IdempotencyKey != "" {
+		if err := ValidIdempotencyKey(opts.IdempotencyKey); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -279,6 +346,15 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	if path, _ := s.headCacheFile(); path != "" {
 		defer headcache.Begin(path)()
 	}
+	s.retryKey, s.retried = opts.IdempotencyKey, nil
+	defer func() {
+		if s.retried != nil {
+			// Built beside a step already written, and not answered with
+			// it: the head held is that step's parent, not the store's.
+			s.head, s.index, s.retried = nil, nil, nil
+		}
+		s.retryKey = ""
+	}()
 	// A directory with a stat cache starts its scan now, to overlap the
 	// load of the head.
 	var dirBuild *dirBuild
@@ -354,8 +430,22 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
 		Session: s.name, Build: built, Record: record,
 		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
-		Check: s.headCheck, First: s.first,
+		Check: s.headCheck, First: s.first, IdempotencyKey: opts.IdempotencyKey,
 	})
+	if replay := (*manifest.ReplayedError)(nil); errors.As(err, &replay) {
+		finish(false)
+		return s.replayed(replay.Step, doc), nil
+	}
+	// A head from the cache may be stale, its slot holding a step of
+	// another chain (retried from the store's head, the commit finds
+	// out); a parent read from the store (rewindTo) is not.
+	if used := (*manifest.KeyUsedError)(nil); errors.As(err, &used) && (!s.cached || s.retried != nil) {
+		finish(false)
+		if doc != nil {
+			doc.Rollback()
+		}
+		return nil, s.keyUsed(used.Step)
+	}
 	var landErr error
 	if err == nil {
 		landErr = s.checkLanded(ctx, st)
@@ -411,6 +501,34 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	return newStep(s.ws, st), nil
 }
 
+// replayed is the answer of a commit that met an earlier try of itself
+// (same idempotency key, parent and content) in its slot: that step,
+// marked Replayed. The step may lie below the session's head (others
+// built on it since), so the head is forgotten: the next commit reads
+// the store's, a cost paid after a replay only. doc, if set, was built
+// to the step's very state, and serves the next commit if the step is
+// still the head.
+func (s *Session) replayed(st *manifest.Step, doc *tree.Doc) *Step {
+	s.head, s.index, s.retried, s.cached = nil, nil, nil, false
+	s.doc = nil
+	if doc != nil {
+		doc.Commit()
+		s.doc = doc
+	}
+	out := newStep(s.ws, st)
+	out.Replayed = true
+	return out
+}
+
+// keyUsed is the conflict of a commit whose idempotency key is held by
+// st, a step with another parent, state, record or status. The head is
+// forgotten: the next commit reads the store's.
+func (s *Session) keyUsed(st *manifest.Step) *ConflictError {
+	s.head, s.index, s.retried = nil, nil, nil
+	return &ConflictError{Session: s.name, Number: st.Number, Head: st.Number, keyUsed: true,
+		Reason: fmt.Sprintf("idempotency key %q was already used for step %d, which has another parent, state, record or status: give each step its own key, and the same key only to retries of the same commit", st.IdempotencyKey, st.Number)}
+}
+
 // checkExpect refuses a commit whose CommitOptions.Expect is not the
 // session's head, reading the head again before refusing: this
 // process's view may be stale.
@@ -420,10 +538,24 @@ func (s *Session) checkExpect(ctx context.Context, opts CommitOptions) error {
 		if err := s.load(ctx, true); err != nil {
 			return fmt.Errorf("commit %s: %w", s.name, err)
 		}
+		if s.visibleHead() != *opts.Expect && s.retried == nil {
+			// An earlier try of this commit may have landed above the
+			// expected head, and others built on it since.
+			if err := s.expectedRetry(ctx, *opts.Expect); err != nil {
+				return err
+			}
+		}
 		if s.visibleHead() != *opts.Expect {
+			if r := s.retried; r != nil && r.Number == *opts.Expect {
+				return s.keyUsed(r)
+			}
 			// Number is the step this commit would have written, above
 			// the head it found: not the one the caller expected to write.
-			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", s.headNum())
+			head := s.headNum()
+			if s.retried != nil {
+				head = s.retried.Number
+			}
+			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", head)
 			if *opts.Expect == 0 {
 				expected = "expected a session with no steps"
 			}
@@ -435,6 +567,25 @@ func (s *Session) checkExpect(ctx context.Context, opts CommitOptions) error {
 			}
 			return &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
 		}
+	}
+	return nil
+}
+
+// expectedRetry looks, for a commit with an idempotency key that
+// expected head n and found the session past it, at step n+1: if that
+// step holds the commit's key, it may be an earlier try of this commit
+// that others built on since, and the commit is built beside it
+// (rewindTo). It reads that step: one GET, on this refusal only.
+func (s *Session) expectedRetry(ctx context.Context, n uint64) error {
+	if s.retryKey == "" || s.removed || s.head == nil || s.head.Number <= n {
+		return nil
+	}
+	st, err := s.ws.repo.ReadStep(ctx, s.name, n+1)
+	if err != nil || st.IdempotencyKey != s.retryKey {
+		return nil // the conflict as it stands
+	}
+	if err := s.rewindTo(ctx, st); err != nil {
+		return fmt.Errorf("commit %s: %w", s.name, err)
 	}
 	return nil
 }
@@ -481,15 +632,21 @@ func (s *Session) headMoved(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	held := "step " + strconv.FormatUint(s.headNum(), 10)
-	if s.head == nil {
-		held = "a session with no steps"
+	// A commit built beside a step holding its idempotency key holds
+	// that step, as far as the store's head goes.
+	head := s.head
+	if s.retried != nil {
+		head = s.retried
+	}
+	held := "a session with no steps"
+	if head != nil {
+		held = "step " + strconv.FormatUint(head.Number, 10)
 	}
 	switch {
-	case st == nil && s.head == nil:
+	case st == nil && head == nil:
 		s.confirmed, s.cached, s.first = now, false, base
 		return "", nil
-	case st != nil && s.head != nil && st.ID == s.head.ID:
+	case st != nil && head != nil && st.ID == head.ID:
 		s.confirmed, s.cached = now, false
 		return "", nil
 	case st == nil:

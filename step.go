@@ -61,6 +61,13 @@ type Step struct {
 	NewBlobs      int
 	NewBlobBytes  int64
 	ManifestBytes int64
+	// IdempotencyKey is the key the commit that wrote the step carried
+	// (CommitOptions.IdempotencyKey), or "".
+	IdempotencyKey string
+	// Replayed is true on a step Commit returned without writing it: an
+	// earlier try of the same commit (same idempotency key, parent,
+	// state, record and status) had written it, and its answer was lost.
+	Replayed bool
 
 	ws *Workspace
 	m  *manifest.Step
@@ -73,7 +80,7 @@ func newStep(ws *Workspace, m *manifest.Step) *Step {
 		Time: m.Time, Status: Status(m.Status), Writer: m.Writer, Kind: Kind(m.Kind),
 		Truncated: m.Truncated, StoredBytes: m.Size,
 		NewBlobs: m.Blobs, NewBlobBytes: m.RawBlobBytes, ManifestBytes: m.ManifestBytes,
-		ws: ws, m: m,
+		IdempotencyKey: m.IdempotencyKey, ws: ws, m: m,
 	}
 	if len(m.Record) > 0 {
 		st.Record = json.RawMessage(m.Record)

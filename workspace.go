@@ -400,6 +400,20 @@ func ValidSession(name string) error {
 	return nil
 }
 
+// IdempotencyKeyRule says in words which idempotency keys are valid
+// (CommitOptions.IdempotencyKey), for messages.
+const IdempotencyKeyRule = manifest.IdempotencyKeyRule
+
+// ValidIdempotencyKey reports whether key may be a commit's idempotency
+// key (IdempotencyKeyRule). The error, `invalid idempotency key "K"
+// (N bytes): want ` and the rule, matches ErrInvalid.
+func ValidIdempotencyKey(key string) error {
+	if err := manifest.ValidIdempotencyKey(key); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
 // EachSession calls fn with the name of every session, in name order,
 // without collecting them: for walks over stores with many sessions.
 func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error) (err error) {

@@ -63,7 +63,31 @@ type CommitInput struct {
 	// its source) and before its step leaves such a base; a first step
 	// below it would lie outside the session's history.
 	First uint64
+	// IdempotencyKey, if set, is stored with the step
+	// (Manifest.IdempotencyKey; ValidIdempotencyKey says which keys are
+	// valid). A commit that loses its slot to a step with the same key
+	// reads that step: if the commit retries it (Manifest.Retries) the
+	// commit, having written nothing, answers with a *ReplayedError
+	// naming it; otherwise with a *KeyUsedError. Both only on that path,
+	// which reads the slot anyway.
+	IdempotencyKey string
 }
+
+// KeyUsedError is Commit's error when the slot the commit lost holds a
+// step written with the commit's idempotency key but with another
+// parent, state, record or status: the key was used for another step.
+// It matches ErrSlotTaken.
+type KeyUsedError struct {
+	// Step is the step that holds the slot.
+	Step *Step
+}
+
+func (e *KeyUsedError) Error() string {
+	return fmt.Sprintf("idempotency key %q was used for step %s@%d, which has another parent, state, record or status", e.Step.IdempotencyKey, e.Step.Session, e.Step.Number)
+}
+
+// Unwrap returns ErrSlotTaken.
+func (e *KeyUsedError) Unwrap() error { return ErrSlotTaken }
 
 // Commit writes the step after head (nil: the session's first step) and
 // returns it. The sequence is the commit protocol:
@@ -84,7 +108,9 @@ type CommitInput struct {
 // a spill pack written before the crash is an orphan for GC, never
 // corruption (I4). If another writer holds the slot the error wraps
 // ErrSlotTaken and nothing of this attempt is visible; ix then no longer
-// matches the store and the caller must drop it with its head.
+// matches the store and the caller must drop it with its head. If the
+// holder is an earlier try of this very commit (in.IdempotencyKey), the
+// error is a *ReplayedError naming it; ix then matches head, not it.
 func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput) (*Step, error) {
 	if len(in.Record) > MaxRecordSize {
 		return nil, fmt.Errorf("step record of %d bytes exceeds %d: %w", len(in.Record), MaxRecordSize, tree.ErrLimit)
@@ -114,6 +140,7 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 	m := &Manifest{
 		Session: in.Session, Number: n, Time: time.Now().UTC(), Status: in.Status,
 		Writer: processWriter, Record: in.Record, Kind: kind, Root: root,
+		IdempotencyKey: in.IdempotencyKey,
 	}
 	var done *compaction
 	if head != nil {
@@ -156,6 +183,9 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		}
 	}
 	st, entries, err := r.WriteStep(ctx, m, &b)
+	if errors.Is(err, ErrSlotTaken) && m.IdempotencyKey != "" {
+		return nil, r.retried(ctx, m, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +205,37 @@ func (r *Repo) Commit(ctx context.Context, head *Step, ix *Index, in CommitInput
 		_ = r.writeHint(ctx, in.Session, n)
 	}
 	return st, nil
+}
+
+// retried is the answer of a commit with an idempotency key that lost
+// its slot (taken, the put's error): the step in the slot if the commit
+// retries it (a *ReplayedError), a *KeyUsedError if that step has the
+// same key and is another, else taken. It reads the slot, on this path
+// only.
+func (r *Repo) retried(ctx context.Context, m *Manifest, taken error) error {
+	held, err := r.ReadStep(ctx, m.Session, m.Number)
+	switch {
+	case err != nil || held.IdempotencyKey != m.IdempotencyKey:
+		return taken
+	case m.Retries(held.Manifest):
+		return &ReplayedError{Step: held}
+	}
+	return &KeyUsedError{Step: held}
+}
+
+// ReplayedError is Commit's answer when the slot it lost holds an
+// earlier try of the same commit (same idempotency key, parent, state,
+// record and status; Manifest.Retries): Step is that step, written
+// before, and the commit wrote nothing. It is a success for the caller,
+// who asked for exactly that step; it is an error so that no caller
+// takes it for a step this commit wrote (above all not for its index).
+type ReplayedError struct {
+	// Step is the step the earlier try wrote.
+	Step *Step
+}
+
+func (e *ReplayedError) Error() string {
+	return fmt.Sprintf("step %s@%d was already written by an earlier try of this commit", e.Step.Session, e.Step.Number)
 }
 
 // ErrPruned reports a step below its session's base: no longer part of

@@ -63,6 +63,7 @@ func seedManifests() []*manifest.Manifest {
 			Root: tree.Ref{Kind: tree.Inline, Data: []byte(`[1,2]`)}},
 		withSpills(),
 		withInStep(),
+		withKey(),
 	}
 }
 

@@ -17,6 +17,7 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -43,8 +44,12 @@ import (
 // object (PackRef.InStep): a compaction's merged blobs travel in the
 // step object of the commit that merged them, so that a merge costs no
 // PUT of its own. A manifest is written as version 5 only if its layout
-// names such a pack; older versions read as before.
-const FormatVersion = 5
+// names such a pack; older versions read as before. Version 6 adds the
+// commit's idempotency key (Manifest.IdempotencyKey) after the fields of
+// version 5: a manifest is written as version 6 only if its commit
+// carried a key, so steps without one keep their bytes and stay
+// readable by older readers.
+const FormatVersion = 6
 
 // spillVersion is the first version whose layout may name spill packs.
 const spillVersion = 4
@@ -52,6 +57,10 @@ const spillVersion = 4
 // inStepVersion is the first version whose layout may name packs held in
 // step objects.
 const inStepVersion = 5
+
+// keyVersion is the first version whose manifest may carry an
+// idempotency key.
+const keyVersion = 6
 
 // Status is the state of the agent loop after a step.
 type Status uint8
@@ -205,6 +214,65 @@ type Manifest struct {
 	// names the object as a pack: PackRef.InStep); the others are the
 	// step's new blobs. Format version 5.
 	Copies uint64
+	// IdempotencyKey is the key the commit that wrote the step carried
+	// (see ValidIdempotencyKey), or "": a retry of that commit with the
+	// same key is answered with this step rather than written again
+	// (Manifest.Retries). Format version 6.
+	IdempotencyKey string
+}
+
+// MaxIdempotencyKey bounds the length of an idempotency key in bytes.
+const MaxIdempotencyKey = 128
+
+// IdempotencyKeyRule says in words which keys ValidIdempotencyKey takes.
+const IdempotencyKeyRule = "1-128 printable ASCII characters, no spaces"
+
+// ErrInvalidIdempotencyKey reports a key ValidIdempotencyKey refuses.
+var ErrInvalidIdempotencyKey = errors.New("invalid idempotency key")
+
+// ValidIdempotencyKey reports whether key may be a commit's idempotency
+// key: 1 to MaxIdempotencyKey bytes of printable ASCII without spaces
+// (a UUID, a hash in hex or base64, a caller's own "job-17/step-4").
+// The error matches ErrInvalidIdempotencyKey.
+func ValidIdempotencyKey(key string) error {
+	if len(key) == 0 || len(key) > MaxIdempotencyKey {
+		return keyError(key)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return keyError(key)
+		}
+	}
+	return nil
+}
+
+type keyError string
+
+func (e keyError) Error() string {
+	k := string(e)
+	if len(k) > MaxIdempotencyKey+8 {
+		k = k[:MaxIdempotencyKey+8] + "…"
+	}
+	return fmt.Sprintf("invalid idempotency key %q (%d bytes): want %s", k, len(e), IdempotencyKeyRule)
+}
+
+func (e keyError) Is(target error) bool { return target == ErrInvalidIdempotencyKey }
+
+// Retries reports whether m, a commit about to be written, is a retry of
+// o, a step already written with the same idempotency key: the same
+// slot, parent, state, record and status. Time, writer and layout may
+// differ: a retry is built again, perhaps in another process.
+func (m *Manifest) Retries(o *Manifest) bool {
+	return m.IdempotencyKey != "" && m.IdempotencyKey == o.IdempotencyKey &&
+		m.Session == o.Session && m.Number == o.Number && samePointer(m.Parent, o.Parent) &&
+		m.Status == o.Status && m.Kind == o.Kind && m.Root.Equal(o.Root) && bytes.Equal(m.Record, o.Record)
+}
+
+func samePointer(a, b *Pointer) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // ErrInvalidName reports a session name ValidSession refuses.
@@ -310,6 +378,9 @@ func (m *Manifest) Encode() []byte {
 	if m.Copies > 0 {
 		v = inStepVersion
 	}
+	if m.IdempotencyKey != "" {
+		v = keyVersion
+	}
 	out = append(out, v)
 	out = appendString(out, m.Session)
 	out = binary.AppendUvarint(out, m.Number)
@@ -349,7 +420,7 @@ func (m *Manifest) Encode() []byte {
 		out = binary.AppendUvarint(out, r.First)
 		out = binary.AppendUvarint(out, r.Last)
 	}
-	if v >= spillVersion { // version 4 names at least one; version 5 any number
+	if v >= spillVersion { // version 4 names at least one; later versions any number
 		out = binary.AppendUvarint(out, uint64(len(m.Layout.Spills)))
 		for _, sp := range m.Layout.Spills {
 			out = appendString(out, sp.Session)
@@ -360,6 +431,9 @@ func (m *Manifest) Encode() []byte {
 	}
 	if v >= inStepVersion {
 		out = binary.AppendUvarint(out, m.Copies)
+	}
+	if v >= keyVersion {
+		out = appendString(out, m.IdempotencyKey)
 	}
 	return out
 }
@@ -511,8 +585,15 @@ func Decode(b []byte, what string) (*Manifest, error) {
 		for _, p := range m.Layout.Packs {
 			inStep = inStep || p.InStep
 		}
-		if !inStep && d.Err == nil {
+		if !inStep && v == inStepVersion && d.Err == nil {
 			d.Fail("version %d layout names no pack in a step object", v) // not canonical
+		}
+	}
+	if v >= keyVersion && d.Err == nil {
+		// Canonical: a step without a key is written as an older version.
+		m.IdempotencyKey = string(d.Take(d.Uvarint(MaxIdempotencyKey)))
+		if err := ValidIdempotencyKey(m.IdempotencyKey); err != nil && d.Err == nil {
+			d.Fail("%v", err)
 		}
 	}
 	if d.Err == nil {

@@ -463,3 +463,98 @@ func BenchmarkManifestDecode(b *testing.B) {
 		}
 	}
 }
+
+// withKey is withInStep() written by a commit that carried an
+// idempotency key: a version 6 manifest.
+func withKey() *manifest.Manifest {
+	m := withInStep()
+	m.IdempotencyKey = "0b6e2c1a-5f1d-4c3e-9a7b-2d8f00c0ffee"
+	return m
+}
+
+// TestGoldenV6 pins the encoding of a manifest carrying its commit's
+// idempotency key (version 6), checks that a manifest without one is
+// written as before (versions 3 to 5, byte for byte), and that a key a
+// commit would refuse, or a version 6 manifest without a key, is refused
+// as corrupt.
+func TestGoldenV6(t *testing.T) {
+	m := withKey()
+	enc := m.Encode()
+	path := filepath.Join(goldenDir, "manifest-v6.golden")
+	if *update {
+		text := fmt.Sprintf("# manifest.Encode of withKey() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+	want, err := hex.DecodeString(lines[len(lines)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want[4] != 6 {
+		t.Fatalf("manifest-v6.golden has version %d", want[4])
+	}
+	got, err := manifest.Decode(want, "golden v6")
+	if err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("v6 manifest decodes to %+v, %v", got, err)
+	}
+	if !bytes.Equal(enc, want) {
+		t.Errorf("Encode differs from %s:\n got %x\nwant %x", path, enc, want)
+	}
+	for want, m := range map[byte]*manifest.Manifest{3: full(), 4: withSpills(), 5: withInStep()} {
+		if v := m.Encode()[4]; v != want {
+			t.Errorf("a manifest without a key is written as version %d, want %d", v, want)
+		}
+	}
+	// Version 6 says the layout's spill packs and copies whatever they
+	// are, none included.
+	plain := full()
+	plain.IdempotencyKey = "k"
+	if got, err := manifest.Decode(plain.Encode(), "v6 plain"); err != nil || !reflect.DeepEqual(got, plain) {
+		t.Errorf("v6 manifest without spill packs or copies decodes to %+v, %v", got, err)
+	}
+	// A version 6 manifest must carry a key, and a valid one.
+	for _, key := range []string{"", "a b", strings.Repeat("k", manifest.MaxIdempotencyKey+1), "é"} {
+		bad := full()
+		bad.IdempotencyKey = "k"
+		b := bad.Encode()
+		b = append(b[:len(b)-2], byte(len(key)))
+		b = append(b, key...)
+		if _, err := manifest.Decode(b, "v6 key"); !errors.Is(err, cas.ErrCorrupt) {
+			t.Errorf("v6 manifest with key %q: %v, want ErrCorrupt", key, err)
+		}
+	}
+}
+
+func TestValidIdempotencyKey(t *testing.T) {
+	for _, tc := range []struct {
+		key string
+		ok  bool
+	}{
+		{"k", true},
+		{"0b6e2c1a-5f1d-4c3e-9a7b-2d8f00c0ffee", true},
+		{"job-17/step-4:try=2", true},
+		{"aGVsbG8+/w==", true},
+		{strings.Repeat("k", 128), true},
+		{strings.Repeat("k", 129), false},
+		{"", false},
+		{"a b", false},
+		{"a\tb", false},
+		{"é", false},
+		{"a\x00", false},
+		{"a\x7f", false},
+	} {
+		err := manifest.ValidIdempotencyKey(tc.key)
+		if got := err == nil; got != tc.ok {
+			t.Errorf("ValidIdempotencyKey(%q) ok = %v, want %v", tc.key, got, tc.ok)
+		}
+		if err != nil && !errors.Is(err, manifest.ErrInvalidIdempotencyKey) {
+			t.Errorf("ValidIdempotencyKey(%q) = %v, not ErrInvalidIdempotencyKey", tc.key, err)
+		}
+	}
+}

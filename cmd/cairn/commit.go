@@ -16,7 +16,7 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON | --record-file F] [--status S] [--expect N] [--withdraw] [--json]"
+const commitUsage = "SESSION (--json-file F | --dir D | --patch F | -) [--record JSON | --record-file F] [--status S] [--expect N] [--withdraw] [--idempotency-key K] [--json]"
 
 var commitCmd = command{
 	summary: "commit a step: a JSON document, a JSON Patch of the head's document, or a directory",
@@ -34,6 +34,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	status := fs.String("status", "running", "loop status `S` after the step: running, awaiting_input or done")
 	expect := fs.whole("expect", 0, 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
 	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3; with it, a commit on a head that asks nothing fails with exit 3)")
+	key := fs.String("idempotency-key", "", "name this commit `K` (1-128 printable ASCII characters, no spaces; a UUID, say) and give the same K to every retry of it: a retry whose step already landed prints that step, marked already written, and writes no second one; K on another step is a conflict (exit 3)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args, 1, 2)
 	if err != nil {
@@ -60,7 +61,12 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw}
+	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw, IdempotencyKey: *key}
+	if given(fs, "idempotency-key") {
+		if err := cairn.ValidIdempotencyKey(*key); err != nil {
+			return usagef("--idempotency-key %q: want %s", *key, cairn.IdempotencyKeyRule)
+		}
+	}
 	// Given empty, each is still given (--record "$R" with R unset): no
 	// JSON, no file, not "no record".
 	if given(fs, "record-file") {
@@ -161,6 +167,14 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil && input != "" {
 		return stateError(err, input)
 	}
+	if errors.Is(err, cairn.ErrMaybeWritten) {
+		// Say the one safe move.
+		hint := "to land a step once, however often its answer is lost, give each commit an --idempotency-key and its retries the same"
+		if *key != "" {
+			hint = "retry with the same --idempotency-key: if the step landed, the retry prints it and writes no second one"
+		}
+		return fmt.Errorf("%w (%s)", err, hint)
+	}
 	if err != nil {
 		return err
 	}
@@ -174,8 +188,12 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		return json.NewEncoder(e.stdout).Encode(commitResult{
 			Session: step.Session, Step: step.Number, ID: step.ID.String(),
 			Requests:     requestCounts{Put: used.Put, Get: used.Get, List: used.List, Head: used.Head},
-			BytesWritten: used.BytesWritten,
+			BytesWritten: used.BytesWritten, Replayed: step.Replayed,
 		})
+	}
+	if step.Replayed {
+		fmt.Fprintf(e.stdout, "%s %s (already written by an earlier try of this commit)\n", step, step.ID.Short())
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "%s %s\n", step, step.ID.Short())
 	return nil
@@ -255,6 +273,9 @@ type commitResult struct {
 	ID           string        `json:"id"`
 	Requests     requestCounts `json:"requests"`
 	BytesWritten int64         `json:"bytes_written"`
+	// Replayed: the step was written by an earlier try of this commit
+	// (--idempotency-key), and this one wrote nothing.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // stateHint suggests the flag a stray argument of commit was likely meant

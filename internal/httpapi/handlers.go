@@ -38,6 +38,13 @@ type StepInfo struct {
 	Record  json.RawMessage `json:"record"`
 	State   json.RawMessage `json:"state,omitempty"`
 	Files   []FileEntry     `json:"files,omitempty"`
+	// IdempotencyKey is the Idempotency-Key the commit that wrote the
+	// step was sent with, if any.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Replayed is true on a commit's answer when an earlier request with
+	// the same Idempotency-Key had written the step: this one wrote
+	// nothing (the Idempotent-Replayed header says so too).
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // FileEntry is one entry of a directory state.
@@ -87,7 +94,7 @@ func info(st *cairn.Step) StepInfo {
 		Session: st.Session, Step: st.Number, ID: st.ID.String(),
 		Parent: refString(st.Parent), Origin: refString(st.Origin),
 		Status: st.Status.String(), Time: st.Time.Format(time.RFC3339Nano), Kind: st.Kind.String(),
-		Record: rec,
+		Record: rec, IdempotencyKey: st.IdempotencyKey, Replayed: st.Replayed,
 	}
 }
 
@@ -239,6 +246,9 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 		state = cairn.Patch(req.Patch)
 	}
 	opts := cairn.CommitOptions{Expect: req.Expect}
+	if opts.IdempotencyKey, err = idempotencyKey(r); err != nil {
+		return err
+	}
 	if req.Status != "" {
 		if opts.Status, err = cairn.ParseStatus(req.Status); err != nil {
 			return badRequest("status %q: want running, awaiting_input or done", req.Status)
@@ -256,10 +266,33 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.sessions.weigh(e, int64(len(req.State)+len(req.Patch)), hasPatch)
+	if st.Replayed {
+		w.Header().Set(replayedHeader, "true")
+	} else {
+		s.sessions.weigh(e, int64(len(req.State)+len(req.Patch)), hasPatch)
+	}
 	s.sessions.publish(e, st)
 	writeJSON(w, http.StatusCreated, info(st))
 	return nil
+}
+
+// replayedHeader marks the answer to a commit that an earlier request
+// with the same Idempotency-Key had already written.
+const replayedHeader = "Idempotent-Replayed"
+
+// idempotencyKey returns the request's Idempotency-Key header ("" if
+// none), refusing a key no commit could store, or more than one.
+func idempotencyKey(r *http.Request) (string, error) {
+	keys := r.Header.Values("Idempotency-Key")
+	switch {
+	case len(keys) == 0:
+		return "", nil
+	case len(keys) > 1:
+		return "", badRequest("Idempotency-Key: give one key, not %d", len(keys))
+	case cairn.ValidIdempotencyKey(keys[0]) != nil:
+		return "", badRequest("Idempotency-Key %q: want %s", keys[0], cairn.IdempotencyKeyRule)
+	}
+	return keys[0], nil
 }
 
 func (s *Server) head(w http.ResponseWriter, r *http.Request) error {

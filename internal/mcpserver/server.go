@@ -180,6 +180,9 @@ func checkpointSchema() *jsonschema.Schema {
 	sch.Properties["expect"].Minimum = new(float64)
 	sch.Properties["record"] = &jsonschema.Schema{Type: "object", Description: recordDoc}
 	sch.Properties["patch"] = &jsonschema.Schema{Types: []string{"array", "string"}, Description: patchDoc}
+	sch.Properties["idempotency_key"].Description = "names this checkpoint (" + cairn.IdempotencyKeyRule + ", e.g. a UUID): " +
+		"call again with the same key when a call's answer was lost, and if its step landed the answer is that step " +
+		"(replayed: true), never a second one; the key on another step is a conflict"
 	return sch
 }
 
@@ -258,12 +261,16 @@ type CheckpointIn struct {
 	Record    json.RawMessage `json:"record,omitempty"`
 	Status    string          `json:"status,omitempty" jsonschema:"running (default), awaiting_input or done"`
 	Expect    *int64          `json:"expect,omitempty" jsonschema:"fail unless the session's head is this step (0: the session must be new); guards against a second writer"`
+	// IdempotencyKey: described in checkpointSchema.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // CheckpointOut is the output of checkpoint.
 type CheckpointOut struct {
 	StepInfo
 	Warning string `json:"warning,omitempty" jsonschema:"set when the record does not follow the step-record convention (docs/records.md): it was stored, and exports carry it as raw JSON"`
+	// Replayed: an earlier call with the same idempotency key wrote the step.
+	Replayed bool `json:"replayed,omitempty" jsonschema:"true when an earlier call with the same idempotency_key had written this step, and this one wrote nothing"`
 }
 
 // checkpoint decodes its arguments itself, so that the record keeps its
@@ -338,11 +345,17 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 		}
 		opts.Expect = cairn.ExpectHead(uint64(*in.Expect))
 	}
+	if in.IdempotencyKey != "" {
+		if cairn.ValidIdempotencyKey(in.IdempotencyKey) != nil {
+			return nil, fmt.Errorf("idempotency_key %q: want %s", in.IdempotencyKey, cairn.IdempotencyKeyRule)
+		}
+		opts.IdempotencyKey = in.IdempotencyKey
+	}
 	st, err := s.Commit(ctx, state, opts)
 	if err != nil {
 		return nil, err
 	}
-	out := &CheckpointOut{StepInfo: info(st)}
+	out := &CheckpointOut{StepInfo: info(st), Replayed: st.Replayed}
 	if rec != nil {
 		if _, err := cairn.ParseRecord(rec); err != nil && !errors.Is(err, cairn.ErrNotConventional) {
 			out.Warning = fmt.Sprintf("the record does not follow the step-record convention (docs/records.md), so exports carry it as raw JSON: %v", err)
@@ -416,6 +429,7 @@ func argumentError(err error) error {
 		want := map[string]string{
 			"session": "a session name", "state_json": "the state as JSON text, a string",
 			"status": "running, awaiting_input or done", "expect": "a step number, 0 or more",
+			"idempotency_key": "a key of " + cairn.IdempotencyKeyRule + ", a string",
 		}[te.Field]
 		if want == "" {
 			want = "another type"
@@ -423,9 +437,9 @@ func argumentError(err error) error {
 		return fmt.Errorf("%s: want %s, not %s", te.Field, want, strings.TrimPrefix(te.Value, "number "))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("unknown argument %s (checkpoint takes session, state_json, patch, record, status, expect)", name)
+		return fmt.Errorf("unknown argument %s (checkpoint takes session, state_json, patch, record, status, expect, idempotency_key)", name)
 	}
-	return errors.New("arguments: want a JSON object with session, state_json, patch, record, status, expect")
+	return errors.New("arguments: want a JSON object with session, state_json, patch, record, status, expect, idempotency_key")
 }
 
 // ResumeIn is the input of resume.

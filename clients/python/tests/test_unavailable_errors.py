@@ -58,8 +58,10 @@ def test_server_that_never_answers_may_have_written() -> None:
         with pytest.raises(UnavailableError) as e:
             client.commit("s", {"n": 1})
     assert e.value.code == "unreachable"
-    assert e.value.message.endswith("no answer in time; the request may have taken effect: "
-                                    "read the session's head before trying again")
+    key = e.value.idempotency_key
+    assert key and e.value.message.endswith(f"no answer in time; the commit may have taken effect: retry it with "
+                                            f"idempotency_key={key!r}, which answers with its step if it landed "
+                                            "and never writes a second one")
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
@@ -85,7 +87,8 @@ def test_server_that_hangs_up_says_so_in_words(method: str) -> None:
     assert e.value.code == "unreachable"
     want = "the server closed the connection before it answered (did it stop or restart?)"
     if method == "POST":
-        want += "; the request may have taken effect: read the session's head before trying again"
+        want += (f"; the commit may have taken effect: retry it with idempotency_key={e.value.idempotency_key!r}, "
+                 "which answers with its step if it landed and never writes a second one")
     assert e.value.message.endswith(want)
 
 

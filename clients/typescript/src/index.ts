@@ -16,6 +16,7 @@
  * refused the request), all subclasses of {@link CairnError}: the same
  * kinds the Python client raises for the same answers.
  */
+import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import * as https from "node:https";
 import type { components, operations } from "./openapi.js";
@@ -120,6 +121,10 @@ export class UnauthorizedError extends CairnError {
  * taken effect.
  */
 export class UnavailableError extends CairnError {
+  /** On a commit's error: the idempotency key it was sent with; retrying with it lands the step once. */
+  idempotencyKey: string | undefined;
+  /** False when the request never reached the server (status 0 only). */
+  sent = true;
   constructor(status: number, code: string, message: string) {
     super(status, code, message);
     this.name = "UnavailableError";
@@ -222,6 +227,30 @@ export interface CommitOptions extends CallOptions {
   status?: Status;
   /** Fail with ConflictError unless the head is this step (0: the session must not exist). */
   expect?: number;
+  /**
+   * Names this commit (1-128 printable ASCII characters, no spaces): sent
+   * again with the same key, a commit whose step already landed is
+   * answered with that step (its `replayed` is true) and writes no second
+   * one; the key on another step is a ConflictError. Default: a fresh key
+   * (a random UUID) for this call. A commit whose answer is lost (a reset
+   * connection, a timeout, a 503) is sent again with its key, up to
+   * {@link CairnClient.commitRetries} times, once this client has seen the
+   * server store a key (an older server ignores the header, and a retry
+   * there could write the step twice); otherwise, or when the retries are
+   * spent, the UnavailableError carries the key (`idempotencyKey`) to
+   * retry with. A worker that may be restarted passes a key of its own
+   * that it can give again, such as `${job}/${turn}`.
+   */
+  idempotencyKey?: string;
+}
+
+/** idempotencyKey returns key, checked as the server checks it, or a fresh one. */
+function idempotencyKey(key: string | undefined): string {
+  if (key === undefined) return randomUUID();
+  if (typeof key !== "string" || !/^[!-~]{1,128}$/.test(key)) {
+    throw new InvalidError(400, "bad_request", `idempotencyKey ${JSON.stringify(key)}: want 1-128 printable ASCII characters, no spaces`);
+  }
+  return key;
 }
 
 /** A client for one cairn workspace served over HTTP. */
@@ -232,6 +261,13 @@ export class CairnClient {
   private readonly timeout: number;
   private readonly fetch: typeof fetch | undefined;
   private readonly agent: http.Agent | undefined;
+  /**
+   * How often a commit whose answer was lost is sent again, with its
+   * idempotency key, once the server has shown it honours keys (see
+   * {@link CommitOptions.idempotencyKey}).
+   */
+  commitRetries = 2;
+  private keysHonoured = false;
 
   constructor(opts: ClientOptions = {}) {
     const url = opts.url ?? process.env.CAIRN_URL;
@@ -256,7 +292,13 @@ export class CairnClient {
   private async call<T>(
     method: string,
     path: string,
-    opts: { body?: Record<string, unknown>; query?: Record<string, string | number | undefined>; timeout?: number; signal?: AbortSignal } = {},
+    opts: {
+      body?: Record<string, unknown>;
+      query?: Record<string, string | number | undefined>;
+      timeout?: number;
+      signal?: AbortSignal;
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<{ status: number; body: T }> {
     let url = this.url + path;
     if (opts.query) {
@@ -265,7 +307,7 @@ export class CairnClient {
       const qs = q.toString();
       if (qs) url += "?" + qs;
     }
-    const headers: Record<string, string> = { Accept: "application/json" };
+    const headers: Record<string, string> = { Accept: "application/json", ...opts.headers };
     let body: string | undefined;
     if (opts.body !== undefined) {
       body = encode(opts.body);
@@ -390,7 +432,34 @@ export class CairnClient {
     const body: CommitRequest = { state, status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body, signal: opts.signal })).body;
+    return this.post(session, body, opts);
+  }
+
+  /** post sends a commit with its Idempotency-Key, again while its answer is lost (see CommitOptions.idempotencyKey). */
+  private async post(session: string, body: CommitRequest, opts: CommitOptions): Promise<Step> {
+    const key = idempotencyKey(opts.idempotencyKey);
+    const path = `/v1/sessions/${CairnClient.s(session)}/steps`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const st = (await this.call<Step>("POST", path, { body, signal: opts.signal, headers: { "Idempotency-Key": key } })).body;
+        if (st.idempotency_key === key) this.keysHonoured = true;
+        return st;
+      } catch (e) {
+        if (!(e instanceof UnavailableError) || !e.sent) throw e;
+        if (this.keysHonoured && attempt < this.commitRetries) {
+          await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
+          continue;
+        }
+        let err = e;
+        if (e.code === "unreachable") {
+          // Instead of "read the session's head before trying again".
+          const msg = e.message.replace(/^cairn: 0 unreachable: /, "").replace(/; [^;]*$/, "");
+          err = new UnavailableError(e.status, e.code, `${msg}; the commit may have taken effect: retry it with idempotencyKey ${JSON.stringify(key)}, which answers with its step if it landed and never writes a second one`);
+        }
+        err.idempotencyKey = key;
+        throw err;
+      }
+    }
   }
 
   /**
@@ -404,12 +473,23 @@ export class CairnClient {
     const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/steps`, { body, signal: opts.signal })).body;
+    return this.post(session, body, opts);
   }
 
   /** Commit state as a step that awaits a human, with record {question, ...extra}. */
-  async ask(session: string, state: unknown, question: unknown, opts: { expect?: number; record?: Record<string, unknown> } & CallOptions = {}): Promise<Step> {
-    return this.commit(session, state, { record: { ...opts.record, question }, status: "awaiting_input", expect: opts.expect, signal: opts.signal });
+  async ask(
+    session: string,
+    state: unknown,
+    question: unknown,
+    opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
+  ): Promise<Step> {
+    return this.commit(session, state, {
+      record: { ...opts.record, question },
+      status: "awaiting_input",
+      expect: opts.expect,
+      signal: opts.signal,
+      idempotencyKey: opts.idempotencyKey,
+    });
   }
 
   /**
@@ -656,7 +736,9 @@ function unreachable(server: string, method: string, timeoutMs: number, e: unkno
   if (method !== "GET" && method !== "HEAD") {
     msg += neverSent ? "; nothing was sent" : "; the request may have taken effect: read the session's head before trying again";
   }
-  return new UnavailableError(0, "unreachable", msg);
+  const out = new UnavailableError(0, "unreachable", msg);
+  out.sent = !neverSent;
+  return out;
 }
 
 /** True if a step record is a human's reply ({reply, in_reply_to}). */

@@ -230,6 +230,10 @@ export interface components {
             state?: unknown;
             /** @description a directory state's entries */
             files?: components["schemas"]["FileEntry"][];
+            /** @description the Idempotency-Key the commit that wrote the step was sent with, if any */
+            idempotency_key?: string;
+            /** @description on a commit's answer: true when an earlier request with the same Idempotency-Key wrote the step and this one wrote nothing */
+            replayed?: boolean;
         };
         FileEntry: {
             path: string;
@@ -368,7 +372,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description another writer got the step first, the expected head did not hold, the target session exists, or the head does not await input */
+        /** @description another writer got the step first, the expected head did not hold, the target session exists, the head does not await input, or the Idempotency-Key was used for another step */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -541,7 +545,10 @@ export interface operations {
     commit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description names this commit so that a retry of it lands one step: choose one per step (a UUID, say) and send the same key with every retry of it. If the session's head (or, with expect, the step above the expected head) was written with this key from the same parent, state, record and status, the answer is that step, written by the earlier request, with replayed: true and the Idempotent-Replayed header; nothing is written. The key on another step is a 409. 1-128 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description session name */
                 session: string;
@@ -554,9 +561,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the step, acknowledged */
+            /** @description the step, acknowledged; or, for a retry whose Idempotency-Key an earlier request already committed, that step (replayed: true) */
             201: {
                 headers: {
+                    /** @description true when the step was written by an earlier request with the same Idempotency-Key, and this one wrote nothing */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

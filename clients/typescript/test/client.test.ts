@@ -311,7 +311,7 @@ describe("CairnClient's own transport", () => {
       // A commit that got no answer may have reached the server.
       const w = await c.commit("s", { n: 1 }).catch((err) => err);
       expect(w).toBeInstanceOf(UnavailableError);
-      expect(w.message).toMatch(/no answer within 0\.2 s; the request may have taken effect: read the session's head before trying again$/);
+      expect(w.message).toMatch(/no answer within 0\.2 s; the commit may have taken effect: retry it with idempotencyKey "[-0-9a-f]{36}", which answers with its step if it landed and never writes a second one$/);
     } finally {
       for (const s of held) s.destroy();
       await new Promise((r) => mute.close(r));
@@ -345,7 +345,7 @@ describe("CairnClient's own transport", () => {
           `cairn: 0 unreachable: could not reach the cairn server at http://127.0.0.1:${port}: the server closed the connection before it answered (did it stop or restart?)`,
         );
         const w = await c.commit("s", { n: 1 }).catch((err) => err);
-        expect(w.message).toMatch(/before it answered \(did it stop or restart\?\); the request may have taken effect: read the session's head before trying again$/);
+        expect(w.message).toMatch(/before it answered \(did it stop or restart\?\); the commit may have taken effect: retry it with idempotencyKey "[-0-9a-f]{36}", which answers with its step if it landed and never writes a second one$/);
       } finally {
         await new Promise((r) => hangUp.close(r));
       }

@@ -14,6 +14,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 import warnings
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
@@ -29,6 +30,18 @@ def _listed(body: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
     if body.get("unreadable"):
         warnings.warn(UnreadableSessionsWarning(body["unreadable"]), stacklevel=3)
     return body[key]
+
+
+_KEY_RULE = "1-128 printable ASCII characters, no spaces"
+
+
+def _idempotency_key(key: Optional[str]) -> str:
+    """key, checked as the server checks it, or a fresh one if None."""
+    if key is None:
+        return str(uuid.uuid4())
+    if not isinstance(key, str) or not 0 < len(key) <= 128 or any(not "!" <= c <= "~" for c in key):
+        raise InvalidError(400, "bad_request", f"idempotency_key {key!r}: want {_KEY_RULE}")
+    return key
 
 
 MAX_WAIT = 60
@@ -159,6 +172,10 @@ def is_reply(record: Any) -> bool:
 class Client:
     """A client for one cairn workspace served over HTTP."""
 
+    commit_retries = 2
+    """How often a commit whose answer was lost is sent again, with its
+    idempotency key, once the server has shown it honours keys (see commit)."""
+
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 90) -> None:
         url = url or os.environ.get("CAIRN_URL")
         if not url:
@@ -175,9 +192,11 @@ class Client:
         self._host = parts.hostname
         self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
         self.timeout = timeout
+        self._keys_honoured = False
 
     def _call(self, method: str, path: str, body: Any = None,
-              query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None) -> Tuple[int, Any]:
+              query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
+              headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
         url = self.url + path
         if query:
             # Half a surrogate pair in a str goes out as U+FFFD, as
@@ -186,13 +205,13 @@ class Client:
             if q:
                 url += "?" + urllib.parse.urlencode(q)
         data = None
-        headers = {"Accept": "application/json"}
+        hdrs = {"Accept": "application/json", **(headers or {})}
         if body is not None:
             data = _encode(body)
-            headers["Content-Type"] = "application/json"
+            hdrs["Content-Type"] = "application/json"
         if self.token:
-            headers["Authorization"] = "Bearer " + self.token
-        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+            hdrs["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
         try:
             with _opener(self._host).open(req, timeout=timeout or self.timeout) as resp:
                 raw = resp.read()
@@ -252,7 +271,9 @@ class Client:
         if method not in ("GET", "HEAD"):
             msg += ("; nothing was sent" if never_sent else
                     "; the request may have taken effect: read the session's head before trying again")
-        return UnavailableError(0, "unreachable", msg)
+        err = UnavailableError(0, "unreachable", msg)
+        err.sent = not never_sent
+        return err
 
     @staticmethod
     def _s(session: str) -> str:
@@ -301,20 +322,63 @@ class Client:
                           query=None if state else {"state": "false"})[1]
 
     def commit(self, session: str, state: Any, record: Any = None, status: str = "running",
-               expect: Optional[int] = None) -> Step:
+               expect: Optional[int] = None, idempotency_key: Optional[str] = None) -> Step:
         """Commit state (any JSON value) as the next step. expect=N raises
-        ConflictError unless the head is step N (0: the session must not exist)."""
+        ConflictError unless the head is step N (0: the session must not exist).
+
+        idempotency_key names this commit (1-128 printable ASCII characters,
+        no spaces): sent again with the same key, a commit whose step already
+        landed is answered with that step (its "replayed" is True) and writes
+        no second one; the key on another step is a ConflictError. Default: a
+        fresh key for this call. A commit whose answer is lost (a reset
+        connection, a timeout, a 503) is sent again with its key, up to
+        commit_retries times, once this client has seen the server store a
+        key (an older server ignores the header, and a retry there could write
+        the step twice); otherwise, or when the retries are spent, the
+        UnavailableError carries the key (idempotency_key) to retry with. A
+        worker that may be restarted passes a key of its own that it can give
+        again, such as f"{job}/{turn}"."""
         body: Dict[str, Any] = {"state": state, "status": status}
         if record is not None:
             body["record"] = record
         if expect is not None:
             body["expect"] = _whole(expect, "expect")
-        return self._call("POST", f"/v1/sessions/{self._s(session)}/steps", body)[1]
+        return self._commit(session, body, idempotency_key)
 
-    def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None, **record: Any) -> Step:
+    def _commit(self, session: str, body: Dict[str, Any], key: Optional[str]) -> Step:
+        """POST a commit with an Idempotency-Key, sending it again while its
+        answer is lost (see commit)."""
+        key = _idempotency_key(key)
+        path = f"/v1/sessions/{self._s(session)}/steps"
+        attempt = 0
+        while True:
+            try:
+                st = self._call("POST", path, body, headers={"Idempotency-Key": key})[1]
+            except UnavailableError as e:
+                if e.code == "unreachable" and not getattr(e, "sent", True):
+                    raise  # nothing was sent: the caller's to retry, or not
+                if self._keys_honoured and attempt < self.commit_retries:
+                    attempt += 1
+                    time.sleep(0.2 * attempt)
+                    continue
+                if e.code == "unreachable":
+                    # Instead of "read the session's head before trying again".
+                    msg = e.message.rsplit("; ", 1)[0] + (
+                        f"; the commit may have taken effect: retry it with idempotency_key={key!r}, "
+                        "which answers with its step if it landed and never writes a second one")
+                    e = UnavailableError(e.status, e.code, msg, e.body)
+                    e.sent = True
+                e.idempotency_key = key
+                raise e from None
+            if isinstance(st, dict) and st.get("idempotency_key") == key:
+                self._keys_honoured = True
+            return st
+
+    def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None,
+            idempotency_key: Optional[str] = None, **record: Any) -> Step:
         """Commit state as a step that awaits a human, with record {"question": question, ...}."""
         return self.commit(session, state, record=dict(question=question, **record),
-                           status="awaiting_input", expect=expect)
+                           status="awaiting_input", expect=expect, idempotency_key=idempotency_key)
 
     def wait(self, session: str, after: int, timeout: float = 30) -> Optional[Step]:
         """Long-poll: the head once it is past step `after`, or None after timeout seconds.

@@ -52,7 +52,13 @@ class UnavailableError(CairnError):
     Either may pass: try again later. Also raised, with status 0 and code
     "unreachable", when the server itself could not be reached or did not
     answer: the message says whether a request that writes may have taken
-    effect."""
+    effect. A commit's carries idempotency_key, the key to retry it with
+    (Client.commit)."""
+
+    idempotency_key: Optional[str] = None
+    """On a commit's error: the key it was sent with; retrying with it lands the step once."""
+    sent: bool = True
+    """False when the request never reached the server (status 0 only)."""
 
 
 class StoreRefusedError(CairnError):

@@ -35,16 +35,21 @@ class Session:
         self.head = st["step"] if st else 0
         return st.get("state") if st else None
 
-    def commit(self, state: Any, record: Any = None, status: str = "running") -> Step:
+    def commit(self, state: Any, record: Any = None, status: str = "running",
+               idempotency_key: Optional[str] = None) -> Step:
         """Commit state as the next step after the tracked head; raises
-        ConflictError if another writer moved the head meanwhile."""
-        st = self.client.commit(self.name, state, record=record, status=status, expect=self.head)
+        ConflictError if another writer moved the head meanwhile. See
+        Client.commit for idempotency_key: a retry with the same key whose
+        step landed is answered with it, though the head moved past the
+        tracked one when that step landed."""
+        st = self.client.commit(self.name, state, record=record, status=status, expect=self.head,
+                                idempotency_key=idempotency_key)
         self.head, self.last = st["step"], st
         return st
 
-    def ask(self, state: Any, question: Any, **record: Any) -> Step:
+    def ask(self, state: Any, question: Any, idempotency_key: Optional[str] = None, **record: Any) -> Step:
         """Commit state as a step that awaits a human's answer to question."""
-        st = self.client.ask(self.name, state, question, expect=self.head, **record)
+        st = self.client.ask(self.name, state, question, expect=self.head, idempotency_key=idempotency_key, **record)
         self.head, self.last = st["step"], st
         return st
 

@@ -1,0 +1,96 @@
+// A commit whose answer is lost lands once when sent again with its idempotency key.
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CairnClient, ConflictError, InvalidError, UnavailableError } from "../src/index.js";
+import { startServer, type LocalServer } from "../src/local.js";
+import { cairnBin, required, tempDir } from "./harness.js";
+
+const bin = cairnBin();
+if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
+
+/**
+ * losing is a fetch that sends every request, but answers the next `lose`
+ * commits (POSTs to .../steps) with a reset connection once the server has
+ * answered them: the answer a worker never hears. sent records the
+ * Idempotency-Key of every commit sent.
+ */
+function losing() {
+  const f = {
+    lose: 0,
+    sent: [] as (string | null)[],
+    fetch: (async (url: string | URL | Request, init?: RequestInit) => {
+      const r = await fetch(url, init);
+      if (init?.method === "POST" && String(url).endsWith("/steps")) {
+        f.sent.push(new Headers(init.headers).get("Idempotency-Key"));
+        if (f.lose > 0) {
+          f.lose--;
+          await r.text();
+          throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+        }
+      }
+      return r;
+    }) as typeof fetch,
+  };
+  return f;
+}
+
+describe.skipIf(!bin)("idempotent commits against cairn serve", () => {
+  let srv: LocalServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    srv = await startServer({ bin, store: dir });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("sends a commit whose answer was lost again with its key, and it lands once", async () => {
+    const f = losing();
+    const c = new CairnClient({ url: srv.url, token: srv.token, fetch: f.fetch });
+    await c.commit("lost", { n: 1 }); // the server echoes the key: it honours keys
+    f.lose = 1;
+    const st = await c.commit("lost", { n: 2 }, { record: { turn: 2 }, expect: 1 });
+    expect(st.step).toBe(2);
+    expect(st.replayed).toBe(true);
+    expect(f.sent.length).toBe(3);
+    expect(f.sent[1]).toBeTruthy();
+    expect(f.sent[2]).toBe(f.sent[1]);
+    expect((await srv.client.head("lost", { state: false }))?.step).toBe(2);
+  });
+
+  it("does not resend a fresh client's first commit, and gives the key to retry with", async () => {
+    // An older server ignores the header: a resend there could write the step twice.
+    const f = losing();
+    const c = new CairnClient({ url: srv.url, token: srv.token, fetch: f.fetch });
+    f.lose = 1;
+    const e = await c.commit("first", { n: 1 }, { expect: 0 }).catch((err) => err);
+    expect(e).toBeInstanceOf(UnavailableError);
+    expect(f.sent.length).toBe(1);
+    const key = e.idempotencyKey as string;
+    expect(key).toBe(f.sent[0]);
+    expect(e.message).toContain(`retry it with idempotencyKey ${JSON.stringify(key)}`);
+    const st = await c.commit("first", { n: 1 }, { expect: 0, idempotencyKey: key });
+    expect(st.step).toBe(1);
+    expect(st.replayed).toBe(true);
+    expect((await srv.client.head("first", { state: false }))?.step).toBe(1);
+  });
+
+  it("answers a key used for another step with a ConflictError", async () => {
+    const c = srv.client;
+    await c.commit("reused", { n: 1 }, { idempotencyKey: "k1" });
+    const e = await c.commit("reused", { n: 2 }, { idempotencyKey: "k1" }).catch((err) => err);
+    expect(e).toBeInstanceOf(ConflictError);
+    expect(e.message).toContain('idempotency key "k1" was already used for step 1');
+    expect((await c.head("reused", { state: false }))?.step).toBe(1);
+  });
+
+  it("refuses a key the server would refuse, before sending", async () => {
+    for (const key of ["", "two words", "k".repeat(129), "é"]) {
+      const e = await srv.client.commit("bad", {}, { idempotencyKey: key }).catch((err) => err);
+      expect(e).toBeInstanceOf(InvalidError);
+      expect(e.message).toMatch(/printable ASCII/);
+    }
+  });
+});

@@ -902,9 +902,12 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // next commit to the new session is step from.Number+1. It fails with
 // ErrConflict if session to already has steps, and with ErrNotFound if
 // from has been pruned since it was read. The new session's history
-// ends where from's session's history ends (its base), and a fork
-// paused for any time beside gc either lands whole or fails with
-// ErrConflict (see docs/reliability.md).
+// ends where the history from was read in ends (the base of from's
+// session, or, for a step read in a fork's history below its fork point,
+// the fork's: a fork of b@2, where b was forked from a@3, is a fork of
+// a@2 whose history ends where b's does, whether or not a has pruned or
+// removed a@2 since), and a fork paused for any time beside gc either
+// lands whole or fails with ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
 	if err := w.enter("fork to " + to); err != nil {
 		return nil, err

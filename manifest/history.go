@@ -29,6 +29,13 @@ const MaxForkLevels = 64
 // against the hash its child recorded. The cost is one LIST and one GET
 // per fork level, never the session's length.
 //
+// n must be at or above the base of the session whose history it is
+// (ReadBase): below it the history is pruned. That is also what makes a
+// session's oldest slot at or below n part of the history: a fork takes
+// its source's base, so a history that enters a session whose name was
+// removed and written again (its new first step has no parent, above
+// the old steps) never reaches below that new first step.
+//
 // If the history starts above n (a first step with no parent), it
 // returns a nil step and the number of that first step. A step the
 // history names that the store does not hold is cas.ErrNotFound.

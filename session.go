@@ -918,7 +918,14 @@ func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 }
 
 // Step returns step n of the session; steps are numbered from 1 (n = 0
-// is ErrInvalid).
+// is ErrInvalid). Below a fork's first step, step n of the fork is the
+// step numbered n of the history it was forked from (b@2 of a fork b of
+// a@3 is a@2, or, if a is a fork too, the step further down): the step
+// as it was written, with its own Session and Number, whether or not
+// that session has pruned it or been removed since. Finding it costs one
+// LIST and one GET per fork it passes (at most manifest.MaxForkLevels),
+// never a walk through the history. Its Log and a Fork of it follow the
+// fork's history.
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
 	if err := s.ws.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
 		return nil, err
@@ -940,6 +947,12 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 	if n < base {
 		// Pruned, removed, or a damaged base marker: gc's rule tells.
 		if _, err := s.notRemoved(ctx, n); err != nil {
+			if errors.Is(err, ErrRemoved) {
+				// A fork's history may still hold the step: say where
+				// to read it. Which forks there are is not known without
+				// a listing of every session, so the words name none.
+				return nil, fmt.Errorf("%w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)", err, s.name, n, n)
+			}
 			return nil, err
 		}
 		return nil, s.ws.belowBase(ctx, s.name, n, base)
@@ -974,22 +987,14 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 				return nil, err
 			}
 		}
-		// Below a fork's first step the history is shared: step n is
-		// the one of the session its first step's parent belongs to
-		// (not always the origin's: a fork of a fork shares the first
-		// fork's parent).
-		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && n < first.Number && first.Parent != nil {
-			owner, shown := s.ws.holderOf(ctx, first.Parent.Session, first.Parent.Number, n), "shows it"
-			// Pruned from its own session, it is still in this one's.
-			if b, berr := s.ws.repo.ReadBase(ctx, owner); berr == nil && n < b {
-				shown = fmt.Sprintf("still shows it, though %s's own history now starts at step %d", owner, b)
-				// Removed, it has no history of its own to start anywhere.
-				if removed, _, rerr := s.ws.removedNow(ctx, owner); rerr == nil && removed {
-					shown = fmt.Sprintf("still shows it, though %s was removed", owner)
-				}
-			}
-			return nil, fmt.Errorf("step %s@%d: %w: %s was forked from %s, so its step %d is %s@%d (the log of %s %s)",
-				s.name, n, ErrNotFound, s.name, first.Origin, n, owner, n, s.name, shown)
+		// Below a fork's first step the history is shared: step n of
+		// the fork is the step numbered n that its first step's parent
+		// goes down to (in the session forked from, or further down a
+		// chain of forks of forks), read as it was written, in this
+		// session's history. Its own session may have pruned it or been
+		// removed since: this history holds it, and gc keeps it.
+		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && first.Parent != nil && n < first.Number {
+			return s.forkedStep(ctx, first, n)
 		}
 		// At or below the head with no object: the store lost it (or a
 		// prune and gc swept it since the base was read). That is damage;
@@ -1004,24 +1009,22 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 	return newStep(s.ws, st), nil
 }
 
-// holderOf returns the session that holds step n of a chain that goes
-// down through session@at: session, or, if session's own steps start
-// above n (it is a fork too), the session its first step's parent is in,
-// and so on down. It reads one LIST and one step per fork it passes;
-// what it cannot read ends the walk, at the last session it found.
-func (w *Workspace) holderOf(ctx context.Context, session string, at, n uint64) string {
-	for range 64 {
-		first, err := w.repo.FirstStep(ctx, session)
-		if err != nil || first == 0 || first <= n || first > at {
-			return session
-		}
-		st, err := w.repo.ReadStep(ctx, session, first)
-		if err != nil || st.Parent == nil || st.Parent.Number >= first {
-			return session
-		}
-		session, at = st.Parent.Session, st.Parent.Number
+// forkedStep returns step n of the session, below first, its first
+// step, whose parent is in the session it was forked from: the step of
+// that history (manifest.Repo.HistoryStep: one LIST and one GET per fork
+// level), as read in this session's history.
+func (s *Session) forkedStep(ctx context.Context, first *manifest.Step, n uint64) (*Step, error) {
+	st, start, err := s.ws.repo.HistoryStep(ctx, *first.Parent, n)
+	switch {
+	case errors.Is(err, cas.ErrNotFound):
+		return nil, &sayOnce{msg: fmt.Sprintf("step %s@%d: %v: the store has lost a step of the history of %s below its step %d (cairn verify lists what is missing)",
+			s.name, n, ErrNotFound, s.name, first.Number), errs: []error{ErrNotFound, err}}
+	case err != nil:
+		return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
+	case st == nil:
+		return nil, fmt.Errorf("step %s@%d: %w: the history of %s starts at step %d", s.name, n, ErrNotFound, s.name, start)
 	}
-	return session
+	return newStep(s.ws, st).inHistory(s.name), nil
 }
 
 // notRemoved returns the session's head, or the error for step n if the
@@ -1056,9 +1059,12 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // next commit to the new session is step from.Number+1. It fails with
 // ErrConflict if session to already has steps, and with ErrNotFound if
 // from has been pruned since it was read. The new session's history
-// ends where from's session's history ends (its base), and a fork
-// paused for any time beside gc either lands whole or fails with
-// ErrConflict (see docs/reliability.md).
+// ends where the history from was read in ends (the base of from's
+// session, or, for a step read in a fork's history below its fork point,
+// the fork's: a fork of b@2, where b was forked from a@3, is a fork of
+// a@2 whose history ends where b's does, whether or not a has pruned or
+// removed a@2 since), and a fork paused for any time beside gc either
+// lands whole or fails with ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
 	if err := w.enter("fork to " + to); err != nil {
 		return nil, err
@@ -1094,7 +1100,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	// fork whose put came back late checks that it landed in the
 	// target's history (checkForkLanded).
 	start := w.clock()
-	st, err := w.repo.Fork(ctx, from.m, to, t.headCheck)
+	st, err := w.repo.Fork(ctx, from.m, from.history(), to, t.headCheck)
 	if err == nil {
 		err = w.checkForkLanded(ctx, t, start, st)
 	}

@@ -71,6 +71,29 @@ type Step struct {
 
 	ws *Workspace
 	m  *manifest.Step
+	// via is the session whose history the step was read in, when that
+	// is not its own: a fork's step below the fork's first step (b@2 of
+	// a fork b of a@3 is a@2), and the steps a fork's Log yields. Log and
+	// Fork follow that history, which holds the step whether or not its
+	// own session has pruned it or been removed since.
+	via string
+}
+
+// history returns the session whose history the step was read in: its
+// own, or the fork's it was read through (via).
+func (st *Step) history() string {
+	if st.via != "" {
+		return st.via
+	}
+	return st.Session
+}
+
+// inHistory returns st as read in the history of session via.
+func (st *Step) inHistory(via string) *Step {
+	if via != st.Session {
+		st.via = via
+	}
+	return st
 }
 
 func newStep(ws *Workspace, m *manifest.Step) *Step {
@@ -334,15 +357,18 @@ func (st *Step) parentStep(ctx context.Context) (_ *Step, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("parent of %s: %w", st, err)
 	}
-	return newStep(st.ws, p), nil
+	return newStep(st.ws, p).inHistory(st.history()), nil
 }
 
 // Log calls fn for st and each of its ancestors, newest first. Each
 // parent's manifest is checked against the hash its child recorded. The
-// walk ends at the base of st's session (see Workspace.Prune); the last
-// step it yields then has Truncated set, unless the history below the
-// base is a removed session's (see Workspace.Remove): a session committed
-// to again after its removal begins at its first new step.
+// walk ends at the base of st's session (see Workspace.Prune), or, for a
+// step read in a fork's history (a fork's step below its first step, or
+// one its Log yielded), at the fork's base: that history holds the step
+// and its ancestors whatever their own session did since. The last step
+// it yields then has Truncated set, unless the history below the base is
+// a removed session's (see Workspace.Remove): a session committed to
+// again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
 	if err := st.readable("log"); err != nil {
 		return err
@@ -360,13 +386,14 @@ func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 		return err
 	}
 	defer st.ws.classifyTo(&err)
-	floor, err := st.ws.repo.ReadBase(ctx, st.Session)
+	history := st.history()
+	floor, err := st.ws.repo.ReadBase(ctx, history)
 	if err != nil {
 		return fmt.Errorf("log %s: %w", st, err)
 	}
 	if st.Number < floor {
 		// Removed since st was read, or a damaged base marker.
-		if _, _, err := st.ws.removedNow(ctx, st.Session); err != nil {
+		if _, _, err := st.ws.removedNow(ctx, history); err != nil {
 			return fmt.Errorf("log %s: %w", st, err)
 		}
 	}
@@ -375,7 +402,7 @@ func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 			// A copy: cur may be st, the caller's, which other
 			// goroutines may be reading or logging from too.
 			last := *cur
-			last.Truncated = !st.ws.removedBelow(ctx, st.Session, floor)
+			last.Truncated = !st.ws.removedBelow(ctx, history, floor)
 			return fn(&last)
 		}
 		if err := fn(cur); err != nil {

@@ -245,24 +245,29 @@ var ErrPruned = errors.New("pruned")
 // Fork writes the first step of session to: a copy of step from with
 // from as its origin, sharing all of from's data (no blob is copied). It
 // fails with ErrSlotTaken if the slot is taken, and with ErrPruned if
-// from is below its session's base.
+// from is below the base of session via.
 //
-// The new session's history ends where from's session's history ends:
-// its base marker is set to the source's base before its first step, so
-// log, verify and gc never walk into steps the source pruned. Before it
-// reads that base the fork writes a pin (see Pin), which gc honours until
-// the fork's slot is taken, so a forker paused for any time either names
-// only data that still exists or loses its slot to gc's fence.
+// via is the session whose history from was read in: from's own session,
+// or a fork whose history goes down through from (HistoryStep), which
+// holds it whether or not from's own session has since pruned it or been
+// removed. The new session's history ends where via's history ends: its
+// base marker is set to via's base before its first step, so log, verify
+// and gc never walk into steps via pruned. Before it reads that base the
+// fork writes a pin (see Pin), which gc honours until the fork's slot is
+// taken, so a forker paused for any time either names only data that
+// still exists or loses its slot to gc's fence. (gc keeps via's history
+// down to its base, from included, for as long as the base is not above
+// from; the pin keeps it once it is.)
 //
 // check, if not nil, runs right before the fork's step is put, as
 // CommitInput.Check: an error stops the fork there, its step unwritten.
-func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(context.Context) error) (*Step, error) {
-	floor, err := r.ReadBase(ctx, from.Session)
+func (r *Repo) Fork(ctx context.Context, from *Step, via, to string, check func(context.Context) error) (*Step, error) {
+	floor, err := r.ReadBase(ctx, via)
 	if err != nil {
 		return nil, err
 	}
 	if from.Number < floor {
-		return nil, fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
+		return nil, prunedFrom(from, via, floor)
 	}
 	pin, err := r.WritePin(ctx, &Pin{Target: to, Step: from.Number, Source: from.Session,
 		ID: from.ID.String(), Floor: floor, Time: time.Now().UTC()})
@@ -277,14 +282,13 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 		return nil, err
 	}
 	defer unlock()
-	// Under the pin: if the source is still in its session's history
-	// now, gc keeps its chain down to the pin's floor until our slot is
-	// taken.
-	if floor, err = r.ReadBase(ctx, from.Session); err != nil {
+	// Under the pin: if the source is still in via's history now, gc
+	// keeps its chain down to the pin's floor until our slot is taken.
+	if floor, err = r.ReadBase(ctx, via); err != nil {
 		return nil, err
 	}
 	if from.Number < floor {
-		return nil, fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
+		return nil, prunedFrom(from, via, floor)
 	}
 	own, err := r.ReadBase(ctx, to)
 	if err != nil {
@@ -353,6 +357,15 @@ func (r *Repo) Fork(ctx context.Context, from *Step, to string, check func(conte
 		return nil, &ForkHiddenError{Session: to, Number: m.Number, Head: head}
 	}
 	return st, nil
+}
+
+// prunedFrom is Fork's error for a source below the base of via, the
+// session whose history it was read in.
+func prunedFrom(from *Step, via string, floor uint64) error {
+	if via == from.Session {
+		return fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
+	}
+	return fmt.Errorf("%s@%d, step %d of %s: %w (the history of %s starts at step %d now)", from.Session, from.Number, from.Number, via, ErrPruned, via, floor)
 }
 
 // ErrUnchecked reports a step that was written but whose place in its

@@ -308,9 +308,10 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 // step, that step's layout, and its ancestors down to the pin's floor.
 // A step of that chain that is gone ends the walk without error: gc
 // deleted it only after a mark that did not see this pin, that is, after
-// the source's base had risen above it, and the forker reads the base
-// after writing its pin, so its fork starts above the gone step or
-// refuses.
+// the base of the session whose history held the source (its own, or
+// the fork's it was read through) had risen above it, and the forker
+// reads that base after writing its pin, so its fork starts above the
+// gone step or refuses.
 func (r *Repo) markPin(ctx context.Context, live *liveSet, p *Pin) error {
 	ptr, err := p.SourcePointer()
 	if err != nil {

@@ -38,7 +38,7 @@ type Pin struct {
 	Step    uint64    `json:"step"`   // the slot the fork writes: Target@Step
 	Source  string    `json:"source"` // the forked step is Source@Step
 	ID      string    `json:"id"`     // its manifest hash, hex
-	Floor   uint64    `json:"floor"`  // the source's base when the pin was written
+	Floor   uint64    `json:"floor"`  // when the pin was written, the base of the session whose history holds the source (its own, or a fork's: see Repo.Fork)
 	Time    time.Time `json:"time"`
 }
 

@@ -23,22 +23,6 @@ func noStoreKeys(t *testing.T, what, msg string) {
 	}
 }
 
-// show and checkout of a step below a fork's first step say whose it is.
-func TestShowBelowForkSaysOrigin(t *testing.T) {
-	store := t.TempDir()
-	commitSteps(t, store, "p", 4)
-	if _, errs, code := cli(t, store, "", "fork", "p@4", "f"); code != 0 {
-		t.Fatal(errs)
-	}
-	for _, args := range [][]string{{"show", "f@1"}, {"log", "f@2"}, {"checkout", "f@3", "--dir", t.TempDir()}} {
-		_, errs, code := cli(t, store, "", args...)
-		noStoreKeys(t, strings.Join(args, " "), errs)
-		if code != 1 || !strings.Contains(errs, "forked from p@4") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("cairn %q: exit %d, %q; want exit 1 saying f was forked from p@4", args, code, errs)
-		}
-	}
-}
-
 // cairn commit --expect 1 on a session with no steps speaks of s@1.
 func TestExpectOnEmptySessionCLI(t *testing.T) {
 	store := t.TempDir()

@@ -405,6 +405,8 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\nA step is SESSION (its head) or SESSION@N, step N of the session's history: below a")
+	fmt.Fprintln(w, "fork's first step, the step it shares with the session it was forked from (shown as that step).")
 	fmt.Fprintln(w, "\nexit codes: 0 ok, 1 error, 2 usage or bad input, 3 conflict")
 	fmt.Fprintln(w, "cairn help COMMAND (or cairn COMMAND --help) prints a command's flags.")
 }

@@ -36,7 +36,7 @@ func TestNotFoundSaidOnce(t *testing.T) {
 		{[]string{"show", "nosuch"}, "cairn show: head of nosuch: not found: session has no steps\n"},
 		{[]string{"show", "nosuch@2"}, "cairn show: step nosuch@2: not found: session has no steps\n"},
 		{[]string{"show", "r"}, "cairn show: head of r: not found: the session was removed\n"},
-		{[]string{"show", "r@1"}, "cairn show: step r@1: not found: the session was removed\n"},
+		{[]string{"show", "r@1"}, "cairn show: step r@1: not found: the session was removed; if a session was forked from r above step 1, its history still holds this step, as its step 1 (cairn log FORK lists it)\n"},
 	} {
 		_, errs, code := cli(t, store, "", c.args...)
 		if code != 1 || errs != c.want || strings.Count(errs, "not found") != 1 {

@@ -60,7 +60,7 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 		InputSchema: in(ToolResume, schemaFor[ResumeIn](), true), OutputSchema: schemaFor[ResumeOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.resume)
 	addTool(s, &mcp.Tool{Name: ToolFork, Description: "Start a new session from a step of another (no data is copied); the new session continues from that step.",
 		InputSchema: in(ToolFork, schemaFor[ForkIn](), true), OutputSchema: schemaFor[StepInfo](), Annotations: &mcp.ToolAnnotations{}}, t.fork)
-	addTool(s, &mcp.Tool{Name: ToolShow, Description: "Show one step, SESSION or SESSION@N: its record and, unless record_only, its state.",
+	addTool(s, &mcp.Tool{Name: ToolShow, Description: "Show one step, SESSION or SESSION@N: its record and, unless record_only, its state. Below a fork's first step, SESSION@N is the step the fork shares with the session it was forked from, shown as that step (its own session and step).",
 		InputSchema: in(ToolShow, schemaFor[ShowIn](), true), OutputSchema: schemaFor[StepState](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.show)
 	addTool(s, &mcp.Tool{Name: ToolLog, Description: "List a session's steps newest first, following parents across forks.",
 		InputSchema: in(ToolLog, schemaFor[LogIn](), true), OutputSchema: schemaFor[LogOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)

@@ -9,9 +9,10 @@ from cairnlog import InvalidError, NotFoundError
 
 
 def test_iter_log_pages_across_a_fork(ws: cairnlog.Workspace) -> None:
-    # Paging by hand with from_step = last step - 1 on the fork's own name
-    # fails below its fork point (404: "b was forked from a@4, so its step
-    # 2 is a@2"); iter_log goes on in the session each step belongs to.
+    # Below its fork point a fork's history is the fork's: log("b",
+    # from_step=2) reads a@2 and what is below it in b's history, and
+    # iter_log pages on under b's name, also once a is removed (it went on
+    # under a's, a 404 then).
     c = ws.client
     for i in range(1, 8):
         c.commit("a", {"i": i})
@@ -23,8 +24,13 @@ def test_iter_log_pages_across_a_fork(ws: cairnlog.Workspace) -> None:
         got = [(s["session"], s["step"]) for s in c.iter_log("b", page=page)]
         assert got == want, page
     assert [s["step"] for s in ws.session("a").iter_log(page=2)] == list(range(7, 0, -1))
+    assert [(s["session"], s["step"]) for s in c.log("b", limit=3, from_step=2)] == [("a", 2), ("a", 1)]
+    c.remove("a")
+    for page in (1, 2, 3, 1000):
+        got = [(s["session"], s["step"]) for s in c.iter_log("b", page=page)]
+        assert got == want, page
     with pytest.raises(NotFoundError):
-        c.log("b", limit=3, from_step=2)
+        c.log("a", limit=3, from_step=2)
     with pytest.raises(InvalidError):
         list(c.iter_log("b", page=0))
 

@@ -542,20 +542,18 @@ export class CairnClient {
   /**
    * Every step, newest first, following parents across forks, read `page`
    * steps (default 1000) a request: a long history is never held whole.
-   * Each next page starts below the last step read, in the session that
-   * holds it (below a fork's first step, its origin's: `log(fork, {from})`
-   * is a NotFoundError there).
+   * Each next page starts below the last step read, in the history of
+   * `session`: below a fork's first step, step N of the fork is the step
+   * at N in its history (the origin's), also once the origin was removed.
    */
   async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
     const page = whole(opts.page ?? 1000, "page");
-    let name = session;
     let from = opts.from;
     for (;;) {
-      const steps = await this.log(name, { limit: page, from, signal: opts.signal });
+      const steps = await this.log(session, { limit: page, from, signal: opts.signal });
       yield* steps;
       const last = steps[steps.length - 1];
       if (steps.length < page || last.step <= 1) return;
-      name = last.origin ? last.origin.slice(0, last.origin.lastIndexOf("@")) : last.session;
       from = last.step - 1;
     }
   }

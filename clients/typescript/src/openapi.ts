@@ -116,7 +116,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** step N with its state */
+        /**
+         * step N with its state
+         * @description Step N of the session's history. Below a fork's first step that is the step the fork shares with the session it was forked from (or, for a fork of a fork, further down): the answer is that step as it was written, with its own session and step (step 2 of a fork of a@3 is a@2), also once that session is pruned or removed. log's from, diff's a and b, and fork's step name steps the same way.
+         */
         get: operations["step"];
         put?: never;
         post?: never;

@@ -145,8 +145,9 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
   }
 
   it("pages a long history across a fork with logAll", async () => {
-    // Paging by hand with from = last step - 1 on the fork's own name is a
-    // NotFoundError below its fork point.
+    // Below its fork point a fork's history is the fork's: log("pb",
+    // {from: 2}) reads pa@2 and below, and logAll pages on under pb's
+    // name, also once pa is removed (it went on under pa's: a NotFoundError).
     const c = srv.client;
     for (let i = 1; i <= 7; i++) await c.commit("pa", { i });
     await c.fork("pa", "pb", { step: 4 });
@@ -157,7 +158,14 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
       for await (const st of c.logAll("pb", { page })) got.push(`${st.session}@${st.step}`);
       expect(got, String(page)).toEqual(want);
     }
-    await expect(c.log("pb", { limit: 3, from: 2 })).rejects.toBeInstanceOf(NotFoundError);
+    expect((await c.log("pb", { limit: 3, from: 2 })).map((st) => `${st.session}@${st.step}`)).toEqual(["pa@2", "pa@1"]);
+    await c.remove("pa");
+    for (const page of [1, 2, 3, 1000]) {
+      const got: string[] = [];
+      for await (const st of c.logAll("pb", { page })) got.push(`${st.session}@${st.step}`);
+      expect(got, String(page)).toEqual(want);
+    }
+    await expect(c.log("pa", { limit: 3, from: 2 })).rejects.toBeInstanceOf(NotFoundError);
     await expect(c.logAll("pb", { page: 0 }).next()).rejects.toBeInstanceOf(InvalidError);
   });
 

@@ -430,21 +430,17 @@ class Client:
     def iter_log(self, session: str, page: int = 1000, from_step: Optional[int] = None) -> Iterator[Step]:
         """Every step, newest first, following parents across forks, read `page`
         steps a request: a long history is never held whole. Each next page
-        starts below the last step read, in the session that holds it (below
-        a fork's first step, its origin's: `log(fork, from_step=...)` is 404
-        there)."""
+        starts below the last step read, in the history of `session`: below
+        a fork's first step, step N of the fork is the step at N in its
+        history (the origin's), also once the origin was removed."""
         page = _whole(page, "page")
-        name, start = session, from_step
+        start = from_step
         while True:
-            steps = self.log(name, limit=page, from_step=start)
+            steps = self.log(session, limit=page, from_step=start)
             yield from steps
             if len(steps) < page or steps[-1]["step"] <= 1:
                 return
-            last = steps[-1]
-            # A fork's first step (its origin's, under the fork's name) is
-            # the last one of the fork's own: below it is the origin's.
-            name = str(last["origin"]).rsplit("@", 1)[0] if last.get("origin") else last["session"]
-            start = last["step"] - 1
+            start = steps[-1]["step"] - 1
 
     def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
         """Start session `to` from a step of `session` (default its head)."""

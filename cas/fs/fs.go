@@ -123,6 +123,12 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 			return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 		}
 	} else if err := os.Rename(tmp, dst); err != nil {
+		if fi, serr := os.Lstat(dst); serr == nil && fi.IsDir() {
+			// Not the store's failure but its damage: nothing this
+			// user can retry removes the directory.
+			return &cas.RefusedError{Op: "put", Key: key, Err: cas.NotStored(err),
+				Why: "a directory stands where the object's file belongs (remove the directory to repair)"}
+		}
 		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
 	if err := syncDir(dir); err != nil {

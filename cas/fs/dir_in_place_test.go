@@ -1,0 +1,38 @@
+package fs_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/cas/fs"
+)
+
+// TestPutOverDirectoryRefused: a directory standing where an object's
+// file belongs (an operator's mistake, a damaged store) makes a put fail
+// as a refusal in words, which the layers above say as "the store …
+// refused the request: a directory stands where the object's file
+// belongs …: gc's saved state was not written". It failed with the
+// rename's text, "put gc/state: rename /…/.tmp/put-123 /…/gc/state: file
+// exists", naming the temporary file and the key.
+func TestPutOverDirectoryRefused(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := fs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "gc", "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Put(ctx, "gc/state", []byte("x"), cas.PutOptions{})
+	var re *cas.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(re.Why, "a directory stands where the object's file belongs") ||
+		strings.Contains(re.Why, root) || !cas.IsNotStored(err) {
+		t.Errorf("put over a directory: %v; want a refusal in words, naming no path, that stored nothing", err)
+	}
+}

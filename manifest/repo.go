@@ -475,8 +475,8 @@ func (r *Repo) CheckBaseMarkers(ctx context.Context, session string) error {
 		return err
 	}
 	if marks.top > 0 && !marks.legacy {
-		return fmt.Errorf("%w: session %s has a base marker saying step %d but lacks the older base marker every prune or removal writes first, so readers disagree on where its history starts (restore it holding %d, or delete the newer one)",
-			cas.ErrCorrupt, session, marks.top, marks.top)
+		return fmt.Errorf("%w: %s lacks the form every prune or removal writes first, while its newer form says step %d, so readers disagree on where the history starts; restore the older form holding %d, or delete the newer one",
+			cas.ErrCorrupt, DescribeKey(BaseKey(session)), marks.top, marks.top)
 	}
 	return nil
 }

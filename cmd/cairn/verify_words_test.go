@@ -43,6 +43,12 @@ func TestVerifyLeadsWithWhatTheUserKnows(t *testing.T) {
 			}
 			writeFile(t, p, []byte("junk\n"))
 		}, "a fork pin of session n is damaged (", "session n", "n", ""},
+		{"base marker's older form", "steps/d/base", func(store, p string) {
+			if _, errs, code := cli(t, store, "", "prune", "d", "--keep-last", "5"); code != 0 {
+				t.Fatalf("prune: exit %d: %s", code, errs)
+			}
+			remove(t, p)
+		}, "the base marker of session d is damaged (it lacks the form every prune or removal writes first, while its newer form says step 36", "session d", "d", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			store := damageFixture(t)
@@ -55,8 +61,8 @@ func TestVerifyLeadsWithWhatTheUserKnows(t *testing.T) {
 			if !strings.HasPrefix(line, c.lead) || strings.Count(line, c.once) != 1 || storeWords.MatchString(line) {
 				t.Errorf("verify: BAD %s; want it to begin %q, say %q once and name no store key before (object %s)", line, c.lead, c.once, c.key)
 			}
-			if !strings.Contains(line, "): ") && !strings.Contains(line, "missing: ") {
-				t.Errorf("verify: BAD %s; want what the damage means after what is wrong", line)
+			if !strings.Contains(line, "): ") && !strings.Contains(line, "missing: ") && !strings.Contains(line, "; restore") {
+				t.Errorf("verify: BAD %s; want what the damage means, or what to do, after what is wrong", line)
 			}
 			js, _, _ := cli(t, store, "", "verify", "--json")
 			var rep struct {
@@ -69,7 +75,7 @@ func TestVerifyLeadsWithWhatTheUserKnows(t *testing.T) {
 				if p["object"] != c.key {
 					continue
 				}
-				if p["session"] != c.session || p["step"] != c.step || p["problem"] != line || p["effect"] == "" ||
+				if p["session"] != c.session || p["step"] != c.step || p["problem"] != line ||
 					!strings.Contains(line, p["effect"]) || p["error"] == "" {
 					t.Errorf("verify --json: %v; want session %q, step %q, problem %q, its effect and the error", p, c.session, c.step, line)
 				}

@@ -243,6 +243,7 @@ func (v *verifier) damage(object, at string, err error, effect string) {
 // it (Problem.Effect): what cannot be read, whether gc runs, and what to do.
 const (
 	effectStep      = "neither it nor a step whose state uses its data can be read, and cairn gc deletes nothing until it is restored from a backup"
+	effectStepData  = "neither it nor a step whose state uses its data can be read; cairn gc, which reads only its manifest, still runs and keeps it (restore it from a backup)"
 	effectTombstone = "it marks the session removed; cairn sessions, du and gc fail until it is restored from a backup"
 	effectBase      = "readers refuse the session and cairn gc deletes nothing until it is repaired"
 	effectHint      = "readers find the head without it and cairn gc runs; delete it to repair (commits write a new one)"
@@ -378,7 +379,7 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 				return
 			}
 			if !seen && (!gone || !missing) {
-				v.damage(key, ref, err, effectStep)
+				v.damage(key, ref, err, v.stepEffect(ctx, session, n, want, gone))
 			}
 			missing, unread = gone, !gone
 			n, want = n-1, nil
@@ -450,6 +451,21 @@ func (v *verifier) lost(ctx context.Context, session string, n uint64, named map
 		return known && k > reached
 	}
 	return false
+}
+
+// stepEffect says what the damage to step n of session, which could not
+// be read whole, means: whether gc refuses to run, found by reading the
+// step as gc's mark does (its manifest and index, checked against the
+// hash its child recorded, want, or the whole object for a head).
+func (v *verifier) stepEffect(ctx context.Context, session string, n uint64, want *cas.ID, gone bool) string {
+	if gone {
+		return effectStep
+	}
+	cr := &chainReader{r: v.r, cache: map[string]*Step{}}
+	if _, err := cr.read(ctx, session, n, want); err == nil {
+		return effectStepData
+	}
+	return effectStep
 }
 
 // held returns the step numbers of session the store holds, ascending,

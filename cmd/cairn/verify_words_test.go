@@ -123,3 +123,57 @@ func remove(t *testing.T, p string) {
 		t.Fatal(err)
 	}
 }
+
+// TestVerifyStepEffectMatchesGC: what verify says a damaged step means
+// for gc is what gc does. gc's mark reads an older step's manifest alone
+// and runs on past damage to the data behind it, but verify said of every
+// damaged step that gc deletes nothing until it is restored.
+func TestVerifyStepEffectMatchesGC(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	runs := 0
+	for _, c := range []struct {
+		name, key string
+		damage    func(store, key string)
+	}{
+		{"older step's data", "steps/d/00000000000000000010", func(store, key string) { flipAt(t, store, key, -40) }},
+		{"older step cut to a byte", "steps/d/00000000000000000010", func(store, key string) {
+			writeFile(t, filepath.Join(store, filepath.FromSlash(key)), []byte("x"))
+		}},
+		{"head", "steps/d/00000000000000000040", func(store, key string) { flip(t, store, key) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			store := damageFixture(t)
+			c.damage(store, c.key)
+			out, _, _ := cli(t, store, "", "verify")
+			line := badLine(out, c.key)
+			_, errs, code := cli(t, store, "", "gc", "--dry-run")
+			refuses := strings.Contains(line, "cairn gc deletes nothing")
+			runsToo := strings.Contains(line, "cairn gc, which reads only its manifest, still runs")
+			if refuses == runsToo || refuses != (code == 1) {
+				t.Errorf("verify: BAD %s; gc: exit %d, %s: verify must say what gc does", line, code, errs)
+			}
+			if runsToo {
+				runs++
+			}
+		})
+	}
+	if runs == 0 {
+		t.Errorf("no damage left gc running: the cases no longer show both")
+	}
+}
+
+// flipAt flips the byte at off (from the end if negative) of the object at
+// rel under store.
+func flipAt(t *testing.T, store, rel string, off int) {
+	t.Helper()
+	p := filepath.Join(store, filepath.FromSlash(rel))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off < 0 {
+		off += len(b)
+	}
+	b[off] ^= 0x40
+	writeFile(t, p, b)
+}

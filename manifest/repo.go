@@ -165,9 +165,14 @@ func (st *Step) countNew(entries []pack.Entry) {
 	}
 }
 
-// ReadPointer reads the step p names and checks its hash.
+// ReadPointer reads the step p names and checks its hash. A step the
+// store does not hold is lost, since a step names it: cas.ErrCorrupt as
+// well as cas.ErrNotFound.
 func (r *Repo) ReadPointer(ctx context.Context, p Pointer) (*Step, error) {
 	s, err := r.ReadStep(ctx, p.Session, p.Number)
+	if errors.Is(err, cas.ErrNotFound) {
+		return nil, &lostError{key: StepKey(p.Session, p.Number), by: namedAsParent, err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -750,6 +755,10 @@ func (r *Repo) fetchAll(ctx context.Context, keys []string, fn func(key string, 
 			defer wg.Done()
 			for key := range work {
 				obj, err := r.index(ctx, key)
+				if errors.Is(err, cas.ErrNotFound) {
+					// Every object fetched here is one a step's layout names.
+					err = &lostError{key: key, by: namedByState, err: err}
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err

@@ -87,10 +87,10 @@ func stepRefKey(ref string) string {
 // missing", "is too large or too deep" or "cannot be read".
 func damageWords(err error) string {
 	switch {
-	case errors.Is(err, cas.ErrCorrupt):
-		return "is damaged"
 	case errors.Is(err, cas.ErrNotFound):
 		return "is missing"
+	case errors.Is(err, cas.ErrCorrupt):
+		return "is damaged"
 	case errors.Is(err, tree.ErrLimit):
 		return "exceeds a limit"
 	}
@@ -103,6 +103,10 @@ func damageWords(err error) string {
 // "content hashes to …"); "" when nothing is left ("not found").
 func reason(err error, key string) string {
 	var base *BaseError
+	var lost *lostError
+	if errors.As(err, &lost) {
+		return "" // "is missing" says it
+	}
 	if errors.As(err, &base) {
 		return fmt.Sprintf("it says step %d but the newest step is %d, which is neither a removal nor a prune", base.Base, base.Head)
 	}

@@ -36,3 +36,25 @@ func TestPutOverDirectoryRefused(t *testing.T) {
 		t.Errorf("put over a directory: %v; want a refusal in words, naming no path, that stored nothing", err)
 	}
 }
+
+// TestCreateOverDirectoryRefused: a conditional create of a key where a
+// directory stands is refused in words, not lost as to another writer:
+// a commit whose step slot held a directory said "conflict on a@40:
+// another writer already wrote this step" (exit 3) at every try.
+func TestCreateOverDirectoryRefused(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := fs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "steps/a/00000000000000000040"
+	if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(key)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Put(ctx, key, []byte("x"), cas.PutOptions{IfAbsent: true})
+	var re *cas.RefusedError
+	if errors.Is(err, cas.ErrExists) || !errors.As(err, &re) || !strings.Contains(re.Why, "a directory stands where") || !cas.IsNotStored(err) {
+		t.Errorf("conditional create over a directory: %v; want a refusal in words that stored nothing, not ErrExists", err)
+	}
+}

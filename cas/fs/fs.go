@@ -89,6 +89,11 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	if opts.IfAbsent {
 		// Cheap early answer; the link below is the real arbiter.
 		if _, err := os.Lstat(dst); err == nil {
+			if fi, err := os.Stat(dst); err == nil && fi.IsDir() {
+				// No writer took the key: it is damaged, and a put that
+				// lost to it would be retried forever as a conflict.
+				return dirInPlace(key, cas.NotStored(iofs.ErrExist))
+			}
 			return cas.ErrExists
 		}
 	}
@@ -124,10 +129,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		}
 	} else if err := os.Rename(tmp, dst); err != nil {
 		if fi, serr := os.Lstat(dst); serr == nil && fi.IsDir() {
-			// Not the store's failure but its damage: nothing this
-			// user can retry removes the directory.
-			return &cas.RefusedError{Op: "put", Key: key, Err: cas.NotStored(err),
-				Why: "a directory stands where the object's file belongs (remove the directory to repair)"}
+			return dirInPlace(key, cas.NotStored(err))
 		}
 		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
@@ -411,6 +413,13 @@ func refusal(op, key string, err error) error {
 		return err
 	}
 	return &cas.RefusedError{Op: op, Key: key, Why: why, Err: err}
+}
+
+// dirInPlace is the refusal of a put to key where a directory stands:
+// not the store's failure but its damage, which no retry removes.
+func dirInPlace(key string, err error) error {
+	return &cas.RefusedError{Op: "put", Key: key, Err: err,
+		Why: "a directory stands where the object's file belongs (remove the directory to repair)"}
 }
 
 func mapErr(key string, err error) error {

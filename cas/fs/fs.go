@@ -88,11 +88,13 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	dst := s.path(key)
 	if opts.IfAbsent {
 		// Cheap early answer; the link below is the real arbiter.
-		if _, err := os.Lstat(dst); err == nil {
-			if fi, err := os.Stat(dst); err == nil && fi.IsDir() {
-				// No writer took the key: it is damaged, and a put that
-				// lost to it would be retried forever as a conflict.
-				return dirInPlace(key, cas.NotStored(iofs.ErrExist))
+		if fi, err := os.Lstat(dst); err == nil {
+			if !fi.Mode().IsRegular() {
+				// No writer took the key (a put makes a file, which List
+				// lists; it skips anything else): it is damaged, and a
+				// put that lost to it would be retried forever as a
+				// conflict.
+				return notAFile(key, cas.NotStored(iofs.ErrExist))
 			}
 			return cas.ErrExists
 		}
@@ -129,7 +131,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		}
 	} else if err := os.Rename(tmp, dst); err != nil {
 		if fi, serr := os.Lstat(dst); serr == nil && fi.IsDir() {
-			return dirInPlace(key, cas.NotStored(err))
+			return notAFile(key, cas.NotStored(err))
 		}
 		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
@@ -415,11 +417,12 @@ func refusal(op, key string, err error) error {
 	return &cas.RefusedError{Op: op, Key: key, Why: why, Err: err}
 }
 
-// dirInPlace is the refusal of a put to key where a directory stands:
-// not the store's failure but its damage, which no retry removes.
-func dirInPlace(key string, err error) error {
+// notAFile is the refusal of a put to key where a directory or a
+// symbolic link stands: not the store's failure but its damage, which
+// no retry removes.
+func notAFile(key string, err error) error {
 	return &cas.RefusedError{Op: "put", Key: key, Err: err,
-		Why: "a directory stands where the object's file belongs (remove the directory to repair)"}
+		Why: "a directory or link stands where the object's file belongs (remove it to repair)"}
 }
 
 func mapErr(key string, err error) error {

@@ -96,7 +96,7 @@ func TestDamagedBaseMarkerReaders(t *testing.T) {
 			}
 			found := false
 			for _, p := range rep.Problems {
-				found = found || p.Object == manifest.BaseKey("d") && strings.Contains(p.String(), "base marker says step "+marker)
+				found = found || p.Object == manifest.BaseKey("d") && strings.Contains(p.Err.Error(), "base marker says step "+marker)
 			}
 			if !found {
 				t.Errorf("verify d problems = %v, want d's base marker", rep.Problems)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/retry"
@@ -94,6 +95,18 @@ var (
 	// whatever is there.
 	ErrMaybeWritten = errors.New("the step may have been written; the session's next commit reads its head again")
 )
+
+// DamageHint says what a user of the command line or the HTTP API can do
+// about err if the store's damage is its cause (ErrCorrupt): run cairn
+// verify, which names every damaged object, what the damage means, and
+// what to do. It is "" for any other error, and for one that already
+// says so.
+func DamageHint(err error) string {
+	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "cairn verify") {
+		return ""
+	}
+	return "the store is damaged: cairn verify names every damaged object, what it means and what to do"
+}
 
 // mayHaveLanded reports whether a failed put may still have taken
 // effect: anything but a refusal the store gave before acting, or a

@@ -75,7 +75,7 @@ func TestGCDamagedBaseMarker(t *testing.T) {
 			}
 			found := false
 			for _, p := range rep.Problems {
-				if strings.Contains(p.String(), "base marker says step "+marker+" but its newest step is 5") {
+				if strings.Contains(p.Err.Error(), "base marker says step "+marker+" but its newest step is 5") {
 					found = true
 				}
 			}

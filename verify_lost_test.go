@@ -21,12 +21,12 @@ func corruptStep(t *testing.T, store cas.Store, session string, n uint64) {
 }
 
 // verifyFinds fails t unless rep has a problem with object key, step ref
-// and an error that is want (cas.ErrNotFound for a lost object: the
+// (or, for a problem no step's, session ref) and an error that is want (cas.ErrNotFound for a lost object: the
 // API's ErrNotFound is for what does not exist) in words, no store key.
 func verifyFinds(t *testing.T, rep *cairn.VerifyReport, key, ref string, want error) {
 	t.Helper()
 	for _, p := range rep.Problems {
-		if p.Object == key && p.Step == ref {
+		if p.Object == key && (p.Step == ref || p.Step == "" && p.Session == ref) {
 			if !errors.Is(p.Err, want) || strings.Contains(p.Err.Error(), "steps/") {
 				t.Errorf("verify: %s: %v; want %v in words", ref, p.Err, want)
 			}

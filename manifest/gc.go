@@ -131,7 +131,12 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	prev, err := r.readGCState(ctx)
 	if errors.Is(err, cas.ErrCorrupt) {
 		// Losing the candidates only delays deletions by one run.
-		rep.Note = fmt.Sprintf("ignored an unreadable gc state (%v); candidates start over", err)
+		then := "this run sets it aside and saves a new one"
+		if opts.DryRun {
+			then = "a run without --dry-run sets it aside and saves a new one"
+		}
+		rep.Note = fmt.Sprintf("%s is damaged: %s; %s, so what the last run found unreachable is deleted one run later than it would have been",
+			DescribeKey(GCStateKey), reason(err, GCStateKey), then)
 		prev = NewGCState(time.Time{})
 	} else if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)

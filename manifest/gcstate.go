@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,14 +40,9 @@ func DecodeGCState(b []byte, what string) (*GCState, error) {
 	if len(b) > MaxGCStateSize {
 		return nil, bad("%d bytes exceeds %d", len(b), MaxGCStateSize)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var st GCState
-	if err := dec.Decode(&st); err != nil {
+	if err := decodeStrict(b, &st); err != nil {
 		return nil, bad("%v", err)
-	}
-	if dec.More() {
-		return nil, bad("trailing data")
 	}
 	if st.Version != gcStateVersion {
 		return nil, bad("unsupported version %d", st.Version)

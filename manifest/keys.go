@@ -228,8 +228,7 @@ func describeOther(key string) string {
 	if session, ok := strings.CutPrefix(key, sessionsPrefix); ok {
 		return "the marker of session " + session
 	}
-	if IsPinKey(key) {
-		target, _, _ := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/")
+	if target := pinTarget(key); target != "" {
 		return "a fork pin of session " + target
 	}
 	if target, name, ok := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/"); ok && name == forkLockName && strings.HasPrefix(key, pinsPrefix) {
@@ -296,6 +295,15 @@ func LayoutKeys(l Layout) []string {
 // only objects gc deletes.
 func isDataKey(key string) bool {
 	return strings.HasPrefix(key, stepsPrefix) || strings.HasPrefix(key, packsPrefix)
+}
+
+// pinTarget returns the session a pin's key forks to, or "".
+func pinTarget(key string) string {
+	if !IsPinKey(key) {
+		return ""
+	}
+	target, _, _ := strings.Cut(strings.TrimPrefix(key, pinsPrefix), "/")
+	return target
 }
 
 // PinKey returns the key of a pin with the given nonce.

@@ -266,6 +266,11 @@ func (cr *chainReader) liveChain(ctx context.Context, session string, head, floo
 			seen[key] = floor
 		}
 		st, err := cr.read(ctx, session, n, want)
+		if want != nil && errors.Is(err, cas.ErrNotFound) {
+			// A later step names it as its parent, and the walk ends at
+			// the base: it is lost, not pruned.
+			return &lostError{key: key, by: namedAsParent, err: err}
+		}
 		if err != nil {
 			return err
 		}
@@ -280,6 +285,25 @@ func (cr *chainReader) liveChain(ctx context.Context, session string, head, floo
 	}
 	return nil
 }
+
+// lostError is an object the store does not hold though another names
+// it (a step its child, a layout the objects of a step's state): damage
+// (cas.ErrCorrupt), and still the store's cas.ErrNotFound.
+type lostError struct {
+	key string
+	by  string // what names it: "a later step names it as its parent"
+	err error
+}
+
+func (e *lostError) Error() string { return DescribeKey(e.key) + " is missing, though " + e.by }
+
+func (e *lostError) Unwrap() []error { return []error{cas.ErrCorrupt, e.err} }
+
+// Ways an object is named, for lostError.
+const (
+	namedAsParent = "a later step names it as its parent"
+	namedByState  = "a step's state has data in it"
+)
 
 // mark walks every live session of l and returns what is live, with each
 // session's base. Any step it cannot read aborts the mark: a sweep after

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -60,14 +59,9 @@ func DecodePin(b []byte, what string) (*Pin, error) {
 	if len(b) > maxPinSize {
 		return nil, bad("%d bytes exceeds %d", len(b), maxPinSize)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var p Pin
-	if err := dec.Decode(&p); err != nil {
+	if err := decodeStrict(b, &p); err != nil {
 		return nil, bad("%v", err)
-	}
-	if dec.More() {
-		return nil, bad("trailing data")
 	}
 	switch {
 	case p.Version != pinVersion:

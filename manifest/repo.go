@@ -167,9 +167,14 @@ func (st *Step) countNew(entries []pack.Entry) {
 	}
 }
 
-// ReadPointer reads the step p names and checks its hash.
+// ReadPointer reads the step p names and checks its hash. A step the
+// store does not hold is lost, since a step names it: cas.ErrCorrupt as
+// well as cas.ErrNotFound.
 func (r *Repo) ReadPointer(ctx context.Context, p Pointer) (*Step, error) {
 	s, err := r.ReadStep(ctx, p.Session, p.Number)
+	if errors.Is(err, cas.ErrNotFound) {
+		return nil, &lostError{key: StepKey(p.Session, p.Number), by: namedAsParent, err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -477,8 +482,8 @@ func (r *Repo) CheckBaseMarkers(ctx context.Context, session string) error {
 		return err
 	}
 	if marks.top > 0 && !marks.legacy {
-		return fmt.Errorf("%w: session %s has a base marker saying step %d but lacks the older base marker every prune or removal writes first, so readers disagree on where its history starts (restore it holding %d, or delete the newer one)",
-			cas.ErrCorrupt, session, marks.top, marks.top)
+		return fmt.Errorf("%w: %s lacks the form every prune or removal writes first, while its newer form says step %d, so readers disagree on where the history starts; restore the older form holding %d, or delete the newer one",
+			cas.ErrCorrupt, DescribeKey(BaseKey(session)), marks.top, marks.top)
 	}
 	return nil
 }
@@ -752,6 +757,10 @@ func (r *Repo) fetchAll(ctx context.Context, keys []string, fn func(key string, 
 			defer wg.Done()
 			for key := range work {
 				obj, err := r.index(ctx, key)
+				if errors.Is(err, cas.ErrNotFound) {
+					// Every object fetched here is one a step's layout names.
+					err = &lostError{key: key, by: namedByState, err: err}
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err

@@ -12,18 +12,135 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-// Problem is one failure found by Verify.
+// Problem is one failure found by Verify. Its words (String) lead with
+// what a user of sessions and steps knows: the step whose reading failed,
+// or else the object in words (DescribeKey: "the marker of session a"),
+// what is wrong with it, and what that means for them (Effect); the
+// object's store key, which an operator restoring from a backup needs,
+// comes last, as a detail.
 type Problem struct {
-	Object string // the key of the bad or missing object, if known
-	Step   string // session@step whose reading failed
-	Err    error
+	Session string // the session the problem belongs to (a fork pin's: the session it forks to)
+	Step    string // session@step whose reading failed; "" when the problem is no step's (a marker, a hint, a pin)
+	Object  string // the key of the bad or missing object, if known
+	Err     error
+	Effect  string // what the damage means: what cannot be read, whether gc runs, what to do
 }
 
+// String says the problem in one line: its Words, then the object's key
+// as a detail, "(object steps/a/00000000000000000010)".
 func (p Problem) String() string {
-	if p.Object != "" {
-		return fmt.Sprintf("%s: %s: %v", p.Object, p.Step, p.Err)
+	if p.Object == "" {
+		return p.Words()
 	}
-	return fmt.Sprintf("%s: %v", p.Step, p.Err)
+	return p.Words() + " (object " + p.Object + ")"
+}
+
+// Words says the problem without the object's key: "step a@32 cannot be
+// read: step a@10, which holds part of its state, is damaged (content
+// hashes to …)", "the marker of session a is damaged (it holds …): only
+// verify reads it (…)".
+func (p Problem) Words() string {
+	var b strings.Builder
+	what, own := "", p.Object != "" && p.Step != "" && p.Object == stepRefKey(p.Step)
+	if p.Object != "" {
+		what = objectWords(p.Object)
+	}
+	switch {
+	case p.Step != "" && (own || p.Object == ""):
+		b.WriteString("step " + p.Step)
+	case p.Step != "":
+		fmt.Fprintf(&b, "step %s cannot be read: %s, which holds part of its state,", p.Step, what)
+	default:
+		b.WriteString(what)
+	}
+	b.WriteString(" " + damageWords(p.Err))
+	if why := reason(p.Err, p.Object); why != "" {
+		b.WriteString(" (" + why + ")")
+	}
+	if p.Effect != "" {
+		b.WriteString(": " + p.Effect)
+	}
+	return b.String()
+}
+
+// objectWords names an object as Problem.String does: a step object as
+// the step (`step a@3`), any other as DescribeKey does.
+func objectWords(key string) string {
+	if s, n, ok := ParseStepKey(key); ok {
+		return fmt.Sprintf("step %s@%d", s, n)
+	}
+	return DescribeKey(key)
+}
+
+// stepRefKey returns the key of the step object a session@step reference
+// names, or "".
+func stepRefKey(ref string) string {
+	s, num, ok := strings.Cut(ref, "@")
+	n, err := strconv.ParseUint(num, 10, 64)
+	if !ok || err != nil {
+		return ""
+	}
+	return StepKey(s, n)
+}
+
+// damageWords says what kind of failure err is: "is damaged", "is
+// missing", "is too large or too deep" or "cannot be read".
+func damageWords(err error) string {
+	switch {
+	case errors.Is(err, cas.ErrNotFound):
+		return "is missing"
+	case errors.Is(err, cas.ErrCorrupt):
+		return "is damaged"
+	case errors.Is(err, tree.ErrLimit):
+		return "exceeds a limit"
+	}
+	return "cannot be read"
+}
+
+// reason is err's text less what Problem.String says already: the kind
+// of failure, and the object's words that this package's errors begin
+// with ("corrupt object: session a, step 10: content hashes to …" is
+// "content hashes to …"); "" when nothing is left ("not found").
+func reason(err error, key string) string {
+	var base *BaseError
+	var lost *lostError
+	if errors.As(err, &lost) {
+		return "" // "is missing" says it
+	}
+	if errors.As(err, &base) {
+		return fmt.Sprintf("it says step %d but the newest step is %d, which is neither a removal nor a prune", base.Base, base.Head)
+	}
+	text := err.Error()
+	for _, kind := range []error{cas.ErrCorrupt, cas.ErrNotFound} {
+		text = strings.TrimPrefix(text, kind.Error()+": ")
+	}
+	text = strings.TrimPrefix(text, "read ")
+	if key != "" {
+		words := DescribeKey(key)
+		text = strings.TrimPrefix(text, "the manifest of "+words+": ")
+		if rest, ok := strings.CutPrefix(text, words); ok {
+			text = strings.TrimLeft(rest, ": ")
+			if startsWithVerb(text) {
+				text = "it " + text
+			}
+		}
+	}
+	if text == cas.ErrNotFound.Error() {
+		return ""
+	}
+	return strings.TrimSuffix(text, ": "+cas.ErrNotFound.Error())
+}
+
+// startsWithVerb reports whether a reason left after the object's words
+// begins with a verb ("holds …", "names …", "is …"), which reads as a
+// sentence only with its subject: "it holds …".
+func startsWithVerb(text string) bool {
+	verb, _, _ := strings.Cut(text, " ")
+	switch verb {
+	case "holds", "names", "is", "has", "says", "lacks":
+		return true
+	}
+	return false
 }
 
 // VerifyReport is the result of Verify.
@@ -65,7 +182,7 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 	v := &verifier{r: r, rep: &VerifyReport{}, objects: map[string]bool{}, counted: map[string]bool{}, blobs: map[cas.ID]bool{}, steps: map[string]uint64{}}
 	if whole {
 		// gc reads every fork pin and refuses a store with a bad one.
-		if err := r.CheckPins(ctx, func(key string, err error) { v.problem(key, "fork pin", err) }); err != nil {
+		if err := r.CheckPins(ctx, func(key string, err error) { v.damage(key, pinTarget(key), err, effectPin) }); err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
 	}
@@ -112,9 +229,33 @@ func (v *verifier) count(key string) {
 	}
 }
 
-func (v *verifier) problem(object, step string, err error) {
-	v.rep.Problems = append(v.rep.Problems, Problem{Object: object, Step: step, Err: err})
+// problem reports err, met reading object (a key, or "" if unknown) at a
+// session ("a") or a step ("a@3"), with no more to say of its effect than
+// what it names.
+func (v *verifier) problem(object, at string, err error) { v.damage(object, at, err, "") }
+
+// damage is problem with what the damage means for the user (Effect).
+func (v *verifier) damage(object, at string, err error, effect string) {
+	p := Problem{Object: object, Session: at, Err: err, Effect: effect}
+	if s, _, ok := strings.Cut(at, "@"); ok {
+		p.Session, p.Step = s, at
+	}
+	v.rep.Problems = append(v.rep.Problems, p)
 }
+
+// What damage to each kind of object means for the user, as verify says
+// it (Problem.Effect): what cannot be read, whether gc runs, and what to do.
+const (
+	effectStep      = "neither it nor a step whose state uses its data can be read, and cairn gc deletes nothing until it is restored from a backup"
+	effectStepData  = "neither it nor a step whose state uses its data can be read; cairn gc, which reads only its manifest, still runs and keeps it (restore it from a backup)"
+	effectTombstone = "it marks the session removed; cairn sessions, du and gc fail until it is restored from a backup"
+	effectBase      = "readers refuse the session and cairn gc deletes nothing until it is repaired"
+	effectHint      = "readers find the head without it and cairn gc runs; delete it to repair (commits write a new one)"
+	effectMarker    = "only verify reads it (the session's steps read and cairn gc runs); to repair, restore it holding just the session's name"
+	effectNoMarker  = "cairn sessions does not list the session; its steps read and cairn gc runs"
+	effectPin       = "cairn gc deletes nothing until it is deleted (the fork it kept, if it was still running, then fails)"
+	effectPackGone  = "cairn gc deletes nothing until it is restored from a backup"
+)
 
 // session checks one session from its head down to its base, and reports
 // whether name counts as a session: one `cairn sessions`
@@ -129,7 +270,7 @@ func (v *verifier) session(ctx context.Context, name string) bool {
 		if _, err := v.r.ReadBase(ctx, name); err != nil {
 			// ReadHead read the base marker too, and it is the bad
 			// object. The rest of the session is still checked.
-			v.problem(v.r.BaseMarkerKey(ctx, name), name, err)
+			v.damage(v.r.BaseMarkerKey(ctx, name), name, err, effectBase)
 			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
 				v.rest(ctx, name, n, 0)
 			}
@@ -143,7 +284,7 @@ func (v *verifier) session(ctx context.Context, name string) bool {
 	}
 	floor, err := v.r.ReadBase(ctx, name)
 	if err != nil {
-		v.problem(v.r.BaseMarkerKey(ctx, name), name, err)
+		v.damage(v.r.BaseMarkerKey(ctx, name), name, err, effectBase)
 		v.rest(ctx, name, n, 0)
 		return true
 	}
@@ -160,14 +301,14 @@ func (v *verifier) session(ctx context.Context, name string) bool {
 	case errors.As(headErr, &bad):
 		// A base above the head that no removal writes (ReadHead applies
 		// gc's rule): every reader and gc refuse it. It is no floor.
-		v.problem(v.r.BaseMarkerKey(ctx, name), name, headErr)
+		v.damage(v.r.BaseMarkerKey(ctx, name), name, headErr, effectBase)
 		floor = 0
 	case n < floor && headErr != nil:
 		// Removed: its history is empty, but its newest slot (the
 		// tombstone, or the last step of a session an older cairn
 		// removed) is read by sessions, du and gc, which refuse a bad
 		// one; so is it here.
-		v.problem(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr)
+		v.damage(StepKey(name, n), fmt.Sprintf("%s@%d", name, n), headErr, effectTombstone)
 		live = false
 	case n < floor:
 		live = false // removed
@@ -187,11 +328,13 @@ func (v *verifier) session(ctx context.Context, name string) bool {
 // not by the step numbers, and every other problem of the session is
 // still found in the same run.
 func (v *verifier) rest(ctx context.Context, name string, n, floor uint64) {
-	if err := v.r.CheckMarker(ctx, name); err != nil {
-		v.problem(SessionKey(name), name, err)
+	if err := v.r.CheckMarker(ctx, name); errors.Is(err, cas.ErrNotFound) {
+		v.damage(SessionKey(name), name, err, effectNoMarker)
+	} else if err != nil {
+		v.damage(SessionKey(name), name, err, effectMarker)
 	}
 	if err := v.r.CheckHint(ctx, name, n); err != nil {
-		v.problem(HintKey(name), name, err)
+		v.damage(HintKey(name), name, err, effectHint)
 	}
 	if err := v.r.CheckBaseMarkers(ctx, name); err != nil {
 		v.problem(BaseKey(name), name, err)
@@ -215,6 +358,7 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 	own := session
 	var named map[string]bool // untilGone: step objects the layouts of the steps read name
 	missing := false          // the step above was missing too: report a gap once
+	unread := false           // the step above could not be read, so its parent is not known
 	for n > 0 && n >= floor {
 		key := StepKey(session, n)
 		// Shared history already checked, down to the floor it was
@@ -232,14 +376,20 @@ func (v *verifier) chain(ctx context.Context, session string, n, floor uint64, w
 			if gone && untilGone && (session != own || !v.lost(ctx, session, n, named)) {
 				return
 			}
-			if !seen && (!gone || !missing) {
-				v.problem(key, ref, err)
+			if gone && unread && !v.heldBelow(ctx, session, n) {
+				// The step above, unreadable, may have been the session's
+				// first (a fork's, whose parent is in another session):
+				// nothing of the session lies below it to call lost.
+				return
 			}
-			missing = gone
+			if !seen && (!gone || !missing) {
+				v.damage(key, ref, err, v.stepEffect(ctx, session, n, want, gone))
+			}
+			missing, unread = gone, !gone
 			n, want = n-1, nil
 			continue
 		}
-		missing = false
+		missing, unread = false, false
 		if want != nil && st.ID != *want {
 			v.problem(key, ref, fmt.Errorf("%w: manifest hashes to %s, but its child names %s", cas.ErrCorrupt, st.ID.Short(), want.Short()))
 		}
@@ -281,22 +431,7 @@ func (v *verifier) lost(ctx context.Context, session string, n uint64, named map
 	if named[StepKey(session, n)] {
 		return true
 	}
-	held, ok := v.stored[session]
-	if !ok {
-		err := v.r.store.List(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
-			if s, k, ok := ParseStepKey(i.Key); ok && s == session {
-				held = append(held, k)
-			}
-			return nil
-		})
-		if err != nil {
-			held = nil // no evidence
-		}
-		if v.stored == nil {
-			v.stored = map[string][]uint64{}
-		}
-		v.stored[session] = held
-	}
+	held := v.held(ctx, session)
 	// The highest step below n that no checked layout names and that is
 	// no tombstone: below a tombstone lies a removed past of the name,
 	// never the history of a step above it (a removal's tombstone is kept
@@ -320,6 +455,55 @@ func (v *verifier) lost(ctx context.Context, session string, n uint64, named map
 		return known && k > reached
 	}
 	return false
+}
+
+// stepEffect says what the damage to step n of session, which could not
+// be read whole, means: whether gc refuses to run, found by reading the
+// step as gc's mark does (its manifest and index, checked against the
+// hash its child recorded, want, or the whole object for a head).
+func (v *verifier) stepEffect(ctx context.Context, session string, n uint64, want *cas.ID, gone bool) string {
+	if gone {
+		return effectStep
+	}
+	cr := &chainReader{r: v.r, cache: map[string]*Step{}}
+	if _, err := cr.read(ctx, session, n, want); err == nil {
+		return effectStepData
+	}
+	return effectStep
+}
+
+// held returns the step numbers of session the store holds, ascending,
+// listed once per run; nil if the listing fails (no evidence), an empty
+// list if it holds none.
+func (v *verifier) held(ctx context.Context, session string) []uint64 {
+	held, ok := v.stored[session]
+	if ok {
+		return held
+	}
+	err := v.r.store.List(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
+		if s, k, ok := ParseStepKey(i.Key); ok && s == session {
+			held = append(held, k)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		held = nil // no evidence
+	case held == nil:
+		held = []uint64{}
+	}
+	if v.stored == nil {
+		v.stored = map[string][]uint64{}
+	}
+	v.stored[session] = held
+	return held
+}
+
+// heldBelow reports whether the store holds a step of session below n,
+// or could not be listed (then it may).
+func (v *verifier) heldBelow(ctx context.Context, session string, n uint64) bool {
+	held := v.held(ctx, session)
+	return held == nil || len(held) > 0 && held[0] < n
 }
 
 // reachedFromOthers returns the highest step of session that another
@@ -409,7 +593,11 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 		}
 		if err := ix.Load(ctx, one); err != nil {
 			if !v.objects[key] {
-				v.problem(key, ref, err)
+				effect := ""
+				if len(one.Steps) == 0 && errors.Is(err, cas.ErrNotFound) {
+					effect = effectPackGone
+				}
+				v.damage(key, ref, err, effect)
 			}
 			v.objects[key] = true
 			v.unloaded = true
@@ -499,7 +687,7 @@ func (r *Repo) CheckHint(ctx context.Context, session string, head uint64) error
 	case perr != nil || n == 0:
 		return fmt.Errorf("%w: %s holds %q, not a step number", cas.ErrCorrupt, DescribeKey(key), b)
 	case n > head:
-		return fmt.Errorf("%w: %s names step %d, but the newest step is %d (a step is missing)", cas.ErrCorrupt, DescribeKey(key), n, head)
+		return fmt.Errorf("%w: %s names step %d, but the newest step is %d: a step is missing", cas.ErrCorrupt, DescribeKey(key), n, head)
 	}
 	return nil
 }
@@ -510,7 +698,7 @@ func (r *Repo) CheckMarker(ctx context.Context, session string) error {
 	key := SessionKey(session)
 	b, err := r.store.Get(ctx, key, 0, 1024)
 	if errors.Is(err, cas.ErrNotFound) {
-		return fmt.Errorf("session %s has steps but no marker: %w", session, cas.ErrNotFound)
+		return fmt.Errorf("%s: %w", DescribeKey(key), cas.ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", DescribeKey(key), err)

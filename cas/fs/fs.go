@@ -88,7 +88,14 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	dst := s.path(key)
 	if opts.IfAbsent {
 		// Cheap early answer; the link below is the real arbiter.
-		if _, err := os.Lstat(dst); err == nil {
+		if fi, err := os.Lstat(dst); err == nil {
+			if !fi.Mode().IsRegular() {
+				// No writer took the key (a put makes a file, which List
+				// lists; it skips anything else): it is damaged, and a
+				// put that lost to it would be retried forever as a
+				// conflict.
+				return notAFile(key, cas.NotStored(iofs.ErrExist))
+			}
 			return cas.ErrExists
 		}
 	}
@@ -123,6 +130,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 			return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 		}
 	} else if err := os.Rename(tmp, dst); err != nil {
+		if fi, serr := os.Lstat(dst); serr == nil && fi.IsDir() {
+			return notAFile(key, cas.NotStored(err))
+		}
 		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
 	if err := syncDir(dir); err != nil {
@@ -405,6 +415,14 @@ func refusal(op, key string, err error) error {
 		return err
 	}
 	return &cas.RefusedError{Op: op, Key: key, Why: why, Err: err}
+}
+
+// notAFile is the refusal of a put to key where a directory or a
+// symbolic link stands: not the store's failure but its damage, which
+// no retry removes.
+func notAFile(key string, err error) error {
+	return &cas.RefusedError{Op: "put", Key: key, Err: err,
+		Why: "a directory or link stands where the object's file belongs (remove it to repair)"}
 }
 
 func mapErr(key string, err error) error {

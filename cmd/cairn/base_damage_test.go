@@ -54,7 +54,7 @@ func TestDamagedBaseMarkerCLI(t *testing.T) {
 				t.Errorf("base marker now %q, %v; want it left as it was", b, err)
 			}
 			out, _, code := cli(t, store, "", "verify", "d")
-			if code != 1 || !strings.Contains(out, "steps/d/base") || !strings.Contains(out, "base marker says step "+marker) {
+			if code != 1 || !strings.Contains(out, "(object steps/d/base)") || !strings.Contains(out, "the base marker of session d is damaged (it says step "+marker) {
 				t.Errorf("verify d: exit %d, %q; want exit 1 and a BAD line for d's base marker", code, out)
 			}
 

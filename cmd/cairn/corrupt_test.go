@@ -134,7 +134,7 @@ func TestCorruptEveryObject(t *testing.T) {
 				if code != 0 {
 					t.Errorf("verify with %s deleted: exit %d: %s %s", key, code, out, errs)
 				}
-			case code != 1 || !strings.Contains(out, "BAD "+key+":"):
+			case code != 1 || !strings.Contains(out, "(object "+key+")"):
 				t.Errorf("verify with %s %s: exit %d, output does not name it:\n%s%s", key, d.name, code, out, errs)
 			default:
 				detected++
@@ -178,7 +178,7 @@ func TestCorruptEveryObject(t *testing.T) {
 				t.Errorf("%s damaged under a valid trailer: no read failed", name)
 			}
 			out, _, code := cli(t, store, "", "verify")
-			if code != 1 || !strings.Contains(out, "BAD "+key+":") || !strings.Contains(out, e.ID.Short()) {
+			if code != 1 || !strings.Contains(out, "(object "+key+")") || !strings.Contains(out, e.ID.Short()) {
 				t.Errorf("verify with %s damaged: exit %d, output does not name it:\n%s", name, code, out)
 			} else {
 				detected++

@@ -70,8 +70,8 @@ func flip(t *testing.T, store, rel string) {
 // the Go API, a step object holding a compaction pack, a truncated step, a head
 // hint, a base marker and a fork pin. They named the key ("corrupt object:
 // steps/d/00000000000000000040: …"). verify's BAD lines, the operator's
-// list of objects to restore, keep the key before the message; the
-// message itself is in words too.
+// list of objects to restore, keep the key as a detail at the end; the
+// message before it is in words too.
 func TestDamageSaidInWords(t *testing.T) {
 	t.Setenv("CAIRN_CACHE_DIR", "off")
 	ctx := context.Background()
@@ -101,9 +101,7 @@ func TestDamageSaidInWords(t *testing.T) {
 			checkWords(t, "Session.Head", err.Error(), "session d, step 40")
 		}
 		out, _, _ := cli(t, store, "", "verify", "d")
-		_, msg, _ := strings.Cut(out, "steps/d/00000000000000000040: ")
-		msg, _, _ = strings.Cut(msg, "\n")
-		checkWords(t, "verify's message", msg, "session d, step 40")
+		checkWords(t, "verify's message", badLine(out, "steps/d/00000000000000000040"), "step d@40 is damaged")
 	})
 
 	t.Run("pack", func(t *testing.T) {
@@ -138,12 +136,10 @@ func TestDamageSaidInWords(t *testing.T) {
 		store := damageFixture(t)
 		writeFile(t, filepath.Join(store, "steps", "d", "head"), []byte("junk"))
 		out, _, code := cli(t, store, "", "verify", "d")
-		_, msg, _ := strings.Cut(out, "steps/d/head: ")
-		msg, _, _ = strings.Cut(msg, "\n")
 		if code != 1 {
 			t.Errorf("verify d: exit %d, want 1: %s", code, out)
 		}
-		checkWords(t, "verify's message", msg, "the head hint of session d")
+		checkWords(t, "verify's message", badLine(out, "steps/d/head"), "the head hint of session d")
 	})
 
 	t.Run("base marker", func(t *testing.T) {
@@ -181,6 +177,18 @@ func TestDamageSaidInWords(t *testing.T) {
 		}
 		checkWords(t, "gc", errs, "a fork pin of session n")
 	})
+}
+
+// badLine returns verify's BAD line for the object at key, less the
+// "BAD " before it and the "(object key)" after it: its words; "" if no
+// line names key.
+func badLine(out, key string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if msg, ok := strings.CutSuffix(line, " (object "+key+")"); ok && strings.HasPrefix(msg, "BAD ") {
+			return strings.TrimPrefix(msg, "BAD ")
+		}
+	}
+	return ""
 }
 
 // TestCommandNamedOnce: gc and du on a damaged store said "cairn gc: gc:

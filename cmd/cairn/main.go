@@ -378,7 +378,11 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		fmt.Fprintf(stderr, "cairn %s: %s\n", name, msg)
 		return 1
 	}
-	if hint := cairn.LimitEnvHint(err); hint != "" {
+	hint := cairn.LimitEnvHint(err)
+	if hint == "" {
+		hint = cairn.DamageHint(err)
+	}
+	if hint != "" {
 		fmt.Fprintf(stderr, "cairn %s: %s (%s)\n", name, unprefixed(name, oneLine(err)), hint)
 		return 1
 	}

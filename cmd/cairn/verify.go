@@ -51,7 +51,8 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		out := verifyResult{Sessions: rep.Sessions, Steps: rep.Steps, Objects: rep.Objects, Blobs: rep.Blobs,
 			Problems: make([]verifyProblem, 0, len(rep.Problems))}
 		for _, p := range rep.Problems {
-			out.Problems = append(out.Problems, verifyProblem{Object: p.Object, Step: p.Step, Error: p.Err.Error()})
+			out.Problems = append(out.Problems, verifyProblem{Session: p.Session, Step: p.Step, Problem: p.Words(),
+				Effect: p.Effect, Object: p.Object, Error: p.Err.Error()})
 		}
 		if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
 			return err
@@ -80,10 +81,16 @@ type verifyResult struct {
 	Problems []verifyProblem `json:"problems"`
 }
 
-// verifyProblem is one bad object, as a BAD line names it: the object
-// (empty when unknown), the step whose reading met it, and what is wrong.
+// verifyProblem is one bad object, as a BAD line names it: the session
+// and the step (empty when the problem is no step's: a session's
+// marker, hint or base marker, a fork pin) whose reading met it, the BAD
+// line's words less the object's key, what the damage means, the
+// object's key (empty when unknown) and the error.
 type verifyProblem struct {
-	Object string `json:"object,omitempty"`
-	Step   string `json:"step"`
-	Error  string `json:"error"`
+	Session string `json:"session,omitempty"`
+	Step    string `json:"step,omitempty"`
+	Problem string `json:"problem"`
+	Effect  string `json:"effect,omitempty"`
+	Object  string `json:"object,omitempty"`
+	Error   string `json:"error"`
 }

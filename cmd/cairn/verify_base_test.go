@@ -17,8 +17,8 @@ func TestVerifyGoesOnPastADamagedBaseMarker(t *testing.T) {
 	t.Setenv("CAIRN_CACHE_DIR", "off")
 	for _, marker := range []string{"xyz", "99"} {
 		for _, other := range []struct{ name, key, want string }{
-			{"hint", "steps/d/head", "the head hint of session d names step 77, but the newest step is 40"},
-			{"step", "steps/d/00000000000000000020", "d@20: corrupt object: session d, step 20"},
+			{"hint", "steps/d/head", "the head hint of session d is damaged (it names step 77, but the newest step is 40"},
+			{"step", "steps/d/00000000000000000020", "step d@20 is damaged (content hashes to "},
 		} {
 			t.Run(marker+"+"+other.name, func(t *testing.T) {
 				store := damageFixture(t)
@@ -30,8 +30,8 @@ func TestVerifyGoesOnPastADamagedBaseMarker(t *testing.T) {
 				}
 				before := snapshot(t, store)
 				out, errs, code := cli(t, store, "", "verify")
-				if code != 1 || !strings.Contains(out, "BAD steps/d/base: d: corrupt object:") ||
-					!strings.Contains(out, "BAD "+other.key+": ") || !strings.Contains(out, other.want) {
+				if code != 1 || !strings.Contains(out, "BAD the base marker of session d is damaged (") ||
+					!strings.Contains(out, "(object "+other.key+")") || !strings.Contains(out, other.want) {
 					t.Errorf("verify: exit %d, %q %q; want the marker and %s reported", code, out, errs, other.key)
 				}
 				if after := snapshot(t, store); after != before {
@@ -62,7 +62,7 @@ func TestVerifyDamagedBaseMarkerPrunedHistory(t *testing.T) {
 	for _, marker := range []string{"xyz", "99"} {
 		writeFile(t, filepath.Join(store, "steps", "d", "base"), []byte(marker))
 		out, _, code := cli(t, store, "", "verify", "d")
-		if code != 1 || strings.Count(out, "BAD ") != 1 || !strings.Contains(out, "BAD steps/d/base: ") ||
+		if code != 1 || strings.Count(out, "BAD ") != 1 || !strings.Contains(out, "BAD the base marker of session d is damaged (") ||
 			!strings.Contains(out, " 10 steps,") {
 			t.Errorf("marker %q: verify: exit %d, %q; want only the marker reported and 10 steps checked", marker, code, out)
 		}

@@ -37,7 +37,7 @@ func TestVerifyDamagedDataNamedOnce(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("verify of a damaged store: exit %d, %q %q", code, out, errs)
 	}
-	if !strings.Contains(out, "w@1: corrupt object: session w, step 1") {
+	if !strings.Contains(out, "BAD step w@1 is damaged (content hashes to ") {
 		t.Errorf("verify does not name the damaged step: %q", out)
 	}
 	if strings.Contains(out, "is not in any object") {

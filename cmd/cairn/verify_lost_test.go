@@ -43,12 +43,14 @@ func TestVerifyGoesOnPastALostStep(t *testing.T) {
 				before := snapshot(t, store)
 				out, errs, code := cli(t, store, "", "verify")
 				want := []string{
-					"BAD steps/d/00000000000000000005: d@5: read session d, step 5: not found",
-					"BAD steps/d/00000000000000000003: d@3: corrupt object: session d, step 3",
+					"BAD step d@5 is missing: ",
+					"(object steps/d/00000000000000000005)",
+					"BAD step d@3 is damaged (content hashes to ",
+					"(object steps/d/00000000000000000003)",
 					"verified 1 session, 8 steps,", // 1, 2, 4 and 6 to 10
 				}
 				if marker != "" {
-					want = append(want, "BAD steps/d/base: d: corrupt object:")
+					want = append(want, "BAD the base marker of session d is damaged (", "(object steps/d/base)")
 				}
 				for _, w := range want {
 					if !strings.Contains(out, w) {
@@ -145,7 +147,7 @@ func TestVerifyDamagedBaseMarkerKeptHistory(t *testing.T) {
 				writeFile(t, filepath.Join(store, "steps", "d", "base"), []byte(marker))
 				for _, args := range [][]string{{"verify", "d"}, {"verify"}} {
 					out, _, code := cli(t, store, "", args...)
-					if code != 1 || strings.Count(out, "BAD ") != 1 || !strings.Contains(out, "BAD steps/d/base: ") {
+					if code != 1 || strings.Count(out, "BAD ") != 1 || !strings.Contains(out, "BAD the base marker of session d is damaged (") {
 						t.Errorf("marker %q, store holds d@%v: %v: exit %d, %q; want only the marker reported", marker, held, args, code, out)
 					}
 				}

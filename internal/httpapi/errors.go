@@ -109,7 +109,11 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads the answer.
 	default:
-		writeError(w, http.StatusInternalServerError, "internal", oneLine(err))
+		msg := oneLine(err)
+		if hint := cairn.DamageHint(err); hint != "" {
+			msg += " (" + hint + ")"
+		}
+		writeError(w, http.StatusInternalServerError, "internal", msg)
 	}
 }
 

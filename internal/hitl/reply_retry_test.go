@@ -107,7 +107,17 @@ func TestReplyKeyCostsNothing(t *testing.T) {
 		c := store.Counts().Sub(before)
 		c.BytesWritten, c.BytesRead = 0, 0 // the key itself is stored
 		counts[key] = c
+		if key != "" {
+			// A retry, as another process: what finding its try costs.
+			before = store.Counts()
+			st, err := ReplyWith(ctx, session(t, store), json.RawMessage(`1`), ReplyOptions{IdempotencyKey: key})
+			if err != nil || !st.Replayed {
+				t.Fatalf("retry = %v, %v", st, err)
+			}
+			t.Logf("a retried reply's requests: %+v", store.Counts().Sub(before))
+		}
 	}
+	t.Logf("a reply's requests: without a key %+v, with one %+v", counts[""], counts["human-1"])
 	if counts[""] != counts["human-1"] {
 		t.Fatalf("requests without a key %v, with one %v", counts[""], counts["human-1"])
 	}

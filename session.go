@@ -160,6 +160,12 @@ func (s *Session) checkPause(ctx context.Context, opts CommitOptions) error {
 	if !bad() {
 		return nil
 	}
+	if s.retried != nil {
+		// The step holding the commit's key was built on a head that
+		// does (or does not) await input, where this commit cannot be:
+		// it is no earlier try of this one.
+		return s.keyUsed(s.retried)
+	}
 	e := &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.headNum(), pause: !opts.Reply && !opts.Withdraw}
 	e.noQuestion = !e.pause
 	switch {

@@ -199,7 +199,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// landed runs once a commit's step has landed, before the run record
+// landed runs once a commit's (or a reply's) step has landed, before the run record
 // hears of it: tests kill the process there.
 var landed = func() {}
 

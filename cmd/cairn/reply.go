@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +13,7 @@ import (
 	"github.com/cairnlog/cairn/internal/hitl"
 )
 
-const replyUsage = "SESSION --input JSON [--expect N] [--json]"
+const replyUsage = "SESSION --input JSON [--expect N] [--idempotency-key K] [--json]"
 
 var replyCmd = command{
 	summary:   "answer a session that awaits input: the answer becomes its next step",
@@ -25,7 +26,8 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reply", replyUsage)
 	input := fs.String("input", "", "the answer, a `JSON` value (- reads it from stdin)")
 	expect := fs.wholeIn("expect", 0, 1, math.MaxUint64, "a step number", "", "fail with exit 3 unless the question is the one at step `N` (as cairn inbox shows it)")
-	asJSON := fs.Bool("json", false, "print the answer's step as JSON: session, step, id, in_reply_to")
+	key := fs.String("idempotency-key", "", "name this reply `K` (1-128 printable ASCII characters, no spaces; a UUID, say) and give the same K to every retry of it: a retry whose reply already landed prints that step, marked already written, and writes no second one; K on another step is a conflict (exit 3)")
+	asJSON := fs.Bool("json", false, "print the answer's step as JSON: session, step, id, in_reply_to (and replayed: true for a retry already written)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -48,6 +50,11 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		// and the limit is what the user needs to hear.
 		return usagef("--input is over the limit of %d bytes (512 KiB) for a reply", hitl.MaxInput)
 	}
+	if given(fs, "idempotency-key") {
+		if err := cairn.ValidIdempotencyKey(*key); err != nil {
+			return usagef("--idempotency-key %q: want %s", *key, cairn.IdempotencyKeyRule)
+		}
+	}
 	// Valid JSON that is also UTF-8, as a commit's --record must be.
 	if err := checkJSONText("--input", in); err != nil {
 		return err
@@ -68,14 +75,27 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	if given(fs, "expect") {
 		question = expect
 	}
-	st, err := hitl.ReplyTo(ctx, s, in, question)
+	st, err := hitl.ReplyWith(ctx, s, in, hitl.ReplyOptions{Question: question, IdempotencyKey: *key})
+	if errors.Is(err, cairn.ErrMaybeWritten) {
+		// Say the one safe move.
+		hint := "to land a reply once, however often its answer is lost, give it an --idempotency-key and its retries the same"
+		if *key != "" {
+			hint = "retry with the same --idempotency-key: if the reply landed, the retry prints it and writes no second one"
+		}
+		return fmt.Errorf("%w (%s)", err, hint)
+	}
 	if err != nil {
 		return err
 	}
+	landed()
 	if *asJSON {
 		return json.NewEncoder(e.stdout).Encode(replyResult{
-			Session: st.Session, Step: st.Number, ID: st.ID.String(), InReplyTo: st.Number - 1,
+			Session: st.Session, Step: st.Number, ID: st.ID.String(), InReplyTo: st.Number - 1, Replayed: st.Replayed,
 		})
+	}
+	if st.Replayed {
+		fmt.Fprintf(e.stdout, "%s %s (reply to %s@%d, already written by an earlier try of this reply)\n", st, st.ID.Short(), st.Session, st.Number-1)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "%s %s (reply to %s@%d)\n", st, st.ID.Short(), st.Session, st.Number-1)
 	return nil
@@ -89,4 +109,7 @@ type replyResult struct {
 	Step      uint64 `json:"step"`
 	ID        string `json:"id"`
 	InReplyTo uint64 `json:"in_reply_to"`
+	// Replayed: the step was written by an earlier try of this reply
+	// (--idempotency-key), and this one wrote nothing.
+	Replayed bool `json:"replayed,omitempty"`
 }

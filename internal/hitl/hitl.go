@@ -113,34 +113,116 @@ func Reply(ctx context.Context, s *cairn.Session, input json.RawMessage) (*cairn
 // a question asked after the human looked (another worker withdrew the
 // one shown and asked another). Nil answers whatever the head asks.
 func ReplyTo(ctx context.Context, s *cairn.Session, input json.RawMessage, question *uint64) (*cairn.Step, error) {
+	return ReplyWith(ctx, s, input, ReplyOptions{Question: question})
+}
+
+// ReplyOptions fence and name a reply (ReplyWith).
+type ReplyOptions struct {
+	// Question, if set, is the step of the question the human read: the
+	// reply fails with ErrQuestionMoved unless it answers that one.
+	Question *uint64
+	// IdempotencyKey, if set, names this reply so that retrying it
+	// lands one answer, however often its answer was lost, as
+	// cairn.CommitOptions.IdempotencyKey names a commit. A retry whose
+	// reply already landed (the head, or with Question the step right
+	// after the question, holds the key, with the same input) returns
+	// that step with Step.Replayed set and writes nothing; the key on
+	// another step is cairn.ErrKeyUsed. Without a key a reply whose
+	// question was answered fails with ErrNotAwaiting, as before.
+	IdempotencyKey string
+}
+
+// ReplyWith is ReplyTo with options. A reply with a key costs what one
+// without costs; only a retry that meets its earlier try reads more.
+func ReplyWith(ctx context.Context, s *cairn.Session, input json.RawMessage, opts ReplyOptions) (*cairn.Step, error) {
 	if !json.Valid(input) {
 		return nil, fmt.Errorf("reply to %s: input is not valid JSON", s.Name())
 	}
 	if len(input) > MaxInput {
 		return nil, fmt.Errorf("reply to %s: input of %d bytes exceeds %d", s.Name(), len(input), MaxInput)
 	}
+	if opts.IdempotencyKey != "" {
+		if err := cairn.ValidIdempotencyKey(opts.IdempotencyKey); err != nil {
+			return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
+		}
+	}
 	head, err := s.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
 	}
-	if question != nil && head.Number != *question {
-		return nil, fmt.Errorf("reply to %s: %w: expected the question at %s@%d, but the head is %s (%s)",
-			s.Name(), ErrQuestionMoved, s.Name(), *question, head, head.Status)
+	// asked is the step whose state the reply carries and number the
+	// question it answers: the head, or, for a retry, the state its
+	// earlier try carried and the question that try answered.
+	asked, number := head, head.Number
+	earlier, err := earlierReply(ctx, s, head, opts)
+	if err != nil {
+		return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
 	}
-	if head.Status != cairn.AwaitingInput {
+	if earlier != nil {
+		asked, number = earlier, earlier.Number
+	}
+	if opts.Question != nil && number != *opts.Question {
+		return nil, fmt.Errorf("reply to %s: %w: expected the question at %s@%d, but the head is %s (%s)",
+			s.Name(), ErrQuestionMoved, s.Name(), *opts.Question, head, head.Status)
+	}
+	if earlier == nil && head.Status != cairn.AwaitingInput {
 		return nil, fmt.Errorf("reply to %s: %s is %s: %w", s.Name(), head, head.Status, ErrNotAwaiting)
 	}
 	rec := struct {
 		Reply     json.RawMessage `json:"reply"`
 		InReplyTo uint64          `json:"in_reply_to"`
-	}{input, head.Number}
+	}{input, number}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
 	}
-	return s.Commit(ctx, cairn.StateOf(head), cairn.CommitOptions{
-		Record: b, Status: cairn.Running, Expect: cairn.ExpectHead(head.Number), Reply: true,
+	// With a key, the commit compares itself with the step holding it:
+	// the same reply is answered with that step, any other is a conflict.
+	return s.Commit(ctx, cairn.StateOf(asked), cairn.CommitOptions{
+		Record: b, Status: cairn.Running, Expect: cairn.ExpectHead(number), Reply: true,
+		IdempotencyKey: opts.IdempotencyKey,
 	})
+}
+
+// earlierReply finds, for a reply with opts.IdempotencyKey, a step that
+// may be an earlier try of it whose answer was lost: the head, if it
+// holds the key, or, with opts.Question, the step right after the
+// question, if the session moved past it and that step holds the key.
+// It returns that step's parent, the step the earlier try answered,
+// or nil if there is none. It reads only on those paths: the parent,
+// and the step after the question if the head is not it.
+func earlierReply(ctx context.Context, s *cairn.Session, head *cairn.Step, opts ReplyOptions) (*cairn.Step, error) {
+	key := opts.IdempotencyKey
+	try := head
+	switch {
+	case key == "":
+		return nil, nil
+	case head.IdempotencyKey == key:
+	case opts.Question == nil || head.Number <= *opts.Question+1:
+		return nil, nil
+	default:
+		st, err := s.Step(ctx, *opts.Question+1)
+		if errors.Is(err, cairn.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.IdempotencyKey != key {
+			return nil, nil
+		}
+		try = st
+	}
+	if try.Parent == nil || try.Session != s.Name() || try.Parent.Session != s.Name() {
+		// A session's first step answers no question of its own: the
+		// commit finds the key on a step that is no such reply.
+		return nil, nil
+	}
+	asked, err := try.ParentStep(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return asked, nil
 }
 
 // Inbox lists the sessions whose head awaits input, in name order. A

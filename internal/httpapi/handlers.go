@@ -41,8 +41,8 @@ type StepInfo struct {
 	// IdempotencyKey is the Idempotency-Key the commit that wrote the
 	// step was sent with, if any.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
-	// Replayed is true on a commit's answer when an earlier request with
-	// the same Idempotency-Key had written the step: this one wrote
+	// Replayed is true on a commit's or reply's answer when an earlier
+	// request with the same Idempotency-Key had written the step: this one wrote
 	// nothing (the Idempotent-Replayed header says so too).
 	Replayed bool `json:"replayed,omitempty"`
 }
@@ -276,12 +276,12 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// replayedHeader marks the answer to a commit that an earlier request
-// with the same Idempotency-Key had already written.
+// replayedHeader marks the answer to a commit or reply that an earlier
+// request with the same Idempotency-Key had already written.
 const replayedHeader = "Idempotent-Replayed"
 
 // idempotencyKey returns the request's Idempotency-Key header ("" if
-// none), refusing a key no commit could store, or more than one.
+// none), refusing a key no step could store, or more than one.
 func idempotencyKey(r *http.Request) (string, error) {
 	keys := r.Header.Values("Idempotency-Key")
 	switch {
@@ -727,9 +727,16 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	if req.Expect != nil && *req.Expect == 0 {
 		return badRequest("expect: want a step number >= 1 (the step of the question answered)")
 	}
-	st, err := hitl.ReplyTo(r.Context(), e.sess, req.Input, req.Expect)
+	key, err := idempotencyKey(r)
 	if err != nil {
 		return err
+	}
+	st, err := hitl.ReplyWith(r.Context(), e.sess, req.Input, hitl.ReplyOptions{Question: req.Expect, IdempotencyKey: key})
+	if err != nil {
+		return err
+	}
+	if st.Replayed {
+		w.Header().Set(replayedHeader, "true")
 	}
 	s.sessions.publish(e, st)
 	writeJSON(w, http.StatusCreated, info(st))

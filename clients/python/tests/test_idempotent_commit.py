@@ -1,4 +1,4 @@
-"""A commit whose answer is lost lands once when sent again with its idempotency key."""
+"""A commit (or a reply) whose answer is lost lands once when sent again with its idempotency key."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ from cairnlog import ConflictError, InvalidError, UnavailableError
 class LosingProxy:
     """Forwards each request to the server on its own connection and
     relays the answer, except for the next `lose` commits (POSTs to
-    .../steps): their answers are read from the server, then the client's
-    connection is closed, as a dropped connection would leave them."""
+    .../steps, or to whatever `match` names, such as b"/reply "): their
+    answers are read from the server, then the client's connection is
+    closed, as a dropped connection would leave them."""
 
     def __init__(self, upstream: str) -> None:
         u = urllib.parse.urlsplit(upstream)
         self.upstream = (u.hostname, u.port)
         self.lose = 0
+        self.match = b"/steps "
         self.commits: List[bytes] = []
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
@@ -56,7 +58,7 @@ class LosingProxy:
                 body += conn.recv(65536)
             head = b"\r\n".join(line for line in head.split(b"\r\n") if not line.lower().startswith(b"connection:"))
             lost = False
-            if head.startswith(b"POST ") and b"/steps " in head.split(b"\r\n")[0]:
+            if head.startswith(b"POST ") and self.match in head.split(b"\r\n")[0]:
                 self.commits.append(head)
                 if self.lose > 0:
                     self.lose, lost = self.lose - 1, True
@@ -139,3 +141,37 @@ def test_bad_key_is_refused_before_sending(key: str) -> None:
         with pytest.raises(InvalidError) as e:
             client.commit("s", {}, idempotency_key=key)
     assert "printable ASCII" in e.value.message
+
+
+def test_lost_reply_answer_is_sent_again_and_lands_once(ws: cairnlog.Workspace, proxy: LosingProxy) -> None:
+    # A human's approval landed and its answer was lost: sent again with
+    # its key, it is answered with the reply it wrote, not refused as
+    # "does not await input".
+    client = cairnlog.Client(proxy.url, ws.client.token)
+    client.commit("s", {"plan": "deploy"})  # the server echoes the key: it honours keys
+    client.ask("s", {"plan": "deploy"}, "Deploy?", expect=1)
+    proxy.match, proxy.lose = b"/reply ", 1
+    st = client.reply("s", {"approved": True}, expect=2)
+    assert st["step"] == 3 and st["replayed"] is True and st["record"] == {"reply": {"approved": True}, "in_reply_to": 2}
+    assert len(proxy.commits) == 4  # two commits; the lost reply, sent again with the same key
+    keys = [h for c in proxy.commits[2:] for h in c.split(b"\r\n") if h.lower().startswith(b"idempotency-key:")]
+    assert len(keys) == 2 and keys[0] == keys[1]
+    assert ws.client.head("s", state=False)["step"] == 3
+
+
+def test_first_reply_lost_carries_its_key_to_retry_with(ws: cairnlog.Workspace, proxy: LosingProxy) -> None:
+    ws.client.commit("s", {"plan": "deploy"})
+    ws.client.ask("s", {"plan": "deploy"}, "Deploy?", expect=1)
+    client = cairnlog.Client(proxy.url, ws.client.token)
+    proxy.match, proxy.lose = b"/reply ", 1
+    with pytest.raises(UnavailableError) as e:
+        client.reply("s", {"approved": True})
+    key = e.value.idempotency_key
+    assert key and f"idempotency_key={key!r}" in e.value.message and "the reply may have taken effect" in e.value.message
+    st = ws.reply("s", {"approved": True}, idempotency_key=key)
+    assert st["step"] == 3 and st["replayed"] is True
+    with pytest.raises(ConflictError):
+        ws.reply("s", {"approved": False}, idempotency_key=key)  # the key on another answer
+    with pytest.raises(ConflictError):
+        ws.reply("s", {"approved": True})  # a fresh key: the question was answered
+    assert ws.client.head("s", state=False)["step"] == 3

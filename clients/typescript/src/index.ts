@@ -262,8 +262,8 @@ export class CairnClient {
   private readonly fetch: typeof fetch | undefined;
   private readonly agent: http.Agent | undefined;
   /**
-   * How often a commit whose answer was lost is sent again, with its
-   * idempotency key, once the server has shown it honours keys (see
+   * How often a commit or reply whose answer was lost is sent again, with
+   * its idempotency key, once the server has shown it honours keys (see
    * {@link CommitOptions.idempotencyKey}).
    */
   commitRetries = 2;
@@ -437,8 +437,21 @@ export class CairnClient {
 
   /** post sends a commit with its Idempotency-Key, again while its answer is lost (see CommitOptions.idempotencyKey). */
   private async post(session: string, body: CommitRequest, opts: CommitOptions): Promise<Step> {
+    return this.postKeyed(`/v1/sessions/${CairnClient.s(session)}/steps`, body, opts, "commit");
+  }
+
+  /**
+   * postKeyed sends a step (`what`: a commit or a reply) with its
+   * Idempotency-Key, again while its answer is lost, once the server has
+   * shown it honours keys (see CommitOptions.idempotencyKey).
+   */
+  private async postKeyed(
+    path: string,
+    body: Record<string, unknown>,
+    opts: { idempotencyKey?: string } & CallOptions,
+    what: "commit" | "reply",
+  ): Promise<Step> {
     const key = idempotencyKey(opts.idempotencyKey);
-    const path = `/v1/sessions/${CairnClient.s(session)}/steps`;
     for (let attempt = 0; ; attempt++) {
       try {
         const st = (await this.call<Step>("POST", path, { body, signal: opts.signal, headers: { "Idempotency-Key": key } })).body;
@@ -454,7 +467,7 @@ export class CairnClient {
         if (e.code === "unreachable") {
           // Instead of "read the session's head before trying again".
           const msg = e.message.replace(/^cairn: 0 unreachable: /, "").replace(/; [^;]*$/, "");
-          err = new UnavailableError(e.status, e.code, `${msg}; the commit may have taken effect: retry it with idempotencyKey ${JSON.stringify(key)}, which answers with its step if it landed and never writes a second one`);
+          err = new UnavailableError(e.status, e.code, `${msg}; the ${what} may have taken effect: retry it with idempotencyKey ${JSON.stringify(key)}, which answers with its step if it landed and never writes a second one`);
         }
         err.idempotencyKey = key;
         throw err;
@@ -520,11 +533,15 @@ export class CairnClient {
   /**
    * Answer the question at the session's head; the answer becomes its next step. With
    * `opts.expect` (the question's step, as the inbox showed it) a question asked there since
-   * instead is a ConflictError, not answered.
+   * instead is a ConflictError, not answered. `opts.idempotencyKey` names this reply as
+   * {@link CommitOptions.idempotencyKey} names a commit: sent again with the same key, a reply
+   * that already landed is answered with its step (`replayed` true), not refused as answered;
+   * the key on another step is a ConflictError. Default: a fresh key for this call; a reply
+   * whose answer is lost is sent again with it as a commit is.
    */
-  async reply(session: string, input: unknown, opts: { expect?: number } & CallOptions = {}): Promise<Step> {
+  async reply(session: string, input: unknown, opts: { expect?: number; idempotencyKey?: string } & CallOptions = {}): Promise<Step> {
     const body = opts.expect === undefined ? { input } : { input, expect: whole(opts.expect, "expect") };
-    return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/reply`, { body, signal: opts.signal })).body;
+    return this.postKeyed(`/v1/sessions/${CairnClient.s(session)}/reply`, body, opts, "reply");
   }
 
   /** Steps newest first (without states), following parents across forks. */

@@ -233,9 +233,9 @@ export interface components {
             state?: unknown;
             /** @description a directory state's entries */
             files?: components["schemas"]["FileEntry"][];
-            /** @description the Idempotency-Key the commit that wrote the step was sent with, if any */
+            /** @description the Idempotency-Key the commit or reply that wrote the step was sent with, if any */
             idempotency_key?: string;
-            /** @description on a commit's answer: true when an earlier request with the same Idempotency-Key wrote the step and this one wrote nothing */
+            /** @description on a commit's or reply's answer: true when an earlier request with the same Idempotency-Key wrote the step and this one wrote nothing */
             replayed?: boolean;
         };
         FileEntry: {
@@ -810,7 +810,10 @@ export interface operations {
     reply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description names this reply so that a retry of it lands one answer: choose one per reply (a UUID, say) and send the same key with every retry of it. If the session's head (or, with expect, the step right after the question) was written with this key, answering the same question with the same input, the answer is that step, written by the earlier request, with replayed: true and the Idempotent-Replayed header; nothing is written. The key on another step is a 409. 1-128 printable ASCII characters, no spaces */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description session name */
                 session: string;
@@ -823,9 +826,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the reply step */
+            /** @description the reply step; or, for a retry whose Idempotency-Key an earlier request already used for this reply, that step (replayed: true) */
             201: {
                 headers: {
+                    /** @description true when the reply was written by an earlier request with the same Idempotency-Key, and this one wrote nothing */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,4 +1,4 @@
-// A commit whose answer is lost lands once when sent again with its idempotency key.
+// A commit (or a reply) whose answer is lost lands once when sent again with its idempotency key.
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnClient, ConflictError, InvalidError, UnavailableError } from "../src/index.js";
@@ -10,17 +10,17 @@ if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN o
 
 /**
  * losing is a fetch that sends every request, but answers the next `lose`
- * commits (POSTs to .../steps) with a reset connection once the server has
- * answered them: the answer a worker never hears. sent records the
- * Idempotency-Key of every commit sent.
+ * commits (POSTs to .../steps, or to whatever path `route` ends with) with
+ * a reset connection once the server has answered them: the answer a
+ * worker never hears. sent records the Idempotency-Key of every such POST.
  */
-function losing() {
+function losing(route = "/steps") {
   const f = {
     lose: 0,
     sent: [] as (string | null)[],
     fetch: (async (url: string | URL | Request, init?: RequestInit) => {
       const r = await fetch(url, init);
-      if (init?.method === "POST" && String(url).endsWith("/steps")) {
+      if (init?.method === "POST" && String(url).endsWith(route)) {
         f.sent.push(new Headers(init.headers).get("Idempotency-Key"));
         if (f.lose > 0) {
           f.lose--;
@@ -92,5 +92,42 @@ describe.skipIf(!bin)("idempotent commits against cairn serve", () => {
       expect(e).toBeInstanceOf(InvalidError);
       expect(e.message).toMatch(/printable ASCII/);
     }
+  });
+
+  it("sends a reply whose answer was lost again with its key, and it lands once", async () => {
+    // A human's approval landed and its answer was lost: sent again with its
+    // key, it is answered with the reply it wrote, not refused as answered.
+    const f = losing("/reply");
+    const c = new CairnClient({ url: srv.url, token: srv.token, fetch: f.fetch });
+    await c.commit("approve", { plan: "deploy" }); // the server echoes the key: it honours keys
+    await c.ask("approve", { plan: "deploy" }, "Deploy?", { expect: 1 });
+    f.lose = 1;
+    const st = await c.reply("approve", { approved: true }, { expect: 2 });
+    expect(st.step).toBe(3);
+    expect(st.replayed).toBe(true);
+    expect(st.record).toEqual({ reply: { approved: true }, in_reply_to: 2 });
+    expect(f.sent.length).toBe(2);
+    expect(f.sent[0]).toBeTruthy();
+    expect(f.sent[1]).toBe(f.sent[0]);
+    expect((await srv.client.head("approve", { state: false }))?.step).toBe(3);
+  });
+
+  it("gives a fresh client's lost reply the key to retry with", async () => {
+    await srv.client.commit("approve2", { plan: "deploy" });
+    await srv.client.ask("approve2", { plan: "deploy" }, "Deploy?", { expect: 1 });
+    const f = losing("/reply");
+    const c = new CairnClient({ url: srv.url, token: srv.token, fetch: f.fetch });
+    f.lose = 1;
+    const e = await c.reply("approve2", { approved: true }).catch((err) => err);
+    expect(e).toBeInstanceOf(UnavailableError);
+    const key = e.idempotencyKey as string;
+    expect(key).toBe(f.sent[0]);
+    expect(e.message).toContain(`the reply may have taken effect: retry it with idempotencyKey ${JSON.stringify(key)}`);
+    const st = await srv.client.reply("approve2", { approved: true }, { idempotencyKey: key });
+    expect(st.step).toBe(3);
+    expect(st.replayed).toBe(true);
+    const used = await srv.client.reply("approve2", { approved: false }, { idempotencyKey: key }).catch((err) => err);
+    expect(used).toBeInstanceOf(ConflictError);
+    expect((await srv.client.head("approve2", { state: false }))?.step).toBe(3);
   });
 });

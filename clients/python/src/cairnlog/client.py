@@ -173,8 +173,8 @@ class Client:
     """A client for one cairn workspace served over HTTP."""
 
     commit_retries = 2
-    """How often a commit whose answer was lost is sent again, with its
-    idempotency key, once the server has shown it honours keys (see commit)."""
+    """How often a commit or reply whose answer was lost is sent again, with
+    its idempotency key, once the server has shown it honours keys (see commit)."""
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 90) -> None:
         url = url or os.environ.get("CAIRN_URL")
@@ -348,8 +348,13 @@ class Client:
     def _commit(self, session: str, body: Dict[str, Any], key: Optional[str]) -> Step:
         """POST a commit with an Idempotency-Key, sending it again while its
         answer is lost (see commit)."""
+        return self._post_keyed(f"/v1/sessions/{self._s(session)}/steps", body, key, "commit")
+
+    def _post_keyed(self, path: str, body: Dict[str, Any], key: Optional[str], what: str) -> Step:
+        """POST a step (what: "commit" or "reply") with an Idempotency-Key,
+        sending it again while its answer is lost, once the server has shown
+        it honours keys (see commit)."""
         key = _idempotency_key(key)
-        path = f"/v1/sessions/{self._s(session)}/steps"
         attempt = 0
         while True:
             try:
@@ -364,7 +369,7 @@ class Client:
                 if e.code == "unreachable":
                     # Instead of "read the session's head before trying again".
                     msg = e.message.rsplit("; ", 1)[0] + (
-                        f"; the commit may have taken effect: retry it with idempotency_key={key!r}, "
+                        f"; the {what} may have taken effect: retry it with idempotency_key={key!r}, "
                         "which answers with its step if it landed and never writes a second one")
                     e = UnavailableError(e.status, e.code, msg, e.body)
                     e.sent = True
@@ -412,14 +417,23 @@ class Client:
             return head
         return self.step(session, n + 1)
 
-    def reply(self, session: str, value: Any, expect: Optional[int] = None) -> Step:
+    def reply(self, session: str, value: Any, expect: Optional[int] = None,
+              idempotency_key: Optional[str] = None) -> Step:
         """Answer the question at the session's head; the answer becomes its next step.
         expect=N (the step the inbox showed) raises ConflictError unless the
-        question answered is the one at step N."""
+        question answered is the one at step N.
+
+        idempotency_key names this reply, as commit's names a commit: sent
+        again with the same key, a reply that already landed is answered with
+        its step ("replayed": True), not refused as answered; the key on
+        another step is a ConflictError. Default: a fresh key for this call.
+        A reply whose answer is lost is sent again with its key as a commit
+        is (commit_retries); otherwise the UnavailableError carries the key
+        (idempotency_key) to retry with."""
         body: Dict[str, Any] = {"input": value}
         if expect is not None:
             body["expect"] = _whole(expect, "expect")
-        return self._call("POST", f"/v1/sessions/{self._s(session)}/reply", body)[1]
+        return self._post_keyed(f"/v1/sessions/{self._s(session)}/reply", body, idempotency_key, "reply")
 
     def log(self, session: str, limit: Optional[int] = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""

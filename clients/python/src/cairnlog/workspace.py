@@ -61,10 +61,12 @@ class Workspace:
         """Sessions whose head awaits a human."""
         return self.client.inbox()
 
-    def reply(self, session: str, value: Any, expect: Optional[int] = None) -> Dict[str, Any]:
+    def reply(self, session: str, value: Any, expect: Optional[int] = None,
+              idempotency_key: Optional[str] = None) -> Dict[str, Any]:
         """Answer the question at a session's head; expect=N (the step the inbox
-        showed) raises ConflictError if the question there is another."""
-        return self.client.reply(session, value, expect=expect)
+        showed) raises ConflictError if the question there is another.
+        idempotency_key: see Client.reply (default: a fresh key for this call)."""
+        return self.client.reply(session, value, expect=expect, idempotency_key=idempotency_key)
 
     def diff(self, a: str, b: str) -> List[Dict[str, str]]:
         """Changes from step a to step b ("S" or "S@N")."""

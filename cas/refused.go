@@ -29,12 +29,12 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 // it; removing it repairs the store. A backend returns it (wrapped, as
 // the cause of a *RefusedError) from any request on Key.
 type NotObjectError struct {
-	Key string
+	Key string // the object's key; for a list, its prefix
 	// What is what stands there: "a link", "a directory", "a pipe", "a
 	// device", "a socket" or "a special file".
 	What string
 	// Parent says it stands where a directory holding Key belongs, not
-	// at Key itself.
+	// at Key itself (always, for a list).
 	Parent bool
 }
 

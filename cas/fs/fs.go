@@ -253,7 +253,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	case notFound(err):
 		err = nil // nothing there, or a key where the prefix names a directory
 	default:
-		err = notObject("list", strings.TrimSuffix(base, "/"), err, false)
+		err = notObject("list", prefix, err, true)
 	}
 	if err != nil {
 		return refusal("list", prefix, fmt.Errorf("list %s: %w", prefix, err))

@@ -244,12 +244,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		base = prefix[:i+1]
 	}
 	l := &lister{ctx: ctx, prefix: prefix, startAfter: startAfter}
-	defer l.close()
 	d, err := openDir(s.root, strings.TrimSuffix(base, "/"), false)
 	switch {
 	case err == nil:
-		l.open = append(l.open, d)
 		_, err = l.dir(d, base)
+		d.close()
 	case notFound(err):
 		err = nil // nothing there, or a key where the prefix names a directory
 	default:
@@ -260,24 +259,10 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	}
 	// Keys come in byte order, which a walk of directories in name order
 	// does not give ("a-b" sorts before "a/x"): sort what is left.
-	sort.Slice(l.found, func(i, j int) bool { return l.found[i].key < l.found[j].key })
-	for _, f := range l.found {
+	sort.Slice(l.found, func(i, j int) bool { return l.found[i].Key < l.found[j].Key })
+	for _, info := range l.found {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		info := cas.Info{Key: f.key, NotObject: kind(iofs.ModeDir)}
-		if f.dir != nil {
-			m, err := f.dir.lstat(f.name)
-			if errors.Is(err, iofs.ErrNotExist) {
-				continue // deleted while listing
-			}
-			if err != nil {
-				return refusal("list", prefix, fmt.Errorf("list %s: %w", prefix, err))
-			}
-			info = cas.Info{Key: f.key, Size: m.size, ModTime: m.modTime}
-			if !m.mode.IsRegular() {
-				info = cas.Info{Key: f.key, NotObject: kind(m.mode)}
-			}
 		}
 		if err := fn(info); err != nil {
 			return err
@@ -296,26 +281,13 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 type lister struct {
 	ctx                context.Context
 	prefix, startAfter string
-	found              []listed
-	open               []*dir // the directories found names are in; close closes them
-}
-
-// listed is a name found by a lister, not yet stat'ed.
-type listed struct {
-	key  string
-	dir  *dir   // the directory holding it; nil for an empty directory
-	name string // its name there
-}
-
-func (l *lister) close() {
-	for _, d := range l.open {
-		d.close()
-	}
+	found              []cas.Info
 }
 
 // dir lists d, the directory holding the keys that begin with rel
 // (empty, or ending in a slash), in directory order, and returns how
-// many names it holds.
+// many names it holds. It stats the names it keeps while d is open, so
+// that a walk holds one directory open per level, not one per directory.
 func (l *lister) dir(d *dir, rel string) (int, error) {
 	if err := l.ctx.Err(); err != nil {
 		return 0, err
@@ -332,9 +304,21 @@ func (l *lister) dir(d *dir, rel string) (int, error) {
 		if !e.IsDir() {
 			// A file, or a link or other non-file, listed as one: a
 			// link's type is its own (DirEntry reads it unfollowed).
-			if l.wants(rel, name) {
-				l.found = append(l.found, listed{key: rel + name, dir: d, name: name})
+			if !l.wants(rel, name) {
+				continue
 			}
+			m, err := d.lstat(name)
+			if errors.Is(err, iofs.ErrNotExist) {
+				continue // deleted while listing
+			}
+			if err != nil {
+				return 0, err
+			}
+			info := cas.Info{Key: rel + name, Size: m.size, ModTime: m.modTime}
+			if !m.mode.IsRegular() {
+				info = cas.Info{Key: rel + name, NotObject: kind(m.mode)}
+			}
+			l.found = append(l.found, info)
 			continue
 		}
 		sub := rel + name + "/"
@@ -353,13 +337,13 @@ func (l *lister) dir(d *dir, rel string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		l.open = append(l.open, sd)
 		n, err := l.dir(sd, sub)
+		sd.close()
 		if err != nil {
 			return 0, err
 		}
 		if n == 0 && l.wants(rel, name) {
-			l.found = append(l.found, listed{key: rel + name})
+			l.found = append(l.found, cas.Info{Key: rel + name, NotObject: kind(iofs.ModeDir)})
 		}
 	}
 	return len(entries), nil

@@ -240,6 +240,13 @@ func storeWords(url string, err error, step string) error {
 	}
 	session, n, stepKey := manifest.ParseStepKey(key)
 	stepPut := stepKey && op == "put"
+	var ne *cas.NotObjectError
+	if errors.As(err, &ne) {
+		// Not a refusal but the store's damage, said as what stands in
+		// whose place: "the store ./s holds a link where step a@3
+		// belongs: remove it to repair".
+		why = fmt.Sprintf("holds %s where %s belongs", ne.What, manifest.DescribePlace(ne.Key, op == "list", ne.Parent))
+	}
 	var undone string
 	switch op {
 	case "put":
@@ -249,6 +256,8 @@ func storeWords(url string, err error, step string) error {
 		}
 		undone = what + " was not written"
 		switch {
+		case ne != nil:
+			undone = "remove it to repair; " + undone
 		case cas.IsNotStored(err):
 		case re != nil:
 			undone = what + " may have been written (an earlier attempt may have reached the store)"
@@ -263,6 +272,9 @@ func storeWords(url string, err error, step string) error {
 		undone = manifest.DescribeKey(key) + " was not deleted"
 	default:
 		undone = "could not read " + manifest.DescribeKey(key)
+	}
+	if ne != nil && op != "put" {
+		undone = "remove it to repair"
 	}
 	switch {
 	case step == "":

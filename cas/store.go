@@ -64,6 +64,12 @@ type Info struct {
 	Key     string
 	Size    int64
 	ModTime time.Time
+	// NotObject, when set, says the key holds no object but something
+	// else a local store found in its place: "a link", "a directory" (an
+	// empty one), "a pipe", "a device", "a socket" (see NotObjectError).
+	// Size and ModTime are then zero. Only verify wants such entries;
+	// every other caller of List passes them over.
+	NotObject string
 }
 
 // Store is a flat key → bytes object store. Keys are '/'-separated paths
@@ -89,6 +95,8 @@ type Store interface {
 	// List calls fn for every key that starts with prefix and sorts
 	// strictly after startAfter (empty: from the beginning), in ascending
 	// byte order. If fn returns an error, List stops and returns it.
+	// A backend that can find something other than an object at a key
+	// (a local directory) lists it too, with Info.NotObject set.
 	List(ctx context.Context, prefix, startAfter string, fn func(Info) error) error
 
 	// Delete removes key. Deleting a missing key is not an error.

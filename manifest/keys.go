@@ -240,8 +240,11 @@ func describeOther(key string) string {
 	if key == GCClockKey {
 		return "gc's clock object"
 	}
-	return "an object of unknown kind"
+	return describeUnknown
 }
+
+// describeUnknown is DescribeKey's words for a key of no kind it knows.
+const describeUnknown = "an object of unknown kind"
 
 // DescribePrefix says in the user's words which objects a listing of
 // prefix looks for ("the steps of session d", "the sessions"), as
@@ -267,6 +270,22 @@ func DescribePrefix(prefix string) string {
 		}
 	}
 	return "the store's objects"
+}
+
+// DescribePlace names, for a message about what stands there instead
+// (cas.NotObjectError), the place where the object key belongs ("step
+// a@3", "the head hint of session a") or, if parent, a directory holding
+// it ("a directory holding step a@3"); if list, key is a listing's
+// prefix ("a directory holding the steps of session a").
+func DescribePlace(key string, list, parent bool) string {
+	what := objectWords(key)
+	if list {
+		what = DescribePrefix(key)
+	}
+	if parent {
+		return "a directory holding " + what
+	}
+	return what
 }
 
 // sessionStepsPrefix is the prefix of every key of session under steps/.

@@ -33,7 +33,14 @@ type listing struct {
 // candidate for deletion in this run).
 func (r *Repo) list(ctx context.Context) (*listing, error) {
 	l := &listing{objects: map[string]cas.Info{}, steps: map[string][]uint64{}}
-	err := r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+	err := r.listKeys(ctx, stepsPrefix, "", func(i cas.Info) error {
+		if s, n, ok := ParseStepKey(i.Key); ok && ValidSession(s) == nil && i.NotObject != "" {
+			// Not an object but a link or the like in a step's place
+			// (see listKeys): the mark meets it as a step it cannot
+			// read and deletes nothing; it is never a candidate.
+			l.steps[s] = append(l.steps[s], n)
+			return nil
+		}
 		if s, n, ok := ParseStepKey(i.Key); ok && ValidSession(s) == nil {
 			l.objects[i.Key] = i
 			l.steps[s] = append(l.steps[s], n)
@@ -46,7 +53,7 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list steps: %w", err)
 	}
-	err = r.store.List(ctx, packsPrefix, "", func(i cas.Info) error {
+	err = r.listObjects(ctx, packsPrefix, "", func(i cas.Info) error {
 		s, _, ok := ParsePackKey(i.Key)
 		if !ok {
 			s, _, _, ok = ParseSpillKey(i.Key)

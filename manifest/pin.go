@@ -188,7 +188,7 @@ func (r *Repo) pinsOf(ctx context.Context, target string) ([]cas.Info, error) {
 // error saying which pins: what).
 func (r *Repo) listPins(ctx context.Context, prefix, what string) ([]cas.Info, error) {
 	var pins []cas.Info
-	err := r.store.List(ctx, prefix, "", func(i cas.Info) error {
+	err := r.listKeys(ctx, prefix, "", func(i cas.Info) error {
 		if !IsPinKey(i.Key) {
 			return nil
 		}
@@ -330,7 +330,7 @@ func (r *Repo) readPin(ctx context.Context, key string) (*Pin, error) {
 // CheckPins reads every pin as gc does and calls bad for each that gc
 // would refuse; its error is only for failing to list them.
 func (r *Repo) CheckPins(ctx context.Context, bad func(key string, err error)) error {
-	err := r.store.List(ctx, pinsPrefix, "", func(i cas.Info) error {
+	err := r.listKeys(ctx, pinsPrefix, "", func(i cas.Info) error {
 		if !IsPinKey(i.Key) {
 			return nil
 		}

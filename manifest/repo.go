@@ -315,7 +315,7 @@ func (r *Repo) listHead(ctx context.Context, session string, from uint64) (head 
 	if from > 0 {
 		after = StepKey(session, from-1)
 	}
-	err = r.store.List(ctx, sessionStepsPrefix(session), after, func(i cas.Info) error {
+	err = r.listKeys(ctx, sessionStepsPrefix(session), after, func(i cas.Info) error {
 		if s, n, ok := ParseStepKey(i.Key); ok && s == session && n > head {
 			head = n
 		}
@@ -360,7 +360,7 @@ func (m *baseMarks) add(session, key string) error {
 // its step keys.
 func (r *Repo) listBaseMarks(ctx context.Context, session string) (baseMarks, error) {
 	var marks baseMarks
-	err := r.store.List(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
+	err := r.listKeys(ctx, sessionStepsPrefix(session), baseListStart(session), func(i cas.Info) error {
 		return marks.add(session, i.Key)
 	})
 	if err != nil {
@@ -389,7 +389,7 @@ var errStop = errors.New("stop listing")
 // 0 if it has none. It costs one LIST that stops at the first key.
 func (r *Repo) FirstStep(ctx context.Context, session string) (uint64, error) {
 	var first uint64
-	err := r.store.List(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
+	err := r.listKeys(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
 		if s, n, ok := ParseStepKey(i.Key); ok && s == session {
 			first = n
 			return errStop
@@ -575,7 +575,7 @@ func (r *Repo) SessionsPrefixed(ctx context.Context, prefix string, fn func(name
 	if prefix != "" && ValidSession(prefix) != nil {
 		return nil
 	}
-	return r.store.List(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
+	return r.listKeys(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
 		name := strings.TrimPrefix(i.Key, sessionsPrefix)
 		if ValidSession(name) != nil {
 			return nil
@@ -589,13 +589,45 @@ func (r *Repo) SessionsPrefixed(ctx context.Context, prefix string, fn func(name
 // It lists every key under steps/: for verify, not for routine use.
 func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) error {
 	last := ""
-	return r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+	return r.listKeys(ctx, stepsPrefix, "", func(i cas.Info) error {
 		name, ok := stepsKeySession(i.Key)
 		if !ok || name == last {
 			return nil
 		}
 		last = name
 		return fn(name)
+	})
+}
+
+// listKeys is the store's List as the layout's readers see it. An entry
+// that is no object (cas.Info.NotObject: a link, a directory, a pipe that
+// a local store found where an object belongs) is passed over, unless it
+// stands at a step's key: there it holds the step's place as a step that
+// cannot be read. Head discovery finds it, a reader of it is refused in
+// words (the store says what stands there), gc's mark refuses the
+// session as damaged and deletes nothing, and no commit takes the slot.
+// Verify names every such entry (see notObjects).
+func (r *Repo) listKeys(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
+	return r.store.List(ctx, prefix, after, func(i cas.Info) error {
+		if i.NotObject != "" {
+			if _, _, ok := ParseStepKey(i.Key); !ok {
+				return nil
+			}
+		}
+		return fn(i)
+	})
+}
+
+// listObjects is the store's List of objects only: every entry that is
+// no object is passed over. gc's listing (the objects it counts and may
+// delete) is one: it never deletes a link or a directory in an object's
+// place, nor counts it.
+func (r *Repo) listObjects(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
+	return r.store.List(ctx, prefix, after, func(i cas.Info) error {
+		if i.NotObject != "" {
+			return nil
+		}
+		return fn(i)
 	})
 }
 

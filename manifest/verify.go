@@ -69,7 +69,13 @@ func objectWords(key string) string {
 	if s, n, ok := ParseStepKey(key); ok {
 		return fmt.Sprintf("step %s@%d", s, n)
 	}
-	return DescribeKey(key)
+	if d := DescribeKey(key); d != describeUnknown {
+		return d
+	}
+	if d := DescribePrefix(key + "/"); d != DescribePrefix("") {
+		return d // a directory of the layout: "the steps of session a"
+	}
+	return describeUnknown
 }
 
 // stepRefKey returns the key of the step object a session@step reference
@@ -86,7 +92,10 @@ func stepRefKey(ref string) string {
 // damageWords says what kind of failure err is: "is damaged", "is
 // missing", "is too large or too deep" or "cannot be read".
 func damageWords(err error) string {
+	var ne *cas.NotObjectError
 	switch {
+	case errors.As(err, &ne):
+		return "is not a file"
 	case errors.Is(err, cas.ErrNotFound):
 		return "is missing"
 	case errors.Is(err, cas.ErrCorrupt):
@@ -106,6 +115,13 @@ func reason(err error, key string) string {
 	var lost *lostError
 	if errors.As(err, &lost) {
 		return "" // "is missing" says it
+	}
+	var ne *cas.NotObjectError
+	if errors.As(err, &ne) {
+		if ne.Parent {
+			return "the store holds " + ne.What + " where a directory holding it belongs"
+		}
+		return "the store holds " + ne.What + " where it belongs"
 	}
 	if errors.As(err, &base) {
 		return fmt.Sprintf("it says step %d but the newest step is %d, which is neither a removal nor a prune", base.Base, base.Head)
@@ -197,8 +213,61 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 			return nil, err
 		}
 	}
+	prefixes := []string{""}
+	if !whole {
+		prefixes = prefixes[:0]
+		for _, name := range sessions {
+			prefixes = append(prefixes, sessionStepsPrefix(name), packsPrefix+name+"/")
+		}
+	}
+	for _, prefix := range prefixes {
+		if err := v.notObjects(ctx, prefix); err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+	}
 	sort.Slice(v.rep.Problems, func(i, j int) bool { return v.rep.Problems[i].String() < v.rep.Problems[j].String() })
 	return v.rep, nil
+}
+
+// notObjects reports what stands under prefix where an object belongs
+// but is none (cas.Info.NotObject: a link, a pipe, a device or a
+// directory that a local store found), which no other reader lists:
+// every link, pipe or device, and an (empty) directory at the key of an
+// object of the layout; an empty directory elsewhere is what deletes
+// leave behind. One a walk of a session met already is not said again.
+// A listing refused for what stands in its way is reported likewise.
+func (v *verifier) notObjects(ctx context.Context, prefix string) error {
+	err := v.r.store.List(ctx, prefix, "", func(i cas.Info) error {
+		if i.NotObject == "" || i.NotObject == "a directory" && DescribeKey(i.Key) == describeUnknown {
+			return nil
+		}
+		v.damage(i.Key, placeSession(i.Key), &cas.NotObjectError{Key: i.Key, What: i.NotObject}, "")
+		return nil
+	})
+	var ne *cas.NotObjectError
+	if errors.As(err, &ne) {
+		key := strings.TrimSuffix(prefix, "/")
+		v.damage(key, placeSession(key), &cas.NotObjectError{Key: key, What: ne.What}, "")
+		return nil
+	}
+	return err
+}
+
+// placeSession is the session (or, for a step's key, the step: "a@3")
+// a problem at key belongs to, "" if none.
+func placeSession(key string) string {
+	if s, n, ok := ParseStepKey(key); ok {
+		return fmt.Sprintf("%s@%d", s, n)
+	}
+	for _, p := range []string{stepsPrefix, packsPrefix, sessionsPrefix} {
+		if rest, ok := strings.CutPrefix(key, p); ok {
+			s, _, _ := strings.Cut(rest, "/")
+			if ValidSession(s) == nil {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 type verifier struct {
@@ -208,6 +277,9 @@ type verifier struct {
 	counted map[string]bool // objects read and checked, for Objects
 	blobs   map[cas.ID]bool
 	steps   map[string]uint64 // step key -> the floor it was walked to
+	// misplaced: the keys (or prefixes) where something other than an
+	// object was reported standing (cas.NotObjectError).
+	misplaced map[string]bool
 
 	// unloaded: an object of the layout of the step being checked could
 	// not be read (and was reported), so a blob no readable object holds
@@ -236,6 +308,22 @@ func (v *verifier) problem(object, at string, err error) { v.damage(object, at, 
 
 // damage is problem with what the damage means for the user (Effect).
 func (v *verifier) damage(object, at string, err error, effect string) {
+	var ne *cas.NotObjectError
+	if errors.As(err, &ne) {
+		// Something other than an object stands in its place: said
+		// once, whichever reader met it, with what to do.
+		if v.misplaced[ne.Key] {
+			return
+		}
+		if v.misplaced == nil {
+			v.misplaced = map[string]bool{}
+		}
+		v.misplaced[ne.Key] = true
+		if object == "" || ne.Parent {
+			object = ne.Key
+		}
+		effect = effectNotObject
+	}
 	p := Problem{Object: object, Session: at, Err: err, Effect: effect}
 	if s, _, ok := strings.Cut(at, "@"); ok {
 		p.Session, p.Step = s, at
@@ -255,6 +343,7 @@ const (
 	effectNoMarker  = "cairn sessions does not list the session; its steps read and cairn gc runs"
 	effectPin       = "cairn gc deletes nothing until it is deleted (the fork it kept, if it was still running, then fails)"
 	effectPackGone  = "cairn gc deletes nothing until it is restored from a backup"
+	effectNotObject = "cairn reads nothing through it and never deletes it; remove it to repair (restore what belongs there from a backup, if anything does)"
 )
 
 // session checks one session from its head down to its base, and reports
@@ -480,7 +569,7 @@ func (v *verifier) held(ctx context.Context, session string) []uint64 {
 	if ok {
 		return held
 	}
-	err := v.r.store.List(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
+	err := v.r.listKeys(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
 		if s, k, ok := ParseStepKey(i.Key); ok && s == session {
 			held = append(held, k)
 		}

@@ -4,4 +4,4 @@ package fs
 
 // createAnon is Linux only: elsewhere a conditional create goes through
 // a named temporary file.
-func createAnon(dir, dst string, data []byte) error { return errNoAnon }
+func createAnon(d *dir, name string, data []byte) error { return errNoAnon }

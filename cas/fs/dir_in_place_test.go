@@ -15,7 +15,7 @@ import (
 // TestPutOverDirectoryRefused: a directory standing where an object's
 // file belongs (an operator's mistake, a damaged store) makes a put fail
 // as a refusal in words, which the layers above say as "the store …
-// refused the request: a directory or link stands where the object's file
+// refused the request: a directory stands where the object's file
 // belongs …: gc's saved state was not written". It failed with the
 // rename's text, "put gc/state: rename /…/.tmp/put-123 /…/gc/state: file
 // exists", naming the temporary file and the key.
@@ -31,7 +31,7 @@ func TestPutOverDirectoryRefused(t *testing.T) {
 	}
 	err = s.Put(ctx, "gc/state", []byte("x"), cas.PutOptions{})
 	var re *cas.RefusedError
-	if !errors.As(err, &re) || !strings.Contains(re.Why, "a directory or link stands where the object's file belongs") ||
+	if !errors.As(err, &re) || !strings.Contains(re.Why, "a directory stands where the object's file belongs") ||
 		strings.Contains(re.Why, root) || !cas.IsNotStored(err) {
 		t.Errorf("put over a directory: %v; want a refusal in words, naming no path, that stored nothing", err)
 	}
@@ -54,7 +54,7 @@ func TestCreateOverDirectoryRefused(t *testing.T) {
 	}
 	err = s.Put(ctx, key, []byte("x"), cas.PutOptions{IfAbsent: true})
 	var re *cas.RefusedError
-	if errors.Is(err, cas.ErrExists) || !errors.As(err, &re) || !strings.Contains(re.Why, "a directory or link stands where") || !cas.IsNotStored(err) {
+	if errors.Is(err, cas.ErrExists) || !errors.As(err, &re) || !strings.Contains(re.Why, "a directory stands where") || !cas.IsNotStored(err) {
 		t.Errorf("conditional create over a directory: %v; want a refusal in words that stored nothing, not ErrExists", err)
 	}
 }
@@ -79,7 +79,7 @@ func TestCreateOverLinkRefused(t *testing.T) {
 	}
 	err = s.Put(ctx, key, []byte("x"), cas.PutOptions{IfAbsent: true})
 	var re *cas.RefusedError
-	if errors.Is(err, cas.ErrExists) || !errors.As(err, &re) || !strings.Contains(re.Why, "a directory or link stands where") {
+	if errors.Is(err, cas.ErrExists) || !errors.As(err, &re) || !strings.Contains(re.Why, "a link stands where") {
 		t.Errorf("conditional create over a link: %v; want a refusal in words, not ErrExists", err)
 	}
 }

@@ -72,11 +72,23 @@ func Open(dir string) (*Store, error) {
 // Root returns the store's directory.
 func (s *Store) Root() string { return s.root }
 
-func (s *Store) path(key string) string {
-	return filepath.Join(s.root, filepath.FromSlash(key))
+// at opens the directory holding key, without following a link below
+// the root (making what is missing if create), and returns it with the
+// key's last name.
+func (s *Store) at(key string, create bool) (*dir, string, error) {
+	rel, name := "", key
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		rel, name = key[:i], key[i+1:]
+	}
+	d, err := openDir(s.root, rel, create)
+	if err != nil {
+		return nil, "", err
+	}
+	return d, name, nil
 }
 
-// Put implements cas.Store.
+// Put implements cas.Store. It writes nothing through a link, below the
+// root or at the key: what stands in the object's place is refused.
 func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) (err error) {
 	defer func() { err = refusal("put", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
@@ -85,28 +97,26 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	if err := ctx.Err(); err != nil {
 		return cas.NotStored(err) // nothing was tried
 	}
-	dst := s.path(key)
-	if opts.IfAbsent {
-		// Cheap early answer; the link below is the real arbiter.
-		if fi, err := os.Lstat(dst); err == nil {
-			if !fi.Mode().IsRegular() {
-				// No writer took the key (a put makes a file, which List
-				// lists; it skips anything else): it is damaged, and a
-				// put that lost to it would be retried forever as a
-				// conflict.
-				return notAFile(key, cas.NotStored(iofs.ErrExist))
-			}
-			return cas.ErrExists
-		}
-	}
 	// Until the object is named (the link or rename below), a failure
 	// leaves nothing of the put to see: such errors are NotStored.
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
+	d, name, err := s.at(key, true)
+	if err != nil {
+		return notObject("put", key, fmt.Errorf("put %s: %w", key, cas.NotStored(err)), true)
+	}
+	defer d.close()
+	if m, err := d.lstat(name); err == nil {
+		if !m.mode.IsRegular() {
+			// No writer took the key (a put makes a file): it is
+			// damaged, and a put that lost to it would be retried
+			// forever as a conflict.
+			return notObject("put", key, cas.NotStored(&standsError{mode: m.mode}), false)
+		}
+		if opts.IfAbsent {
+			return cas.ErrExists // a cheap early answer; the link below is the real arbiter
+		}
 	}
 	if opts.IfAbsent {
-		switch err := createAnon(dir, dst, data); {
+		switch err := createAnon(d, name, data); {
 		case err == nil:
 			return nil
 		case errors.Is(err, errNoAnon):
@@ -117,55 +127,38 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 			return fmt.Errorf("put %s: %w", key, err)
 		}
 	}
-	tmp, err := s.writeTemp(data)
+	tmp, err := openDir(s.root, tmpDir, true)
+	if err != nil {
+		return notObject("put", tmpDir, fmt.Errorf("put %s: %w", key, cas.NotStored(err)), false)
+	}
+	defer tmp.close()
+	tmpName, err := tmp.createTemp(data)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
-	defer os.Remove(tmp)
+	defer tmp.remove(tmpName)
 	if opts.IfAbsent {
-		if err := os.Link(tmp, dst); err != nil {
+		if err := d.link(tmp, tmpName, name); err != nil {
 			if errors.Is(err, iofs.ErrExist) {
 				return cas.ErrExists
 			}
 			return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 		}
-	} else if err := os.Rename(tmp, dst); err != nil {
-		if fi, serr := os.Lstat(dst); serr == nil && fi.IsDir() {
-			return notAFile(key, cas.NotStored(err))
+	} else if err := d.rename(tmp, tmpName, name); err != nil {
+		if m, serr := d.lstat(name); serr == nil && !m.mode.IsRegular() {
+			return notObject("put", key, cas.NotStored(&standsError{mode: m.mode}), false)
 		}
 		return fmt.Errorf("put %s: %w", key, cas.NotStored(err))
 	}
-	if err := syncDir(dir); err != nil {
+	if err := d.sync(); err != nil {
 		return fmt.Errorf("put %s: sync dir: %w", key, err)
 	}
 	return nil
 }
 
-func (s *Store) writeTemp(data []byte) (string, error) {
-	tmp := filepath.Join(s.root, tmpDir)
-	f, err := os.CreateTemp(tmp, "put-*")
-	if errors.Is(err, iofs.ErrNotExist) {
-		// The first write to a new store: make it now.
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return "", err
-		}
-		f, err = os.CreateTemp(tmp, "put-*")
-	}
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
-// Get implements cas.Store.
+// Get implements cas.Store. It reads a file only: what stands at the
+// key, or at a directory on its way, is never followed (a link), waited
+// on (a pipe) or read (a device), but refused as the store's damage.
 func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, err error) {
 	defer func() { err = refusal("get", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
@@ -174,9 +167,14 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(s.path(key))
+	d, name, err := s.at(key, false)
 	if err != nil {
-		return nil, mapErr(key, err)
+		return nil, notObject("get", key, mapErr(key, err), true)
+	}
+	defer d.close()
+	f, err := d.openRead(name)
+	if err != nil {
+		return nil, notObject("get", key, mapErr(key, err), false)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -184,8 +182,11 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, er
 		return nil, fmt.Errorf("get %s: %w", key, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("get %s: %w", key, cas.ErrNotFound)
+		return nil, notObject("get", key, &standsError{mode: fi.Mode()}, false)
 	}
+	// The file's size when opened bounds the read, and n bounds it
+	// further: the layers above ask for no more than their limit on one
+	// object (plus a byte, to tell a larger one).
 	size := fi.Size()
 	if off < 0 {
 		off = 0
@@ -198,30 +199,39 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, er
 		end = off + n
 	}
 	buf := make([]byte, end-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+	got, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("get %s: %w", key, err)
 	}
-	return buf, nil
+	return buf[:got], nil
 }
 
-// Stat implements cas.Store.
+// Stat implements cas.Store. Like Get, it follows no link.
 func (s *Store) Stat(ctx context.Context, key string) (_ cas.Info, err error) {
 	defer func() { err = refusal("stat", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
 		return cas.Info{}, err
 	}
-	fi, err := os.Stat(s.path(key))
+	d, name, err := s.at(key, false)
+	if err != nil {
+		return cas.Info{}, notObject("stat", key, mapErr(key, err), true)
+	}
+	defer d.close()
+	m, err := d.lstat(name)
 	if err != nil {
 		return cas.Info{}, mapErr(key, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return cas.Info{}, fmt.Errorf("stat %s: %w", key, cas.ErrNotFound)
+	if !m.mode.IsRegular() {
+		return cas.Info{}, notObject("stat", key, &standsError{mode: m.mode}, false)
 	}
-	return cas.Info{Key: key, Size: fi.Size(), ModTime: fi.ModTime()}, nil
+	return cas.Info{Key: key, Size: m.size, ModTime: m.modTime}, nil
 }
 
 // List implements cas.Store. It walks the deepest directory the prefix
-// names, skipping dot-names (temporary files), and sorts the keys.
+// names, skipping dot-names (temporary files), and sorts the keys. It
+// follows no link: a link, a pipe, a device or a socket, and an empty
+// directory, is listed with Info.NotObject saying which. A link or file
+// where the directory the prefix names belongs fails the listing.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
 	if err := cas.ValidatePrefix(prefix); err != nil {
 		return err
@@ -233,28 +243,28 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		base = prefix[:i+1]
 	}
-	l := &lister{ctx: ctx, root: s.root, prefix: prefix, startAfter: startAfter}
-	if err := l.dir(base); err != nil {
+	l := &lister{ctx: ctx, prefix: prefix, startAfter: startAfter}
+	d, err := openDir(s.root, strings.TrimSuffix(base, "/"), false)
+	switch {
+	case err == nil:
+		_, err = l.dir(d, base)
+		d.close()
+	case notFound(err):
+		err = nil // nothing there, or a key where the prefix names a directory
+	default:
+		err = notObject("list", prefix, err, true)
+	}
+	if err != nil {
 		return refusal("list", prefix, fmt.Errorf("list %s: %w", prefix, err))
 	}
 	// Keys come in byte order, which a walk of directories in name order
 	// does not give ("a-b" sorts before "a/x"): sort what is left.
-	sort.Slice(l.found, func(i, j int) bool { return l.found[i].key < l.found[j].key })
-	for _, f := range l.found {
+	sort.Slice(l.found, func(i, j int) bool { return l.found[i].Key < l.found[j].Key })
+	for _, info := range l.found {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fi, err := f.entry.Info()
-		if err != nil {
-			if errors.Is(err, iofs.ErrNotExist) {
-				continue // deleted while listing
-			}
-			return refusal("list", prefix, fmt.Errorf("list %s: %w", prefix, err))
-		}
-		if !fi.Mode().IsRegular() {
-			continue
-		}
-		if err := fn(cas.Info{Key: f.key, Size: fi.Size(), ModTime: fi.ModTime()}); err != nil {
+		if err := fn(info); err != nil {
 			return err
 		}
 	}
@@ -270,65 +280,73 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 // one directory of 100,000 step objects.
 type lister struct {
 	ctx                context.Context
-	root               string
 	prefix, startAfter string
-	found              []listed
+	found              []cas.Info
 }
 
-// listed is a key found by a lister, not yet stat'ed.
-type listed struct {
-	key   string
-	entry iofs.DirEntry
-}
-
-// dir lists the directory holding the keys that begin with rel (empty,
-// or ending in a slash), in directory order.
-func (l *lister) dir(rel string) error {
+// dir lists d, the directory holding the keys that begin with rel
+// (empty, or ending in a slash), in directory order, and returns how
+// many names it holds. It stats the names it keeps while d is open, so
+// that a walk holds one directory open per level, not one per directory.
+func (l *lister) dir(d *dir, rel string) (int, error) {
 	if err := l.ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
-	f, err := os.Open(filepath.Join(l.root, filepath.FromSlash(rel)))
+	entries, err := d.readDir()
 	if err != nil {
-		if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil
-		}
-		return err
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if errors.Is(err, syscall.ENOTDIR) {
-		return nil // a key, where the prefix names a directory
-	}
-	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
 			continue // temporary files (and nothing a key can name)
 		}
-		if !e.IsDir() && (!l.wants(rel, name) || !e.Type().IsRegular()) {
-			continue
-		}
-		key := rel + name
-		if e.IsDir() {
-			sub := key + "/"
-			if !strings.HasPrefix(sub, l.prefix) && !strings.HasPrefix(l.prefix, sub) {
+		if !e.IsDir() {
+			// A file, or a link or other non-file, listed as one: a
+			// link's type is its own (DirEntry reads it unfollowed).
+			if !l.wants(rel, name) {
 				continue
 			}
-			// Every key under sub sorts before startAfter when sub does
-			// and startAfter is not itself under sub.
-			if sub < l.startAfter && !strings.HasPrefix(l.startAfter, sub) {
-				continue
+			m, err := d.lstat(name)
+			if errors.Is(err, iofs.ErrNotExist) {
+				continue // deleted while listing
 			}
-			if err := l.dir(sub); err != nil {
-				return err
+			if err != nil {
+				return 0, err
 			}
+			info := cas.Info{Key: rel + name, Size: m.size, ModTime: m.modTime}
+			if !m.mode.IsRegular() {
+				info = cas.Info{Key: rel + name, NotObject: kind(m.mode)}
+			}
+			l.found = append(l.found, info)
 			continue
 		}
-		l.found = append(l.found, listed{key: key, entry: e})
+		sub := rel + name + "/"
+		if !strings.HasPrefix(sub, l.prefix) && !strings.HasPrefix(l.prefix, sub) {
+			continue
+		}
+		// Every key under sub sorts before startAfter when sub does
+		// and startAfter is not itself under sub.
+		if sub < l.startAfter && !strings.HasPrefix(l.startAfter, sub) {
+			continue
+		}
+		sd, err := d.sub(name, false)
+		if notFound(err) {
+			continue // deleted while listing
+		}
+		if err != nil {
+			return 0, err
+		}
+		n, err := l.dir(sd, sub)
+		sd.close()
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 && l.wants(rel, name) {
+			l.found = append(l.found, cas.Info{Key: rel + name, NotObject: kind(iofs.ModeDir)})
+		}
 	}
-	return nil
+	return len(entries), nil
 }
 
 // wants reports whether the key rel+name has the prefix and sorts after
@@ -348,13 +366,25 @@ func (l *lister) wants(rel, name string) bool {
 	return name > a[len(rel):]
 }
 
-// Delete implements cas.Store.
+// Delete implements cas.Store. A link at the key is removed, never what
+// it names; a directory there is refused as damage, not removed.
 func (s *Store) Delete(ctx context.Context, key string) (err error) {
 	defer func() { err = refusal("delete", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
 		return err
 	}
-	if err := os.Remove(s.path(key)); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+	d, name, err := s.at(key, false)
+	if notFound(err) {
+		return nil
+	}
+	if err != nil {
+		return notObject("delete", key, fmt.Errorf("delete %s: %w", key, err), true)
+	}
+	defer d.close()
+	if err := d.remove(name); err != nil && !notFound(err) {
+		if m, serr := d.lstat(name); serr == nil && m.mode.IsDir() {
+			return notObject("delete", key, &standsError{mode: m.mode}, false)
+		}
 		return fmt.Errorf("delete %s: %w", key, err)
 	}
 	return nil
@@ -362,23 +392,29 @@ func (s *Store) Delete(ctx context.Context, key string) (err error) {
 
 // CleanTemp removes temporary files older than age, left behind by
 // processes that crashed in the middle of a put. It returns how many it
-// removed.
+// removed. It removes files in the store's own temporary directory
+// only: if a link stands in that directory's place, it removes nothing.
 func (s *Store) CleanTemp(age time.Duration) (int, error) {
-	entries, err := os.ReadDir(filepath.Join(s.root, tmpDir))
-	if errors.Is(err, iofs.ErrNotExist) {
+	d, err := openDir(s.root, tmpDir, false)
+	if notFound(err) {
 		return 0, nil // nothing was ever written
 	}
+	if err != nil {
+		return 0, fmt.Errorf("clean temp files: %w", err)
+	}
+	defer d.close()
+	entries, err := d.readDir()
 	if err != nil {
 		return 0, fmt.Errorf("clean temp files: %w", err)
 	}
 	n := 0
 	cutoff := time.Now().Add(-age)
 	for _, e := range entries {
-		fi, err := e.Info()
-		if err != nil || fi.ModTime().After(cutoff) {
+		m, err := d.lstat(e.Name())
+		if err != nil || m.mode.IsDir() || m.modTime.After(cutoff) {
 			continue
 		}
-		if os.Remove(filepath.Join(s.root, tmpDir, e.Name())) == nil {
+		if d.remove(e.Name()) == nil {
 			n++
 		}
 	}
@@ -417,16 +453,64 @@ func refusal(op, key string, err error) error {
 	return &cas.RefusedError{Op: op, Key: key, Why: why, Err: err}
 }
 
-// notAFile is the refusal of a put to key where a directory or a
-// symbolic link stands: not the store's failure but its damage, which
-// no retry removes.
-func notAFile(key string, err error) error {
-	return &cas.RefusedError{Op: "put", Key: key, Err: err,
-		Why: "a directory or link stands where the object's file belongs (remove it to repair)"}
+// errNotDir is a file where a directory belongs, where the system does
+// not say ENOTDIR.
+var errNotDir = errors.New("not a directory")
+
+// notFound reports whether err says that nothing stands at a path, or
+// a file stands where a directory on its way belongs: a key that is not
+// there (the file is then another key, as "a" beside "a/b" in S3).
+func notFound(err error) bool {
+	return errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, errNotDir)
+}
+
+// standsError says what stands where a file or a directory of the store
+// belongs: a link, a directory, a pipe, a device.
+type standsError struct{ mode iofs.FileMode }
+
+func (e *standsError) Error() string { return kind(e.mode) + " stands there" }
+
+// kind says what a file of mode is, as the store's words name it.
+func kind(mode iofs.FileMode) string {
+	switch t := mode.Type(); {
+	case t == 0:
+		return "a file"
+	case t&iofs.ModeSymlink != 0:
+		return "a link"
+	case t&iofs.ModeDir != 0:
+		return "a directory"
+	case t&iofs.ModeNamedPipe != 0:
+		return "a pipe"
+	case t&iofs.ModeDevice != 0:
+		return "a device"
+	case t&iofs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
+}
+
+// notObject makes err, if a *standsError is its cause, the refusal of
+// op on key as the store's damage (cas.NotObjectError), in words: a
+// link, a directory, a pipe or a device stands where the object's file,
+// or if parent a directory on its way, belongs. Not the store's failure
+// but its damage, which no retry removes. Any other error is returned
+// as it is.
+func notObject(op, key string, err error, parent bool) error {
+	var se *standsError
+	if !errors.As(err, &se) {
+		return err
+	}
+	what := kind(se.mode)
+	ne := &cas.NotObjectError{Key: key, What: what, Parent: parent}
+	cause := error(ne)
+	if cas.IsNotStored(err) {
+		cause = cas.NotStored(ne)
+	}
+	return &cas.RefusedError{Op: op, Key: key, Err: cause, Why: ne.Error() + " (remove it to repair)"}
 }
 
 func mapErr(key string, err error) error {
-	if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	if notFound(err) {
 		return fmt.Errorf("%s: %w", key, cas.ErrNotFound)
 	}
 	return fmt.Errorf("%s: %w", key, err)

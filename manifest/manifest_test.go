@@ -96,22 +96,15 @@ func TestGoldenV2(t *testing.T) {
 	}
 }
 
-// withSpills is full() with spill packs in its layout: a version 4 manifest.
-func withSpills() *manifest.Manifest {
-	m := full()
-	m.Layout.Spills = []manifest.SpillRef{{Session: m.Session, Number: m.Number, First: 1, Last: 3}, {Session: m.Session, Number: m.Number, First: 5, Last: 5}}
-	return m
-}
-
-// TestGoldenV4 pins the encoding of a layout with spill packs (version
-// 4), and checks that a manifest without them is still written as
-// version 3, byte for byte as before.
-func TestGoldenV4(t *testing.T) {
-	m := withSpills()
+// checkGolden checks the golden file name, the encoding of the manifest
+// m that the function builder returns, written first under -update: it
+// holds format version ver, decodes to m, and is what m encodes to.
+func checkGolden(t *testing.T, name, builder string, m *manifest.Manifest, ver byte) {
+	t.Helper()
 	enc := m.Encode()
-	path := filepath.Join(goldenDir, "manifest-v4.golden")
+	path := filepath.Join(goldenDir, name)
 	if *update {
-		text := fmt.Sprintf("# manifest.Encode of withSpills() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
+		text := fmt.Sprintf("# manifest.Encode of %s() in manifest_test.go; id %s\n%s\n", builder, cas.Sum(enc), hex.EncodeToString(enc))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -125,16 +118,31 @@ func TestGoldenV4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want[4] != 4 {
-		t.Fatalf("manifest-v4.golden has version %d", want[4])
+	if want[4] != ver {
+		t.Fatalf("%s has version %d", name, want[4])
 	}
-	got, err := manifest.Decode(want, "golden v4")
+	got, err := manifest.Decode(want, "golden "+name)
 	if err != nil || !reflect.DeepEqual(got, m) {
-		t.Fatalf("v4 manifest decodes to %+v, %v", got, err)
+		t.Fatalf("version %d manifest decodes to %+v, %v", ver, got, err)
 	}
 	if !bytes.Equal(enc, want) {
 		t.Errorf("Encode differs from %s:\n got %x\nwant %x", path, enc, want)
 	}
+}
+
+// withSpills is full() with spill packs in its layout: a version 4 manifest.
+func withSpills() *manifest.Manifest {
+	m := full()
+	m.Layout.Spills = []manifest.SpillRef{{Session: m.Session, Number: m.Number, First: 1, Last: 3}, {Session: m.Session, Number: m.Number, First: 5, Last: 5}}
+	return m
+}
+
+// TestGoldenV4 pins the encoding of a layout with spill packs (version
+// 4), and checks that a manifest without them is still written as
+// version 3, byte for byte as before.
+func TestGoldenV4(t *testing.T) {
+	m := withSpills()
+	checkGolden(t, "manifest-v4.golden", "withSpills", m, 4)
 	if v := full().Encode()[4]; v != 3 {
 		t.Errorf("a manifest without spill packs is written as version %d, want 3", v)
 	}
@@ -170,33 +178,7 @@ func withInStep() *manifest.Manifest {
 // are step keys.
 func TestGoldenV5(t *testing.T) {
 	m := withInStep()
-	enc := m.Encode()
-	path := filepath.Join(goldenDir, "manifest-v5.golden")
-	if *update {
-		text := fmt.Sprintf("# manifest.Encode of withInStep() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
-	want, err := hex.DecodeString(lines[len(lines)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want[4] != 5 {
-		t.Fatalf("manifest-v5.golden has version %d", want[4])
-	}
-	got, err := manifest.Decode(want, "golden v5")
-	if err != nil || !reflect.DeepEqual(got, m) {
-		t.Fatalf("v5 manifest decodes to %+v, %v", got, err)
-	}
-	if !bytes.Equal(enc, want) {
-		t.Errorf("Encode differs from %s:\n got %x\nwant %x", path, enc, want)
-	}
+	checkGolden(t, "manifest-v5.golden", "withInStep", m, 5)
 	if v := withSpills().Encode()[4]; v != 4 {
 		t.Errorf("a manifest with spill packs and no pack in a step object is written as version %d, want 4", v)
 	}
@@ -479,33 +461,7 @@ func withKey() *manifest.Manifest {
 // as corrupt.
 func TestGoldenV6(t *testing.T) {
 	m := withKey()
-	enc := m.Encode()
-	path := filepath.Join(goldenDir, "manifest-v6.golden")
-	if *update {
-		text := fmt.Sprintf("# manifest.Encode of withKey() in manifest_test.go; id %s\n%s\n", cas.Sum(enc), hex.EncodeToString(enc))
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(text)), "\n")
-	want, err := hex.DecodeString(lines[len(lines)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want[4] != 6 {
-		t.Fatalf("manifest-v6.golden has version %d", want[4])
-	}
-	got, err := manifest.Decode(want, "golden v6")
-	if err != nil || !reflect.DeepEqual(got, m) {
-		t.Fatalf("v6 manifest decodes to %+v, %v", got, err)
-	}
-	if !bytes.Equal(enc, want) {
-		t.Errorf("Encode differs from %s:\n got %x\nwant %x", path, enc, want)
-	}
+	checkGolden(t, "manifest-v6.golden", "withKey", m, 6)
 	for want, m := range map[byte]*manifest.Manifest{3: full(), 4: withSpills(), 5: withInStep()} {
 		if v := m.Encode()[4]; v != want {
 			t.Errorf("a manifest without a key is written as version %d, want %d", v, want)

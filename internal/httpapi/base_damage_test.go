@@ -15,6 +15,45 @@ import (
 	"github.com/cairnlog/cairn/manifest"
 )
 
+// serveDamagedBase serves a store whose session d has steps steps and a
+// base marker holding marker, and returns the store and the server.
+func serveDamagedBase(t *testing.T, steps int, marker string) (cas.Store, *httptest.Server) {
+	t.Helper()
+	ctx := context.Background()
+	store := memStore()
+	s, _ := cairn.OpenStore(store).Session("d")
+	for i := 0; i < steps; i++ {
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"i":1}`)), cairn.CommitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Put(ctx, manifest.BaseKey("d"), []byte(marker), cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
+	t.Cleanup(ts.Close)
+	return store, ts
+}
+
+// TestDamageAnswerSaysWhatToDo: a 500 for a damaged store says what its
+// operator can do (run cairn verify), once; it said only what was
+// damaged.
+func TestDamageAnswerSaysWhatToDo(t *testing.T) {
+	_, ts := serveDamagedBase(t, 3, "junk")
+	resp, err := http.Get(ts.URL + "/v1/sessions/d/head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var e struct{ Code, Error string }
+	_ = json.Unmarshal(b, &e)
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(e.Error, "the base marker of session d") ||
+		strings.Count(e.Error, "cairn verify names every damaged object") != 1 {
+		t.Errorf("GET head of a damaged session: %s %s; want 500 naming the damage and what to do, once", resp.Status, b)
+	}
+}
+
 // TestDamagedBaseMarkerHTTP: a session whose base marker says a step
 // above its head that no removal writes is a damaged store, answered as
 // the server answers store corruption (500 "internal", the error in the
@@ -22,18 +61,7 @@ import (
 // refused and writes nothing.
 func TestDamagedBaseMarkerHTTP(t *testing.T) {
 	ctx := context.Background()
-	store := memStore()
-	s, _ := cairn.OpenStore(store).Session("d")
-	for i := 0; i < 5; i++ {
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"i":1}`)), cairn.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := store.Put(ctx, manifest.BaseKey("d"), []byte("99"), cas.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
-	defer ts.Close()
+	store, ts := serveDamagedBase(t, 5, "99")
 	want := "session d: its base marker says step 99 but its newest step is 5, which is neither a removal nor a prune"
 	check := func(method, path, body string) {
 		t.Helper()

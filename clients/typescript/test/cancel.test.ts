@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnClient, InvalidError } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, required, tempDir } from "./harness.js";
+import { serveForSuite } from "./serve.js";
 
 const bin = cairnBin();
 if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
@@ -13,13 +14,9 @@ if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN o
 describe.skipIf(!bin)("AbortSignal against cairn serve", () => {
   let srv: LocalServer;
   let dir: string;
-  beforeAll(async () => {
-    dir = tempDir();
-    srv = await startServer({ bin, store: dir });
-  });
-  afterAll(async () => {
-    await srv?.close();
-    rmSync(dir, { recursive: true, force: true });
+  serveForSuite(bin!, (s, d) => {
+    srv = s;
+    dir = d;
   });
 
   for (const transport of ["node:http", "fetch"] as const) {

@@ -1,12 +1,13 @@
 // The client against a real `cairn serve` that the test starts.
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createServer as createHTTPServer } from "node:http";
 import { CairnClient, CairnError, ConflictError, InvalidError, LimitError, NotFoundError, StoreRefusedError, UnavailableError, isReply, makePatch } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, freePort, required, tempDir } from "./harness.js";
+import { serveForSuite } from "./serve.js";
 
 const bin = cairnBin();
 if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
@@ -14,13 +15,9 @@ if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN o
 describe.skipIf(!bin)("CairnClient against cairn serve", () => {
   let srv: LocalServer;
   let dir: string;
-  beforeAll(async () => {
-    dir = tempDir();
-    srv = await startServer({ bin, store: dir });
-  });
-  afterAll(async () => {
-    await srv?.close();
-    rmSync(dir, { recursive: true, force: true });
+  serveForSuite(bin!, (s, d) => {
+    srv = s;
+    dir = d;
   });
 
   it("commits, reads, fences, forks, diffs, waits, asks, replies and removes", async () => {

@@ -1,9 +1,9 @@
 // A commit (or a reply) whose answer is lost lands once when sent again with its idempotency key.
-import { rmSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CairnClient, ConflictError, InvalidError, UnavailableError } from "../src/index.js";
-import { startServer, type LocalServer } from "../src/local.js";
-import { cairnBin, required, tempDir } from "./harness.js";
+import { type LocalServer } from "../src/local.js";
+import { cairnBin, required } from "./harness.js";
+import { serveForSuite } from "./serve.js";
 
 const bin = cairnBin();
 if (!bin && required()) throw new Error("cairn binary not found: set CAIRN_BIN or run `make build`");
@@ -37,13 +37,9 @@ function losing(route = "/steps") {
 describe.skipIf(!bin)("idempotent commits against cairn serve", () => {
   let srv: LocalServer;
   let dir: string;
-  beforeAll(async () => {
-    dir = tempDir();
-    srv = await startServer({ bin, store: dir });
-  });
-  afterAll(async () => {
-    await srv?.close();
-    rmSync(dir, { recursive: true, force: true });
+  serveForSuite(bin!, (s, d) => {
+    srv = s;
+    dir = d;
   });
 
   it("sends a commit whose answer was lost again with its key, and it lands once", async () => {

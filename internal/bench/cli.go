@@ -26,6 +26,11 @@ type CLICommitResult struct {
 	// file of its own; both wall time of the process, steps 2..N.
 	Cairn Latency `json:"cairn"`
 	DD    Latency `json:"dd"`
+	// Startup is `cairn version` in a fresh process, timed in turn with
+	// the commits: what the binary costs before a command does anything
+	// (the runtime and every linked package's initialisers), so the
+	// report can say how much of the commit's time is start-up.
+	Startup Latency `json:"startup"`
 	// Requests are cairn's object-store requests, steps 2..N, from its
 	// --json output; OnePut counts the steps that made exactly 1 PUT and
 	// no GET or LIST, as target 7 asks (a step through the head cache
@@ -64,7 +69,7 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 	doc := filepath.Join(cfg.Dir, "cli-doc.json")
 	gen := workload.NewAppend(workload.AppendOptions{Seed: cfg.Seed, Window: cfg.ResumeWindow})
 	var res CLICommitResult
-	var cairnDs, ddDs []time.Duration
+	var cairnDs, ddDs, startDs []time.Duration
 	var total PerStep
 	for n := 1; n <= cfg.CLISteps; n++ {
 		state, _ := gen.Next()
@@ -74,6 +79,12 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 		start := time.Now()
 		used, err := cairnCommitFile(ctx, cfg.Cairn, store, cache, doc)
 		cairnTook := time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+		start = time.Now()
+		err = tool(ctx, peer, cfg.Cairn, "version")
+		startTook := time.Since(start)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +99,7 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 		if n == 1 {
 			continue
 		}
-		cairnDs, ddDs = append(cairnDs, cairnTook), append(ddDs, ddTook)
+		cairnDs, ddDs, startDs = append(cairnDs, cairnTook), append(ddDs, ddTook), append(startDs, startTook)
 		total.Put += float64(used.Put)
 		total.Get += float64(used.Get)
 		total.List += float64(used.List)
@@ -97,7 +108,7 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 			res.OnePut++
 		}
 	}
-	res.Cairn, res.DD = summarize(cairnDs), summarize(ddDs)
+	res.Cairn, res.DD, res.Startup = summarize(cairnDs), summarize(ddDs), summarize(startDs)
 	if k := float64(len(cairnDs)); k > 0 {
 		res.Requests = PerStep{Put: total.Put / k, Get: total.Get / k, List: total.List / k, Head: total.Head / k}
 	}

@@ -58,6 +58,24 @@ func (l LargeResult) slowestStage() (float64, string) {
 	return slow, name
 }
 
+// cpuCeiling returns the throughput the CPU stages reach together when
+// they share the same cores: each byte is chunked, hashed and compressed,
+// and each stage was measured alone on all cores, so together they take
+// the sum of their per-byte times. No commit on this machine can beat it,
+// however well its pipeline overlaps the stages. Zero when a stage was
+// not measured.
+func (l LargeResult) cpuCeiling() float64 {
+	var perByte float64
+	for _, t := range []Throughput{l.CDC, l.Blake3, l.Zstd} {
+		v := t.MBps()
+		if v <= 0 {
+			return 0
+		}
+		perByte += 1 / v
+	}
+	return 1 / perByte
+}
+
 // Large-state variants (a phase's arg).
 const (
 	Incompressible = "incompressible"

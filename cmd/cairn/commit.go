@@ -163,7 +163,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	before := ws.Requests()
 	step, err := s.Commit(ctx, state, opts)
 	if err != nil && input != "" {
-		return stateError(err, input)
+		err = stateError(err, input)
 	}
 	if err != nil {
 		return key.maybeWritten(err)

@@ -18,7 +18,8 @@ type idempotencyFlag struct {
 }
 
 // newIdempotencyFlag defines --idempotency-key on fs, the flags of a
-// command that lands a step, or a reply, as lands says.
+// command that lands one thing, named by lands: "step" for commit,
+// "reply" for reply.
 func newIdempotencyFlag(fs *flagSet, lands string) *idempotencyFlag {
 	f := &idempotencyFlag{fs: fs, command: fs.Name(), lands: lands}
 	fs.StringVar(&f.key, "idempotency-key", "", fmt.Sprintf("name this %s `K` (1-128 printable ASCII characters, no spaces; a UUID, say) and give the same K to every retry of it: a retry whose %s already landed prints that step, marked already written, and writes no second one; K on another step is a conflict (exit 3)", f.command, f.lands))

@@ -34,7 +34,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	status := fs.String("status", "running", "loop status `S` after the step: running, awaiting_input or done")
 	expect := fs.whole("expect", 0, 0, "fail with exit 3 unless the head is step `N` (0: the session must not exist)")
 	withdraw := fs.Bool("withdraw", false, "withdraw the unanswered question of a head that awaits input (without it such a commit fails with exit 3; with it, a commit on a head that asks nothing fails with exit 3)")
-	key := fs.String("idempotency-key", "", "name this commit `K` (1-128 printable ASCII characters, no spaces; a UUID, say) and give the same K to every retry of it: a retry whose step already landed prints that step, marked already written, and writes no second one; K on another step is a conflict (exit 3)")
+	key := newIdempotencyFlag(fs, "step")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pos, err := parse(fs, args, 1, 2)
 	if err != nil {
@@ -61,11 +61,9 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw, IdempotencyKey: *key}
-	if given(fs, "idempotency-key") {
-		if err := cairn.ValidIdempotencyKey(*key); err != nil {
-			return usagef("--idempotency-key %q: want %s", *key, cairn.IdempotencyKeyRule)
-		}
+	opts := cairn.CommitOptions{Status: st, Withdraw: *withdraw, IdempotencyKey: key.key}
+	if err := key.check(); err != nil {
+		return err
 	}
 	// Given empty, each is still given (--record "$R" with R unset): no
 	// JSON, no file, not "no record".
@@ -165,18 +163,10 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	before := ws.Requests()
 	step, err := s.Commit(ctx, state, opts)
 	if err != nil && input != "" {
-		return stateError(err, input)
-	}
-	if errors.Is(err, cairn.ErrMaybeWritten) {
-		// Say the one safe move.
-		hint := "to land a step once, however often its answer is lost, give each commit an --idempotency-key and its retries the same"
-		if *key != "" {
-			hint = "retry with the same --idempotency-key: if the step landed, the retry prints it and writes no second one"
-		}
-		return fmt.Errorf("%w (%s)", err, hint)
+		err = stateError(err, input)
 	}
 	if err != nil {
-		return err
+		return key.maybeWritten(err)
 	}
 	landed()
 	// The run record learns that the directory's state is stored.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,7 +25,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reply", replyUsage)
 	input := fs.String("input", "", "the answer, a `JSON` value (- reads it from stdin)")
 	expect := fs.wholeIn("expect", 0, 1, math.MaxUint64, "a step number", "", "fail with exit 3 unless the question is the one at step `N` (as cairn inbox shows it)")
-	key := fs.String("idempotency-key", "", "name this reply `K` (1-128 printable ASCII characters, no spaces; a UUID, say) and give the same K to every retry of it: a retry whose reply already landed prints that step, marked already written, and writes no second one; K on another step is a conflict (exit 3)")
+	key := newIdempotencyFlag(fs, "reply")
 	asJSON := fs.Bool("json", false, "print the answer's step as JSON: session, step, id, in_reply_to (and replayed: true for a retry already written)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
@@ -50,10 +49,8 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		// and the limit is what the user needs to hear.
 		return usagef("--input is over the limit of %d bytes (512 KiB) for a reply", hitl.MaxInput)
 	}
-	if given(fs, "idempotency-key") {
-		if err := cairn.ValidIdempotencyKey(*key); err != nil {
-			return usagef("--idempotency-key %q: want %s", *key, cairn.IdempotencyKeyRule)
-		}
+	if err := key.check(); err != nil {
+		return err
 	}
 	// Valid JSON that is also UTF-8, as a commit's --record must be.
 	if err := checkJSONText("--input", in); err != nil {
@@ -75,17 +72,9 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	if given(fs, "expect") {
 		question = expect
 	}
-	st, err := hitl.ReplyWith(ctx, s, in, hitl.ReplyOptions{Question: question, IdempotencyKey: *key})
-	if errors.Is(err, cairn.ErrMaybeWritten) {
-		// Say the one safe move.
-		hint := "to land a reply once, however often its answer is lost, give it an --idempotency-key and its retries the same"
-		if *key != "" {
-			hint = "retry with the same --idempotency-key: if the reply landed, the retry prints it and writes no second one"
-		}
-		return fmt.Errorf("%w (%s)", err, hint)
-	}
+	st, err := hitl.ReplyWith(ctx, s, in, hitl.ReplyOptions{Question: question, IdempotencyKey: key.key})
 	if err != nil {
-		return err
+		return key.maybeWritten(err)
 	}
 	landed()
 	if *asJSON {

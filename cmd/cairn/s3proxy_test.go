@@ -22,7 +22,8 @@ import (
 // counts cairn reports. It can also hold the PUTs of step objects until a
 // given number of writers have sent theirs, then release them all at
 // once, so that racing writers hit the server's conditional create at the
-// same moment. The fencing itself is decided by the server.
+// same moment. The fencing itself is decided by the server. And it can
+// lose the answer to a step PUT that reached the server.
 type s3Proxy struct {
 	Host string // 127.0.0.1:PORT
 	srv  *httptest.Server
@@ -31,6 +32,7 @@ type s3Proxy struct {
 	counts  httpCounts
 	barrier *barrier
 	late    bool // a barrier timed out before all its writers arrived
+	lose    int  // step PUTs still to forward whose answer becomes a 500
 }
 
 // httpCounts are S3 requests as the server sees them.
@@ -66,6 +68,11 @@ func newS3Proxy(t *testing.T, endpoint string) *s3Proxy {
 		p.count(r)
 		if r.Method == http.MethodPut && stepPut.MatchString(r.URL.Path) {
 			p.hold()
+			if p.takeLoss() {
+				rp.ServeHTTP(httptest.NewRecorder(), r)
+				http.Error(w, "the answer was lost", http.StatusInternalServerError)
+				return
+			}
 		}
 		rp.ServeHTTP(w, r)
 	}))
@@ -132,6 +139,25 @@ func (p *s3Proxy) hold() {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// loseSteps makes the next n step-object PUTs reach the server and
+// answers each with a 500, as a connection lost after the write would.
+func (p *s3Proxy) loseSteps(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lose = n
+}
+
+// takeLoss reports whether this step PUT's answer is to be lost.
+func (p *s3Proxy) takeLoss() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lose == 0 {
+		return false
+	}
+	p.lose--
+	return true
 }
 
 // timedOut reports whether a barrier ever gave up waiting.

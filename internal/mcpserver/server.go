@@ -127,11 +127,14 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 // result is a tool's answer: err as the tool's error (an answer, not a
-// failure of the protocol), else out encoded as the structured content
-// of res (a new result if nil) and, unless res has content of its own,
-// as its text.
+// failure of the protocol), with what to do if the store's damage is its
+// cause, else out encoded as the structured content of res (a new result
+// if nil) and, unless res has content of its own, as its text.
 func result(name string, res *mcp.CallToolResult, out any, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
+		if hint := cairn.DamageHint(err); hint != "" {
+			err = fmt.Errorf("%w (%s)", err, hint)
+		}
 		var res mcp.CallToolResult
 		res.SetError(err)
 		return &res, nil

@@ -314,7 +314,8 @@ export class CairnClient {
       headers["Content-Type"] = "application/json";
     }
     if (this.token) headers.Authorization = "Bearer " + this.token;
-    const timeoutMs = (opts.timeout ?? this.timeout) * 1000;
+    // Whole milliseconds: fetch's AbortSignal.timeout refuses others.
+    const timeoutMs = Math.ceil((opts.timeout ?? this.timeout) * 1000);
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };

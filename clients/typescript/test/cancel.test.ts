@@ -104,6 +104,15 @@ describe("wait against a server that ends polls early", () => {
     expect(Math.max(...timeouts)).toBeLessThanOrEqual(1.2);
   });
 
+  it("waits a timeout that is no whole number of milliseconds through fetch", async () => {
+    // fetch's AbortSignal.timeout takes whole milliseconds: a wait of
+    // 0.1234 s through fetch failed at once, "unreachable: ERR_OUT_OF_RANGE".
+    timeouts.length = 0;
+    const c = new CairnClient({ url, fetch });
+    expect(await c.wait("s", 1, { timeout: 0.1234 })).toBeUndefined();
+    expect(timeouts[0]).toBe(0.123);
+  });
+
   it("asks the server for at most a minute a poll, and 0 once", async () => {
     timeouts.length = 0;
     const c = new CairnClient({ url });

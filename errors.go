@@ -96,10 +96,10 @@ var (
 	ErrMaybeWritten = errors.New("the step may have been written; the session's next commit reads its head again")
 )
 
-// DamageHint says what a user of the command line or the HTTP API can do
-// about err if the store's damage is its cause (ErrCorrupt): run cairn
-// verify, which names every damaged object, what the damage means, and
-// what to do. It is "" for any other error, and for one that already
+// DamageHint says what a user of the command line, the HTTP API or the
+// MCP server can do about err if the store's damage is its cause
+// (ErrCorrupt): run cairn verify, which names every damaged object, what
+// the damage means, and what to do. It is "" for any other error, and for one that already
 // says so.
 func DamageHint(err error) string {
 	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "cairn verify") {

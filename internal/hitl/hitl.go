@@ -78,6 +78,31 @@ func ReplyOf(record json.RawMessage) (input json.RawMessage, question uint64, ok
 // details}. details may be nil. Asking while a question is pending fails
 // with cairn.ErrAwaitingInput (a cairn.ErrConflict).
 func Ask(ctx context.Context, s *cairn.Session, question string, details json.RawMessage) (*cairn.Step, error) {
+	return AskWith(ctx, s, question, details, AskOptions{})
+}
+
+// AskOptions name a question (AskWith).
+type AskOptions struct {
+	// IdempotencyKey, if set, names this question so that retrying it
+	// lands one question, however often its answer was lost, as
+	// cairn.CommitOptions.IdempotencyKey names a commit. A retry whose
+	// question already landed (the head holds the key, with the same
+	// question and details) returns that step with Step.Replayed set and
+	// writes nothing; the key on another step is cairn.ErrKeyUsed.
+	// Without a key, asking again while the question is pending fails
+	// with cairn.ErrAwaitingInput, as before.
+	IdempotencyKey string
+}
+
+// AskWith is Ask with options. A question with a key costs what one
+// without costs; only a retry that meets its earlier try reads more (the
+// step that try asked on).
+func AskWith(ctx context.Context, s *cairn.Session, question string, details json.RawMessage, opts AskOptions) (*cairn.Step, error) {
+	if opts.IdempotencyKey != "" {
+		if err := cairn.ValidIdempotencyKey(opts.IdempotencyKey); err != nil {
+			return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
+		}
+	}
 	head, err := s.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
@@ -93,8 +118,21 @@ func Ask(ctx context.Context, s *cairn.Session, question string, details json.Ra
 	if err != nil {
 		return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
 	}
-	return s.Commit(ctx, cairn.StateOf(head), cairn.CommitOptions{
-		Record: b, Status: cairn.AwaitingInput, Expect: cairn.ExpectHead(head.Number),
+	// asked is the step the question is asked on: the head, or, for a
+	// retry whose earlier try is the head, the step that try asked on.
+	// The commit then meets that try's slot and compares itself with it:
+	// the same question is answered with that step, any other is a
+	// conflict.
+	asked := head
+	if k := opts.IdempotencyKey; k != "" && head.IdempotencyKey == k && head.Parent != nil &&
+		head.Session == s.Name() && head.Parent.Session == s.Name() {
+		if asked, err = head.ParentStep(ctx); err != nil {
+			return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
+		}
+	}
+	return s.Commit(ctx, cairn.StateOf(asked), cairn.CommitOptions{
+		Record: b, Status: cairn.AwaitingInput, Expect: cairn.ExpectHead(asked.Number),
+		IdempotencyKey: opts.IdempotencyKey,
 	})
 }
 

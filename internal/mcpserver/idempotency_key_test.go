@@ -36,3 +36,64 @@ func TestCheckpointIdempotencyKey(t *testing.T) {
 		t.Errorf("bad key: %q", msg)
 	}
 }
+
+// TestAskIdempotencyKey: an agent whose ask_for_approval answer was lost
+// and that asks again with the same idempotency_key (from the same
+// server, or from a fresh one, as a restarted agent would) gets the
+// question the first call asked, marked replayed, and the session holds
+// it once; the key with another question or details, or on a step that
+// is no question, is a conflict in words; without a key, asking again is
+// refused as before.
+func TestAskIdempotencyKey(t *testing.T) {
+	store := mem.New()
+	cs := connect(t, cairn.OpenStore(store))
+	call(t, cs, ToolCheckpoint, map[string]any{"session": "a", "state_json": `{"n":1}`}, nil, false)
+	ask := map[string]any{"session": "a", "question": "deploy?", "details": map[string]any{"env": "prod"}, "idempotency_key": "agent-7/ask-1"}
+	var first, again, fresh AskOut
+	call(t, cs, ToolAsk, ask, &first, false)
+	call(t, cs, ToolAsk, ask, &again, false)
+	call(t, connect(t, cairn.OpenStore(store)), ToolAsk, ask, &fresh, false)
+	if first.Replayed || first.Step != 2 || first.Status != "awaiting_input" {
+		t.Fatalf("first ask %+v; want step 2 awaiting input, not replayed", first)
+	}
+	for _, got := range []AskOut{again, fresh} {
+		if !got.Replayed || got.Step != 2 || got.ID != first.ID {
+			t.Errorf("retry %+v; want step 2 (%s) replayed", got, first.ID)
+		}
+	}
+	var r ResumeOut
+	call(t, cs, ToolResume, map[string]any{"session": "a"}, &r, false)
+	if r.Step != 2 || !r.AwaitingInput {
+		t.Errorf("the session's head is step %d (awaiting input %v), want 2 awaiting input", r.Step, r.AwaitingInput)
+	}
+	for name, args := range map[string]map[string]any{
+		"another question": {"session": "a", "question": "deploy to staging?", "details": map[string]any{"env": "prod"}, "idempotency_key": "agent-7/ask-1"},
+		"other details":    {"session": "a", "question": "deploy?", "idempotency_key": "agent-7/ask-1"},
+	} {
+		want := `idempotency key "agent-7/ask-1" was already used for step 2`
+		if msg := call(t, cs, ToolAsk, args, nil, true); !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want it to say %q", name, msg, want)
+		}
+	}
+	if msg := call(t, cs, ToolAsk, map[string]any{"session": "a", "question": "deploy?"}, nil, true); !strings.Contains(msg, "a@2 awaits input") {
+		t.Errorf("asking again without a key: %q", msg)
+	}
+	if msg := call(t, cs, ToolAsk, map[string]any{"session": "a", "question": "deploy?", "idempotency_key": "two words"}, nil, true); !strings.Contains(msg, "idempotency_key") || !strings.Contains(msg, "printable ASCII") {
+		t.Errorf("bad key: %q", msg)
+	}
+	var log LogOut
+	call(t, cs, ToolLog, map[string]any{"ref": "a"}, &log, false)
+	if len(log.Steps) != 2 {
+		t.Errorf("the session holds %d steps, want 2", len(log.Steps))
+	}
+	// The key of a checkpoint at the head (a first step, or one with a
+	// parent) is no question's.
+	call(t, cs, ToolCheckpoint, map[string]any{"session": "b", "state_json": `{"n":1}`, "idempotency_key": "b-1"}, nil, false)
+	if msg := call(t, cs, ToolAsk, map[string]any{"session": "b", "question": "deploy?", "idempotency_key": "b-1"}, nil, true); !strings.Contains(msg, `idempotency key "b-1" was already used for step 1`) {
+		t.Errorf("the key of a first step: %q", msg)
+	}
+	call(t, cs, ToolCheckpoint, map[string]any{"session": "b", "state_json": `{"n":2}`, "idempotency_key": "b-2"}, nil, false)
+	if msg := call(t, cs, ToolAsk, map[string]any{"session": "b", "question": "deploy?", "idempotency_key": "b-2"}, nil, true); !strings.Contains(msg, `idempotency key "b-2" was already used for step 2`) {
+		t.Errorf("the key of a checkpoint: %q", msg)
+	}
+}

@@ -66,7 +66,8 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 		InputSchema: in(ToolLog, schemaFor[LogIn](), true), OutputSchema: schemaFor[LogOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.log)
 	addTool(s, &mcp.Tool{Name: ToolDiff, Description: "List the entries added, removed or changed from step a to step b (JSON pointers, or file paths).",
 		InputSchema: in(ToolDiff, schemaFor[DiffIn](), true), OutputSchema: inferred[DiffOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
-	addTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply.",
+	addTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply. " +
+		"With an idempotency_key, a call repeated after its answer was lost returns the question it asked (replayed: true) instead of asking twice.",
 		InputSchema: in(ToolAsk, askSchema(), true), OutputSchema: inferred[AskOut](), Annotations: &mcp.ToolAnnotations{}}, t.ask)
 	s.AddReceivingMiddleware(checkArgs(specs), newRecent(ws, IdleSessions).middleware)
 	return s
@@ -126,11 +127,14 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 // result is a tool's answer: err as the tool's error (an answer, not a
-// failure of the protocol), else out encoded as the structured content
-// of res (a new result if nil) and, unless res has content of its own,
-// as its text.
+// failure of the protocol), with what to do if the store's damage is its
+// cause, else out encoded as the structured content of res (a new result
+// if nil) and, unless res has content of its own, as its text.
 func result(name string, res *mcp.CallToolResult, out any, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
+		if hint := cairn.DamageHint(err); hint != "" {
+			err = fmt.Errorf("%w (%s)", err, hint)
+		}
 		var res mcp.CallToolResult
 		res.SetError(err)
 		return &res, nil
@@ -168,6 +172,9 @@ func inferred[Out any]() *jsonschema.Schema {
 func askSchema() *jsonschema.Schema {
 	sch := schemaFor[AskIn]()
 	sch.Properties["details"] = &jsonschema.Schema{Description: "anything that helps the human decide (any JSON value)"}
+	sch.Properties["idempotency_key"].Description = "names this question (" + cairn.IdempotencyKeyRule + ", e.g. a UUID): " +
+		"call again with the same key when a call's answer was lost, and if its question landed the answer is that step " +
+		"(replayed: true), never a second question; the key on another step is a conflict"
 	return sch
 }
 
@@ -709,12 +716,16 @@ type AskIn struct {
 	Session  string          `json:"session" jsonschema:"the session to pause; it must have a checkpoint"`
 	Question string          `json:"question" jsonschema:"what the human is asked"`
 	Details  json.RawMessage `json:"details,omitempty"` // described in askSchema; kept as sent
+	// IdempotencyKey: described in askSchema.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // AskOut is the output of ask_for_approval.
 type AskOut struct {
 	StepInfo
 	Next string `json:"next" jsonschema:"what happens now"`
+	// Replayed: an earlier call with the same idempotency key asked.
+	Replayed bool `json:"replayed,omitempty" jsonschema:"true when an earlier call with the same idempotency_key had asked this question, and this one wrote nothing"`
 }
 
 func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, AskOut, error) {
@@ -732,11 +743,14 @@ func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp
 	if d := bytes.TrimSpace(in.Details); len(d) > 0 && string(d) != "null" {
 		details = d
 	}
-	st, err := hitl.Ask(ctx, s, in.Question, details)
+	if in.IdempotencyKey != "" && cairn.ValidIdempotencyKey(in.IdempotencyKey) != nil {
+		return nil, AskOut{}, fmt.Errorf("idempotency_key %q: want %s", in.IdempotencyKey, cairn.IdempotencyKeyRule)
+	}
+	st, err := hitl.AskWith(ctx, s, in.Question, details, hitl.AskOptions{IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
 		return nil, AskOut{}, err
 	}
-	return nil, AskOut{StepInfo: info(st), Next: fmt.Sprintf(
+	return nil, AskOut{StepInfo: info(st), Replayed: st.Replayed, Next: fmt.Sprintf(
 		"%s now awaits a human (cairn inbox lists it; cairn reply %s --input JSON answers). Stop here; resume %s later returns the reply.",
 		st, st.Session, st.Session)}, nil
 }

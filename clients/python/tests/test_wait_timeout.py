@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import threading
 import time
 import urllib.parse
-from typing import Iterator, List
+from typing import Iterator, List, Type
 
 import pytest
 
@@ -20,10 +21,14 @@ class _CappedPolls(http.server.BaseHTTPRequestHandler):
 
     timeouts: List[float] = []
 
+    def hold(self, timeout: float) -> float:
+        """How long to hold the poll that asked for timeout seconds."""
+        return min(timeout, 0.3)
+
     def do_GET(self) -> None:
         t = float(urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)["timeout"][0])
         self.timeouts.append(t)
-        time.sleep(min(t, 0.3))
+        time.sleep(self.hold(t))
         self.send_response(204)
         self.end_headers()
 
@@ -31,16 +36,23 @@ class _CappedPolls(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def capped() -> Iterator[str]:
-    _CappedPolls.timeouts = []
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CappedPolls)
+@contextlib.contextmanager
+def _serving(handler: Type[_CappedPolls]) -> Iterator[str]:
+    """Serve handler on a loopback port, its timeouts emptied; yield its URL."""
+    handler.timeouts = []
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+@pytest.fixture
+def capped() -> Iterator[str]:
+    with _serving(_CappedPolls) as url:
+        yield url
 
 
 def test_wait_polls_again_until_its_timeout(capped: str) -> None:
@@ -54,6 +66,25 @@ def test_wait_polls_again_until_its_timeout(capped: str) -> None:
     assert 1.2 <= took < 5, took
     assert len(_CappedPolls.timeouts) >= 4
     assert _CappedPolls.timeouts[0] == 1.2 and all(t <= 1.2 for t in _CappedPolls.timeouts)
+
+
+class _EarlyFirstPoll(_CappedPolls):
+    """A server that ends its first long-poll after 0.3 s and holds every
+    later one for the whole timeout asked."""
+
+    def hold(self, timeout: float) -> float:
+        return min(timeout, 0.3) if len(self.timeouts) == 1 else timeout
+
+
+def test_wait_timeout_bounds_the_whole_wait() -> None:
+    # Each poll after the first asks for the time left, not the whole
+    # timeout again: wait(timeout=1) returns after about 1 s, not 1.3 s.
+    with _serving(_EarlyFirstPoll) as url:
+        t0 = time.monotonic()
+        assert cairnlog.Client(url).wait("s", 1, timeout=1.0) is None
+        took = time.monotonic() - t0
+    assert 1.0 <= took < 1.25, took
+    assert _EarlyFirstPoll.timeouts[0] == 1.0 and 0.6 <= _EarlyFirstPoll.timeouts[1] <= 0.7, _EarlyFirstPoll.timeouts
 
 
 def test_wait_zero_asks_once(capped: str) -> None:

@@ -314,7 +314,8 @@ export class CairnClient {
       headers["Content-Type"] = "application/json";
     }
     if (this.token) headers.Authorization = "Bearer " + this.token;
-    const timeoutMs = (opts.timeout ?? this.timeout) * 1000;
+    // Whole milliseconds: fetch's AbortSignal.timeout refuses others.
+    const timeoutMs = Math.ceil((opts.timeout ?? this.timeout) * 1000);
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
@@ -517,16 +518,18 @@ export class CairnClient {
     }
     const path = `/v1/sessions/${CairnClient.s(session)}/wait`;
     after = whole(after, "after");
-    const deadline = Date.now() + timeout * 1000;
+    // On a monotonic clock: a wall clock set back meanwhile would make
+    // the wait outlast its timeout.
+    const deadline = performance.now() + timeout * 1000;
     for (;;) {
-      const left = Math.max(0, Math.min((deadline - Date.now()) / 1000, maxWait));
+      const left = Math.max(0, Math.min((deadline - performance.now()) / 1000, maxWait));
       const r = await this.call<Step>("GET", path, {
         query: { after, timeout: Math.round(left * 1000) / 1000, state: opts.state === false ? "false" : undefined },
         timeout: left + this.timeout,
         signal: opts.signal,
       });
       if (r.status === 200) return r.body;
-      if (Date.now() >= deadline) return undefined;
+      if (performance.now() >= deadline) return undefined;
     }
   }
 

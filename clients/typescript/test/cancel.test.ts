@@ -2,7 +2,7 @@
 // server holds one poll.
 import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CairnClient, InvalidError } from "../src/index.js";
 import { startServer, type LocalServer } from "../src/local.js";
 import { cairnBin, required, tempDir } from "./harness.js";
@@ -102,6 +102,34 @@ describe("wait against a server that ends polls early", () => {
     expect(timeouts.length).toBeGreaterThanOrEqual(4);
     expect(timeouts[0]).toBe(1.2);
     expect(Math.max(...timeouts)).toBeLessThanOrEqual(1.2);
+  });
+
+  it("ends when its timeout has passed, though the clock is set back meanwhile", async () => {
+    // The deadline was on the wall clock (Date.now): a clock set back by
+    // 5 s (NTP, a VM resumed) during wait({timeout: 0.6}) made it poll on
+    // for 5 s more.
+    timeouts.length = 0;
+    const c = new CairnClient({ url });
+    const real = Date.now.bind(Date);
+    const now = vi.spyOn(Date, "now").mockImplementation(() => real() - (timeouts.length > 0 ? 5000 : 0));
+    try {
+      const t0 = performance.now();
+      expect(await c.wait("s", 1, { timeout: 0.6 })).toBeUndefined();
+      const took = performance.now() - t0;
+      expect(took).toBeGreaterThanOrEqual(550);
+      expect(took).toBeLessThan(1500);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it("waits a timeout that is no whole number of milliseconds through fetch", async () => {
+    // fetch's AbortSignal.timeout takes whole milliseconds: a wait of
+    // 0.1234 s through fetch failed at once, "unreachable: ERR_OUT_OF_RANGE".
+    timeouts.length = 0;
+    const c = new CairnClient({ url, fetch });
+    expect(await c.wait("s", 1, { timeout: 0.1234 })).toBeUndefined();
+    expect(timeouts[0]).toBe(0.123);
   });
 
   it("asks the server for at most a minute a poll, and 0 once", async () => {

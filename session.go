@@ -1097,7 +1097,9 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		if t.removed {
 			reason = "the session was removed, and a fork cannot take a removed session's name (a commit can; or fork to a new name)"
 		}
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.headNum(), Reason: reason}
+		// A removed session's head is 0 to readers and to a commit's
+		// --expect, not its tombstone's slot.
+		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.visibleHead(), Reason: reason}
 	}
 	// Right before the fork's put, as for a commit (Session.headCheck):
 	// a forker that has held "no steps yet" for longer than

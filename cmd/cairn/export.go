@@ -150,7 +150,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		opts.FromHeads = func(ctx context.Context, yield func(cairn.StepRef) error) error {
+		opts.FromHeads = func(ctx context.Context, yield func(export.ManifestHead) error) error {
 			r, err := open()
 			if err != nil {
 				return err
@@ -482,7 +482,7 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 		r = bytes.NewReader(b)
 		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	}
-	err = export.ReadManifestHeads(r, func(h cairn.StepRef) error {
+	err = export.ReadManifestHeads(r, func(h export.ManifestHead) error {
 		if err := cairn.ValidSession(h.Session); err != nil {
 			return fmt.Errorf("head %s: %v", h, err)
 		}

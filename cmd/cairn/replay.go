@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cairnlog/cairn"
@@ -60,19 +60,14 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "replay", replayUsage)
 	asJSON := fs.Bool("json", false, "one JSON object per step, oldest first")
 	full := fs.Bool("full", false, "show messages and records whole, and every changed path")
-	from := fs.String("from", "", "start at step `K` of the history (default: its first step)")
+	// 0, never a value it takes, is --from left out: an empty --from is
+	// refused like any other bad value.
+	from := fs.wholeIn("from", 0, 1, math.MaxUint64, "a step number", "", "start at step `K` of the history (default: its first step)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	var floor uint64
-	if *from != "" {
-		n, err := strconv.ParseUint(*from, 10, 64)
-		if err != nil || n == 0 {
-			return usagef("--from %q: want a step number, 1 or more", *from)
-		}
-		floor = n
-	}
+	floor := *from
 	ws, steps, err := e.openSteps(ctx, pos[0])
 	if err != nil {
 		return err

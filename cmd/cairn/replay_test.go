@@ -134,8 +134,9 @@ func TestReplayDirectoryStates(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--from 3") {
 		t.Errorf("replay d@2 --from 3: exit %d, %q; want exit 2 naming --from", code, errs)
 	}
-	for _, bad := range []string{"0", "x", "-1"} {
-		if _, errs, code := cli(t, store, "", "replay", "d", "--from", bad); code != 2 {
+	// An empty --from is a bad value too, not --from left out.
+	for _, bad := range []string{"0", "x", "-1", "", "99999999999999999999"} {
+		if _, errs, code := cli(t, store, "", "replay", "d", "--from", bad); code != 2 || !strings.Contains(errs, "--from") {
 			t.Errorf("replay --from %s: exit %d, %q; want 2", bad, code, errs)
 		}
 	}

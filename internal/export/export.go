@@ -83,7 +83,7 @@ type Options struct {
 	// FromHeads, if set, replaces every selector: it yields the heads of
 	// an earlier export (ReadManifestHeads) and exactly their trajectories
 	// are exported again, in that order.
-	FromHeads func(ctx context.Context, yield func(cairn.StepRef) error) error
+	FromHeads func(ctx context.Context, yield func(ManifestHead) error) error
 	// Workers is how many sessions are read at a time (default 16).
 	Workers int
 	// ReadAheadBytes bounds the bytes of steps read ahead of the writer
@@ -91,7 +91,7 @@ type Options struct {
 	ReadAheadBytes int64
 	// Head, if set, is called for every session whose head an exported
 	// trajectory or pair ends at (for the export manifest).
-	Head func(cairn.StepRef) error
+	Head func(ManifestHead) error
 }
 
 // Progress is how far an export has got.
@@ -710,7 +710,7 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 			e.sum.LeftOut = addNote(e.sum.LeftOut, r, t.Session, v.example[r])
 		}
 		e.count(t.Steps)
-		return e.reportHead(t.Head())
+		return e.reportHead(ManifestHead{StepRef: headRef(t.Head()), Steps: len(t.Steps), Truncated: t.Truncated})
 	}
 }
 
@@ -718,9 +718,27 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 // holds with a different hash: the manifest is from another store.
 var ErrHeadMismatch = errors.New("step does not match the export manifest")
 
+// ErrHistoryGone reports a head of an export manifest whose trajectory
+// the store no longer holds whole: older steps were pruned, or the
+// session removed, since the export.
+var ErrHistoryGone = errors.New("cannot be re-exported exactly")
+
+// stepsWord says how many steps a trajectory holds: "3 steps", or
+// "1 step below which history was pruned".
+func stepsWord(n int, truncated bool) string {
+	s := fmt.Sprintf("%d steps", n)
+	if n == 1 {
+		s = "1 step"
+	}
+	if truncated {
+		s += " below which history was pruned"
+	}
+	return s
+}
+
 // fromHeads re-exports exactly the trajectories ending at the given heads.
 func (e *exporter) fromHeads(ctx context.Context, w writer) error {
-	return ordered(ctx, e.workers(), e.readAhead(), e.opts.FromHeads, func(ctx context.Context, r cairn.StepRef) (*Trajectory, error) {
+	return ordered(ctx, e.workers(), e.readAhead(), e.opts.FromHeads, func(ctx context.Context, r ManifestHead) (*Trajectory, error) {
 		if err := reserve(ctx, 0); err != nil { // room before reading
 			return nil, err
 		}
@@ -731,7 +749,17 @@ func (e *exporter) fromHeads(ctx context.Context, w writer) error {
 		if got := h.ID.String(); got != r.ID {
 			return nil, fmt.Errorf("%s@%d: %w: the store has %s, the manifest names %s", r.Session, r.Number, ErrHeadMismatch, got, r.ID)
 		}
-		return e.load(ctx, h)
+		t, err := e.load(ctx, h)
+		if err != nil || r.Steps == 0 {
+			return t, err
+		}
+		if len(t.Steps) != r.Steps || t.Truncated != r.Truncated {
+			// The path is pinned by hashes, but where it ends is not:
+			// a prune, or a removal, since the export cut it.
+			return nil, fmt.Errorf("%s: %w: its trajectory held %s when exported, now %s (older steps pruned, or the session removed, since the export)",
+				r, ErrHistoryGone, stepsWord(r.Steps, r.Truncated), stepsWord(len(t.Steps), t.Truncated))
+		}
+		return t, nil
 	}, e.emitTo(w))
 }
 
@@ -745,9 +773,9 @@ func (e *exporter) count(steps []Step) {
 	}
 }
 
-func (e *exporter) reportHead(h *cairn.Step) error {
+func (e *exporter) reportHead(h ManifestHead) error {
 	if e.opts.Head != nil {
-		return e.opts.Head(headRef(h))
+		return e.opts.Head(h)
 	}
 	return nil
 }

@@ -60,10 +60,10 @@ func fillForked(t *testing.T, ws *cairn.Workspace) {
 	}
 }
 
-func run(t *testing.T, ws *cairn.Workspace, opts export.Options) (string, export.Summary, []cairn.StepRef) {
+func run(t *testing.T, ws *cairn.Workspace, opts export.Options) (string, export.Summary, []export.ManifestHead) {
 	t.Helper()
-	var heads []cairn.StepRef
-	opts.Head = func(r cairn.StepRef) error { heads = append(heads, r); return nil }
+	var heads []export.ManifestHead
+	opts.Head = func(r export.ManifestHead) error { heads = append(heads, r); return nil }
 	var buf bytes.Buffer
 	sum, err := export.Export(context.Background(), ws, &buf, opts)
 	if err != nil {
@@ -92,7 +92,7 @@ func lines(t *testing.T, out string) []map[string]any {
 	return objs
 }
 
-func headNames(heads []cairn.StepRef) []string {
+func headNames(heads []export.ManifestHead) []string {
 	var names []string
 	for _, h := range heads {
 		names = append(names, h.Session)
@@ -462,8 +462,8 @@ func TestManifestWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mw.Add(cairn.StepRef{Session: "a", Number: 3, ID: "ab"})
-	mw.Add(cairn.StepRef{Session: "b", Number: 1, ID: "cd"})
+	mw.Add(export.ManifestHead{StepRef: cairn.StepRef{Session: "a", Number: 3, ID: "ab"}})
+	mw.Add(export.ManifestHead{StepRef: cairn.StepRef{Session: "b", Number: 1, ID: "cd"}, Steps: 1})
 	if err := mw.Close(export.Summary{Trajectories: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -485,8 +485,8 @@ func TestFromHeads(t *testing.T) {
 	ws, _ := forkedWorkload(t)
 	first, _, heads := run(t, ws, export.Options{Format: export.ATIF})
 	agentRun(context.Background(), t, ws, "a-late", 2, "success", nil)
-	yield := func(hs []cairn.StepRef) func(context.Context, func(cairn.StepRef) error) error {
-		return func(_ context.Context, fn func(cairn.StepRef) error) error {
+	yield := func(hs []export.ManifestHead) func(context.Context, func(export.ManifestHead) error) error {
+		return func(_ context.Context, fn func(export.ManifestHead) error) error {
 			for _, h := range hs {
 				if err := fn(h); err != nil {
 					return err
@@ -512,12 +512,12 @@ func TestFromHeads(t *testing.T) {
 		mw.Add(h)
 	}
 	mw.Close(export.Summary{})
-	var got []cairn.StepRef
-	if err := export.ReadManifestHeads(&buf, func(r cairn.StepRef) error { got = append(got, r); return nil }); err != nil || !slices.Equal(got, heads) {
+	var got []export.ManifestHead
+	if err := export.ReadManifestHeads(&buf, func(r export.ManifestHead) error { got = append(got, r); return nil }); err != nil || !slices.Equal(got, heads) {
 		t.Fatalf("ReadManifestHeads = %v, %v; want %v", got, err, heads)
 	}
 	for _, m := range []string{``, `[]`, `{"heads":{}}`, `{"heads":[{"session":"a"}]}`, `{"format":"x"}`} {
-		if err := export.ReadManifestHeads(strings.NewReader(m), func(cairn.StepRef) error { return nil }); err == nil {
+		if err := export.ReadManifestHeads(strings.NewReader(m), func(export.ManifestHead) error { return nil }); err == nil {
 			t.Errorf("manifest %q: no error", m)
 		}
 	}

@@ -27,11 +27,24 @@ type ManifestHeader struct {
 	Args []string `json:"args,omitempty"`
 }
 
+// ManifestHead is one entry of an export manifest's heads: the step an
+// exported trajectory ends at, how many steps the trajectory held and
+// whether older history had been pruned away below them. A re-export
+// (Options.FromHeads) checks the last two, so a history pruned, or a
+// session removed, since the export fails it instead of yielding a
+// shorter trajectory. A manifest written before they were recorded has
+// Steps 0, and is re-exported without that check.
+type ManifestHead struct {
+	cairn.StepRef
+	Steps     int  `json:"steps,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
+}
+
 // ManifestWriter streams an export manifest: the header, then one entry
 // per exported session head (written as they come, so a manifest of
 // 100,000 sessions is never held in memory), then the summary.
 //
-//	{"version":1,"format":...,"heads":[{"session":"a","step":7,"id":"..."},...],"summary":{...}}
+//	{"version":1,"format":...,"heads":[{"session":"a","step":7,"id":"...","steps":7},...],"summary":{...}}
 //
 // The heads pin the dataset: each head's hash fixes its whole path.
 type ManifestWriter struct {
@@ -54,7 +67,7 @@ func NewManifestWriter(w io.Writer, h ManifestHeader) (*ManifestWriter, error) {
 }
 
 // Add records one exported session head.
-func (m *ManifestWriter) Add(r cairn.StepRef) error {
+func (m *ManifestWriter) Add(r ManifestHead) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -83,7 +96,7 @@ func (m *ManifestWriter) Close(s Summary) error {
 
 // ReadManifestHeads calls fn for each head listed in the export manifest
 // read from r, decoding one at a time.
-func ReadManifestHeads(r io.Reader, fn func(cairn.StepRef) error) error {
+func ReadManifestHeads(r io.Reader, fn func(ManifestHead) error) error {
 	dec := json.NewDecoder(r)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("read export manifest: not a JSON object")
@@ -104,7 +117,7 @@ func ReadManifestHeads(r io.Reader, fn func(cairn.StepRef) error) error {
 			return fmt.Errorf("read export manifest: heads is not a list")
 		}
 		for i := 1; dec.More(); i++ {
-			var h cairn.StepRef
+			var h ManifestHead
 			if err := dec.Decode(&h); err != nil {
 				return fmt.Errorf("read export manifest: head %d: %s", i, headProblem(err))
 			}
@@ -128,6 +141,7 @@ const (
 	wantSession = "a session name"
 	wantStep    = "a step number (a whole number, 1 or more)"
 	wantID      = "the step's hash, 64 hex digits"
+	wantSteps   = "the trajectory's number of steps, 1 or more"
 )
 
 // headProblem says why a head could not be decoded, in the manifest's
@@ -137,7 +151,10 @@ func headProblem(err error) string {
 	if !errors.As(err, &te) {
 		return err.Error()
 	}
-	switch te.Field {
+	// The head's fields are those of the StepRef it embeds: the
+	// decoder names them "StepRef.step".
+	field := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+	switch field {
 	case "":
 		return "want an object of session, step and id, got " + te.Value
 	case "session":
@@ -146,12 +163,14 @@ func headProblem(err error) string {
 		return "step: want " + wantStep + ", got " + te.Value
 	case "id":
 		return "id: want " + wantID + ", got " + te.Value
+	case "steps":
+		return "steps: want " + wantSteps + ", got " + te.Value
 	}
-	return te.Field + ": unexpected " + te.Value
+	return field + ": unexpected " + te.Value
 }
 
 // checkHead says which field of a decoded head is missing or malformed.
-func checkHead(h cairn.StepRef) error {
+func checkHead(h ManifestHead) error {
 	switch {
 	case h.Session == "":
 		return errors.New("session: want " + wantSession)
@@ -159,6 +178,8 @@ func checkHead(h cairn.StepRef) error {
 		return errors.New("step: want " + wantStep)
 	case len(h.ID) != 64 || strings.Trim(h.ID, "0123456789abcdef") != "":
 		return errors.New("id: want " + wantID)
+	case h.Steps < 0:
+		return errors.New("steps: want " + wantSteps)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
 )
 
@@ -24,9 +23,11 @@ func TestManifestHeadErrorsInUsersWords(t *testing.T) {
 		{`{"session":"f","step":1,"id":"xyz"}`, "head 1 (f@1): id: want the step's hash, 64 hex digits"},
 		{`{"session":"f","step":0,"id":"` + id + `"}`, "head 1 (f@0): step: want a step number (a whole number, 1 or more)"},
 		{`{"step":1,"id":"` + id + `"}`, "head 1: session: want a session name"},
+		{`{"session":"f","step":1,"id":"` + id + `","steps":"x"}`, "head 1: steps: want the trajectory's number of steps, 1 or more, got string"},
+		{`{"session":"f","step":1,"id":"` + id + `","steps":-1}`, "head 1 (f@1): steps: want the trajectory's number of steps, 1 or more"},
 	} {
 		m := `{"version":1,"heads":[` + c.heads + `]}`
-		err := export.ReadManifestHeads(strings.NewReader(m), func(cairn.StepRef) error { return nil })
+		err := export.ReadManifestHeads(strings.NewReader(m), func(export.ManifestHead) error { return nil })
 		if err == nil || !strings.HasSuffix(err.Error(), c.want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "StepRef") {
 			t.Errorf("heads %s: %v; want it to end %q", c.heads, err, c.want)
 		}

@@ -235,7 +235,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnpairedResult, b.head.Session, b.unpaired)
 			}
 			e.count(b.steps)
-			if err := e.reportHead(b.head); err != nil {
+			if err := e.reportHead(ManifestHead{StepRef: headRef(b.head)}); err != nil {
 				return err
 			}
 		}

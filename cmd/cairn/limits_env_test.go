@@ -31,3 +31,25 @@ func TestLimitEnvRefusedNamingVariable(t *testing.T) {
 		t.Errorf("a refused commit wrote: show says %q", out)
 	}
 }
+
+// TestVerifyOverALimitSaysHowToRaiseIt: an object beyond a read limit
+// is not known to be damaged, so verify says how to raise the limit
+// (docs/limits.md: "a limit error is … one line naming the limit that
+// stopped it and how to raise it"), in its text and --json alike. It
+// used to say to restore the object from a backup.
+func TestVerifyOverALimitSaysHowToRaiseIt(t *testing.T) {
+	store := t.TempDir()
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatalf("commit: exit %d: %s", code, errs)
+	}
+	t.Setenv("CAIRN_MAX_OBJECT_BYTES", "3")
+	out, errs, code := cli(t, store, "", "verify")
+	if code != 1 || !strings.Contains(out, "raise $CAIRN_MAX_OBJECT_BYTES if the store is trusted") ||
+		strings.Contains(out, "backup") {
+		t.Errorf("verify over a limit: exit %d, stdout %q, stderr %q; want exit 1 saying to raise $CAIRN_MAX_OBJECT_BYTES, no backup", code, out, errs)
+	}
+	out, _, code = cli(t, store, "", "verify", "--json")
+	if code != 1 || !strings.Contains(out, `raise $CAIRN_MAX_OBJECT_BYTES if the store is trusted`) || strings.Contains(out, "backup") {
+		t.Errorf("verify --json over a limit: exit %d, stdout %q", code, out)
+	}
+}

@@ -53,3 +53,34 @@ func TestVerifyOverALimitSaysHowToRaiseIt(t *testing.T) {
 		t.Errorf("verify --json over a limit: exit %d, stdout %q", code, out)
 	}
 }
+
+// TestDepthLimitSaysHowToRaiseIt: a state nested deeper than
+// $CAIRN_MAX_DEPTH is a limit error that names the variable, as every
+// other limit error does (docs/limits.md). show, checkout and diff said
+// only "limit exceeded: JSON nesting deeper than 2".
+func TestDepthLimitSaysHowToRaiseIt(t *testing.T) {
+	store := t.TempDir()
+	deep := func(leaf string) string {
+		doc := `{"x":"` + leaf + strings.Repeat("y", 2000) + `"}`
+		for i := 0; i < 6; i++ {
+			doc = `{"k":` + doc + `,"pad":"` + strings.Repeat("p", 1500) + `"}`
+		}
+		return doc
+	}
+	for _, doc := range []string{deep("a"), deep("b")} {
+		if _, errs, code := cli(t, store, doc, "commit", "s", "-"); code != 0 {
+			t.Fatalf("commit: exit %d: %s", code, errs)
+		}
+	}
+	t.Setenv("CAIRN_MAX_DEPTH", "2")
+	for _, args := range [][]string{
+		{"show", "s"},
+		{"checkout", "s", "--dir", t.TempDir() + "/co"},
+		{"diff", "s@1", "s@2"},
+	} {
+		_, errs, code := cli(t, store, "", args...)
+		if code != 1 || !strings.Contains(errs, "raise $CAIRN_MAX_DEPTH if the store is trusted") {
+			t.Errorf("cairn %s with CAIRN_MAX_DEPTH=2: exit %d, stderr %q; want exit 1 saying to raise $CAIRN_MAX_DEPTH", strings.Join(args, " "), code, errs)
+		}
+	}
+}

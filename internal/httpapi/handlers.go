@@ -45,6 +45,10 @@ type StepInfo struct {
 	// request with the same Idempotency-Key had written the step: this one wrote
 	// nothing (the Idempotent-Replayed header says so too).
 	Replayed bool `json:"replayed,omitempty"`
+	// Truncated is true on the oldest step of a log whose history was
+	// pruned below it: the step its parent names is not in the history,
+	// so a reader paging on stops here.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // FileEntry is one entry of a directory state.
@@ -95,6 +99,7 @@ func info(st *cairn.Step) StepInfo {
 		Parent: refString(st.Parent), Origin: refString(st.Origin),
 		Status: st.Status.String(), Time: st.Time.Format(time.RFC3339Nano), Kind: st.Kind.String(),
 		Record: rec, IdempotencyKey: st.IdempotencyKey, Replayed: st.Replayed,
+		Truncated: st.Truncated,
 	}
 }
 

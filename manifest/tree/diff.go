@@ -41,7 +41,7 @@ func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn
 		return nil
 	}
 	if depth > r.limits().MaxDepth {
-		return fmt.Errorf("%w: diff deeper than %d", ErrLimit, r.limits().MaxDepth)
+		return depthLimit("diff nesting", r.limits().MaxDepth)
 	}
 	na, ta, err := r.nodeType(ctx, a)
 	if err != nil {
@@ -255,7 +255,7 @@ func (c *listCursor) next() {
 func (c *listCursor) open(ctx context.Context) error {
 	e, _, _ := c.peek()
 	if c.depth+len(c.frames) > c.r.limits().MaxDepth {
-		return fmt.Errorf("%w: list nesting deeper than %d", ErrLimit, c.r.limits().MaxDepth)
+		return depthLimit("list nesting", c.r.limits().MaxDepth)
 	}
 	n, err := c.r.Node(ctx, e.Ref)
 	if err != nil {
@@ -379,7 +379,7 @@ func (r *Reader) diffDir(ctx context.Context, p string, a, b Ref, depth int, fn 
 		return nil
 	}
 	if depth > r.limits().MaxDepth {
-		return fmt.Errorf("%w: diff deeper than %d", ErrLimit, r.limits().MaxDepth)
+		return depthLimit("diff nesting", r.limits().MaxDepth)
 	}
 	if a.Kind != Node || b.Kind != Node {
 		return fmt.Errorf("%w: directory is not a node", cas.ErrCorrupt)

@@ -72,6 +72,13 @@ func (e *LimitError) Error() string {
 // Unwrap makes errors.Is(err, ErrLimit) true.
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
+// depthLimit is the error of a tree nested deeper than Limits.MaxDepth
+// (max): a LimitError, so that it names the limit to raise, as the
+// byte limits' errors do.
+func depthLimit(what string, max int) error {
+	return &LimitError{Limit: "MaxDepth", Max: int64(max), What: what, Unit: "levels"}
+}
+
 // Reader reads trees from a Source. One Reader is one operation: the
 // bytes it writes count against Limits.MaxTotal together.
 type Reader struct {
@@ -127,7 +134,7 @@ func (r *Reader) ListEntries(ctx context.Context, ref Ref, leafType byte) ([]Ent
 
 func (r *Reader) listWalk(ctx context.Context, ref Ref, leafType byte, depth int, fn func(Entry) error) error {
 	if depth > r.limits().MaxDepth {
-		return fmt.Errorf("%w: list nesting deeper than %d", ErrLimit, r.limits().MaxDepth)
+		return depthLimit("list nesting", r.limits().MaxDepth)
 	}
 	n, err := r.Node(ctx, ref)
 	if err != nil {
@@ -193,7 +200,7 @@ func (r *Reader) JSON(ctx context.Context, ref Ref) ([]byte, error) {
 
 func (r *Reader) writeJSON(ctx context.Context, w io.Writer, ref Ref, depth int) error {
 	if depth > r.limits().MaxDepth {
-		return fmt.Errorf("%w: JSON nesting deeper than %d", ErrLimit, r.limits().MaxDepth)
+		return depthLimit("JSON nesting", r.limits().MaxDepth)
 	}
 	if ref.Kind != Node {
 		b, err := r.leaf(ctx, ref)
@@ -267,7 +274,7 @@ func (r *Reader) writeJSON(ctx context.Context, w io.Writer, ref Ref, depth int)
 func (r *Reader) leftmostLeaf(ctx context.Context, n *NodeData, depth int) (byte, error) {
 	for n.Type == TypeList {
 		if depth > r.limits().MaxDepth {
-			return 0, fmt.Errorf("%w: list nesting deeper than %d", ErrLimit, r.limits().MaxDepth)
+			return 0, depthLimit("list nesting", r.limits().MaxDepth)
 		}
 		if len(n.Entries) == 0 {
 			return 0, fmt.Errorf("%w: empty list node", cas.ErrCorrupt)
@@ -322,7 +329,7 @@ func (r *Reader) WalkDir(ctx context.Context, ref Ref, fn func(FileInfo) error) 
 
 func (r *Reader) walkDir(ctx context.Context, ref Ref, prefix string, depth int, fn func(FileInfo) error) error {
 	if depth > r.limits().MaxDepth {
-		return fmt.Errorf("%w: directories nested deeper than %d", ErrLimit, r.limits().MaxDepth)
+		return depthLimit("directory nesting", r.limits().MaxDepth)
 	}
 	entries, err := r.dirEntries(ctx, ref, depth)
 	if err != nil {

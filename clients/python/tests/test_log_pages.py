@@ -41,3 +41,29 @@ def test_iter_log_of_a_long_session_is_all_of_it(ws: cairnlog.Workspace) -> None
     for i in range(1, 251):
         s.commit({"i": i})
     assert [st["step"] for st in s.iter_log(page=100)] == list(range(250, 0, -1))
+
+
+def test_iter_log_ends_at_a_pruned_history(ws: cairnlog.Workspace, cairn_bin: str, tmp_path) -> None:
+    # A history that ends above step 1 (pruned, or a name committed to
+    # again after its removal) ended iter_log with a NotFoundError when a
+    # page ended exactly at its oldest step: the next page asked for the
+    # step below it. The server marks that step (truncated, or no parent)
+    # and iter_log stops there.
+    import subprocess
+    c = ws.client
+    for i in range(1, 7):
+        c.commit("p", {"i": i})
+    subprocess.run([cairn_bin, "--store", str(tmp_path / "store"), "prune", "p", "--keep-last", "4"],
+                   check=True, capture_output=True)
+    log = c.log("p")
+    assert [s["step"] for s in log] == [6, 5, 4, 3]
+    assert log[-1].get("truncated") is True and not any(s.get("truncated") for s in log[:-1])
+    for page in (1, 2, 3, 4, 5, 1000):
+        assert [s["step"] for s in c.iter_log("p", page=page)] == [6, 5, 4, 3], page
+    c.remove("p")
+    for i in range(1, 3):
+        c.commit("p", {"again": i})
+    log = c.log("p")
+    assert [s["step"] for s in log][-1] > 1 and log[-1]["parent"] is None
+    for page in (1, 2, 1000):
+        assert [s["step"] for s in c.iter_log("p", page=page)] == [s["step"] for s in log], page

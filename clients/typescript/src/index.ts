@@ -573,7 +573,10 @@ export class CairnClient {
       const steps = await this.log(session, { limit: page, from, signal: opts.signal });
       yield* steps;
       const last = steps[steps.length - 1];
-      if (steps.length < page || last.step <= 1) return;
+      // The history ends at step 1, at a step whose older history was
+      // pruned (truncated), or at a first step (no parent) above 1, as of a
+      // name committed to again after its removal.
+      if (steps.length < page || last.step <= 1 || last.truncated || last.parent === null) return;
       from = last.step - 1;
     }
   }

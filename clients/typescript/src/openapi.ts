@@ -237,6 +237,8 @@ export interface components {
             idempotency_key?: string;
             /** @description on a commit's or reply's answer: true when an earlier request with the same Idempotency-Key wrote the step and this one wrote nothing */
             replayed?: boolean;
+            /** @description in a log: true on the oldest step of a history pruned below it (the step its parent names is not in the history), so paging on from the step below it is a 404; a history that begins with a step whose parent is null ends there too */
+            truncated?: boolean;
         };
         FileEntry: {
             path: string;

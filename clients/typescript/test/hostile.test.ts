@@ -1,6 +1,6 @@
 // What a hostile caller gets: bad names, steps that are no whole numbers,
 // states JSON cannot carry, answers the Python client maps to a kind.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer, type Server } from "node:http";
@@ -164,6 +164,31 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     }
     await expect(c.log("pa", { limit: 3, from: 2 })).rejects.toBeInstanceOf(NotFoundError);
     await expect(c.logAll("pb", { page: 0 }).next()).rejects.toBeInstanceOf(InvalidError);
+  });
+
+  it("ends logAll at a pruned history's oldest step and at a first step above 1", async () => {
+    // A page that ended exactly at such a step used to ask for the step
+    // below it: a NotFoundError ("pruned", or a removed session's past).
+    const c = srv.client;
+    for (let i = 1; i <= 6; i++) await c.commit("pp", { i });
+    execFileSync(bin!, ["--store", dir, "prune", "pp", "--keep-last", "4"]);
+    const log = await c.log("pp");
+    expect(log.map((st) => st.step)).toEqual([6, 5, 4, 3]);
+    expect(log.map((st) => st.truncated ?? false)).toEqual([false, false, false, true]);
+    for (const page of [1, 2, 3, 4, 5, 1000]) {
+      const got: number[] = [];
+      for await (const st of c.logAll("pp", { page })) got.push(st.step);
+      expect(got, String(page)).toEqual([6, 5, 4, 3]);
+    }
+    await c.remove("pp");
+    for (let i = 1; i <= 2; i++) await c.commit("pp", { again: i });
+    const again = (await c.log("pp")).map((st) => st.step);
+    expect(again[again.length - 1]).toBeGreaterThan(1);
+    for (const page of [1, 2, 1000]) {
+      const got: number[] = [];
+      for await (const st of c.logAll("pp", { page })) got.push(st.step);
+      expect(got, String(page)).toEqual(again);
+    }
   });
 
   it("maps a state over --max-body onto LimitError, whatever its size", async () => {

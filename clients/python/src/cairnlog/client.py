@@ -452,7 +452,12 @@ class Client:
         while True:
             steps = self.log(session, limit=page, from_step=start)
             yield from steps
-            if len(steps) < page or steps[-1]["step"] <= 1:
+            last = steps[-1] if steps else None
+            # The history ends at step 1, at a step whose older history was
+            # pruned ("truncated"), or at a first step (no parent) above 1,
+            # as of a name committed to again after its removal.
+            if last is None or len(steps) < page or last["step"] <= 1 or last.get("truncated") \
+                    or last.get("parent") is None:
                 return
             start = steps[-1]["step"] - 1
 

@@ -49,7 +49,20 @@ func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyRe
 		return nil, err
 	}
 	for i := range mr.Problems {
-		mr.Problems[i].Err = classify(mr.Problems[i].Err)
+		p := &mr.Problems[i]
+		p.Err = classify(p.Err)
+		// An object beyond a read limit is not known to be damaged:
+		// say how to raise the limit, not to restore it from a backup.
+		if h := LimitHint(p.Err); h != "" {
+			p.Effect = LimitEffect(h)
+		}
 	}
 	return mr, nil
+}
+
+// LimitEffect is what a verify Problem means (Problem.Effect) when a read
+// limit stopped the check rather than damage: hint says how to raise the
+// limit (LimitHint, or LimitEnvHint for a command's user).
+func LimitEffect(hint string) string {
+	return "it may be intact, but this run may not read it, nor check what uses it (" + hint + ")"
 }

@@ -50,10 +50,10 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for i, p := range rep.Problems {
-		// An object beyond a read limit is not known to be damaged: say
-		// how to raise the limit, not to restore it from a backup.
+		// Verify said how to raise the limit in a Go program's terms;
+		// a command's user raises it through the environment.
 		if h := cairn.LimitEnvHint(p.Err); h != "" {
-			rep.Problems[i].Effect = "it may be intact, but this run may not read it, nor check what uses it (" + h + ")"
+			rep.Problems[i].Effect = cairn.LimitEffect(h)
 		}
 	}
 	if *asJSON {

@@ -772,6 +772,15 @@ func (r *Repo) forget(key string) {
 	r.reads.forget(key)
 }
 
+// maxDepth returns the nesting of trees gc, usage and verify walk at
+// most: MaxDepth, or tree.DefaultLimits.MaxDepth if it is not set.
+func (r *Repo) maxDepth() int {
+	if r.MaxDepth > 0 {
+		return r.MaxDepth
+	}
+	return tree.DefaultLimits.MaxDepth
+}
+
 // fetchAll reads the objects at keys with bounded parallelism.
 func (r *Repo) fetchAll(ctx context.Context, keys []string, fn func(key string, obj *pack.Object)) error {
 	const workers = 16

@@ -183,10 +183,7 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []*Step, me
 		return 0, err
 	}
 	tr := &tree.Reader{Src: ix, Limits: tree.Limits{MaxDepth: r.MaxDepth}}
-	maxDepth := r.MaxDepth
-	if maxDepth <= 0 {
-		maxDepth = tree.DefaultLimits.MaxDepth
-	}
+	maxDepth := r.maxDepth()
 	var size func(ref tree.Ref, depth int) (int64, error)
 	size = func(ref tree.Ref, depth int) (int64, error) {
 		if depth > maxDepth {

@@ -738,8 +738,10 @@ func (v *verifier) walk(ctx context.Context, ix *Index, root tree.Ref, ref strin
 	if root.Kind != tree.Node {
 		return
 	}
-	if depth > tree.DefaultLimits.MaxDepth {
-		v.problem(locKey(ix, root.ID), ref, fmt.Errorf("%w: tree deeper than %d", tree.ErrLimit, tree.DefaultLimits.MaxDepth))
+	if max := v.r.maxDepth(); depth > max {
+		// As show and du refuse it: the workspace's limit, not the
+		// default, so verify checks what readers will read.
+		v.problem(locKey(ix, root.ID), ref, &tree.LimitError{Limit: "MaxDepth", Max: int64(max), What: "tree nesting", Unit: "levels"})
 		return
 	}
 	n, err := tree.DecodeNode(raw, "node "+root.ID.Short())

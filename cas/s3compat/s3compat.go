@@ -85,6 +85,32 @@ func (r Reply) Exists() bool {
 		r.Code == "ConditionalRequestConflict"
 }
 
+// Directory reports a request refused because a directory stands at
+// the object's key: versitygw's posix backend keeps an object as a file,
+// so a key that other objects continue with "/" ("KEY/x"), or a folder
+// marker object "KEY/", is a directory, and a put there is answered 409
+// ExistingObjectIsDirectory. Nothing was stored, and no retry helps.
+func (r Reply) Directory() bool { return r.Code == "ExistingObjectIsDirectory" }
+
+// Folder is what a store said stands where an object belongs when a
+// directory or a folder marker does (cas.NotObjectError.What).
+const Folder = "a directory"
+
+// NotObject is the error of verb on key when a directory stands where
+// the object belongs (Reply.Directory, or a backend's own check): the
+// store's damage, said in words (cas.NotObjectError) as a refusal that
+// stored nothing, never as a lost race or a put that may have landed.
+// err is the reply that showed it.
+func NotObject(verb, key string, err error) error {
+	ne := &cas.NotObjectError{Key: key, What: Folder}
+	cause := error(ne)
+	if verb == "put" {
+		cause = cas.NotStored(ne)
+	}
+	return fmt.Errorf("%s %s: %w (%v)", verb, key,
+		&cas.RefusedError{Op: verb, Key: key, Why: ne.Error() + " (remove it to repair)", Err: cause}, err)
+}
+
 // PastEnd reports a ranged read that starts at or past the object's end.
 func (r Reply) PastEnd() bool {
 	return r.Code == "InvalidRange" || r.Status == http.StatusRequestedRangeNotSatisfiable
@@ -283,6 +309,8 @@ func MapError(verb, key string, err error, r Reply) error {
 		return fmt.Errorf("%s %s: %w", verb, key, &cas.UnavailableError{Op: verb, Key: key, Why: why, Err: err})
 	}
 	switch {
+	case r.Directory():
+		return NotObject(verb, key, err)
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():

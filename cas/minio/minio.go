@@ -268,7 +268,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		sum := sha256.Sum256(data)
 		sha = hex.EncodeToString(sum[:])
 	}
-	_, err := s.core.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)), "", sha, po)
+	info, err := s.core.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)), "", sha, po)
 	if err != nil {
 		if opts.IfAbsent && reply(err).Exists() {
 			if s.folderAt(ctx, key) {
@@ -277,6 +277,12 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 			return fmt.Errorf("put %s: %w", key, cas.ErrExists)
 		}
 		return mapErr("put", key, err)
+	}
+	if info.ETag == "" {
+		// Every S3 server names the object it stored by its ETag; an
+		// HTTP server that answers every request 200 does not, and a
+		// step so "stored" would be acknowledged and lost.
+		return s3compat.NotS3("put", key, "HTTP 200 to a PUT without an ETag")
 	}
 	return nil
 }
@@ -378,6 +384,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	}
 	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
 		if o.Err != nil {
+			if errors.Is(o.Err, io.EOF) {
+				// minio-go's reading of an empty body, which no S3
+				// server sends for a listing.
+				return s3compat.NotS3("list", prefix, "a listing with an empty body")
+			}
 			return mapErr("list", prefix, o.Err)
 		}
 		key := strings.TrimPrefix(o.Key, s.prefix)

@@ -329,6 +329,19 @@ func MapError(verb, key string, err error, r Reply) error {
 	return fmt.Errorf("%s %s: %w", verb, key, err)
 }
 
+// NotS3 is the error of verb on key when the server answered with
+// success, but not as any S3 server does (what says how: "HTTP 200 to a
+// PUT without an ETag"): the endpoint is some other HTTP server, a web
+// server or a proxy's page answering every request alike. Such an answer
+// proves nothing, so a put is never taken as stored (nor said as surely
+// not stored) and a listing never as empty; it is not retried. Said
+// after the store's URL (cas.UnavailableError).
+func NotS3(verb, key, what string) error {
+	return fmt.Errorf("%s %s: %w", verb, key, &cas.UnavailableError{Op: verb, Key: key,
+		Why: "answered as no S3 server does (" + what + "; check that the endpoint in the store URL is an S3 server)",
+		Err: errors.New("not an S3 answer: " + what)})
+}
+
 // cutOffWhy says a response cut off before its end.
 const cutOffWhy = "did not answer in full (the connection closed before the response ended)"
 

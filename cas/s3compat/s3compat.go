@@ -311,6 +311,10 @@ func MapError(verb, key string, err error, r Reply) error {
 	switch {
 	case r.Directory():
 		return NotObject(verb, key, err)
+	case (verb == "list" || verb == "put") && r.NotFound():
+		// A listing finds no key, or no bucket (NoSuchBucket, refused
+		// below), and a put creates its key: neither is "not found".
+		return NotS3(verb, key, map[string]string{"list": "HTTP 404 to a listing", "put": "HTTP 404 to a PUT"}[verb]+", naming no missing bucket")
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():

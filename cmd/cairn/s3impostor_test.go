@@ -18,13 +18,14 @@ import (
 
 // TestNotS3EndpointNeverAcknowledges: a store URL whose endpoint starts
 // answering as no S3 server does — every request 200, with an empty body
-// or a web page (a load balancer's default backend, a proxy's page, a
-// DNS name moved to a web server) — acknowledges no step and lists no
+// or a web page, or 404 with a web page (a load balancer's default
+// backend, a proxy's page, a DNS name moved to a web server) — acknowledges no step and lists no
 // empty store, on both URL schemes, in front of MinIO and versitygw.
 // Before, s3:// took a 200 to a step's PUT as the step stored: a live
 // session's commit, and `cairn commit` (exit 0, twice s@1), acknowledged
 // steps nothing kept, and `cairn sessions`, gc and verify found an empty
-// store (exit 0).
+// store (exit 0); a 404 was a listing or a PUT "not found", said with
+// the store key.
 func TestNotS3EndpointNeverAcknowledges(t *testing.T) {
 	for _, srv := range []struct {
 		name  string
@@ -39,6 +40,9 @@ func TestNotS3EndpointNeverAcknowledges(t *testing.T) {
 			px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if p := page.Load(); p != nil {
 					w.Header().Set("Content-Type", "text/html")
+					if strings.HasPrefix(*p, "404 ") {
+						w.WriteHeader(http.StatusNotFound)
+					}
 					fmt.Fprint(w, *p)
 					return
 				}
@@ -74,7 +78,7 @@ func testNotS3Endpoint(t *testing.T, store, scheme string, page *atomic.Pointer[
 	if _, errs, code := cli(t, store, `{"n":1}`, "commit", "c", "-"); code != 0 {
 		t.Fatalf("commit c@1: exit %d, %s", code, errs)
 	}
-	for _, body := range []string{"", "<html><body>Welcome</body></html>"} {
+	for _, body := range []string{"", "<html><body>Welcome</body></html>", "404 <html><body>No such page</body></html>"} {
 		// A live session that knows its head commits with one PUT.
 		page.Store(nil)
 		s, _ := ws.Session("s")

@@ -425,5 +425,12 @@ func reply(err error) s3compat.Reply {
 
 // mapErr translates a minio-go error (see s3compat.MapError).
 func mapErr(verb, key string, err error) error {
+	if r := minio.ToErrorResponse(err); r.Code == "InternalError" && r.StatusCode == 0 {
+		// Not a reply's code but minio-go's reading of an answer
+		// without the headers every S3 server sends with an object (a
+		// Last-Modified or Content-Length it cannot parse): a web page,
+		// say. Retrying it would get the same page.
+		return s3compat.NotS3(verb, key, "an answer without an object's headers")
+	}
 	return s3compat.MapError(verb, key, err, reply(err))
 }

@@ -65,6 +65,13 @@ func TestNotS3EndpointNeverAcknowledges(t *testing.T) {
 
 func testNotS3Endpoint(t *testing.T, store, scheme string, page *atomic.Pointer[string]) {
 	ctx := context.Background()
+	// said reports whether a command's error says what the endpoint did
+	// in words: "answered as no S3 server does", or, minio-go's reading
+	// of a 404 page to a bucket's request, "the bucket does not exist".
+	said := func(body, errs string) bool {
+		return strings.Contains(errs, "answered as no S3 server does") ||
+			scheme == "minio" && strings.HasPrefix(body, "404 ") && strings.Contains(errs, "the bucket does not exist")
+	}
 	page.Store(nil)
 	ws, err := cairn.Open(ctx, store)
 	if err != nil {
@@ -91,21 +98,15 @@ func testNotS3Endpoint(t *testing.T, store, scheme string, page *atomic.Pointer[
 		} else if !errors.Is(err, cairn.ErrUnavailable) || !strings.Contains(err.Error(), "answered as no S3 server does") {
 			t.Errorf("body %q: a live session's commit: %v; want cairn.ErrUnavailable, saying the server answered as no S3 server does", body, err)
 		}
-		if out, errs, code := cli(t, store, `{"n":2}`, "commit", "c", "-"); code != 1 {
-			t.Errorf("body %q: cairn commit: exit %d, %q %q; want exit 1", body, code, out, errs)
+		if out, errs, code := cli(t, store, `{"n":2}`, "commit", "c", "-"); code != 1 || !said(body, errs) {
+			t.Errorf("body %q: cairn commit: exit %d, %q %q; want exit 1, saying the server answered as no S3 server does", body, code, out, errs)
 		}
 		for _, args := range [][]string{{"sessions"}, {"gc", "--grace", "0s"}, {"verify"}} {
 			out, errs, code := cli(t, store, "", args...)
-			if scheme == "minio" {
-				// minio-go reads a web page as an empty listing, and a
-				// GET's page as a server error: exit 1 is all it gives
-				// for the empty body (gc reads its state first).
-				if body == "" && code != 1 {
-					t.Errorf("body %q: cairn %s: exit %d, %q %q; want exit 1", body, strings.Join(args, " "), code, out, errs)
-				}
-				continue
+			if scheme == "minio" && strings.HasPrefix(body, "<html>") && args[0] != "gc" {
+				continue // minio-go reads a page of 200 as an empty listing (gc reads its state first)
 			}
-			if code != 1 || !strings.Contains(errs, "answered as no S3 server does") ||
+			if code != 1 || !said(body, errs) ||
 				storeWords.MatchString(errs) || sdkWords.MatchString(errs) {
 				t.Errorf("body %q: cairn %s: exit %d, %q %q; want exit 1, saying the server answered as no S3 server does",
 					body, strings.Join(args, " "), code, out, errs)

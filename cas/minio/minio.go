@@ -268,14 +268,41 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 		sum := sha256.Sum256(data)
 		sha = hex.EncodeToString(sum[:])
 	}
-	_, err := s.core.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)), "", sha, po)
+	info, err := s.core.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)), "", sha, po)
 	if err != nil {
 		if opts.IfAbsent && reply(err).Exists() {
+			if s.folderAt(ctx, key) {
+				return s3compat.NotObject("put", key, err)
+			}
 			return fmt.Errorf("put %s: %w", key, cas.ErrExists)
 		}
 		return mapErr("put", key, err)
 	}
+	if info.ETag == "" {
+		// Every S3 server names the object it stored by its ETag; an
+		// HTTP server that answers every request 200 does not, and a
+		// step so "stored" would be acknowledged and lost.
+		return s3compat.NotS3("put", key, "HTTP 200 to a PUT without an ETag")
+	}
 	return nil
+}
+
+// folderAt reports, after a conditional create of key lost, that no
+// object holds key but a folder marker "key/" stands there: versitygw
+// refuses the create (412) of a key its posix backend holds as an empty
+// directory, though no writer ever created it. Said as a lost race, the
+// commit would fail as a conflict for ever. Two HEADs at most, only on
+// a lost create (one when another writer did create key); any doubt is
+// a lost race, as before.
+func (s *Store) folderAt(ctx context.Context, key string) bool {
+	head := func(k string) error {
+		_, err := s.core.StatObject(ctx, s.bucket, s.prefix+k, minio.StatObjectOptions{})
+		return err
+	}
+	if err := head(key); err == nil || !reply(err).NotFound() {
+		return false
+	}
+	return head(key+"/") == nil
 }
 
 // Get implements cas.Store with one GetObject request (a ranged one when
@@ -357,6 +384,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	}
 	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
 		if o.Err != nil {
+			if errors.Is(o.Err, io.EOF) {
+				// minio-go's reading of an empty body, which no S3
+				// server sends for a listing.
+				return s3compat.NotS3("list", prefix, "a listing with an empty body")
+			}
 			return mapErr("list", prefix, o.Err)
 		}
 		key := strings.TrimPrefix(o.Key, s.prefix)
@@ -393,5 +425,12 @@ func reply(err error) s3compat.Reply {
 
 // mapErr translates a minio-go error (see s3compat.MapError).
 func mapErr(verb, key string, err error) error {
+	if r := minio.ToErrorResponse(err); r.Code == "InternalError" && r.StatusCode == 0 {
+		// Not a reply's code but minio-go's reading of an answer
+		// without the headers every S3 server sends with an object (a
+		// Last-Modified or Content-Length it cannot parse): a web page,
+		// say. Retrying it would get the same page.
+		return s3compat.NotS3(verb, key, "an answer without an object's headers")
+	}
 	return s3compat.MapError(verb, key, err, reply(err))
 }

@@ -364,13 +364,41 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	if opts.IfAbsent {
 		in.IfNoneMatch = aws.String("*")
 	}
-	if _, err := s.client.PutObject(ctx, in); err != nil {
+	out, err := s.client.PutObject(ctx, in)
+	if err != nil {
 		if opts.IfAbsent && reply(err).Exists() {
+			if s.folderAt(ctx, key) {
+				return s3compat.NotObject("put", key, err)
+			}
 			return fmt.Errorf("put %s: %w", key, cas.ErrExists)
 		}
 		return mapErr("put", key, err)
 	}
+	if aws.ToString(out.ETag) == "" {
+		// Every S3 server names the object it stored by its ETag; an
+		// HTTP server that answers every request 200 does not, and a
+		// step so "stored" would be acknowledged and lost.
+		return s3compat.NotS3("put", key, "HTTP 200 to a PUT without an ETag")
+	}
 	return nil
+}
+
+// folderAt reports, after a conditional create of key lost, that no
+// object holds key but a folder marker "key/" stands there: versitygw
+// refuses the create (412) of a key its posix backend holds as an empty
+// directory, though no writer ever created it. Said as a lost race, the
+// commit would fail as a conflict for ever. Two HEADs at most, only on
+// a lost create (one when another writer did create key); any doubt is
+// a lost race, as before.
+func (s *Store) folderAt(ctx context.Context, key string) bool {
+	head := func(k string) error {
+		_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + k)})
+		return err
+	}
+	if err := head(key); err == nil || !reply(err).NotFound() {
+		return false
+	}
+	return head(key+"/") == nil
 }
 
 // Get implements cas.Store with one GetObject request (a ranged one when
@@ -406,7 +434,9 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) ([]byte, erro
 	defer out.Body.Close()
 	want := aws.ToInt64(out.ContentLength)
 	if n > 0 && want > n {
-		return nil, fmt.Errorf("get %s: asked for %d bytes, response has %d", key, n, want)
+		// An S3 server answers a range with that range (206); an HTTP
+		// server that is none answers every GET with its page.
+		return nil, s3compat.NotS3("get", key, fmt.Sprintf("%d bytes to a GET of %d", want, n))
 	}
 	var buf bytes.Buffer
 	if want > 0 {
@@ -454,6 +484,12 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		out, err := s.client.ListObjectsV2(ctx, in)
 		if err != nil {
 			return mapErr("list", prefix, err)
+		}
+		if aws.ToString(in.Prefix) != "" && out.Prefix == nil {
+			// Every S3 server's listing repeats the prefix it was asked
+			// for; an answer without one (an empty or an HTML body,
+			// which the SDK reads as an empty listing) is no listing.
+			return s3compat.NotS3("list", prefix, "a listing without the prefix it was asked for")
 		}
 		for _, o := range out.Contents {
 			key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)

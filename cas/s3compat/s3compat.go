@@ -85,6 +85,32 @@ func (r Reply) Exists() bool {
 		r.Code == "ConditionalRequestConflict"
 }
 
+// Directory reports a request refused because a directory stands at
+// the object's key: versitygw's posix backend keeps an object as a file,
+// so a key that other objects continue with "/" ("KEY/x"), or a folder
+// marker object "KEY/", is a directory, and a put there is answered 409
+// ExistingObjectIsDirectory. Nothing was stored, and no retry helps.
+func (r Reply) Directory() bool { return r.Code == "ExistingObjectIsDirectory" }
+
+// Folder is what a store said stands where an object belongs when a
+// directory or a folder marker does (cas.NotObjectError.What).
+const Folder = "a directory"
+
+// NotObject is the error of verb on key when a directory stands where
+// the object belongs (Reply.Directory, or a backend's own check): the
+// store's damage, said in words (cas.NotObjectError) as a refusal that
+// stored nothing, never as a lost race or a put that may have landed.
+// err is the reply that showed it.
+func NotObject(verb, key string, err error) error {
+	ne := &cas.NotObjectError{Key: key, What: Folder}
+	cause := error(ne)
+	if verb == "put" {
+		cause = cas.NotStored(ne)
+	}
+	return fmt.Errorf("%s %s: %w (%v)", verb, key,
+		&cas.RefusedError{Op: verb, Key: key, Why: ne.Error() + " (remove it to repair)", Err: cause}, err)
+}
+
 // PastEnd reports a ranged read that starts at or past the object's end.
 func (r Reply) PastEnd() bool {
 	return r.Code == "InvalidRange" || r.Status == http.StatusRequestedRangeNotSatisfiable
@@ -283,6 +309,12 @@ func MapError(verb, key string, err error, r Reply) error {
 		return fmt.Errorf("%s %s: %w", verb, key, &cas.UnavailableError{Op: verb, Key: key, Why: why, Err: err})
 	}
 	switch {
+	case r.Directory():
+		return NotObject(verb, key, err)
+	case (verb == "list" || verb == "put") && r.NotFound():
+		// A listing finds no key, or no bucket (NoSuchBucket, refused
+		// below), and a put creates its key: neither is "not found".
+		return NotS3(verb, key, map[string]string{"list": "HTTP 404 to a listing", "put": "HTTP 404 to a PUT"}[verb]+", naming no missing bucket")
 	case r.NotFound():
 		return fmt.Errorf("%s %s: %w", verb, key, cas.ErrNotFound)
 	case r.Transient():
@@ -299,6 +331,19 @@ func MapError(verb, key string, err error, r Reply) error {
 		return fmt.Errorf("%s %s: %w", verb, key, refused)
 	}
 	return fmt.Errorf("%s %s: %w", verb, key, err)
+}
+
+// NotS3 is the error of verb on key when the server answered with
+// success, but not as any S3 server does (what says how: "HTTP 200 to a
+// PUT without an ETag"): the endpoint is some other HTTP server, a web
+// server or a proxy's page answering every request alike. Such an answer
+// proves nothing, so a put is never taken as stored (nor said as surely
+// not stored) and a listing never as empty; it is not retried. Said
+// after the store's URL (cas.UnavailableError).
+func NotS3(verb, key, what string) error {
+	return fmt.Errorf("%s %s: %w", verb, key, &cas.UnavailableError{Op: verb, Key: key,
+		Why: "answered as no S3 server does (" + what + "; check that the endpoint in the store URL is an S3 server)",
+		Err: errors.New("not an S3 answer: " + what)})
 }
 
 // cutOffWhy says a response cut off before its end.

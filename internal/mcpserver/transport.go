@@ -29,6 +29,16 @@ const MaxMessage = mcp.DefaultMaxLineLength
 // until answers have gone out. A single call may always run.
 const MaxInFlight = MaxMessage
 
+// MaxCalls bounds the requests being answered at once, whatever their
+// size. MaxInFlight counts what a request brings, not what its answer
+// takes: a resume of a 1 MiB state is a line of 100 bytes whose answer
+// takes several MiB to build, and the SDK starts each call as soon as it
+// is read, so a client that sent 300 of them and did not read its stdout
+// (or read it slowly) held 300 answers in memory at once, 2 GB. Past
+// MaxCalls the transport reads no further line until an answer has gone
+// out: a client that stops reading stops the server reading too.
+const MaxCalls = 8
+
 // Transport returns the transport of `cairn mcp`: newline-delimited
 // JSON-RPC over r and w, as the SDK's StdioTransport, except that a line
 // that is not a JSON-RPC message (not JSON, no "jsonrpc":"2.0", a bad id,
@@ -45,7 +55,7 @@ func Transport(r io.Reader, w io.Writer) mcp.Transport {
 // transport is Transport with tool calls in flight bounded by maxInFlight.
 func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 	out := &lockedWriter{w: w}
-	fl := newFlight(maxInFlight)
+	fl := newFlight(maxInFlight, MaxCalls)
 	pr, pw := io.Pipe()
 	go func() {
 		err := filterLines(r, pw, out, fl)
@@ -169,11 +179,13 @@ func idKey(raw []byte) (string, bool) {
 }
 
 // flight holds the requests that have gone to the SDK and not been
-// answered yet, and counts the bytes of the tool calls among them.
+// answered yet, at most calls of them, and counts the bytes of the tool
+// calls among them.
 type flight struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	limit  int
+	calls  int
 	total  int
 	open   map[string]*request // by id key: the requests in flight
 	closed bool
@@ -186,14 +198,15 @@ type request struct {
 	cancelled   bool // by the client: its answer is not sent
 }
 
-func newFlight(limit int) *flight {
-	f := &flight{limit: limit, open: map[string]*request{}}
+func newFlight(limit, calls int) *flight {
+	f := &flight{limit: limit, calls: max(calls, 1), open: map[string]*request{}}
 	f.cond = sync.NewCond(&f.mu)
 	return f
 }
 
 // depart waits until a request of n counted bytes fits beside those in
-// flight (one always fits), then holds it under key; the client may
+// flight, in bytes and in number (one always fits), then holds it under
+// key; the client may
 // cancel it if cancellable. It reports false, at once, if a request in
 // flight already has key: the SDK would drop the second without an
 // answer.
@@ -203,7 +216,7 @@ func (f *flight) depart(key string, n int, cancellable bool) bool {
 	if _, ok := f.open[key]; ok {
 		return false
 	}
-	for f.total > 0 && f.total+n > f.limit && !f.closed {
+	for (len(f.open) >= f.calls || f.total > 0 && f.total+n > f.limit) && !f.closed {
 		f.cond.Wait()
 	}
 	f.total += n

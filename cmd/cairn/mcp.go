@@ -36,8 +36,8 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	err = mcpserver.New(ws, version.String()).Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || brokenPipe(err) {
-		return nil // the client hung up
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) || errors.Is(err, mcpserver.ErrAbandoned) || brokenPipe(err) {
+		return nil // the client hung up, or closed stdin and read no more answers
 	}
 	return err
 }

@@ -164,9 +164,12 @@ func bodyError(err error, body []byte, fields []field) error {
 		names[i] = f.name
 	}
 	var ae *apiError
+	var stall *stalledError
 	switch {
 	case errors.As(err, &mbe), errors.As(err, &ae): // ae: the bodies' budget (bodyGate)
 		return err
+	case errors.As(err, &stall):
+		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf("request body: it stopped arriving, nothing of it came for %v (send it at once, not in a trickle)", stall.after)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: "request body: it did not arrive in full in time (send it at once, not in a trickle)"}
 	case errors.Is(err, io.EOF):

@@ -177,8 +177,9 @@ func stateParam(r *http.Request) (bool, error) {
 }
 
 // writeStep answers 200 with st and, if withState, its state, streamed.
-// Reads of states take a read slot: at once or 503 unless wait, which
-// queues for one.
+// Reads of states take a read slot: at once or 503 unless wait (a
+// long-poll's answer), which queues for one, and answers 204 as the
+// other long-polls do if the server begins to stop meanwhile.
 func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Step, withState, wait bool) error {
 	if withState {
 		var release func()
@@ -188,6 +189,9 @@ func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Ste
 				release = func() { <-s.reads }
 			case <-r.Context().Done():
 				return r.Context().Err()
+			case <-stoppingDone(r):
+				w.WriteHeader(http.StatusNoContent)
+				return nil
 			}
 		} else {
 			var err error

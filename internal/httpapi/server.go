@@ -29,6 +29,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -63,6 +64,13 @@ type Options struct {
 	// (default 60 s); a slower one gets 408. It is no bound on the work
 	// the request asks for.
 	BodyTimeout time.Duration
+	// StallTimeout bounds the time a request body may send nothing at
+	// all before it has arrived in full (default 10 s); past it the
+	// request gets 408. A body arriving holds its bytes of MaxBodies, so
+	// one that stopped half sent (a dead network path, a suspended
+	// client) would otherwise keep every other body that does not fit
+	// beside it waiting until its BodyTimeout.
+	StallTimeout time.Duration
 	// SendTimeout bounds the time each 64 KiB of an answer may wait for
 	// the client to take it (default 60 s): a client that stops reading
 	// an answer, a large state say, is cut off after it, so that it does
@@ -97,6 +105,7 @@ const (
 	DefaultMaxReads        = 8
 	DefaultIdleSessions    = 64
 	DefaultBodyTimeout     = 60 * time.Second
+	DefaultStallTimeout    = 10 * time.Second
 	DefaultSendTimeout     = 60 * time.Second
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
@@ -152,6 +161,9 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	if opts.StallTimeout <= 0 {
+		opts.StallTimeout = DefaultStallTimeout
 	}
 	if opts.SendTimeout <= 0 {
 		opts.SendTimeout = DefaultSendTimeout
@@ -281,11 +293,13 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 				return
 			}
 			// A body must arrive within BodyTimeout (a slow-loris client
-			// would hold the connection for ever); once it has, the
-			// deadline is lifted so that the work is not cut off.
+			// would hold the connection for ever), and never stall for
+			// StallTimeout; once it has arrived, the deadline is lifted
+			// so that the work is not cut off.
 			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			body := &deadlineBody{ReadCloser: r.Body, rc: rc, end: time.Now().Add(s.opts.BodyTimeout), stall: s.opts.StallTimeout}
+			if body.setDeadline() == nil {
+				r.Body = body
 			}
 			// The body's bytes are taken from the budget as they arrive,
 			// and held until the request is done: a client that trickles
@@ -379,19 +393,47 @@ func (g *bodyGate) release() {
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the
-// body has been read to its end.
+// body has been read to its end: end, or stall from now if sooner, moved
+// on before each read.
 type deadlineBody struct {
 	io.ReadCloser
-	rc *http.ResponseController
+	rc      *http.ResponseController
+	end     time.Time
+	stall   time.Duration
+	stalled bool // the deadline set is the stall's, not end
+}
+
+func (b *deadlineBody) setDeadline() error {
+	d := time.Now().Add(b.stall)
+	b.stalled = d.Before(b.end)
+	if !b.stalled {
+		d = b.end
+	}
+	return b.rc.SetReadDeadline(d)
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
+	_ = b.setDeadline()
 	n, err := b.ReadCloser.Read(p)
-	if errors.Is(err, io.EOF) {
+	switch {
+	case errors.Is(err, io.EOF):
 		_ = b.rc.SetReadDeadline(time.Time{})
+	case n == 0 && b.stalled && errors.Is(err, os.ErrDeadlineExceeded):
+		err = &stalledError{after: b.stall, err: err}
 	}
 	return n, err
 }
+
+// stalledError is the error of a body that sent nothing for after.
+type stalledError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *stalledError) Error() string {
+	return fmt.Sprintf("request body stalled for %v: %v", e.after, e.err)
+}
+func (e *stalledError) Unwrap() error { return e.err }
 
 // ServeHTTP checks access, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -348,7 +348,7 @@ func TestToolCallsInFlightBounded(t *testing.T) {
 // flight; a cancelled call's flight ends when the SDK's answer to it,
 // which is not sent, passes; a request of the server's own is no answer.
 func TestFlightLands(t *testing.T) {
-	fl := newFlight(100)
+	fl := newFlight(100, MaxCalls)
 	for _, id := range []string{`7`, `"a"`, `"b"`} {
 		key, ok := idKey([]byte(id))
 		if !ok {

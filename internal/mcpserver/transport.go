@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,16 @@ const MaxMessage = mcp.DefaultMaxLineLength
 // until answers have gone out. A single call may always run.
 const MaxInFlight = MaxMessage
 
+// MaxCalls bounds the requests being answered at once, whatever their
+// size. MaxInFlight counts what a request brings, not what its answer
+// takes: a resume of a 1 MiB state is a line of 100 bytes whose answer
+// takes several MiB to build, and the SDK starts each call as soon as it
+// is read, so a client that sent 300 of them and did not read its stdout
+// (or read it slowly) held 300 answers in memory at once, 2 GB. Past
+// MaxCalls the transport reads no further line until an answer has gone
+// out: a client that stops reading stops the server reading too.
+const MaxCalls = 8
+
 // Transport returns the transport of `cairn mcp`: newline-delimited
 // JSON-RPC over r and w, as the SDK's StdioTransport, except that a line
 // that is not a JSON-RPC message (not JSON, no "jsonrpc":"2.0", a bad id,
@@ -44,8 +55,8 @@ func Transport(r io.Reader, w io.Writer) mcp.Transport {
 
 // transport is Transport with tool calls in flight bounded by maxInFlight.
 func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
-	out := &lockedWriter{w: w}
-	fl := newFlight(maxInFlight)
+	out := newOutput(w)
+	fl := newFlight(maxInFlight, MaxCalls)
 	pr, pw := io.Pipe()
 	go func() {
 		err := filterLines(r, pw, out, fl)
@@ -53,33 +64,100 @@ func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 			// The client closed its side: the SDK ends the session at
 			// the end of its input, dropping the calls still running, so
 			// the end is passed on only once they have all been answered
-			// (or endGrace has passed: a call stuck on its store).
-			fl.drain(endGrace)
+			// (or endGrace has passed: a call stuck on its store, or
+			// answers the client does not read, which are dropped).
+			fl.drain(endGrace, out.abort)
 		}
 		pw.CloseWithError(err)
 	}()
-	return &mcp.IOTransport{Reader: pr, Writer: &answerWriter{out: out, fl: fl}}
+	return &transportOf{IOTransport: &mcp.IOTransport{Reader: pr, Writer: &answerWriter{out: out, fl: fl}}, out: out}
 }
 
-// lockedWriter serialises whole messages: the SDK's and the filter's.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// transportOf is the transport of one session: its output is abandoned
+// when the session's context ends.
+type transportOf struct {
+	*mcp.IOTransport
+	out *output
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+// Connect connects the transport; when ctx ends, writes still waiting
+// for the client to take them fail, so that the SDK, which waits for
+// every call to end, ends too (a client that reads no answer would
+// otherwise keep cairn mcp running after SIGINT).
+func (t *transportOf) Connect(ctx context.Context) (mcp.Connection, error) {
+	context.AfterFunc(ctx, t.out.abort)
+	return t.IOTransport.Connect(ctx)
 }
 
-func (l *lockedWriter) Close() error { return nil }
+// output writes whole messages, the SDK's and the filter's, one at a
+// time, from one goroutine, so that a write a client does not take (it
+// reads no answer) can be abandoned: abort makes the writes waiting,
+// and all later ones, fail with ErrAbandoned. The goroutine is left in
+// the write the client does not take.
+type output struct {
+	w       io.Writer
+	writes  chan outWrite
+	aborted chan struct{}
+	once    sync.Once
+}
+
+type outWrite struct {
+	p    []byte
+	done chan error
+}
+
+// ErrAbandoned is the error of a write abandoned because the session
+// ended (its context, or the end of its input and endGrace) while the
+// client took no more of its output: what Run returns then.
+var ErrAbandoned = errors.New("write stdout: the client took no more, and the session ended")
+
+func newOutput(w io.Writer) *output {
+	o := &output{w: w, writes: make(chan outWrite), aborted: make(chan struct{})}
+	go o.run()
+	return o
+}
+
+func (o *output) run() {
+	for {
+		select {
+		case wr := <-o.writes:
+			_, err := o.w.Write(wr.p)
+			wr.done <- err
+		case <-o.aborted:
+			return
+		}
+	}
+}
+
+// Write writes p whole, or fails once the output is aborted. An aborted
+// write may still go out later: its caller must not reuse p (the SDK and
+// the filter write each message from a slice of its own).
+func (o *output) Write(p []byte) (int, error) {
+	wr := outWrite{p: p, done: make(chan error, 1)}
+	select {
+	case o.writes <- wr:
+	case <-o.aborted:
+		return 0, ErrAbandoned
+	}
+	select {
+	case err := <-wr.done:
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	case <-o.aborted:
+		return 0, ErrAbandoned
+	}
+}
+
+// abort fails the writes waiting for the client, and all later ones.
+func (o *output) abort() { o.once.Do(func() { close(o.aborted) }) }
 
 // answerWriter is the SDK's side of the output: each message it writes
 // that answers a request ends that request's flight, and one that
 // answers a request the client cancelled is not sent.
 type answerWriter struct {
-	out *lockedWriter
+	out *output
 	fl  *flight
 }
 
@@ -107,8 +185,11 @@ func fixCode(p []byte) []byte {
 	return append(fixed, p[i+len(zero):]...)
 }
 
+// Close is called by the SDK once the session has ended and its calls
+// have all returned: nothing more is written, and output's goroutine ends.
 func (a *answerWriter) Close() error {
 	a.fl.close()
+	a.out.abort()
 	return nil
 }
 
@@ -169,11 +250,13 @@ func idKey(raw []byte) (string, bool) {
 }
 
 // flight holds the requests that have gone to the SDK and not been
-// answered yet, and counts the bytes of the tool calls among them.
+// answered yet, at most calls of them, and counts the bytes of the tool
+// calls among them.
 type flight struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	limit  int
+	calls  int
 	total  int
 	open   map[string]*request // by id key: the requests in flight
 	closed bool
@@ -184,26 +267,31 @@ type request struct {
 	n           int  // bytes counted for it
 	cancellable bool // anything but initialize, which MCP does not let a client cancel
 	cancelled   bool // by the client: its answer is not sent
+	answering   bool // its answer is being written
 }
 
-func newFlight(limit int) *flight {
-	f := &flight{limit: limit, open: map[string]*request{}}
+func newFlight(limit, calls int) *flight {
+	f := &flight{limit: limit, calls: max(calls, 1), open: map[string]*request{}}
 	f.cond = sync.NewCond(&f.mu)
 	return f
 }
 
 // depart waits until a request of n counted bytes fits beside those in
-// flight (one always fits), then holds it under key; the client may
-// cancel it if cancellable. It reports false, at once, if a request in
-// flight already has key: the SDK would drop the second without an
-// answer.
+// flight, in bytes and in number (one always fits), then holds it under
+// key; the client may cancel it if cancellable. It reports false, at
+// once, if a request in flight already has key and is not being
+// answered: the SDK would drop the second without an answer.
 func (f *flight) depart(key string, n int, cancellable bool) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.open[key]; ok {
-		return false
+	for r, ok := f.open[key]; ok; r, ok = f.open[key] {
+		if !r.answering || f.closed {
+			return false
+		}
+		// Its answer is going out: the client may have read it.
+		f.cond.Wait()
 	}
-	for f.total > 0 && f.total+n > f.limit && !f.closed {
+	for (len(f.open) >= f.calls || f.total > 0 && f.total+n > f.limit) && !f.closed {
 		f.cond.Wait()
 	}
 	f.total += n
@@ -227,17 +315,27 @@ func (f *flight) cancel(key string) {
 }
 
 // answer writes the answer to the request under key with write, unless
-// the client cancelled that request, then ends its flight, as one step:
-// a client that has read the answer may reuse the id at once.
+// the client cancelled that request, then ends its flight. A request
+// with the same id waits for that end (depart): a client that has read
+// the answer may reuse the id at once. The write holds no lock: a
+// client that does not read its answers must not keep the filter from
+// the end of its input, nor drain from its grace.
 func (f *flight) answer(key string, size int, write func() (int, error)) (int, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if r, ok := f.open[key]; ok && r.cancelled {
+	r, ok := f.open[key]
+	if ok && r.cancelled {
 		f.landLocked(key)
+		f.mu.Unlock()
 		return size, nil
 	}
+	if ok {
+		r.answering = true
+	}
+	f.mu.Unlock()
 	n, err := write()
+	f.mu.Lock()
 	f.landLocked(key)
+	f.mu.Unlock()
 	return n, err
 }
 
@@ -256,9 +354,14 @@ func (f *flight) landLocked(key string) {
 var endGrace = 60 * time.Second
 
 // drain waits until every request in flight has been answered or
-// cancelled, or the session has ended, or d has passed.
-func (f *flight) drain(d time.Duration) {
-	t := time.AfterFunc(d, f.close)
+// cancelled, or the session has ended, or d has passed. If d passes
+// first it calls expired, which must end any write of an answer in
+// progress, then ends the wait.
+func (f *flight) drain(d time.Duration, expired func()) {
+	t := time.AfterFunc(d, func() {
+		expired()
+		f.close()
+	})
 	defer t.Stop()
 	f.mu.Lock()
 	defer f.mu.Unlock()

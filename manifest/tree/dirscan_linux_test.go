@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 )
@@ -164,7 +165,14 @@ func TestScanStopsWithTheBuild(t *testing.T) {
 	if _, err := BuildDirWith(root, discardSink{}, DirOptions{Workers: 2}); err == nil || !strings.Contains(err.Error(), "fifo") {
 		t.Fatalf("build with a fifo: %v", err)
 	}
-	if after := runtime.NumGoroutine(); after > before {
+	// A worker that has signalled its end (stop's wait) may not have
+	// exited yet: wait for the count to come down; a worker left behind
+	// never lets it.
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(10 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(time.Millisecond)
+	}
+	if after > before {
 		t.Errorf("%d goroutines before the build, %d after", before, after)
 	}
 }

@@ -554,7 +554,7 @@ func (v *verifier) stepEffect(ctx context.Context, session string, n uint64, wan
 	if gone {
 		return effectStep
 	}
-	cr := &chainReader{r: v.r, cache: map[string]*Step{}}
+	cr := newChainReader(v.r)
 	if _, err := cr.read(ctx, session, n, want); err == nil {
 		return effectStepData
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/cairnlog/cairn/internal/rusage"
 )
 
-// TestLongWalksKeepMemoryFlat: log and replay read each step of a
-// history about once, but through the workspace's default cache, which
+// TestLongWalksKeepMemoryFlat: log, replay and verify read each step of
+// a history about once, but through the workspace's default cache, which
 // kept every step object they read up to 256 MiB: a log of a
-// 100,000-step session peaked at 400 MB, a replay at 650 MB. They keep a
-// small cache now, as export does. Here 400 steps of about 200 KB each
+// 100,000-step session peaked at 400 MB, a replay at 650 MB, a verify at
+// 675 MB. They keep a small cache now, as export does. Here 400 steps of about 200 KB each
 // (80 MB of step objects) must be walked in well under that.
 func TestLongWalksKeepMemoryFlat(t *testing.T) {
 	if testing.Short() {
@@ -44,7 +44,7 @@ func TestLongWalksKeepMemoryFlat(t *testing.T) {
 	}
 	ws.Close()
 	bin := cairnBinary(t)
-	for _, args := range [][]string{{"log", "s"}, {"log", "s", "--json"}, {"replay", "s"}} {
+	for _, args := range [][]string{{"log", "s"}, {"log", "s", "--json"}, {"replay", "s"}, {"verify", "s"}} {
 		cmd := exec.Command(bin, append(args, "--store", dir)...)
 		// The collector's default pacing, not the short-process one
 		// (heap.go), whose slack is not what is measured here.

@@ -322,7 +322,7 @@ func (r *Repo) markPin(ctx context.Context, live *liveSet, p *Pin) error {
 	if err != nil {
 		return err
 	}
-	cr := &chainReader{r: r, cache: map[string]*Step{}}
+	cr := newChainReader(r)
 	session, n, want := ptr.Session, ptr.Number, &ptr.ID
 	for n >= p.Floor && n > 0 {
 		st, err := cr.read(ctx, session, n, want)

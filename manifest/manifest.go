@@ -516,7 +516,11 @@ func Decode(b []byte, what string) (*Manifest, error) {
 	flags := d.Byte()
 	m.Truncated = flags&1 != 0
 	m.Writer = string(d.Take(d.Uvarint(maxWriter)))
-	m.Record = d.Take(d.Uvarint(MaxRecordSize))
+	// A copy, as every other field is: a manifest outlives the object
+	// it was read from (a walk down a history holds its steps), and a
+	// record aliasing it pinned the whole object, blobs and any pack a
+	// compaction merged into it included.
+	m.Record = bytes.Clone(d.Take(d.Uvarint(MaxRecordSize)))
 	if d.Err == nil {
 		switch {
 		case m.Number == 0:
@@ -536,11 +540,18 @@ func Decode(b []byte, what string) (*Manifest, error) {
 		if err != nil {
 			return nil, err
 		}
+		ref.Data = bytes.Clone(ref.Data) // an inline state: a copy, as Record
 		m.Root, d.P = ref, rest
 	}
 	n := d.Uvarint(maxLayout)
 	if n > 0 && v < 2 && d.Err == nil {
 		d.Fail("version 1 layout names packs")
+	}
+	if n > 0 && d.Err == nil {
+		// Sized once (each ref takes 3 bytes or more, so a hostile count
+		// allocates no more than the manifest's bytes allow): a walk holds
+		// many layouts, and appending doubled each one's share of memory.
+		m.Layout.Packs = make([]PackRef, 0, min(n, uint64(len(d.P))/3))
 	}
 	for i := uint64(0); i < n && d.Err == nil; i++ {
 		p := PackRef{Level: d.Byte(), Session: m.Session}

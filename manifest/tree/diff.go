@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -79,7 +80,21 @@ func (r *Reader) diffJSON(ctx context.Context, p string, a, b Ref, depth int, fn
 		}
 		return nil
 	case isList(ta) && isList(tb):
-		return r.diffLists(ctx, p, a, b, depth, fn)
+		// A list node ('L') is the interior of a long array or of a long
+		// string's chunk list, and only its leaves say which. Reading
+		// them first would cost a diff of two arrays the nodes it steps
+		// over, so the lists are diffed as arrays, and a chunk leaf met
+		// before any change was reported (a string has no elements
+		// before its first leaf) sends the two to the text comparison.
+		emitted := false
+		err := r.diffLists(ctx, p, a, b, depth, func(c Change) error {
+			emitted = true
+			return fn(c)
+		})
+		var chunks *chunksInArray
+		if !errors.As(err, &chunks) || emitted {
+			return err
+		}
 	}
 	// Different shapes, or leaves (small containers are leaves): compare text.
 	ja, err := r.JSON(ctx, a)
@@ -170,6 +185,14 @@ func diffValues(p string, ta []byte, va jval, tb []byte, vb jval, fn func(Change
 }
 
 func isList(t byte) bool { return t == TypeArray || t == TypeList }
+
+// chunksInArray is a chunk leaf met where a diff of two arrays wanted
+// array elements: one of the lists is a long string's (see diffJSON), or,
+// where it cannot be, the store is damaged (it wraps cas.ErrCorrupt).
+type chunksInArray struct{ err error }
+
+func (e *chunksInArray) Error() string { return e.err.Error() }
+func (e *chunksInArray) Unwrap() error { return e.err }
 
 // diffLists compares two stored arrays element by element, index with
 // index, stepping over every run of elements whose subtree both share
@@ -266,6 +289,11 @@ func (c *listCursor) open(ctx context.Context) error {
 	case TypeList:
 		sub = true
 	case c.leaf:
+	case TypeChunks:
+		if c.leaf == TypeArray {
+			return &chunksInArray{fmt.Errorf("%w: node %s: type %q inside a list of %q", cas.ErrCorrupt, e.Ref.ID.Short(), n.Type, c.leaf)}
+		}
+		fallthrough
 	default:
 		return fmt.Errorf("%w: node %s: type %q inside a list of %q", cas.ErrCorrupt, e.Ref.ID.Short(), n.Type, c.leaf)
 	}

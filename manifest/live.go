@@ -237,8 +237,17 @@ func (ls *liveSet) has(key string) bool {
 }
 
 // each calls fn for every object of l that ls has (after finish), as
-// has would find them, in time in ls's live objects, not in l's.
+// has would find them, in time in ls's live objects, not in l's (in l's
+// when a session could not be read: every object of it counts as live).
 func (ls *liveSet) each(l *listing, fn func(key string, info cas.Info)) {
+	if len(ls.unread) > 0 {
+		for key, info := range l.objects {
+			if ls.has(key) {
+				fn(key, info)
+			}
+		}
+		return
+	}
 	for s, rs := range ls.ranges {
 		ns := l.steps[s]
 		for _, r := range rs {

@@ -113,6 +113,20 @@ func TestEachFindsWhatHasFinds(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("each found\n%v\nhas finds\n%v", got, want)
 	}
+	// A session that could not be read keeps every object of it live.
+	ls.unread["b"] = true
+	got, want = nil, nil
+	ls.each(l, func(key string, _ cas.Info) { got = append(got, key) })
+	for key := range l.objects {
+		if ls.has(key) {
+			want = append(want, key)
+		}
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
+		t.Errorf("with b unread, each found\n%v\nhas finds\n%v", got, want)
+	}
 }
 
 // TestChainReaderCacheBounded: a mark's reader keeps the steps it read

@@ -386,7 +386,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the request body did not arrive in full within the server's body timeout (60 s) */
+        /** @description the request body did not arrive in full within the server's body timeout (60 s), or sent nothing for its stall timeout (10 s) */
         BodyTimeout: {
             headers: {
                 [name: string]: unknown;

@@ -165,13 +165,10 @@ func TestBaseMarkers(t *testing.T) {
 // markers are empty objects created with If-None-Match, and two prunes
 // racing leave the higher base.
 func TestBaseMarkersS3(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
 			ctx := context.Background()
-			b := srv.start(t)
+			b := srv.Start(t)
 			for i := range 5 {
 				prefix := fmt.Sprintf("base%d", i)
 				open := func() *cairn.Workspace { return cairn.OpenStore(openMinIOStore(t, b, prefix)) }

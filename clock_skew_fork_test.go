@@ -42,12 +42,6 @@ func (s storeBehind) List(ctx context.Context, prefix, after string, fn func(cas
 // clockSkew is within what S3 accepts and past manifest.ForkPinGrace.
 const clockSkew = 12 * time.Minute
 
-// s3Servers are the S3 servers the clock tests run on.
-var s3Servers = []struct {
-	name  string
-	start func(testing.TB) *s3test.Bucket
-}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}}
-
 // TestFirstStepBesideForkClockSkewS3 is TestFirstStepBesideForkInFlight
 // on MinIO and versitygw, with the store's clock 12 minutes behind the workers'. The
 // writer measured the fork's pin's age as its own clock minus the
@@ -56,8 +50,8 @@ var s3Servers = []struct {
 // one session unnoticed, from a clock a few minutes off. Ages are now
 // read on the store's clock alone.
 func TestFirstStepBesideForkClockSkewS3(t *testing.T) {
-	for _, srv := range s3Servers {
-		t.Run(srv.name, func(t *testing.T) { firstStepBesideForkClockSkew(t, srv.start(t)) })
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) { firstStepBesideForkClockSkew(t, srv.Start(t)) })
 	}
 }
 
@@ -116,8 +110,8 @@ func firstStepBesideForkClockSkew(t *testing.T, b *s3test.Bucket) {
 // ahead: two forks to one name at once, which the lock is there to
 // prevent. It must give way (a conflict) and the first fork land.
 func TestForkLockClockSkewS3(t *testing.T) {
-	for _, srv := range s3Servers {
-		t.Run(srv.name, func(t *testing.T) { forkLockClockSkew(t, srv.start(t)) })
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) { forkLockClockSkew(t, srv.Start(t)) })
 	}
 }
 

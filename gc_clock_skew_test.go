@@ -9,6 +9,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/fs"
+	"github.com/cairnlog/cairn/internal/s3test"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -31,8 +32,8 @@ func TestGCClockSkew(t *testing.T) {
 		}
 		gcClockSkew(t, st, 40*time.Minute)
 	})
-	for _, srv := range s3Servers {
-		t.Run(srv.name, func(t *testing.T) { gcClockSkew(t, openMinIOStore(t, srv.start(t), "gc-skew"), clockSkew) })
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) { gcClockSkew(t, openMinIOStore(t, srv.Start(t), "gc-skew"), clockSkew) })
 	}
 }
 

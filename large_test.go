@@ -195,13 +195,10 @@ func sameStream(a, b io.Reader) error {
 // spill packs land before the step object, the state checks out byte
 // for byte, verify finds nothing wrong and gc keeps every pack.
 func TestLargeStepS3(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
 			ctx := context.Background()
-			b := srv.start(t)
+			b := srv.Start(t)
 			store := openMinIOStore(t, b, "large")
 			ws := cairn.OpenStore(store)
 			dir := t.TempDir()

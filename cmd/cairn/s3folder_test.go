@@ -25,12 +25,9 @@ import (
 // written". Removing the folder repairs the store, and nothing is lost.
 // MinIO keeps "KEY/" apart from KEY, so there the commits succeed.
 func TestS3FolderAtKeySaidInWords(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
-			b := srv.start(t)
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
+			b := srv.Start(t)
 			s3Env(t, b, b.SecretKey)
 			mc, err := minio.New(b.Host, &minio.Options{
 				Creds: credentials.NewStaticV4(b.AccessKey, b.SecretKey, ""), Region: b.Region,
@@ -42,7 +39,7 @@ func TestS3FolderAtKeySaidInWords(t *testing.T) {
 			for _, scheme := range []string{"s3", "minio"} {
 				t.Run(scheme, func(t *testing.T) {
 					prefix := "folder-" + scheme
-					testS3FolderAtKey(t, mc, b, prefix, s3URLs(b, b.Name, prefix)[scheme], srv.name == "versitygw")
+					testS3FolderAtKey(t, mc, b, prefix, s3URLs(b, b.Name, prefix)[scheme], srv.Name == "versitygw")
 				})
 			}
 		})

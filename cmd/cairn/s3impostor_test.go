@@ -27,12 +27,9 @@ import (
 // store (exit 0); a 404 was a listing or a PUT "not found", said with
 // the store key.
 func TestNotS3EndpointNeverAcknowledges(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
-			b := srv.start(t)
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
+			b := srv.Start(t)
 			s3Env(t, b, b.SecretKey)
 			target, _ := url.Parse(b.Endpoint)
 			rp := httputil.NewSingleHostReverseProxy(target)

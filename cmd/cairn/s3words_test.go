@@ -42,15 +42,12 @@ func s3URLs(b *s3test.Bucket, bucket, prefix string) map[string]string {
 // find head of s: get steps/s/head: operation error S3: GetObject, https
 // response error StatusCode: 403, …, api error SignatureDoesNotMatch: …".
 func TestS3RefusalSaidInWords(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
-			b := srv.start(t)
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
+			b := srv.Start(t)
 			for _, scheme := range []string{"s3", "minio"} {
 				store := s3URLs(b, b.Name, "words-"+scheme)[scheme]
-				missing := s3URLs(b, "no-such-bucket-"+srv.name, "words")[scheme]
+				missing := s3URLs(b, "no-such-bucket-"+srv.Name, "words")[scheme]
 				t.Run(scheme, func(t *testing.T) { testS3Refusal(t, b, store, missing) })
 			}
 		})
@@ -107,12 +104,9 @@ func testS3Refusal(t *testing.T, b *s3test.Bucket, store, missing string) {
 // AWS_SECRET_ACCESS_KEY and "the profile that supplies them", none of
 // which a minio:// store with root credentials uses.
 func TestMinIORootCredentialsRefusedSaidInWords(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
-			b := srv.start(t)
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
+			b := srv.Start(t)
 			noAWS(t)
 			t.Setenv("MINIO_ROOT_USER", b.AccessKey)
 			t.Setenv("MINIO_ROOT_PASSWORD", "wrong-"+b.SecretKey)

@@ -27,12 +27,9 @@ import (
 // them as young_steps; gc on a clock SlotFenceAge on deletes exactly
 // those, and the session still reads back.
 func TestSlotAgeS3(t *testing.T) {
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		t.Run(srv.name, func(t *testing.T) {
-			b := srv.start(t)
+	for _, srv := range s3test.Servers {
+		t.Run(srv.Name, func(t *testing.T) {
+			b := srv.Start(t)
 			t.Setenv("AWS_ACCESS_KEY_ID", b.AccessKey)
 			t.Setenv("AWS_SECRET_ACCESS_KEY", b.SecretKey)
 			t.Setenv("AWS_REGION", b.Region)

@@ -39,18 +39,15 @@ func TestTLSMismatchSaidInWords(t *testing.T) {
 	type tc struct{ label, url, want string }
 	var cases []tc
 	var creds *s3test.Bucket
-	for _, srv := range []struct {
-		name  string
-		start func(testing.TB) *s3test.Bucket
-	}{{"minio", s3test.StartMinIO}, {"versitygw", s3test.StartVersityGW}} {
-		b := srv.start(t)
-		if srv.name == "minio" {
+	for _, srv := range s3test.Servers {
+		b := srv.Start(t)
+		if srv.Name == "minio" {
 			creds = b
 		}
 		cases = append(cases,
-			tc{"https to plain " + srv.name + " s3", "s3://" + b.Name + "/tls?attempts=2&endpoint=https://" + b.Host, plainWant},
-			tc{"https to plain " + srv.name + " minio", "minio://" + b.Host + "/" + b.Name + "/tls?attempts=2", plainWant})
-		if srv.name != "minio" {
+			tc{"https to plain " + srv.Name + " s3", "s3://" + b.Name + "/tls?attempts=2&endpoint=https://" + b.Host, plainWant},
+			tc{"https to plain " + srv.Name + " minio", "minio://" + b.Host + "/" + b.Name + "/tls?attempts=2", plainWant})
+		if srv.Name != "minio" {
 			continue
 		}
 		target, _ := url.Parse(b.Endpoint)

@@ -124,6 +124,14 @@ func StartMinIO(t testing.TB) *Bucket { return start(t, minioKind) }
 // backend) server.
 func StartVersityGW(t testing.TB) *Bucket { return start(t, versityKind) }
 
+// Servers are the S3 servers a test that must hold on every one runs
+// against, by name: a test ranges over them rather than list them, so a
+// server added here is tested everywhere.
+var Servers = []struct {
+	Name  string
+	Start func(testing.TB) *Bucket
+}{{"minio", StartMinIO}, {"versitygw", StartVersityGW}}
+
 // Required reports whether missing servers fail tests instead of
 // skipping them: CI=true or CAIRN_REQUIRE_SERVERS=1.
 func Required() bool {

@@ -1,19 +1,16 @@
 package httpapi
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
 )
 
 // countingListener counts the bytes the server has read from its
@@ -42,19 +39,6 @@ func (c countingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// putsHeld holds every Put until gate is closed, saying on held when
-// each begins to.
-type putsHeld struct {
-	cas.Store
-	held, gate chan struct{}
-}
-
-func (s *putsHeld) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	s.held <- struct{}{}
-	<-s.gate
-	return s.Store.Put(ctx, key, data, opts)
-}
-
 // TestBodiesArrivingBounded: the budget bounded the bodies being acted
 // on, but each request read its whole body before it took its share, so
 // bodies arriving at once were in memory without bound (40 commits of
@@ -64,14 +48,13 @@ func (s *putsHeld) Put(ctx context.Context, key string, data []byte, opts cas.Pu
 // and a small piece each, and every one of them is committed in the end.
 func TestBodiesArrivingBounded(t *testing.T) {
 	const maxBody = 256 << 10
-	store := &putsHeld{Store: memStore(), held: make(chan struct{}, 64), gate: make(chan struct{})}
+	store := newHeldPuts("", false)
 	ws := cairn.OpenStore(store)
 	ts := httptest.NewUnstartedServer(New(ws, Options{MaxBody: maxBody, BodyTimeout: 20 * time.Second}))
 	var read atomic.Int64
 	ts.Listener = countingListener{Listener: ts.Listener, read: &read}
 	ts.Start()
-	var open sync.Once
-	release := func() { open.Do(func() { close(store.gate) }) }
+	release := store.release
 	t.Cleanup(ts.Close)
 	t.Cleanup(release)
 	addr := ts.Listener.Addr().String()

@@ -68,12 +68,11 @@ func TestDeclaredOversizeBodyRefusedAtOnce(t *testing.T) {
 // commit is done. A body still arriving holds what it has sent: a client
 // that trickles its body delays no one but itself.
 func TestBodiesBoundedTogether(t *testing.T) {
-	store := &firstPutHeld{Store: memStore(), held: make(chan struct{}), gate: make(chan struct{})}
+	store := newHeldPuts("", true)
 	ws := cairn.OpenStore(store)
 	ts := httptest.NewServer(New(ws, Options{MaxBody: 1 << 10, BodyTimeout: 5 * time.Second}))
 	t.Cleanup(ts.Close)
-	var open sync.Once
-	release := func() { open.Do(func() { close(store.gate) }) }
+	release := store.release
 	t.Cleanup(release) // before ts.Close, which waits for the held commit
 	addr := ts.Listener.Addr().String()
 	body := `{"state":"` + strings.Repeat("x", 600) + `"}`
@@ -113,23 +112,38 @@ func TestBodiesBoundedTogether(t *testing.T) {
 	}
 }
 
-// firstPutHeld holds the first Put until gate is closed, saying on held
-// when it begins to.
-type firstPutHeld struct {
+// heldPuts holds the Puts of keys under prefix ("": every key; only
+// the first if first is set) until release is called or the Put's
+// context ends, and closes held when the first is held.
+type heldPuts struct {
 	cas.Store
-	once       sync.Once
-	held, gate chan struct{}
+	prefix       string
+	first        bool
+	once, opened sync.Once
+	held, gate   chan struct{}
 }
 
-func (s *firstPutHeld) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	first := false
-	s.once.Do(func() { first = true })
-	if first {
-		close(s.held)
-		<-s.gate
+func newHeldPuts(prefix string, first bool) *heldPuts {
+	return &heldPuts{Store: memStore(), prefix: prefix, first: first, held: make(chan struct{}), gate: make(chan struct{})}
+}
+
+func (s *heldPuts) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	if strings.HasPrefix(key, s.prefix) {
+		first := false
+		s.once.Do(func() { first = true; close(s.held) })
+		if first || !s.first {
+			select {
+			case <-s.gate:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 	}
 	return s.Store.Put(ctx, key, data, opts)
 }
+
+// release lets every Put held, and every later one, through.
+func (s *heldPuts) release() { s.opened.Do(func() { close(s.gate) }) }
 
 // TestBodyBudgetWaitsInOrder: the byte budget grants in arrival order,
 // gives up after its wait with a 503, and hands back what it took.

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,39 +15,15 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
 )
-
-// stalledSession holds every Put under steps/<session>/ until gate is
-// closed (or the Put's context ends), saying on held when the first
-// begins to; puts of other sessions pass.
-type stalledSession struct {
-	cas.Store
-	prefix     string
-	once       sync.Once
-	held, gate chan struct{}
-}
-
-func (s *stalledSession) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	if strings.HasPrefix(key, s.prefix) {
-		s.once.Do(func() { close(s.held) })
-		select {
-		case <-s.gate:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return s.Store.Put(ctx, key, data, opts)
-}
 
 // TestCommitsToOtherSessionsNotSerialised: a commit held in the store
 // (a stalled write of one session) holds that session only: commits to
 // other sessions complete beside it.
 func TestCommitsToOtherSessionsNotSerialised(t *testing.T) {
-	store := &stalledSession{Store: memStore(), prefix: "steps/slow/", held: make(chan struct{}), gate: make(chan struct{})}
+	store := newHeldPuts("steps/slow/", false)
 	ts := httptest.NewServer(New(cairn.OpenStore(store), Options{}))
-	var open sync.Once
-	release := func() { open.Do(func() { close(store.gate) }) }
+	release := store.release
 	t.Cleanup(ts.Close)
 	t.Cleanup(release) // before ts.Close, which waits for the held commit
 	slow := make(chan int, 1)
@@ -225,15 +200,9 @@ func TestManyPollsDisconnect(t *testing.T) {
 // them all at once with 204, and a commit answered before it is kept.
 func TestShutdownEndsManyPolls(t *testing.T) {
 	srv := New(cairn.OpenStore(memStore()), Options{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
+	addr, stop, served := serveLoopback(t, srv)
 	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	base := "http://" + ln.Addr().String()
+	base := "http://" + addr
 	resp, err := http.Post(base+"/v1/sessions/s/steps", "application/json", strings.NewReader(`{"state":{"n":1}}`))
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("commit: %v %v", resp, err)

@@ -6,37 +6,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
 )
-
-// blockingPut holds the first Put of a step until release is closed (or
-// its context ends), and closes entered when it gets there.
-type blockingPut struct {
-	cas.Store
-	once             sync.Once
-	entered, release chan struct{}
-}
-
-func (s *blockingPut) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
-	if strings.HasPrefix(key, "steps/") {
-		first := false
-		s.once.Do(func() { first = true })
-		if first {
-			close(s.entered)
-			select {
-			case <-s.release:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-	}
-	return s.Store.Put(ctx, key, data, opts)
-}
 
 // TestShutdownLetsCommitsFinish: Serve promises requests in flight up to
 // 5 s when it stops (SIGTERM to cairn serve); only long-polls end at
@@ -46,15 +20,9 @@ func (s *blockingPut) Put(ctx context.Context, key string, data []byte, opts cas
 // commit that never landed for done. Long-polls ended so too, 200 and
 // no body; they end at once with 204, as on a timeout.
 func TestShutdownLetsCommitsFinish(t *testing.T) {
-	store := &blockingPut{Store: memStore(), entered: make(chan struct{}), release: make(chan struct{})}
+	store := newHeldPuts("steps/", true)
 	srv := New(cairn.OpenStore(store), Options{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	addr, stop, served := serveLoopback(t, srv)
 
 	type answer struct {
 		status int
@@ -63,7 +31,7 @@ func TestShutdownLetsCommitsFinish(t *testing.T) {
 	}
 	got := make(chan answer, 1)
 	go func() {
-		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/sessions/s/steps", "application/json", strings.NewReader(`{"state":{"n":1}}`))
+		resp, err := http.Post("http://"+addr+"/v1/sessions/s/steps", "application/json", strings.NewReader(`{"state":{"n":1}}`))
 		if err != nil {
 			got <- answer{err: err}
 			return
@@ -74,7 +42,7 @@ func TestShutdownLetsCommitsFinish(t *testing.T) {
 	}()
 	waited := make(chan answer, 1)
 	go func() {
-		resp, err := http.Get("http://" + ln.Addr().String() + "/v1/sessions/w/wait?after=0&timeout=30")
+		resp, err := http.Get("http://" + addr + "/v1/sessions/w/wait?after=0&timeout=30")
 		if err != nil {
 			waited <- answer{err: err}
 			return
@@ -84,7 +52,7 @@ func TestShutdownLetsCommitsFinish(t *testing.T) {
 		waited <- answer{status: resp.StatusCode, body: string(b)}
 	}()
 	select {
-	case <-store.entered:
+	case <-store.held:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the commit did not reach the store")
 	}
@@ -105,7 +73,7 @@ func TestShutdownLetsCommitsFinish(t *testing.T) {
 	}
 	stop()
 	time.Sleep(100 * time.Millisecond) // Serve is shutting down
-	close(store.release)
+	store.release()
 	if a := <-waited; a.err != nil || a.status != http.StatusNoContent {
 		t.Errorf("long-poll at shutdown: %d %q %v; want 204 at once", a.status, a.body, a.err)
 	}
@@ -125,14 +93,8 @@ func TestShutdownLetsCommitsFinish(t *testing.T) {
 // now and says how many, in words.
 func TestShutdownCutsOffInWords(t *testing.T) {
 	srv := New(cairn.OpenStore(memStore()), Options{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	addr, stop, served := serveLoopback(t, srv)
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,4 +120,19 @@ func TestShutdownCutsOffInWords(t *testing.T) {
 	if _, err := io.ReadAll(conn); err != nil {
 		t.Errorf("the cut-off client's connection: %v; want it closed", err)
 	}
+}
+
+// serveLoopback runs srv on a loopback port until stop is called (or the
+// test ends): addr is where it listens, served gets what Serve returned.
+func serveLoopback(t *testing.T, srv *Server) (addr string, stop context.CancelFunc, served <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return ln.Addr().String(), stop, done
 }

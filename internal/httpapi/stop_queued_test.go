@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,15 +17,9 @@ import (
 // long-poll then.
 func TestStopEndsPollQueuedForARead(t *testing.T) {
 	srv := New(cairn.OpenStore(memStore()), Options{MaxReads: 1})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
+	addr, stop, served := serveLoopback(t, srv)
 	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	base := "http://" + ln.Addr().String()
+	base := "http://" + addr
 	post := func() {
 		resp, err := http.Post(base+"/v1/sessions/q/steps", "application/json", strings.NewReader(`{"state":{"n":1}}`))
 		if err != nil || resp.StatusCode != http.StatusCreated {

@@ -367,38 +367,14 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	out, err := s.client.PutObject(ctx, in)
 	if err != nil {
 		if opts.IfAbsent && reply(err).Exists() {
-			if s.folderAt(ctx, key) {
-				return s3compat.NotObject("put", key, err)
-			}
-			return fmt.Errorf("put %s: %w", key, cas.ErrExists)
+			return s3compat.LostCreate(key, err, func(k string) error {
+				_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + k)})
+				return err
+			}, reply)
 		}
 		return mapErr("put", key, err)
 	}
-	if aws.ToString(out.ETag) == "" {
-		// Every S3 server names the object it stored by its ETag; an
-		// HTTP server that answers every request 200 does not, and a
-		// step so "stored" would be acknowledged and lost.
-		return s3compat.NotS3("put", key, "HTTP 200 to a PUT without an ETag")
-	}
-	return nil
-}
-
-// folderAt reports, after a conditional create of key lost, that no
-// object holds key but a folder marker "key/" stands there: versitygw
-// refuses the create (412) of a key its posix backend holds as an empty
-// directory, though no writer ever created it. Said as a lost race, the
-// commit would fail as a conflict for ever. Two HEADs at most, only on
-// a lost create (one when another writer did create key); any doubt is
-// a lost race, as before.
-func (s *Store) folderAt(ctx context.Context, key string) bool {
-	head := func(k string) error {
-		_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + k)})
-		return err
-	}
-	if err := head(key); err == nil || !reply(err).NotFound() {
-		return false
-	}
-	return head(key+"/") == nil
+	return s3compat.Stored(key, aws.ToString(out.ETag))
 }
 
 // Get implements cas.Store with one GetObject request (a ranged one when

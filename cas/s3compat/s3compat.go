@@ -111,6 +111,33 @@ func NotObject(verb, key string, err error) error {
 		&cas.RefusedError{Op: verb, Key: key, Why: ne.Error() + " (remove it to repair)", Err: cause}, err)
 }
 
+// LostCreate is the error of a conditional create of key that the
+// server refused (err, whose Reply.Exists holds): cas.ErrExists, a lost
+// race, unless no object holds key but a folder marker "key/" stands
+// there. versitygw refuses the create (412) of a key its posix backend
+// holds as an empty directory, though no writer ever created it; said
+// as a lost race, the commit would fail as a conflict for ever, so it is
+// the store's damage (NotObject). head stats a key through the backend
+// and reply reads its error: two HEADs at most, only on a lost create
+// (one when another writer did create key); any doubt is a lost race.
+func LostCreate(key string, err error, head func(key string) error, reply func(error) Reply) error {
+	if herr := head(key); herr != nil && reply(herr).NotFound() && head(key+"/") == nil {
+		return NotObject("put", key, err)
+	}
+	return fmt.Errorf("put %s: %w", key, cas.ErrExists)
+}
+
+// Stored checks the answer to a PUT of key that succeeded: every S3
+// server names the object it stored by its ETag; an HTTP server that
+// answers every request 200 does not, and a step so "stored" would be
+// acknowledged and lost.
+func Stored(key, etag string) error {
+	if etag == "" {
+		return NotS3("put", key, "HTTP 200 to a PUT without an ETag")
+	}
+	return nil
+}
+
 // PastEnd reports a ranged read that starts at or past the object's end.
 func (r Reply) PastEnd() bool {
 	return r.Code == "InvalidRange" || r.Status == http.StatusRequestedRangeNotSatisfiable

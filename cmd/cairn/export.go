@@ -30,8 +30,10 @@ var exportCmd = command{
 	needStore: true,
 }
 
-// exportCacheBytes bounds the step objects an export keeps cached.
-const exportCacheBytes = 4 << 20
+// walkCacheBytes bounds the step objects a command that walks whole
+// histories, reading each object about once, keeps cached (export, log,
+// replay, verify): more would only hold memory in the history's length.
+const walkCacheBytes = 4 << 20
 
 // listFlag collects a repeatable flag: each use adds a value (parse
 // lets it be given more than once).
@@ -209,7 +211,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	defer ws.Close()
 	// An export reads each step about once (shared fork prefixes aside):
 	// a small cache keeps its memory flat however many sessions there are.
-	ws.SetCacheLimit(exportCacheBytes)
+	ws.SetCacheLimit(walkCacheBytes)
 
 	var w io.Writer = e.stdout
 	var commit []func() error // renames done once everything is written

@@ -67,7 +67,7 @@ func runLog(ctx context.Context, e *env, args []string) error {
 	// A log reads each step once: a small cache keeps its memory flat
 	// however long the history (with the default one, a log of 100,000
 	// steps kept them all and peaked at 400 MB).
-	ws.SetCacheLimit(exportCacheBytes)
+	ws.SetCacheLimit(walkCacheBytes)
 	st := steps[0]
 	enc := json.NewEncoder(e.stdout)
 	// Fixed-width columns first; the step column is as wide as the

@@ -76,7 +76,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	// A replay reads each step about once, as an export does: a small
 	// cache keeps its memory flat however long the history (with the
 	// default one, a replay of 100,000 steps peaked at 650 MB).
-	ws.SetCacheLimit(exportCacheBytes)
+	ws.SetCacheLimit(walkCacheBytes)
 	last := steps[0]
 	if floor > last.Number {
 		return usagef("--from %d: the history of %s ends at step %d", floor, last, last.Number)

@@ -37,7 +37,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	// changed, mostly from the objects it read last: a small cache keeps
 	// its memory flat however long the histories (with the default one,
 	// verifying a 100,000-step session peaked at 675 MB).
-	ws.SetCacheLimit(exportCacheBytes)
+	ws.SetCacheLimit(walkCacheBytes)
 	seen := make(map[string]bool, len(names))
 	unique := names[:0]
 	for _, n := range names {

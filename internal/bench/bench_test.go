@@ -74,6 +74,9 @@ func TestPhasesAndReport(t *testing.T) {
 	if r.Append.Requests != (PerStep{Put: 1}) {
 		t.Errorf("append requests per step %+v, want exactly 1 PUT", r.Append.Requests)
 	}
+	if o := r.Append.ObjectWrite; o == nil || o.N != cfg.AppendSteps-1 || o.P50 <= 0 {
+		t.Fatalf("append: the step objects' fsync'd writes %+v, want one for each of steps 2..%d", o, cfg.AppendSteps)
+	}
 	r.Files = run[CommitResult](t, cfg, "files-local", "")
 	checkCommits(t, r.Files, cfg.FilesSteps)
 	for _, size := range []string{"10240", "65536"} {
@@ -155,7 +158,7 @@ func TestPhasesAndReport(t *testing.T) {
 	}
 	md := stdout.String()
 	for _, want := range []string{
-		"commit latency p50, local store, append", "commit latency p99, local store, append",
+		"commit latency p50, local store, append | ", "commit latency p99, local store, append | ", "one fsync'd write of each step's object as a new file", "beside a smaller write: one fsync'd 4 KiB file",
 		"requests per step, local, append", "bytes stored per step ÷ bytes changed",
 		"resume 6 steps (local, append workload): requests to find the head",
 		"resume 6 steps (local, append workload): objects read in all",

@@ -73,6 +73,11 @@ type CommitResult struct {
 	StepMS []float64 `json:"step_ms"`
 	// RawPut is one plain PUT of each step object's size (MinIO only).
 	RawPut *Latency `json:"raw_put,omitempty"`
+	// ObjectWrite is one fsync'd write of each step object's size as a
+	// new file on the store's disk, the file and its directory fsync'd
+	// (local store only): target 1's limit, "one fsync'd write of that
+	// step's object on the same disk".
+	ObjectWrite *Latency `json:"object_write,omitempty"`
 	// Session and URL let the resume phase reopen the store.
 	Session string `json:"session"`
 	URL     string `json:"url"`
@@ -175,6 +180,19 @@ func phaseAppendLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	limit := filepath.Join(cfg.Dir, "object-write")
+	if err := os.MkdirAll(limit, 0o755); err != nil {
+		return nil, err
+	}
+	var writes []time.Duration
+	c.afterCommit = func(n int64) error {
+		if c.res.Steps == 1 {
+			return nil
+		}
+		took, err := fsyncWrite(filepath.Join(limit, fmt.Sprintf("%06d", c.res.Steps)), int(n))
+		writes = append(writes, took)
+		return err
+	}
 	gen := workload.NewAppend(workload.AppendOptions{Seed: cfg.Seed})
 	for range cfg.AppendSteps {
 		doc, changed := gen.Next()
@@ -183,6 +201,11 @@ func phaseAppendLocal(ctx context.Context, cfg Config, _ string) (any, error) {
 		}
 	}
 	r := c.result()
+	l := summarize(writes)
+	r.ObjectWrite = &l
+	if err := os.RemoveAll(limit); err != nil {
+		return nil, err
+	}
 	r.StoreSize, err = dirBytes(dir)
 	return r, err
 }

@@ -77,7 +77,18 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 		return nil, fmt.Errorf("du: %w", err)
 	}
 	perRoot := map[string]*liveSet{}
-	stepsOf := map[string][]stepRoot{} // what logicalBytes needs of each step, not the step
+	// Each step's logical size is measured as the mark reads the step,
+	// through a View of its own layout, so that what the pass holds is
+	// bounded by the Repo's caches and not by the history: an index of
+	// the union of a session's layouts (every blob of every object a
+	// step ever used) and the list of its steps took most of the 1.1 GB
+	// that du of a 100,000-step session needed.
+	logical := map[string]int64{}
+	dataErr := map[string]error{} // a session whose states' data could not be read
+	sizes := newNodeSizes(maxNodeSizes)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var fatal error // an error that ends the pass: the mark is cancelled
 	var damaged []Unreadable
 	live, _, err := r.mark(ctx, l, func(root string, st *Step) {
 		ls := perRoot[root]
@@ -88,13 +99,32 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 		ls.addStep(st.Session, st.Number)
 		ls.addLayout(st.Layout)
 		ls.steps++
-		stepsOf[root] = append(stepsOf[root], stepRoot{st.Session, st.Number, st.Root})
+		if dataErr[root] != nil || fatal != nil {
+			return
+		}
+		n, err := r.stepLogicalBytes(ctx, st, sizes)
+		switch {
+		case err == nil:
+			logical[root] += n
+		case isDamage(err) && ctx.Err() == nil:
+			// Its manifests read, but data its states use does not:
+			// passed over like a session whose history cannot be
+			// read (its objects stay counted as live).
+			dataErr[root] = fmt.Errorf("data of %s: %w", root, err)
+		default:
+			fatal = fmt.Errorf("du %s: %w", root, err)
+			cancel()
+		}
 	}, func(session string, err error) {
 		// What was attributed before the damage was found is dropped.
 		delete(perRoot, session)
-		delete(stepsOf, session)
+		delete(logical, session)
+		delete(dataErr, session)
 		damaged = append(damaged, Unreadable{Session: session, Err: fmt.Errorf("history of %s: %w", session, err)})
 	})
+	if fatal != nil {
+		return nil, fatal
+	}
 	if err != nil {
 		return nil, fmt.Errorf("du: %w", err)
 	}
@@ -122,7 +152,6 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	for _, n := range names {
 		want[n] = true
 	}
-	memo := map[cas.ID]int64{}
 	roots := make([]string, 0, len(perRoot))
 	for r := range perRoot {
 		roots = append(roots, r)
@@ -140,16 +169,11 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 				su.UniqueBytes += info.Size
 			}
 		})
-		if su.LogicalBytes, err = r.logicalBytes(ctx, ls.layout(), stepsOf[root], memo); err != nil {
-			if !isDamage(err) || ctx.Err() != nil {
-				return nil, fmt.Errorf("du %s: %w", root, err)
-			}
-			// Its manifests read, but data its states use does not:
-			// passed over like a session whose history cannot be read
-			// (its objects stay counted as live).
-			u.Unreadable = append(u.Unreadable, Unreadable{Session: root, Err: fmt.Errorf("data of %s: %w", root, err)})
+		if err := dataErr[root]; err != nil {
+			u.Unreadable = append(u.Unreadable, Unreadable{Session: root, Err: err})
 			continue
 		}
+		su.LogicalBytes = logical[root]
 		if su.StoredBytes > 0 {
 			su.DedupRatio = float64(su.LogicalBytes) / float64(su.StoredBytes)
 		}
@@ -171,23 +195,45 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	return u, nil
 }
 
-// stepRoot is a step's state root, named by the step.
-type stepRoot struct {
-	Session string
-	Number  uint64
-	Root    tree.Ref
+// maxNodeSizes bounds the node sizes a du pass remembers (about 64
+// bytes each): past it they are dropped, all at once, and measured again
+// by the steps that follow, which read those nodes through the caches.
+const maxNodeSizes = 1 << 18
+
+// nodeSizes remembers the logical size of the subtrees measured, so that
+// a subtree a step shares with the one measured before it is measured
+// once. It is bounded: see maxNodeSizes.
+type nodeSizes struct {
+	m   map[cas.ID]int64
+	max int
 }
 
-// logicalBytes sums the full size of each step's state; all reads go
-// through one index over the union of the steps' layouts. memo holds the
-// size of every node already measured, so a subtree that did not change
-// between steps is measured once.
-func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []stepRoot, memo map[cas.ID]int64) (int64, error) {
-	ix := r.NewIndex()
-	if err := ix.Load(ctx, union); err != nil {
-		return 0, err
+func newNodeSizes(max int) *nodeSizes { return &nodeSizes{m: map[cas.ID]int64{}, max: max} }
+
+func (s *nodeSizes) get(id cas.ID) (int64, bool) {
+	n, ok := s.m[id]
+	return n, ok
+}
+
+func (s *nodeSizes) put(id cas.ID, n int64) {
+	if len(s.m) >= s.max {
+		clear(s.m)
 	}
-	tr := &tree.Reader{Src: ix, Limits: tree.Limits{MaxDepth: r.MaxDepth}}
+	s.m[id] = n
+}
+
+// stepLogicalBytes returns the full size of st's state: the raw bytes of
+// every blob and node it reaches, read through a View of its layout.
+// sizes holds subtrees already measured.
+func (r *Repo) stepLogicalBytes(ctx context.Context, st *Step, sizes *nodeSizes) (int64, error) {
+	if st.Root.Kind == tree.Inline {
+		return int64(len(st.Root.Data)), nil
+	}
+	v, err := r.View(ctx, st.Layout)
+	if err != nil {
+		return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Number, err)
+	}
+	tr := &tree.Reader{Src: v, Limits: tree.Limits{MaxDepth: r.MaxDepth}}
 	maxDepth := r.maxDepth()
 	var size func(ref tree.Ref, depth int) (int64, error)
 	size = func(ref tree.Ref, depth int) (int64, error) {
@@ -202,10 +248,10 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []stepRoot,
 		case tree.Blob:
 			return ref.Size, nil
 		}
-		if n, ok := memo[ref.ID]; ok {
+		if n, ok := sizes.get(ref.ID); ok {
 			return n, nil
 		}
-		loc, ok := ix.Locate(ref.ID)
+		_, e, ok := v.locate(ref.ID)
 		if !ok {
 			return 0, fmt.Errorf("%w: node %s is not in any object of the step's layout", cas.ErrCorrupt, ref.ID.Short())
 		}
@@ -213,7 +259,7 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []stepRoot,
 		if err != nil {
 			return 0, err
 		}
-		total := loc.Entry.RawLen
+		total := e.RawLen
 		for _, e := range node.Entries {
 			n, err := size(e.Ref, depth+1)
 			if err != nil {
@@ -221,19 +267,12 @@ func (r *Repo) logicalBytes(ctx context.Context, union Layout, steps []stepRoot,
 			}
 			total += n
 		}
-		memo[ref.ID] = total
+		sizes.put(ref.ID, total)
 		return total, nil
 	}
-	var sum int64
-	for _, st := range steps {
-		n, err := size(st.Root, 0)
-		if err != nil {
-			return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Number, err)
-		}
-		if st.Root.Kind == tree.Inline {
-			n = int64(len(st.Root.Data))
-		}
-		sum += n
+	n, err := size(st.Root, 0)
+	if err != nil {
+		return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Number, err)
 	}
-	return sum, nil
+	return n, nil
 }

@@ -30,6 +30,7 @@ func runDu(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
+	ws.SetCacheLimit(walkCacheBytes)
 	u, err := ws.Usage(ctx, names...)
 	// A damaged session does not hide the others: they are printed,
 	// then the error names it (exit 1).

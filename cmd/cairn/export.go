@@ -32,7 +32,7 @@ var exportCmd = command{
 
 // walkCacheBytes bounds the step objects a command that walks whole
 // histories, reading each object about once, keeps cached (export, log,
-// replay, verify): more would only hold memory in the history's length.
+// replay, verify, du): more would only hold memory in the history's length.
 const walkCacheBytes = 4 << 20
 
 // listFlag collects a repeatable flag: each use adds a value (parse

@@ -49,7 +49,7 @@ func TestLongWalksKeepMemoryFlat(t *testing.T) {
 	}
 	ws.Close()
 	bin := cairnBinary(t)
-	for _, args := range [][]string{{"log", "s"}, {"log", "s", "--json"}, {"replay", "s"}, {"verify", "s"}} {
+	for _, args := range [][]string{{"log", "s"}, {"log", "s", "--json"}, {"replay", "s"}, {"verify", "s"}, {"du"}, {"du", "s"}} {
 		cmd := exec.Command(bin, append(args, "--store", dir)...)
 		// The collector's default pacing (not heap.go's short-process
 		// one) and its trace: the heap each collection left live is

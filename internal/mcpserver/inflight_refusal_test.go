@@ -1,9 +1,12 @@
 package mcpserver
 
 import (
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cairnlog/cairn/cas/mem"
 )
@@ -79,5 +82,65 @@ func TestMessagesInTheirWords(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	if r := s.next(); string(r.ID) != "8" || r.Error != nil {
 		t.Fatalf("ping after the bad lines: %s", r.raw)
+	}
+}
+
+// TestReusedIDUnreadBounded: a client that sends request after request
+// under the id of a call still running, and reads none of the refusals,
+// is refused each time; the refusals wait for the client, and the
+// transport stops taking its lines (those read ahead aside) rather than
+// hold refusals without bound. Once it reads, every line is answered: a
+// refusal with the id null for each, and the call its answer, with its
+// id.
+func TestReusedIDUnreadBounded(t *testing.T) {
+	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
+	var open sync.Once
+	release := func() { open.Do(func() { close(store.gate) }) }
+	t.Cleanup(release)
+	s := startStdioOn(t, store, MaxInFlight)
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"one","state_json":"{}"}}}`)
+	<-store.held
+	const pad = 16 << 10
+	const ahead = (readAhead + 64<<10) / pad
+	const lines = 10 * (ahead + 4)
+	var sent atomic.Int64
+	all := make(chan struct{})
+	go func() {
+		defer close(all)
+		for range lines {
+			if _, err := fmt.Fprintf(s.in, `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":{"pad":"%s"}}}`+"\n", strings.Repeat("p", pad)); err != nil {
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	select {
+	case <-all:
+		t.Fatalf("all %d lines were taken while none of their refusals was read", lines)
+	case <-time.After(2 * time.Second):
+	}
+	if n := sent.Load(); n > ahead+4 {
+		t.Fatalf("%d lines were taken while none of their refusals was read; want at most about %d", n, ahead)
+	}
+	// Once the call's answer is out, its id is free again: the pings
+	// after it are answered as pings.
+	checkpoints := 0
+	for i := range lines + 1 {
+		r := s.next()
+		switch {
+		case r.Error != nil && string(r.ID) == "null" && strings.Contains(r.Error.Message, "id 5 is the id of a request still being answered"):
+		case r.Error == nil && string(r.ID) == "5" && strings.Contains(string(r.Result), `"session":"one"`):
+			checkpoints++
+		case r.Error == nil && string(r.ID) == "5" && string(r.Result) == "{}" && checkpoints == 1:
+		default:
+			t.Fatalf("answer %d: %s, want a refusal with the id null, the call's answer, or after it a ping's", i+1, r.raw)
+		}
+		if i == 0 {
+			release() // the call ends while the refusals wait for the client
+		}
+	}
+	<-all
+	if checkpoints != 1 {
+		t.Fatalf("the call was answered %d times, want once", checkpoints)
 	}
 }

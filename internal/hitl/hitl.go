@@ -86,17 +86,21 @@ type AskOptions struct {
 	// IdempotencyKey, if set, names this question so that retrying it
 	// lands one question, however often its answer was lost, as
 	// cairn.CommitOptions.IdempotencyKey names a commit. A retry whose
-	// question already landed (the head holds the key, with the same
-	// question and details) returns that step with Step.Replayed set and
-	// writes nothing; the key on another step is cairn.ErrKeyUsed.
-	// Without a key, asking again while the question is pending fails
-	// with cairn.ErrAwaitingInput, as before.
+	// question already landed returns that step with Step.Replayed set
+	// and writes nothing: whether the question still waits (the head
+	// holds the key) or a human has answered it since (the head is the
+	// reply to a question holding the key; Answer reads that reply). The
+	// same key with another question or details, or on a step that is no
+	// question, is cairn.ErrKeyUsed. Without a key, asking again while
+	// the question is pending fails with cairn.ErrAwaitingInput, and
+	// asking once it was answered asks a new question, as before.
 	IdempotencyKey string
 }
 
 // AskWith is Ask with options. A question with a key costs what one
 // without costs; only a retry that meets its earlier try reads more (the
-// step that try asked on).
+// step that try asked on), and so does a question asked right after a
+// reply (the question replied to, to tell whether it holds the key).
 func AskWith(ctx context.Context, s *cairn.Session, question string, details json.RawMessage, opts AskOptions) (*cairn.Step, error) {
 	if opts.IdempotencyKey != "" {
 		if err := cairn.ValidIdempotencyKey(opts.IdempotencyKey); err != nil {
@@ -119,14 +123,18 @@ func AskWith(ctx context.Context, s *cairn.Session, question string, details jso
 		return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
 	}
 	// asked is the step the question is asked on: the head, or, for a
-	// retry whose earlier try is the head, the step that try asked on.
-	// The commit then meets that try's slot and compares itself with it:
-	// the same question is answered with that step, any other is a
-	// conflict.
+	// retry, the step its earlier try asked on. The commit then meets
+	// that try's slot (the head's, or, once a human has replied, the one
+	// below the head: the commit's Expect finds it there) and compares
+	// itself with it: the same question is answered with that step, any
+	// other is a conflict.
 	asked := head
-	if k := opts.IdempotencyKey; k != "" && head.IdempotencyKey == k && head.Parent != nil &&
-		head.Session == s.Name() && head.Parent.Session == s.Name() {
-		if asked, err = head.ParentStep(ctx); err != nil {
+	try, err := earlierAsk(ctx, s, head, opts.IdempotencyKey)
+	if err != nil {
+		return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
+	}
+	if try != nil {
+		if asked, err = try.ParentStep(ctx); err != nil {
 			return nil, fmt.Errorf("ask in %s: %w", s.Name(), err)
 		}
 	}
@@ -134,6 +142,59 @@ func AskWith(ctx context.Context, s *cairn.Session, question string, details jso
 		Record: b, Status: cairn.AwaitingInput, Expect: cairn.ExpectHead(asked.Number),
 		IdempotencyKey: opts.IdempotencyKey,
 	})
+}
+
+// earlierAsk finds, for a question with key, a step that may be an
+// earlier try of it whose answer was lost: the head, if it holds the key
+// (the question still waits), or the question the head replies to, if
+// that one holds the key (a human answered it since). It returns nil if
+// there is none, or if the step has no parent in s (a session's first
+// step is no question asked on a step: the commit finds the key on a
+// step that is no such question). It reads only when the head is a
+// reply to the step below it: that step.
+func earlierAsk(ctx context.Context, s *cairn.Session, head *cairn.Step, key string) (*cairn.Step, error) {
+	if key == "" || head.Parent == nil || head.Session != s.Name() || head.Parent.Session != s.Name() {
+		return nil, nil
+	}
+	try := head
+	if head.IdempotencyKey != key {
+		if _, q, ok := ReplyOf(head.Record); !ok || q != head.Parent.Number {
+			return nil, nil
+		}
+		q, err := head.ParentStep(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if q.IdempotencyKey != key || q.Status != cairn.AwaitingInput {
+			return nil, nil
+		}
+		try = q
+	}
+	if try.Parent == nil || try.Parent.Session != s.Name() {
+		return nil, nil
+	}
+	return try, nil
+}
+
+// Answer returns the step that answered the question q (a step awaiting
+// input, as AskWith returns it): the reply right after it, or nil if the
+// question still waits, or was withdrawn or went unanswered (the step
+// after it is no reply to it). It reads that step.
+func Answer(ctx context.Context, s *cairn.Session, q *cairn.Step) (*cairn.Step, error) {
+	if q.Status != cairn.AwaitingInput || q.Session != s.Name() {
+		return nil, nil
+	}
+	st, err := s.Step(ctx, q.Number+1)
+	if errors.Is(err, cairn.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reply to %s: %w", q, err)
+	}
+	if _, n, ok := ReplyOf(st.Record); !ok || n != q.Number || st.Parent == nil || st.Parent.ID != q.ID.String() {
+		return nil, nil
+	}
+	return st, nil
 }
 
 // Reply writes input (a JSON value) as the answer to the question at the

@@ -521,7 +521,10 @@ func TestEndOfInputWaitsBounded(t *testing.T) {
 
 // TestIDInFlightRefused: a request with the id of one still being
 // answered was dropped by the SDK, neither run nor answered. It gets a
-// JSON-RPC error naming the id now; the first is answered as ever.
+// JSON-RPC error naming the id now, with the id null: the client takes
+// an answer with the id for that of the request running under it (the
+// refusal came first, and the checkpoint that landed looked refused).
+// The first is answered as ever, once.
 func TestIDInFlightRefused(t *testing.T) {
 	store := &gatedStore{Store: mem.New(), gate: make(chan struct{}), held: make(chan struct{})}
 	var open sync.Once
@@ -532,8 +535,8 @@ func TestIDInFlightRefused(t *testing.T) {
 	<-store.held
 	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"two","state_json":"{}"}}}`)
 	r := s.next()
-	if string(r.ID) != "5" || r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "id 5 is the id of a request still being answered") {
-		t.Fatalf("a second request with the id of one in flight: %s", r.raw)
+	if string(r.ID) != "null" || r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "id 5 is the id of a request still being answered") {
+		t.Fatalf("a second request with the id of one in flight: %s, want an error with id null naming id 5", r.raw)
 	}
 	release()
 	if r := s.next(); string(r.ID) != "5" || r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {

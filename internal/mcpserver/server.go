@@ -67,7 +67,7 @@ func New(ws *cairn.Workspace, version string) *mcp.Server {
 	addTool(s, &mcp.Tool{Name: ToolDiff, Description: "List the entries added, removed or changed from step a to step b (JSON pointers, or file paths).",
 		InputSchema: in(ToolDiff, schemaFor[DiffIn](), true), OutputSchema: inferred[DiffOut](), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.diff)
 	addTool(s, &mcp.Tool{Name: ToolAsk, Description: "Pause a session for a human: commit its current state again as a step awaiting input, with the question. A human answers with `cairn reply`, the HTTP API or its inbox; then resume returns the reply. " +
-		"With an idempotency_key, a call repeated after its answer was lost returns the question it asked (replayed: true) instead of asking twice.",
+		"With an idempotency_key, a call repeated after its answer was lost returns the question it asked (replayed: true) instead of asking twice, and, if a human has answered it since, the answer (reply).",
 		InputSchema: in(ToolAsk, askSchema(), true), OutputSchema: inferred[AskOut](), Annotations: &mcp.ToolAnnotations{}}, t.ask)
 	s.AddReceivingMiddleware(checkArgs(specs), newRecent(ws, IdleSessions).middleware)
 	return s
@@ -174,7 +174,7 @@ func askSchema() *jsonschema.Schema {
 	sch.Properties["details"] = &jsonschema.Schema{Description: "anything that helps the human decide (any JSON value)"}
 	sch.Properties["idempotency_key"].Description = "names this question (" + cairn.IdempotencyKeyRule + ", e.g. a UUID): " +
 		"call again with the same key when a call's answer was lost, and if its question landed the answer is that step " +
-		"(replayed: true), never a second question; the key on another step is a conflict"
+		"(replayed: true, with reply once a human has answered it), never a second question; the key on another step is a conflict"
 	return sch
 }
 
@@ -726,6 +726,10 @@ type AskOut struct {
 	Next string `json:"next" jsonschema:"what happens now"`
 	// Replayed: an earlier call with the same idempotency key asked.
 	Replayed bool `json:"replayed,omitempty" jsonschema:"true when an earlier call with the same idempotency_key had asked this question, and this one wrote nothing"`
+	// ReplyStep and Reply: a human answered the question an earlier call
+	// asked.
+	ReplyStep uint64 `json:"reply_step,omitempty" jsonschema:"when replayed and a human has answered the question since: the step of the reply"`
+	Reply     any    `json:"reply,omitempty" jsonschema:"when replayed and a human has answered the question since: the human's answer"`
 }
 
 func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, AskOut, error) {
@@ -750,7 +754,26 @@ func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp
 	if err != nil {
 		return nil, AskOut{}, err
 	}
-	return nil, AskOut{StepInfo: info(st), Replayed: st.Replayed, Next: fmt.Sprintf(
+	out := AskOut{StepInfo: info(st), Replayed: st.Replayed, Next: fmt.Sprintf(
 		"%s now awaits a human (cairn inbox lists it; cairn reply %s --input JSON answers). Stop here; resume %s later returns the reply.",
-		st, st.Session, st.Session)}, nil
+		st, st.Session, st.Session)}
+	if !st.Replayed {
+		return nil, out, nil
+	}
+	// A retry: the question may have been answered since the call that
+	// asked it.
+	r, err := hitl.Answer(ctx, s, st)
+	if err != nil {
+		return nil, AskOut{}, err
+	}
+	if r == nil {
+		out.Next = fmt.Sprintf("%s, asked by an earlier call with this idempotency_key, still awaits a human (cairn inbox lists it; cairn reply %s --input JSON answers). Stop here; resume %s later returns the reply.",
+			st, st.Session, st.Session)
+		return nil, out, nil
+	}
+	input, _ := hitl.ReplyInput(r.Record)
+	out.ReplyStep, out.Reply = r.Number, input
+	out.Next = fmt.Sprintf("a human answered %s, asked by an earlier call with this idempotency_key, at %s: the answer is reply. Go on from resume %s.",
+		st, r, st.Session)
+	return nil, out, nil
 }

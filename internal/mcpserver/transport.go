@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -26,8 +28,9 @@ const MaxMessage = mcp.DefaultMaxLineLength
 // MaxInFlight bounds the bytes of the tool calls being answered at once.
 // The SDK reads the next line as soon as it has started a call, so a
 // client could otherwise have any number of 16 MiB checkpoints in
-// memory at once; past this bound the transport reads no further line
-// until answers have gone out. A single call may always run.
+// memory at once; past this bound the transport starts no further call
+// until answers have gone out (it reads at most readAhead bytes of lines
+// ahead). A single call may always run.
 const MaxInFlight = MaxMessage
 
 // MaxCalls bounds the requests being answered at once, whatever their
@@ -36,8 +39,9 @@ const MaxInFlight = MaxMessage
 // takes several MiB to build, and the SDK starts each call as soon as it
 // is read, so a client that sent 300 of them and did not read its stdout
 // (or read it slowly) held 300 answers in memory at once, 2 GB. Past
-// MaxCalls the transport reads no further line until an answer has gone
-// out: a client that stops reading stops the server reading too.
+// MaxCalls the transport starts no further call until an answer has gone
+// out, and reads no more than readAhead bytes of lines ahead: a client
+// that stops reading stops the server reading too.
 const MaxCalls = 8
 
 // Transport returns the transport of `cairn mcp`: newline-delimited
@@ -58,19 +62,64 @@ func transport(r io.Reader, w io.Writer, maxInFlight int) mcp.Transport {
 	out := newOutput(w)
 	fl := newFlight(maxInFlight, MaxCalls)
 	pr, pw := io.Pipe()
+	// At the end of input the calls still running, and those read but
+	// not started, are answered as long as answers go out: once none has
+	// for endGrace, those the client has not taken are dropped and
+	// nothing more is taken. The grace counts from the end of input as
+	// the read-ahead finds it, not from when the filter reaches it: the
+	// filter may be held (MaxCalls, MaxInFlight, an id in use) by answers
+	// the client does not read.
+	grace := endGrace
+	ended := func() {
+		fl.landedNow()
+		var expire func()
+		expire = func() {
+			if idle := time.Since(fl.lastLanded()); idle < grace {
+				time.AfterFunc(grace-idle, expire)
+				return
+			}
+			out.abort()
+			fl.close()
+		}
+		time.AfterFunc(grace, expire)
+	}
 	go func() {
-		err := filterLines(r, pw, out, fl)
+		err := filterLines(r, pw, out, fl, ended)
 		if err == nil {
 			// The client closed its side: the SDK ends the session at
 			// the end of its input, dropping the calls still running, so
 			// the end is passed on only once they have all been answered
-			// (or endGrace has passed: a call stuck on its store, or
-			// answers the client does not read, which are dropped).
-			fl.drain(endGrace, out.abort)
+			// (or no answer has gone out for endGrace: a call stuck on its
+			// store, or answers the client does not read, which are
+			// dropped).
+			fl.drain()
 		}
 		pw.CloseWithError(err)
 	}()
-	return &transportOf{IOTransport: &mcp.IOTransport{Reader: pr, Writer: &answerWriter{out: out, fl: fl}}, out: out}
+	return &transportOf{IOTransport: &mcp.IOTransport{Reader: &input{PipeReader: pr}, Writer: &answerWriter{out: out, fl: fl}}, out: out}
+}
+
+// input is the SDK's side of the filtered input. A read after its Close
+// is the end of input: the SDK closes it itself once a write has failed
+// (the client took no more answers) and the calls have ended, and its
+// read in progress then failed with io.ErrClosedPipe, which Run returned
+// as the session's error instead of ErrAbandoned, the write's.
+type input struct {
+	*io.PipeReader
+	closed atomic.Bool
+}
+
+func (in *input) Read(p []byte) (int, error) {
+	n, err := in.PipeReader.Read(p)
+	if err != nil && in.closed.Load() {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (in *input) Close() error {
+	in.closed.Store(true)
+	return in.PipeReader.Close()
 }
 
 // transportOf is the transport of one session: its output is abandoned
@@ -260,6 +309,7 @@ type flight struct {
 	total  int
 	open   map[string]*request // by id key: the requests in flight
 	closed bool
+	landed time.Time // when a request last landed (landedNow)
 }
 
 // request is one request in flight.
@@ -346,23 +396,32 @@ func (f *flight) landLocked(key string) {
 	}
 	f.total -= r.n
 	delete(f.open, key)
+	f.landed = time.Now()
 	f.cond.Broadcast()
 }
 
-// endGrace bounds how long the end of input waits for the calls in
-// flight to be answered.
+// landedNow counts now as the last landing, for the end of input.
+func (f *flight) landedNow() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.landed = time.Now()
+}
+
+// lastLanded returns when a request last landed (or landedNow).
+func (f *flight) lastLanded() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.landed
+}
+
+// endGrace bounds how long the end of input waits for an answer to go
+// out, while calls are in flight or read and not started.
 var endGrace = 60 * time.Second
 
 // drain waits until every request in flight has been answered or
-// cancelled, or the session has ended, or d has passed. If d passes
-// first it calls expired, which must end any write of an answer in
-// progress, then ends the wait.
-func (f *flight) drain(d time.Duration, expired func()) {
-	t := time.AfterFunc(d, func() {
-		expired()
-		f.close()
-	})
-	defer t.Stop()
+// cancelled, or the flight is closed (the session has ended, or the end
+// of input's grace has passed).
+func (f *flight) drain() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for len(f.open) > 0 && !f.closed {
@@ -370,11 +429,26 @@ func (f *flight) drain(d time.Duration, expired func()) {
 	}
 }
 
+// has reports whether a request in flight has the id key.
+func (f *flight) has(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.open[key]
+	return ok
+}
+
 // inFlight returns the bytes in flight.
 func (f *flight) inFlight() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.total
+}
+
+// isClosed reports whether the flight is closed: nothing more is taken.
+func (f *flight) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
 }
 
 func (f *flight) close() {
@@ -386,12 +460,15 @@ func (f *flight) close() {
 
 // filterLines copies the valid messages of r, one a line, to to, and
 // answers every other line on errs. With fl, it counts each tool call in
-// flight, waiting before one that does not fit. It returns nil at the
-// end of r.
-func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// flight, waiting before one that does not fit, and returns ErrAbandoned
+// once fl is closed. It returns nil at the end of r, and calls ended,
+// if set, as soon as it has read to that end (readAhead bytes ahead of
+// the line it is filtering).
+func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight, ended func()) error {
+	lines := readLines(r, ended)
+	defer lines.stop()
 	for {
-		line, tooLong, err := readLine(br, MaxMessage)
+		line, tooLong, err := lines.next()
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			var reply []byte
 			var msg message
@@ -400,9 +477,20 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight) error {
 			} else {
 				reply, msg = check(line)
 			}
-			if reply == nil && fl != nil && !msg.fly(fl, len(line)) {
-				reply = errorReply(usableID(msg.id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
-					"invalid request: id %s is the id of a request still being answered; give each request in flight its own id", clip(msg.id)))
+			if reply == nil && fl != nil {
+				ok := msg.fly(fl, len(line))
+				if fl.isClosed() {
+					return ErrAbandoned // the session ended while the line waited
+				}
+				if !ok {
+					// Not with its id: the client would take the error for
+					// the answer of the request still running under it.
+					reply = errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+						"invalid request: id %s is the id of a request still being answered; give each request in flight its own id", clip(msg.id)))
+				}
+			}
+			if reply != nil && fl != nil {
+				reply = unattributed(reply, fl)
 			}
 			var werr error
 			if reply != nil {
@@ -421,6 +509,25 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight) error {
 			return err
 		}
 	}
+}
+
+// unattributed returns reply, an error answer the filter writes, with
+// the id null if its id is that of a request in flight: the client would
+// take it for that request's answer (a refused line beside a checkpoint
+// still running under its id made the checkpoint, which then landed,
+// look refused).
+func unattributed(reply []byte, fl *flight) []byte {
+	key, ok := answerTo(reply)
+	if !ok || !fl.has(key) {
+		return reply
+	}
+	var r struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(reply, &r) != nil {
+		return reply
+	}
+	return append([]byte(`{"jsonrpc":"2.0","id":null,"error":`+string(r.Error)+`}`), '\n')
 }
 
 // message is what the filter needs of a line that passes.
@@ -450,6 +557,94 @@ func (m message) fly(fl *flight, n int) bool {
 		n = 0 // small; held only so that it is answered before the end
 	}
 	return fl.depart(key, n, m.method != "initialize")
+}
+
+// readAhead bounds the bytes of the lines read ahead of the one the
+// filter holds (one line is always read ahead). The filter waits, before
+// a call that does not fit (MaxCalls, MaxInFlight) or whose id is that
+// of an answer going out, for answers to go out; reading on a little
+// lets it see the end of its input meanwhile. A client that closed
+// stdin and reads no answer (it waits for cairn mcp to exit first) kept
+// it running for ever when its last calls were held so: the end of input
+// was behind them, and its grace (endGrace) never began.
+const readAhead = 64 << 10
+
+// lineQueue holds the lines read ahead of the filter.
+type lineQueue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	lines   []readResult
+	bytes   int
+	stopped bool
+}
+
+// readResult is what readLine returned for one line.
+type readResult struct {
+	line    []byte
+	tooLong bool
+	err     error
+}
+
+// readLines reads the lines of r, readAhead bytes (or one line) ahead of
+// next, from a goroutine of its own, and calls ended, if set, when it
+// reads to the end of r.
+func readLines(r io.Reader, ended func()) *lineQueue {
+	q := &lineQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, tooLong, err := readLine(br, MaxMessage)
+			if errors.Is(err, io.EOF) && ended != nil {
+				ended() // before the filter can see the end
+			}
+			if !q.push(readResult{line, tooLong, err}) || err != nil {
+				return
+			}
+		}
+	}()
+	return q
+}
+
+// push queues l once it fits in readAhead beside the lines queued (it
+// always fits in an empty queue); false once the queue is stopped.
+func (q *lineQueue) push(l readResult) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.lines) > 0 && q.bytes+len(l.line) > readAhead && !q.stopped {
+		q.cond.Wait()
+	}
+	if q.stopped {
+		return false
+	}
+	q.lines = append(q.lines, l)
+	q.bytes += len(l.line)
+	q.cond.Broadcast()
+	return true
+}
+
+// next returns the next line read, as readLine does.
+func (q *lineQueue) next() ([]byte, bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.lines) == 0 {
+		q.cond.Wait()
+	}
+	l := q.lines[0]
+	q.lines[0] = readResult{}
+	q.lines = q.lines[1:]
+	q.bytes -= len(l.line)
+	q.cond.Broadcast()
+	return l.line, l.tooLong, l.err
+}
+
+// stop ends the reading goroutine once its read returns: the filter
+// takes no more lines.
+func (q *lineQueue) stop() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.stopped = true
+	q.cond.Broadcast()
 }
 
 // readLine reads one line without its newline, holding at most limit
@@ -551,12 +746,27 @@ func check(line []byte) ([]byte, message) {
 		if !have["result"] && !have["error"] {
 			return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a "method" (a request or notification), or a "result" or "error" (a response)`), none
 		}
+		if have["result"] && have["error"] {
+			// Its id is one of the server's requests, not the client's.
+			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`invalid response: the answer to id %s has both a "result" and an "error"; give one`, clip(id))), none
+		}
 		return nil, none // a response to a request of the server's
 	}
 	if have["id"] && usableID(id) == nil {
-		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s: want a string or an integer of at most 2^53 either side of 0 (leave it out for a notification)", clip(id))), none
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, badID(id)), none
 	}
-	req := message{method: msg.(*jsonrpc.Request).Method, id: id, params: params}
+	if method[0] != '"' {
+		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: method: want the method's name, a string, not %s", clip(method))), none
+	}
+	name := msg.(*jsonrpc.Request).Method
+	if have["id"] && strings.HasPrefix(name, "notifications/") {
+		// The SDK runs it as the notification and answers it in Go's
+		// words: notifications/cancelled with an id cancelled the call it
+		// named and was answered "context canceled".
+		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"invalid request: %q is a notification, which has no id: send it without one", name)), none
+	}
+	req := message{method: name, id: id, params: params}
 	if params == nil || string(params) == "null" {
 		return nil, req
 	}
@@ -596,13 +806,43 @@ func malformed(line []byte) []byte {
 		// session on one.
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not taken; send one message a line")
 	}
-	var id json.RawMessage
+	var id, method, version json.RawMessage
+	response := false
 	for _, m := range jsontext.Members(line) {
-		if m.Name == "id" {
+		switch m.Name {
+		case "id":
 			id = m.Value
+		case "method":
+			method = m.Value
+		case "jsonrpc":
+			version = m.Value
+		case "result", "error":
+			response = true
 		}
 	}
+	switch {
+	case id != nil && usableID(id) == nil:
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, badID(id))
+	case method == nil && response:
+		// Its id is one of the server's requests, not the client's.
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			`invalid response: the answer to id %s: want "jsonrpc":"2.0" and a "result" or an "error" object of a "code" and a "message"`, clip(id)))
+	case method != nil && method[0] != '"':
+		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: method: want the method's name, a string, not %s", clip(method)))
+	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) && string(version) != `"2.0"`:
+		got := "none"
+		if version != nil {
+			got = clip(version)
+		}
+		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(`invalid request: "jsonrpc": want "2.0", not %s`, got))
+	}
 	return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, `invalid request: want a JSON-RPC 2.0 message: an object with "jsonrpc":"2.0", a "method" and a string or integer "id" (none for a notification), or a response`)
+}
+
+// badID is the words of a refused request whose id is no string and no
+// integer of at most maxID in magnitude.
+func badID(id json.RawMessage) string {
+	return fmt.Sprintf("invalid request: id %s: want a string or an integer of at most 2^53 either side of 0 (leave it out for a notification)", clip(id))
 }
 
 // maxID is the largest integer id the SDK answers with the id sent: it

@@ -20,7 +20,7 @@ func TestFilterLines(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 	}, "\n")
 	var passed, errs bytes.Buffer
-	if err := filterLines(strings.NewReader(input), &passed, &errs, nil); err != nil {
+	if err := filterLines(strings.NewReader(input), &passed, &errs, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := good + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"; passed.String() != want {

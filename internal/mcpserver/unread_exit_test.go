@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
 )
 
@@ -35,6 +36,11 @@ func (w *bigWrite) Write(p []byte) (int, error) {
 // pipe holds, and returns once an answer is being written: stdin, the
 // cancel of Run's context and the channel Run's end is sent on.
 func runUnread(t *testing.T) (*io.PipeWriter, context.CancelFunc, <-chan error) {
+	return runUnreadIDs(t, "0", "1", "2")
+}
+
+// runUnreadIDs is runUnread sending a resume under each of ids.
+func runUnreadIDs(t *testing.T, ids ...string) (*io.PipeWriter, context.CancelFunc, <-chan error) {
 	t.Helper()
 	store := mem.New()
 	s0, err := cairn.OpenStore(store).Session("big")
@@ -63,8 +69,8 @@ func runUnread(t *testing.T) (*io.PipeWriter, context.CancelFunc, <-chan error) 
 	go func() {
 		io.WriteString(inW, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 		io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-		for i := range 3 {
-			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"resume","arguments":{"session":"big"}}}`+"\n", i)
+		for _, id := range ids {
+			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"resume","arguments":{"session":"big"}}}`+"\n", id)
 		}
 	}()
 	select {
@@ -107,5 +113,83 @@ func TestUnreadStdoutCancel(t *testing.T) {
 	case <-ended:
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return once cancelled, its client reading no answer")
+	}
+}
+
+// TestUnreadStdoutEndOfInputHeld: the end of input ended a session whose
+// client reads no answer only if the filter reached it. A request held
+// before it (the id of a call whose answer is going out, or a call past
+// MaxCalls) kept the filter from reading on, so a client that sent such
+// calls, closed stdin and waited for cairn mcp to exit before reading
+// kept it running for ever. The lines are read ahead now, and the end of
+// input found behind a held request ends the session once endGrace has
+// passed with no answer taken.
+func TestUnreadStdoutEndOfInputHeld(t *testing.T) {
+	was := endGrace
+	endGrace = 300 * time.Millisecond
+	t.Cleanup(func() { endGrace = was })
+	many := make([]string, 2*MaxCalls)
+	for i := range many {
+		many[i] = fmt.Sprint(i)
+	}
+	for name, tc := range map[string]struct{ ids, then []string }{
+		"an id reused while its answer goes out": {ids: []string{"5"}, then: []string{"5"}},
+		"more calls than MaxCalls":               {ids: many},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in, _, ended := runUnreadIDs(t, tc.ids...)
+			for _, id := range tc.then { // once an answer is being written
+				fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"resume","arguments":{"session":"big"}}}`+"\n", id)
+			}
+			time.Sleep(200 * time.Millisecond) // the last line reaches the filter, and is held
+			in.Close()
+			select {
+			case err := <-ended:
+				if !errors.Is(err, ErrAbandoned) {
+					t.Errorf("Run: %v, want ErrAbandoned", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the session did not end after the end of input, its client reading no answer")
+			}
+		})
+	}
+}
+
+// slowStore makes each Put take a while, as a store far away does.
+type slowStore struct {
+	cas.Store
+	d time.Duration
+}
+
+func (s slowStore) Put(ctx context.Context, key string, data []byte, opts cas.PutOptions) error {
+	time.Sleep(s.d)
+	return s.Store.Put(ctx, key, data, opts)
+}
+
+// TestEndOfInputWaitsWhileAnswered: the end of input's grace (endGrace)
+// bounds how long cairn mcp waits for an answer to go out, not how long
+// it answers: calls piped in and closed (`printf ... | cairn mcp`) that
+// take longer together than the grace, each answered in turn, are all
+// answered, although the end of input is read long before the last.
+func TestEndOfInputWaitsWhileAnswered(t *testing.T) {
+	was := endGrace
+	endGrace = 300 * time.Millisecond
+	t.Cleanup(func() { endGrace = was })
+	s := startStdioOn(t, slowStore{Store: mem.New(), d: 60 * time.Millisecond}, MaxInFlight)
+	const calls = 6 * MaxCalls // about 6 * 2 * 60 ms, well past endGrace
+	for i := range calls {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"s%d","state_json":"{}"}}}`, i, i))
+	}
+	s.in.Close()
+	got := map[string]bool{}
+	for range calls {
+		r := s.next()
+		if r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
+			t.Fatalf("answer %s", r.raw)
+		}
+		got[string(r.ID)] = true
+	}
+	if len(got) != calls {
+		t.Fatalf("%d distinct calls answered, want %d", len(got), calls)
 	}
 }

@@ -458,6 +458,12 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			return err
 		}
 		out, err := s.client.ListObjectsV2(ctx, in)
+		var de *smithy.DeserializationError
+		if _, unavailable := s3compat.Unavailable(err); errors.As(err, &de) && !unavailable && !s3compat.CutOff(err) {
+			// A 200 whose body is no XML (a web page the SDK cannot
+			// parse) is no listing; one cut off is retried as before.
+			return s3compat.NotS3("list", prefix, "a listing that is no S3 listing")
+		}
 		if err != nil {
 			return mapErr("list", prefix, err)
 		}

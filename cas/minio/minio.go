@@ -133,6 +133,7 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if !opts.Secure {
 		tr = s3compat.PlainHTTPTransport(tr)
 	}
+	tr = listingCheck{next: tr}
 	client, err := minio.New(opts.Endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken),
 		Secure:       opts.Secure,
@@ -360,10 +361,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	}
 	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
 		if o.Err != nil {
-			if errors.Is(o.Err, io.EOF) {
-				// minio-go's reading of an empty body, which no S3
-				// server sends for a listing.
-				return s3compat.NotS3("list", prefix, "a listing with an empty body")
+			var nl *notListing
+			if errors.As(o.Err, &nl) {
+				// An answer no S3 server sends (listingCheck): a web
+				// page's "listing" is no empty store.
+				return s3compat.NotS3("list", prefix, nl.what)
 			}
 			return mapErr("list", prefix, o.Err)
 		}

@@ -345,8 +345,9 @@ func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
 }
 
 // List implements cas.Store with ListObjectsV2, one request per 1,000
-// keys. Keys are relative to the store's prefix; objects whose names are
-// not valid keys are skipped.
+// keys. Keys are relative to the store's prefix; a folder marker at a
+// key is listed as s3compat.Listed says, and other objects whose names
+// are not valid keys are skipped.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
 	if err := cas.ValidatePrefix(prefix); err != nil {
 		return err
@@ -359,6 +360,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	if startAfter != "" {
 		lo.StartAfter = s.prefix + startAfter
 	}
+	l := s3compat.Lister{Prefix: prefix, StartAfter: startAfter}
 	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
 		if o.Err != nil {
 			var nl *notListing
@@ -369,11 +371,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			}
 			return mapErr("list", prefix, o.Err)
 		}
-		key := strings.TrimPrefix(o.Key, s.prefix)
-		if key <= startAfter || !strings.HasPrefix(key, prefix) || cas.ValidateKey(key) != nil {
+		info, ok := s3compat.Listed(strings.TrimPrefix(o.Key, s.prefix), o.Size, o.LastModified)
+		if !ok || !l.Want(info) {
 			continue
 		}
-		if err := fn(cas.Info{Key: key, Size: o.Size, ModTime: o.LastModified}); err != nil {
+		if err := fn(info); err != nil {
 			return err
 		}
 	}

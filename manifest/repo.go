@@ -623,13 +623,15 @@ func (r *Repo) listKeys(ctx context.Context, prefix, after string, fn func(cas.I
 
 // folders finds, in one listing in key order, a folder standing at the
 // key of an object of the layout (a step, a pack, a hint, a marker, a
-// pin) where no object stands: an S3 folder marker (cas.Info.Apart), or
-// keys that go on from that key with "/" (objects under the step's
-// name; a directory that is not empty, on a local store). A store that
-// keeps objects as files (a local directory, versitygw) refuses to
-// create the object there; a reader of the key finds nothing. A key of
-// the layout listed as an object, which some S3 servers keep beside
-// such a folder, is no folder's.
+// pin) where no object stands: an S3 folder marker (cas.Info.Apart), or,
+// at a key under steps/ or packs/, keys that go on from it with "/"
+// (objects under a step's name; a directory that is not empty, on a
+// local store). A store that keeps objects as files (a local directory,
+// versitygw) refuses to create the object there; a reader of the key
+// finds nothing. A key of the layout listed as an object, which some S3
+// servers keep beside such a folder, is no folder's. Keys under a
+// marker's, a pin's or gc's key are another workspace's, nested in this
+// one's prefix (sessions/x as its prefix), not a folder in this one's.
 type folders struct {
 	listed []string // the listed keys that begin the last one listed
 }
@@ -645,7 +647,7 @@ func (f *folders) at(i cas.Info) (string, bool) {
 	}
 	f.listed = append(f.listed, i.Key)
 	for j := 0; j < len(i.Key); j++ {
-		if i.Key[j] != '/' || !layoutKey(i.Key[:j]) {
+		if i.Key[j] != '/' || !strings.HasPrefix(i.Key, stepsPrefix) && !strings.HasPrefix(i.Key, packsPrefix) || !layoutKey(i.Key[:j]) {
 			continue
 		}
 		k := i.Key[:j]

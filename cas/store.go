@@ -70,6 +70,13 @@ type Info struct {
 	// Size and ModTime are then zero. Only verify wants such entries;
 	// every other caller of List passes them over.
 	NotObject string
+	// Apart, with NotObject, says that what stands at Key stands beside
+	// the object Key rather than in its place, so that a Get or Stat of
+	// Key never meets it: an S3 server's folder marker "Key/" (what a
+	// console makes). A server that keeps objects as files (versitygw)
+	// refuses to create Key while it stands; others keep both, and list
+	// no such entry where the object Key stands too.
+	Apart bool
 }
 
 // Store is a flat key → bytes object store. Keys are '/'-separated paths
@@ -96,7 +103,8 @@ type Store interface {
 	// strictly after startAfter (empty: from the beginning), in ascending
 	// byte order. If fn returns an error, List stops and returns it.
 	// A backend that can find something other than an object at a key
-	// (a local directory) lists it too, with Info.NotObject set.
+	// (a local directory, an S3 folder marker) lists it too, with
+	// Info.NotObject set.
 	List(ctx context.Context, prefix, startAfter string, fn func(Info) error) error
 
 	// Delete removes key. Deleting a missing key is not an error.

@@ -34,7 +34,16 @@ type listing struct {
 // candidate for deletion in this run).
 func (r *Repo) list(ctx context.Context) (*listing, error) {
 	l := &listing{objects: map[string]cas.Info{}, steps: map[string][]uint64{}}
-	err := r.listKeys(ctx, stepsPrefix, "", func(i cas.Info) error {
+	var f folders
+	err := r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+		if k, ok := f.at(i); ok {
+			if _, _, step := ParseStepKey(k); step {
+				// A folder where a step belongs (see folders): the
+				// store's damage, which no commit passes. Nothing is
+				// counted or deleted until it is removed.
+				return folderError(k)
+			}
+		}
 		if s, n, ok := ParseStepKey(i.Key); ok && ValidSession(s) == nil && i.NotObject != "" {
 			// Not an object but a link or the like in a step's place
 			// (see listKeys): the mark meets it as a step it cannot

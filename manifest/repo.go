@@ -606,17 +606,80 @@ func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) err
 // cannot be read. Head discovery finds it, a reader of it is refused in
 // words (the store says what stands there), gc's mark refuses the
 // session as damaged and deletes nothing, and no commit takes the slot.
-// Verify names every such entry (see notObjects).
+// An S3 folder (cas.Info.Apart) is passed over wherever it stands: no
+// read of the key meets it. Verify names every such entry (see
+// notObjects), and gc and du refuse a store with one at a step's key
+// (see list).
 func (r *Repo) listKeys(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
 	return r.store.List(ctx, prefix, after, func(i cas.Info) error {
 		if i.NotObject != "" {
-			if _, _, ok := ParseStepKey(i.Key); !ok {
+			if _, _, ok := ParseStepKey(i.Key); !ok || i.Apart {
 				return nil
 			}
 		}
 		return fn(i)
 	})
 }
+
+// folders finds, in one listing in key order, a folder standing at the
+// key of an object of the layout (a step, a pack, a hint, a marker, a
+// pin) where no object stands: an S3 folder marker (cas.Info.Apart), or,
+// at a key under steps/ or packs/, keys that go on from it with "/"
+// (objects under a step's name; a directory that is not empty, on a
+// local store). A store that keeps objects as files (a local directory,
+// versitygw) refuses to create the object there; a reader of the key
+// finds nothing. A key of the layout listed as an object, which some S3
+// servers keep beside such a folder, is no folder's. Keys under a
+// marker's, a pin's or gc's key are another workspace's, nested in this
+// one's prefix (sessions/x as its prefix), not a folder in this one's.
+type folders struct {
+	listed []string // the listed keys that begin the last one listed
+}
+
+// at returns the key of the object of the layout at which the entry i
+// shows a folder, if it shows one.
+func (f *folders) at(i cas.Info) (string, bool) {
+	for n := len(f.listed); n > 0 && !strings.HasPrefix(i.Key, f.listed[n-1]); n = len(f.listed) {
+		f.listed = f.listed[:n-1]
+	}
+	if i.NotObject != "" {
+		return i.Key, i.Apart && layoutKey(i.Key)
+	}
+	f.listed = append(f.listed, i.Key)
+	for j := 0; j < len(i.Key); j++ {
+		if i.Key[j] != '/' || !strings.HasPrefix(i.Key, stepsPrefix) && !strings.HasPrefix(i.Key, packsPrefix) || !layoutKey(i.Key[:j]) {
+			continue
+		}
+		k := i.Key[:j]
+		for _, l := range f.listed {
+			if l == k {
+				return "", false
+			}
+		}
+		return k, true
+	}
+	return "", false
+}
+
+// layoutKey reports whether key is one at which cairn writes an object.
+func layoutKey(key string) bool {
+	if s, ok := strings.CutPrefix(key, sessionsPrefix); ok {
+		return ValidSession(s) == nil
+	}
+	return DescribeKey(key) != describeUnknown
+}
+
+// folderError is the error of finding a folder at key (see folders): the
+// store's damage, said as a local store's directory in an object's place
+// is (cas.NotObjectError).
+func folderError(key string) error {
+	ne := &cas.NotObjectError{Key: key, What: folderWhat}
+	return fmt.Errorf("read %s: %w", key, &cas.RefusedError{Op: "get", Key: key, Why: ne.Error() + " (remove it to repair)", Err: ne})
+}
+
+// folderWhat is what stands where a folder does (cas.NotObjectError.What),
+// as the S3 backends say it when they refuse a put there.
+const folderWhat = "a directory"
 
 // listObjects is the store's List of objects only: every entry that is
 // no object is passed over. gc's listing (the objects it counts and may

@@ -235,10 +235,17 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 // every link, pipe or device, and an (empty) directory at the key of an
 // object of the layout; an empty directory elsewhere is what deletes
 // leave behind. One a walk of a session met already is not said again.
-// A listing refused for what stands in its way is reported likewise.
+// A listing refused for what stands in its way is reported likewise, and
+// so is a folder at the key of an object of the layout (see folders),
+// which no reader meets but no commit passes.
 func (v *verifier) notObjects(ctx context.Context, prefix string) error {
+	var f folders
 	err := v.r.store.List(ctx, prefix, "", func(i cas.Info) error {
-		if i.NotObject == "" || i.NotObject == "a directory" && DescribeKey(i.Key) == describeUnknown {
+		if k, ok := f.at(i); ok {
+			v.damage(k, placeSession(k), &cas.NotObjectError{Key: k, What: folderWhat}, "")
+			return nil
+		}
+		if i.NotObject == "" || i.Apart || i.NotObject == "a directory" && DescribeKey(i.Key) == describeUnknown {
 			return nil
 		}
 		v.damage(i.Key, placeSession(i.Key), &cas.NotObjectError{Key: i.Key, What: i.NotObject}, "")

@@ -133,6 +133,7 @@ func Open(ctx context.Context, bucket, prefix string, opts Options) (*Store, err
 	if !opts.Secure {
 		tr = s3compat.PlainHTTPTransport(tr)
 	}
+	tr = listingCheck{next: tr}
 	client, err := minio.New(opts.Endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4(opts.AccessKey, opts.SecretKey, opts.SessionToken),
 		Secure:       opts.Secure,
@@ -344,8 +345,9 @@ func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
 }
 
 // List implements cas.Store with ListObjectsV2, one request per 1,000
-// keys. Keys are relative to the store's prefix; objects whose names are
-// not valid keys are skipped.
+// keys. Keys are relative to the store's prefix; a folder marker at a
+// key is listed as s3compat.Listed says, and other objects whose names
+// are not valid keys are skipped.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
 	if err := cas.ValidatePrefix(prefix); err != nil {
 		return err
@@ -358,20 +360,22 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	if startAfter != "" {
 		lo.StartAfter = s.prefix + startAfter
 	}
+	l := s3compat.Lister{Prefix: prefix, StartAfter: startAfter}
 	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
 		if o.Err != nil {
-			if errors.Is(o.Err, io.EOF) {
-				// minio-go's reading of an empty body, which no S3
-				// server sends for a listing.
-				return s3compat.NotS3("list", prefix, "a listing with an empty body")
+			var nl *notListing
+			if errors.As(o.Err, &nl) {
+				// An answer no S3 server sends (listingCheck): a web
+				// page's "listing" is no empty store.
+				return s3compat.NotS3("list", prefix, nl.what)
 			}
 			return mapErr("list", prefix, o.Err)
 		}
-		key := strings.TrimPrefix(o.Key, s.prefix)
-		if key <= startAfter || !strings.HasPrefix(key, prefix) || cas.ValidateKey(key) != nil {
+		info, ok := s3compat.Listed(strings.TrimPrefix(o.Key, s.prefix), o.Size, o.LastModified)
+		if !ok || !l.Want(info) {
 			continue
 		}
-		if err := fn(cas.Info{Key: key, Size: o.Size, ModTime: o.LastModified}); err != nil {
+		if err := fn(info); err != nil {
 			return err
 		}
 	}

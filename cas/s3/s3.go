@@ -440,8 +440,10 @@ func (s *Store) Stat(ctx context.Context, key string) (cas.Info, error) {
 }
 
 // List implements cas.Store with ListObjectsV2, one request per 1,000
-// keys. Keys are relative to the store's prefix; objects whose names are
-// not valid keys (say a "dir/" placeholder made by a console) are skipped.
+// keys. Keys are relative to the store's prefix; a folder marker at a
+// key (a "dir/" placeholder made by a console) is listed as
+// s3compat.Listed says, and other objects whose names are not valid keys
+// are skipped.
 func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas.Info) error) error {
 	if err := cas.ValidatePrefix(prefix); err != nil {
 		return err
@@ -453,11 +455,18 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	if startAfter != "" {
 		in.StartAfter = aws.String(s.prefix + startAfter)
 	}
+	l := s3compat.Lister{Prefix: prefix, StartAfter: startAfter}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		out, err := s.client.ListObjectsV2(ctx, in)
+		var de *smithy.DeserializationError
+		if _, unavailable := s3compat.Unavailable(err); errors.As(err, &de) && !unavailable && !s3compat.CutOff(err) {
+			// A 200 whose body is no XML (a web page the SDK cannot
+			// parse) is no listing; one cut off is retried as before.
+			return s3compat.NotS3("list", prefix, "a listing that is no S3 listing")
+		}
 		if err != nil {
 			return mapErr("list", prefix, err)
 		}
@@ -468,11 +477,11 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			return s3compat.NotS3("list", prefix, "a listing without the prefix it was asked for")
 		}
 		for _, o := range out.Contents {
-			key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
-			if key <= startAfter || !strings.HasPrefix(key, prefix) || cas.ValidateKey(key) != nil {
+			info, ok := s3compat.Listed(strings.TrimPrefix(aws.ToString(o.Key), s.prefix), aws.ToInt64(o.Size), aws.ToTime(o.LastModified))
+			if !ok || !l.Want(info) {
 				continue
 			}
-			if err := fn(cas.Info{Key: key, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)}); err != nil {
+			if err := fn(info); err != nil {
 				return err
 			}
 		}

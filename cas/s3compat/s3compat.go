@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/timeout"
@@ -95,6 +96,42 @@ func (r Reply) Directory() bool { return r.Code == "ExistingObjectIsDirectory" }
 // Folder is what a store said stands where an object belongs when a
 // directory or a folder marker does (cas.NotObjectError.What).
 const Folder = "a directory"
+
+// Listed is the entry of a listing for the object named key (relative
+// to the store's prefix), and false for a name that is no key: an
+// object whose name is a valid key; a folder marker "K/" whose K is one,
+// as K with Info.NotObject Folder and Info.Apart, which a caller passes
+// over unless it wants to know what stands at its keys (cairn verify);
+// nothing else. A listing must not hand it over where the object K was
+// listed, nor out of key order (after a key between K and "K/"): see
+// Lister.
+func Listed(key string, size int64, mod time.Time) (cas.Info, bool) {
+	if k, ok := strings.CutSuffix(key, "/"); ok && cas.ValidateKey(k) == nil {
+		return cas.Info{Key: k, NotObject: Folder, Apart: true}, true
+	}
+	if cas.ValidateKey(key) != nil {
+		return cas.Info{}, false
+	}
+	return cas.Info{Key: key, Size: size, ModTime: mod}, true
+}
+
+// Lister keeps what a backend's List has handed over, so that a listing
+// stays in key order: every entry sorts after startAfter and after the
+// last entry, and starts with prefix.
+type Lister struct {
+	Prefix, StartAfter string
+	last               string
+}
+
+// Want reports whether the listing hands i over, and then takes it as
+// the last entry.
+func (l *Lister) Want(i cas.Info) bool {
+	if i.Key <= l.StartAfter || i.Key <= l.last || !strings.HasPrefix(i.Key, l.Prefix) {
+		return false
+	}
+	l.last = i.Key
+	return true
+}
 
 // NotObject is the error of verb on key when a directory stands where
 // the object belongs (Reply.Directory, or a backend's own check): the

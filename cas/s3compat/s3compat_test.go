@@ -220,3 +220,37 @@ func TestServerErrorReplySaidInWords(t *testing.T) {
 		t.Errorf("a 400 without an S3 error body: %v; want a refusal, \"the server answered HTTP 400\"", err)
 	}
 }
+
+// TestListedFolders: a listing hands a folder marker "K/" over as K, not
+// an object (Info.NotObject, Info.Apart), in key order; not where the
+// object K was listed (MinIO keeps both), nor after a key that sorts
+// between K and "K/", and skips other names that are no keys.
+func TestListedFolders(t *testing.T) {
+	names := []string{
+		"a/1", "a/2/", // a folder at a/2
+		"b/1", "b/1/", // the object b/1 and a folder beside it
+		"c/1-x", "c/1/", // a key between c/1 and c/1/, and no c/1
+		"d//e", "d/.x", "d/x/",
+		"e/1/", "e/1/x", // a folder marker and an object under it
+	}
+	l := s3compat.Lister{Prefix: "", StartAfter: "a/1"}
+	var got []string
+	for _, n := range names {
+		i, ok := s3compat.Listed(n, 1, time.Time{})
+		if !ok || !l.Want(i) {
+			continue
+		}
+		s := i.Key
+		if i.NotObject != "" {
+			if !i.Apart || i.NotObject != s3compat.Folder || i.Size != 0 {
+				t.Errorf("%s: %+v", n, i)
+			}
+			s += " (folder)"
+		}
+		got = append(got, s)
+	}
+	want := "a/2 (folder),b/1,c/1-x,d/x (folder),e/1 (folder),e/1/x"
+	if strings.Join(got, ",") != want {
+		t.Errorf("listed %q; want %q", strings.Join(got, ","), want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/s3test"
 )
 
@@ -22,8 +23,11 @@ import (
 // commit of the session a conflict with "another writer" (exit 3, for
 // ever: a fleet retries such a commit), and objects under the key made
 // the SDK's text around a store key, saying the step "may have been
-// written". Removing the folder repairs the store, and nothing is lost.
-// MinIO keeps "KEY/" apart from KEY, so there the commits succeed.
+// written". cairn verify names each such folder (it said 0 problems,
+// exit 0), and du and gc refuse the store, deleting nothing (gc ran).
+// Removing the folder repairs the store, and nothing is lost. MinIO
+// keeps "KEY/" apart from KEY, so there the commits succeed, and then a
+// folder beside the object is no damage.
 func TestS3FolderAtKeySaidInWords(t *testing.T) {
 	for _, srv := range s3test.Servers {
 		t.Run(srv.Name, func(t *testing.T) {
@@ -89,8 +93,75 @@ func testS3FolderAtKey(t *testing.T, mc *minio.Client, b *s3test.Bucket, prefix,
 				c.session, code, out, errs, prefix, c.want)
 		}
 	}
+	// verify says each folder as a commit meets it, the step or the
+	// marker whose place it holds, exit 1, and so does the Go API; du and
+	// gc refuse the store in the same words and delete nothing, neither a
+	// folder nor garbage (I5). MinIO keeps the objects the commits wrote
+	// beside the folders: nothing to say there, and gc deletes no folder.
+	// Before, verify said 0 problems (exit 0), and gc ran.
+	garbage := "packs/m/00000000000000000001.000009"
+	put(garbage)
+	exists := func(key string) bool {
+		t.Helper()
+		_, err := mc.StatObject(ctx, b.Name, prefix+"/"+key, minio.StatObjectOptions{})
+		if err != nil && minio.ToErrorResponse(err).Code != "NoSuchKey" {
+			t.Fatalf("stat %s: %v", key, err)
+		}
+		return err == nil
+	}
+	out, errs, code := cli(t, store, "", "verify")
+	if blocks {
+		for _, want := range []string{
+			"BAD step m@2 is not a file (the store holds a directory where it belongs): cairn reads nothing through it and never deletes it; remove it to repair",
+			"BAD step n@2 is not a file (the store holds a directory where it belongs)",
+			"BAD the marker of session o is not a file (the store holds a directory where it belongs)",
+		} {
+			if code != 1 || !strings.Contains(out, want) {
+				t.Errorf("verify: exit %d, %q %q; want exit 1 and %q", code, out, errs, want)
+			}
+		}
+		if !strings.HasSuffix(out, ": 3 problems\n") {
+			t.Errorf("verify: %q; want 3 problems", out)
+		}
+		ws, err := cairn.Open(ctx, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ws.Verify(ctx)
+		ws.Close()
+		var at []string
+		for _, p := range rep.Problems {
+			at = append(at, p.Session+" "+p.Step)
+		}
+		if err != nil || strings.Join(at, ",") != "m m@2,n n@2,o " {
+			t.Errorf("Workspace.Verify: %v, problems at %q; want m@2, n@2 and session o", err, at)
+		}
+		for _, args := range [][]string{{"du"}, {"gc", "--grace", "0s"}, {"gc", "--grace", "0s"}} {
+			want := "cairn " + args[0] + ": the store " + store + " holds a directory where step m@2 belongs: remove it to repair\n"
+			if out, errs, code := cli(t, store, "", args...); code != 1 || errs != want {
+				t.Errorf("%s: exit %d, %q %q; want exit 1, %q", strings.Join(args, " "), code, out, errs, want)
+			}
+		}
+	} else {
+		if code != 0 || !strings.HasSuffix(out, ": 0 problems\n") {
+			t.Errorf("verify: exit %d, %q %q; want 0 problems", code, out, errs)
+		}
+		for range 2 {
+			if out, errs, code := cli(t, store, "", "gc", "--grace", "0s"); code != 0 {
+				t.Errorf("gc: exit %d, %q %q", code, out, errs)
+			}
+		}
+	}
+	for _, key := range []string{"steps/m/00000000000000000002/", "steps/n/00000000000000000002/x", "sessions/o/"} {
+		if !exists(key) {
+			t.Errorf("%s was deleted", key)
+		}
+	}
 	if !blocks {
 		return
+	}
+	if !exists(garbage) {
+		t.Errorf("gc deleted garbage on a store it refused")
 	}
 	// Removing the folders repairs the store; nothing was lost.
 	del("steps/m/00000000000000000002/")
@@ -106,5 +177,11 @@ func testS3FolderAtKey(t *testing.T, mc *minio.Client, b *s3test.Bucket, prefix,
 	}
 	if out, errs, code := cli(t, store, `{"n":1}`, "commit", "o", "-"); code != 0 || !strings.HasPrefix(out, "o@1 ") {
 		t.Errorf("commit o after the repair: exit %d, %q, %s; want o@1", code, out, errs)
+	}
+	if out, errs, code := cli(t, store, "", "verify"); code != 0 || !strings.HasSuffix(out, ": 0 problems\n") {
+		t.Errorf("verify after the repair: exit %d, %q %q; want 0 problems", code, out, errs)
+	}
+	if out, errs, code := cli(t, store, "", "gc", "--grace", "0s"); code != 0 {
+		t.Errorf("gc after the repair: exit %d, %q %q", code, out, errs)
 	}
 }

@@ -1157,7 +1157,10 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 			via, from.Number, ErrRemoved, via, from.Number, from.Number)
 	}
 	base, err := w.repo.ReadBase(ctx, via)
-	if err != nil || from.Number >= base {
+	if err != nil {
+		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+	}
+	if from.Number >= base {
 		// Not below the base now: what Fork found is all there is to say.
 		return fmt.Errorf("%w: %w", ErrNotFound, cause)
 	}

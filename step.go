@@ -254,7 +254,9 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // path, once, as the checkout starts: a ".." after a symbolic link is
 // applied to the link's target, as the kernel does, so link/../out is
 // out beside the link's target, and a dir that is a link to a directory
-// is written through.
+// is written through. A state beyond a read limit (Limits) writes
+// nothing, not even dir: the whole state is checked against the limits
+// first, reading its nodes, not its files.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err

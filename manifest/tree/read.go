@@ -87,7 +87,7 @@ type Reader struct {
 	total  int64 // bytes written so far, for MaxTotal
 	// measure makes the writes count leaves by their stored sizes
 	// instead of reading and writing them: a walk of the nodes alone,
-	// for Check (see there).
+	// for CheckJSON and CheckCheckout.
 	measure bool
 }
 

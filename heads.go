@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/cairnlog/cairn/cas"
 )
 
 // EachHead calls fn with the head step of every session whose name starts
@@ -32,7 +34,7 @@ func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *S
 			return fn(head)
 		case errors.Is(err, ErrNotFound):
 			return nil // marked but never committed, or removed
-		case errors.Is(err, ErrCorrupt) && ctx.Err() == nil:
+		case isDamage(err) && ctx.Err() == nil:
 			damaged.Sessions = append(damaged.Sessions, name)
 			damaged.Errs = append(damaged.Errs, err)
 			return nil
@@ -71,3 +73,13 @@ func (e *UnreadableError) Error() string {
 
 // Unwrap returns the sessions' errors.
 func (e *UnreadableError) Unwrap() []error { return e.Errs }
+
+// isDamage says err is the store's damage to one session, which a walk
+// over every session reports and passes over: a corrupt object, or
+// something a local store found in an object's place (a link where the
+// session's first step belongs: cas.NotObjectError), which no retry
+// mends and which stopped a listing of every session where it stood.
+func isDamage(err error) bool {
+	var ne *cas.NotObjectError
+	return errors.Is(err, ErrCorrupt) || errors.As(err, &ne)
+}

@@ -1131,13 +1131,40 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		return nil, t.conflict(ctx, from.Number)
 	}
 	if errors.Is(err, manifest.ErrPruned) {
-		return nil, fmt.Errorf("fork %s to %s: %w: %w", from, to, ErrNotFound, err)
+		return nil, fmt.Errorf("fork %s to %s: %w", from, to, w.leftHistory(ctx, from, err))
 	}
 	if err != nil {
 		return nil, t.unsure("fork "+from.String()+" to", from.Number, err)
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
+}
+
+// leftHistory is the error for step from, read before, that the history
+// it was read in no longer holds (manifest.Repo.Fork's ErrPruned, cause):
+// said as Session.Step says it of a step below the base, by gc's rule
+// (removedNow, then belowBase), so that a session removed since the step
+// was read (a cairn rm beside the fork) is called removed, not pruned.
+func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) error {
+	via := from.history()
+	removed, _, err := w.removedNow(ctx, via)
+	switch {
+	case err != nil:
+		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+	case removed:
+		// As Session.Step says it: a fork's history may hold the step.
+		return fmt.Errorf("step %s@%d: %w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)",
+			via, from.Number, ErrRemoved, via, from.Number, from.Number)
+	}
+	base, err := w.repo.ReadBase(ctx, via)
+	if err != nil {
+		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+	}
+	if from.Number >= base {
+		// Not below the base now: what Fork found is all there is to say.
+		return fmt.Errorf("%w: %w", ErrNotFound, cause)
+	}
+	return w.belowBase(ctx, via, from.Number, base)
 }
 
 // checkOwnStep refuses a step read through another workspace whose

@@ -162,7 +162,9 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 	return r.JSON(ctx, st.m.Root)
 }
 
-// WriteJSON writes the step's JSON state to w.
+// WriteJSON writes the step's JSON state to w. A state beyond a read
+// limit (Limits) writes nothing: the whole state is checked against the
+// limits first, reading its nodes, not its values.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	if err := st.readable("read"); err != nil {
 		return err
@@ -179,7 +181,15 @@ func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	return r.WriteJSON(ctx, w, st.m.Root)
+	// Nothing is written of a state beyond a limit: a show into a file
+	// or an HTTP answer is whole or absent, never cut short.
+	if err := r.CheckJSON(ctx, st.m.Root); err != nil {
+		return fmt.Errorf("read %s: %w", st, err)
+	}
+	if err := r.WriteJSON(ctx, w, st.m.Root); err != nil {
+		return fmt.Errorf("read %s: %w", st, err)
+	}
+	return nil
 }
 
 // FileMode is the type of an entry of a directory state.
@@ -244,7 +254,9 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // path, once, as the checkout starts: a ".." after a symbolic link is
 // applied to the link's target, as the kernel does, so link/../out is
 // out beside the link's target, and a dir that is a link to a directory
-// is written through.
+// is written through. A state beyond a read limit (Limits) writes
+// nothing, not even dir: the whole state is checked against the limits
+// first, reading its nodes, not its files.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err
@@ -266,7 +278,14 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 		return err
 	}
 	if st.Kind == KindDir {
-		return r.Checkout(ctx, st.m.Root, dir)
+		if err := r.Checkout(ctx, st.m.Root, dir); err != nil {
+			return fmt.Errorf("checkout %s: %w", st, err)
+		}
+		return nil
+	}
+	// A state beyond a limit writes nothing, not part of state.json.
+	if err := r.CheckJSON(ctx, st.m.Root); err != nil {
+		return fmt.Errorf("checkout %s: %w", st, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("checkout %s: %w", st, err)
@@ -481,5 +500,9 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 	} else {
 		err = r.DiffJSON(ctx, a.m.Root, b.m.Root, add)
 	}
-	return out, err
+	if err != nil {
+		// Which two steps: a replay diffs many.
+		return nil, fmt.Errorf("diff %s %s: %w", a, b, err)
+	}
+	return out, nil
 }

@@ -562,7 +562,10 @@ func (r *Repo) lowerOwnBase(ctx context.Context, session string, n, was uint64, 
 }
 
 // Sessions calls fn with the name of every session that has a marker, in
-// name order.
+// name order. A marker a local store found no object in the place of (a
+// link, say: cas.Info.NotObject) names its session all the same: the
+// session is its steps, which are read, or reported damaged, as any
+// session's are; verify names the marker.
 func (r *Repo) Sessions(ctx context.Context, fn func(name string) error) error {
 	return r.SessionsPrefixed(ctx, "", fn)
 }
@@ -575,7 +578,9 @@ func (r *Repo) SessionsPrefixed(ctx context.Context, prefix string, fn func(name
 	if prefix != "" && ValidSession(prefix) != nil {
 		return nil
 	}
-	return r.listKeys(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
+	// Not listKeys, which passes over a place holding no object: a
+	// session whose marker is a link vanished from every listing.
+	return r.store.List(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
 		name := strings.TrimPrefix(i.Key, sessionsPrefix)
 		if ValidSession(name) != nil {
 			return nil

@@ -154,8 +154,13 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		// show too.
 		prev, first = oldest, first-1
 	}
-	out := &replayWriter{w: e.stdout, full: *full}
-	enc := json.NewEncoder(e.stdout)
+	// The replay is written once every step of it was read: one that
+	// fails part-way (a state beyond a limit, a damaged step) writes
+	// nothing, not the steps before it as if they were the history.
+	sp := &spool{}
+	defer sp.close()
+	out := &replayWriter{w: sp, full: *full}
+	enc := json.NewEncoder(sp)
 	for i := first; i >= 0; i-- {
 		s, err := step(i)
 		if err != nil {
@@ -183,7 +188,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		}
 		prev = s
 	}
-	return nil
+	return sp.writeTo(e.stdout)
 }
 
 // replayWriter writes the text form of a replay.

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 )
 
 // Formats.
@@ -335,10 +336,13 @@ type exporter struct {
 }
 
 // unreadable sets session name aside if err says the store is damaged
-// there (cairn.ErrCorrupt): the export goes on without it, and names it
-// at the end, as cairn sessions does. Any other error is returned.
+// there (cairn.ErrCorrupt, or a link or the like that a local store found
+// where an object of the session belongs, cas.NotObjectError): the export
+// goes on without it, and names it at the end, as cairn sessions does
+// (Workspace.EachHead). Any other error is returned.
 func (e *exporter) unreadable(ctx context.Context, name string, err error) error {
-	if err == nil || !errors.Is(err, cairn.ErrCorrupt) || ctx.Err() != nil {
+	var ne *cas.NotObjectError
+	if err == nil || !errors.Is(err, cairn.ErrCorrupt) && !errors.As(err, &ne) || ctx.Err() != nil {
 		return err
 	}
 	e.mu.Lock()

@@ -85,6 +85,10 @@ type Reader struct {
 	Src    Source
 	Limits Limits
 	total  int64 // bytes written so far, for MaxTotal
+	// measure makes the writes count leaves by their stored sizes
+	// instead of reading and writing them: a walk of the nodes alone,
+	// for CheckJSON and CheckCheckout.
+	measure bool
 }
 
 func (r *Reader) limits() Limits {
@@ -175,15 +179,66 @@ func (r *Reader) counting(w io.Writer) *countingWriter {
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
-	if c.n+int64(len(p)) > c.max {
-		return 0, &LimitError{Limit: "MaxBytes", Max: c.max, What: "one value or file"}
+	if err := c.count(int64(len(p))); err != nil {
+		return 0, err
 	}
-	if *c.total+int64(len(p)) > c.limit {
-		return 0, &LimitError{Limit: "MaxTotal", Max: c.limit, What: "all values and files of one read"}
-	}
-	c.n += int64(len(p))
-	*c.total += int64(len(p))
 	return c.w.Write(p)
+}
+
+// count adds n bytes to what was written, or fails if that is more
+// than a limit allows.
+func (c *countingWriter) count(n int64) error {
+	if n > c.max-c.n {
+		return &LimitError{Limit: "MaxBytes", Max: c.max, What: "one value or file"}
+	}
+	if n > c.limit-*c.total {
+		return &LimitError{Limit: "MaxTotal", Max: c.limit, What: "all values and files of one read"}
+	}
+	c.n += n
+	*c.total += n
+	return nil
+}
+
+// writeLeaf writes the bytes of the inline or blob ref to w; measuring,
+// it counts the bytes the ref says it holds, reading nothing.
+func (r *Reader) writeLeaf(ctx context.Context, w *countingWriter, ref Ref) error {
+	if r.measure {
+		switch ref.Kind {
+		case Inline:
+			return w.count(int64(len(ref.Data)))
+		case Blob:
+			if ref.Size < 0 {
+				return fmt.Errorf("%w: blob %s: negative size %d", cas.ErrCorrupt, ref.ID.Short(), ref.Size)
+			}
+			return w.count(ref.Size)
+		}
+	}
+	b, err := r.leaf(ctx, ref)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// measuring returns a reader of r's source and limits, whose bytes
+// written so far are r's, that measures instead of writing.
+func (r *Reader) measuring() *Reader {
+	return &Reader{Src: r.Src, Limits: r.Limits, total: r.total, measure: true}
+}
+
+// CheckJSON reports the error WriteJSON of the value at ref would fail
+// with on a limit of the reader (nesting, bytes of the value, bytes of
+// the whole read), before anything is written: it reads the value's
+// nodes, not its leaves, whose sizes the nodes state. A caller that must
+// not write part of a value and then fail (cairn show into a file, a
+// checkout) checks first; the check costs a second read of the nodes,
+// a small part of a state, where buffering the value would cost its
+// whole size in memory. What the check passes may still fail to be
+// read (a lost or corrupt object, a leaf whose stored size lies).
+func (r *Reader) CheckJSON(ctx context.Context, ref Ref) error {
+	m := r.measuring()
+	return m.writeJSON(ctx, m.counting(io.Discard), ref, 0)
 }
 
 // WriteJSON writes the compact JSON text of the value at ref to w.
@@ -198,17 +253,12 @@ func (r *Reader) JSON(ctx context.Context, ref Ref) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-func (r *Reader) writeJSON(ctx context.Context, w io.Writer, ref Ref, depth int) error {
+func (r *Reader) writeJSON(ctx context.Context, w *countingWriter, ref Ref, depth int) error {
 	if depth > r.limits().MaxDepth {
 		return depthLimit("JSON nesting", r.limits().MaxDepth)
 	}
 	if ref.Kind != Node {
-		b, err := r.leaf(ctx, ref)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
+		return r.writeLeaf(ctx, w, ref)
 	}
 	n, err := r.Node(ctx, ref)
 	if err != nil {
@@ -292,24 +342,14 @@ func (r *Reader) leftmostLeaf(ctx context.Context, n *NodeData, depth int) (byte
 func (r *Reader) WriteBytes(ctx context.Context, w io.Writer, ref Ref) error {
 	cw := r.counting(w)
 	if ref.Kind != Node {
-		b, err := r.leaf(ctx, ref)
-		if err != nil {
-			return err
-		}
-		_, err = cw.Write(b)
-		return err
+		return r.writeLeaf(ctx, cw, ref)
 	}
 	return r.writeChunks(ctx, cw, ref)
 }
 
-func (r *Reader) writeChunks(ctx context.Context, w io.Writer, ref Ref) error {
+func (r *Reader) writeChunks(ctx context.Context, w *countingWriter, ref Ref) error {
 	return r.listWalk(ctx, ref, TypeChunks, 0, func(e Entry) error {
-		b, err := r.leaf(ctx, e.Ref)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
+		return r.writeLeaf(ctx, w, e.Ref)
 	})
 }
 
@@ -381,7 +421,13 @@ func (r *Reader) dirEntries(ctx context.Context, ref Ref, depth int) ([]Entry, e
 // Checkout writes the directory state at ref into dir, which must be
 // empty or absent. It refuses entries that would escape dir: unsafe
 // names and symlinks whose target is absolute or leaves dir.
+//
+// A state beyond a limit of the reader writes nothing: CheckCheckout
+// runs first.
 func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
+	if err := r.CheckCheckout(ctx, ref); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("checkout: %w", err)
 	}
@@ -412,6 +458,24 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
 			}
 			return cerr
 		}
+	})
+}
+
+// CheckCheckout reports the error Checkout of the directory state at
+// ref would fail with on a limit of the reader (nesting, bytes of a
+// file, bytes of every file together), before anything is written, as
+// CheckJSON does for a value: it reads the state's nodes, not the
+// files' contents.
+func (r *Reader) CheckCheckout(ctx context.Context, ref Ref) error {
+	m := r.measuring()
+	return m.WalkDir(ctx, ref, func(fi FileInfo) error {
+		if fi.Mode == ModeDir || fi.Mode == ModeSymlink {
+			return nil
+		}
+		if err := m.WriteBytes(ctx, io.Discard, fi.Ref); err != nil {
+			return fmt.Errorf("checkout %s: %w", fi.Path, err)
+		}
+		return nil
 	})
 }
 

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +14,11 @@ import (
 // a document nested too deep, the first 50 KB of one too large), then
 // fail: a user piping show into a file got a truncated document. So did
 // checkout (the directories above the level too deep, a partial
-// state.json, the files before the one too large) and replay (the steps
-// before the one whose changes went too deep). Each now checks the
-// whole state (replay: reads every step) before it writes, and writes
-// nothing, exit 1, naming the step and the variable to raise.
+// state.json, the files before the one too large). Each now checks the
+// whole state before it writes, and writes nothing, exit 1, naming the
+// step and the variable to raise. A replay streams a history step by
+// step: it writes the steps it read whole, none of the step it stopped
+// at, and names that step (TestReplayStopsAtAWholeStep).
 func TestLimitWritesNothing(t *testing.T) {
 	store := t.TempDir()
 	deep := func(leaf string) string {
@@ -57,8 +58,6 @@ func TestLimitWritesNothing(t *testing.T) {
 		{"CAIRN_MAX_DEPTH", "3", []string{"show", "deep"}, "deep@3"},
 		{"CAIRN_MAX_DEPTH", "3", []string{"checkout", "deep", "--dir", "OUT"}, "deep@3"},
 		{"CAIRN_MAX_DEPTH", "3", []string{"checkout", "files", "--dir", "OUT"}, "files@1"},
-		{"CAIRN_MAX_DEPTH", "3", []string{"replay", "deep"}, "deep@3"},
-		{"CAIRN_MAX_DEPTH", "3", []string{"replay", "deep", "--json"}, "deep@3"},
 		{"CAIRN_MAX_DEPTH", "3", []string{"diff", "deep@1", "deep@3"}, "deep@3"},
 		{"CAIRN_MAX_TOTAL_BYTES", "50000", []string{"show", "large"}, "large@1"},
 		{"CAIRN_MAX_TOTAL_BYTES", "50000", []string{"checkout", "large", "--dir", "OUT"}, "large@1"},
@@ -94,31 +93,49 @@ func TestLimitWritesNothing(t *testing.T) {
 	}
 }
 
-// TestSpoolPastMemory: replay's output past the first MiB goes to a
-// temporary file and comes back whole, in order; the file is removed.
-func TestSpoolPastMemory(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	var want bytes.Buffer
-	sp := &spool{}
-	for i := 0; want.Len() < 3*spoolMemory; i++ {
-		line := fmt.Sprintf("line %d %s\n", i, strings.Repeat("x", i%4000))
-		want.WriteString(line)
-		if _, err := sp.Write([]byte(line)); err != nil {
-			t.Fatal(err)
+// TestReplayStopsAtAWholeStep: a replay that meets a step beyond a read
+// limit has printed the steps before it, each whole, and nothing of that
+// step, then exits 1 naming it and the variable to raise.
+func TestReplayStopsAtAWholeStep(t *testing.T) {
+	store := t.TempDir()
+	deep := func(leaf string) string {
+		doc := `{"x":"` + leaf + strings.Repeat("y", 2000) + `"}`
+		for i := 0; i < 6; i++ {
+			doc = `{"k":` + doc + `,"pad":"` + strings.Repeat("p", 1500) + `"}`
+		}
+		return doc
+	}
+	// Step 3 changes a value 7 levels down; steps 1 and 2 change none.
+	for _, doc := range []string{deep("a"), deep("a"), deep("b")} {
+		if _, errs, code := cli(t, store, doc, "commit", "r", "-"); code != 0 {
+			t.Fatalf("commit: exit %d: %s", code, errs)
 		}
 	}
-	if sp.file == nil {
-		t.Fatal("3 MiB spooled with no temporary file")
-	}
-	var got bytes.Buffer
-	if err := sp.writeTo(&got); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want.Bytes()) {
-		t.Fatalf("spooled %d bytes, got back %d, not the same", want.Len(), got.Len())
-	}
-	sp.close()
-	if left, _ := os.ReadDir(os.TempDir()); len(left) != 0 {
-		t.Errorf("left in the temporary directory: %v", left)
+	t.Setenv("CAIRN_MAX_DEPTH", "3")
+	for _, args := range [][]string{{"replay", "r", "--json"}, {"replay", "r"}} {
+		stdout, errs, code := cli(t, store, "", args...)
+		if code != 1 || !strings.Contains(errs, "r@3") || !strings.Contains(errs, "raise $CAIRN_MAX_DEPTH") {
+			t.Fatalf("cairn %v: exit %d, stderr %q; want exit 1 naming r@3 and the variable to raise", args, code, errs)
+		}
+		if strings.Contains(stdout, "r@3") || strings.Contains(stdout, `"step":3`) {
+			t.Errorf("cairn %v printed some of step 3, which it could not read:\n%s", args, stdout)
+		}
+		if len(args) == 2 {
+			if !strings.Contains(stdout, "r@2") {
+				t.Errorf("cairn %v printed no step 2 before it stopped:\n%s", args, stdout)
+			}
+			continue
+		}
+		var steps []int
+		for _, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+			var st struct{ Step int }
+			if err := json.Unmarshal([]byte(line), &st); err != nil {
+				t.Fatalf("a line of the replay is no whole step (%v): %q", err, line)
+			}
+			steps = append(steps, st.Step)
+		}
+		if fmt.Sprint(steps) != "[1 2]" {
+			t.Fatalf("replayed steps %v before it stopped, want [1 2]:\n%s", steps, stdout)
+		}
 	}
 }

@@ -154,13 +154,13 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		// show too.
 		prev, first = oldest, first-1
 	}
-	// The replay is written once every step of it was read: one that
-	// fails part-way (a state beyond a limit, a damaged step) writes
-	// nothing, not the steps before it as if they were the history.
-	sp := &spool{}
-	defer sp.close()
-	out := &replayWriter{w: sp, full: *full}
-	enc := json.NewEncoder(sp)
+	// Each step is written once it was read whole, as it comes: a
+	// replay streams (a long history starts printing at once, and stops
+	// reading when its reader goes away). One that fails part-way (a
+	// state beyond a limit, a damaged step) has written the whole steps
+	// before it, then exits 1 naming the step it stopped at.
+	out := &replayWriter{w: e.stdout, full: *full}
+	enc := json.NewEncoder(e.stdout)
 	for i := first; i >= 0; i-- {
 		s, err := step(i)
 		if err != nil {
@@ -188,7 +188,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		}
 		prev = s
 	}
-	return sp.writeTo(e.stdout)
+	return nil
 }
 
 // replayWriter writes the text form of a replay.

@@ -250,7 +250,7 @@ type writer interface {
 func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	switch format {
 	case OpenAIJSONL:
-		return &jsonlWriter{out: out, line: openAILine, meta: meta}, nil
+		return &jsonlWriter{out: out, line: openAILine, meta: meta, long: (*jsonlWriter).writeOpenAILong}, nil
 	case ShareGPT:
 		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta}, nil
 	case ATIF:
@@ -810,10 +810,10 @@ func (e *exporter) reportHead(h ManifestHead) error {
 	return nil
 }
 
-// load reads the path from the root to h, oldest first. For Parquet,
-// which can write a trajectory step by step, a path longer than can be
-// held (holdSteps, holdBytes) is not: load returns what a first pass
-// over it learned, and the writer reads it again (long.go).
+// load reads the path from the root to h, oldest first. For the formats
+// that can write a trajectory step by step (longFormat), a path longer
+// than can be held (holdSteps, holdBytes) is not: load returns what a
+// first pass over it learned, and the writer reads it again (long.go).
 func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error) {
 	var (
 		steps []Step
@@ -821,7 +821,7 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		f     *firstPass // set once the path is too long to hold
 	)
 	err := h.Log(ctx, func(st *cairn.Step) error {
-		if e.opts.Format == Parquet && f == nil && held.full(st) {
+		if longFormat(e.opts.Format) && f == nil && held.full(st) {
 			// Too long to hold: fold what was held into a first pass.
 			f = newFirstPass(ctx, h)
 			for _, s := range steps {

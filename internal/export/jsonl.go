@@ -22,11 +22,17 @@ type jsonlWriter struct {
 	// with a metadata object if meta.
 	line func(t *Trajectory, v *verdict, meta bool) any
 	meta bool
+	// long writes a trajectory too long to hold (long.go), for the
+	// formats that stream one (longFormat).
+	long func(w *jsonlWriter, t *Trajectory) (verdict, error)
 }
 
 func (w *jsonlWriter) Write(t *Trajectory) (verdict, error) {
 	if w.bw == nil {
 		w.bw = bufio.NewWriterSize(w.out, 1<<16)
+	}
+	if t.long != nil {
+		return w.long(w, t)
 	}
 	var v verdict
 	line := w.line(t, &v, w.meta)

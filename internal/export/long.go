@@ -3,8 +3,10 @@ package export
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/cairnlog/cairn"
@@ -23,8 +25,13 @@ import (
 // tool result's id, settled when its run of results ends). What it holds
 // is flat in the trajectory's length but for one step per run.
 
+// longFormat reports whether format writes a trajectory too long to
+// hold without holding it: Parquet a row at a time, openai-jsonl a
+// message at a time (openai_long.go).
+func longFormat(format string) bool { return format == Parquet || format == OpenAIJSONL }
+
 // holdSteps and holdBytes bound the steps of a trajectory the Parquet
-// export holds at a time: at most holdSteps steps, holding at most
+// and openai-jsonl exports hold at a time: at most holdSteps steps, holding at most
 // holdBytes (stepBytes) but for one step larger alone. Variables for
 // tests.
 var (
@@ -62,6 +69,12 @@ type longPath struct {
 	// taken holds the tool call ids of the path that a fresh id could
 	// be (mayBeFresh).
 	taken map[string]bool
+	// model is the newest model named, forkedFrom the origin of the
+	// head's session if it is a fork, tools the newest tools listed:
+	// what metadataOf and toolsOf read of a held trajectory.
+	model, forkedFrom string
+	tools             []json.RawMessage
+	toolsSeen         bool
 }
 
 // firstPass folds a trajectory's steps, fed newest first, into what
@@ -113,7 +126,19 @@ func (f *firstPass) add(s Step) {
 	if s.Rec == nil && len(s.Record) > 0 {
 		l.raw++
 	}
+	if s.Origin != nil && s.Session == l.head.Session && l.forkedFrom == "" {
+		l.forkedFrom = refName(*s.Origin)
+	}
 	if r := s.Rec; r != nil {
+		if l.model == "" {
+			l.model = r.Model
+		}
+		if r.Tools != nil && !l.toolsSeen {
+			l.toolsSeen = true
+			if len(r.Tools) > 0 {
+				l.tools = r.Tools
+			}
+		}
 		for k, v := range r.Labels {
 			if _, newer := f.labels[k]; !newer {
 				f.labels[k] = v
@@ -203,4 +228,46 @@ func (l *longPath) eachStep(fn func(*cairn.Step) error) error {
 		clear(steps)
 	}
 	return nil
+}
+
+// eachSettled calls fn with each step of the path, oldest first, its
+// record settled as a held trajectory's is (arguments, tool call ids:
+// see exporter.trajectory). A step waits only while a tool result of it
+// has no id yet: it gets one when its run of results ends. unpaired is
+// settleCallIDs's.
+func (l *longPath) eachSettled(fn func(Step) error) (unpaired string, err error) {
+	c := &callSettler{taken: maps.Clone(l.taken)}
+	var held []Step
+	flush := func() error {
+		for i, s := range held {
+			if err := fn(s); err != nil {
+				return err
+			}
+			held[i] = Step{}
+		}
+		held = held[:0]
+		return nil
+	}
+	err = l.eachStep(func(st *cairn.Step) error {
+		s := stepOf(st)
+		if s.Rec != nil {
+			if err := settleArguments(s.Rec); err != nil {
+				s.Rec, s.Broken = nil, fmt.Errorf("step record: %w", err)
+			}
+		}
+		c.step(s)
+		held = append(held, s)
+		if len(c.waiting) > 0 {
+			return nil
+		}
+		return flush()
+	})
+	if err != nil {
+		return "", err
+	}
+	c.answer()
+	if err := flush(); err != nil {
+		return "", err
+	}
+	return c.unpaired, nil
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/cairnlog/cairn/internal/export"
 )
 
-// A Parquet export holds a trajectory whole only while it is short; a
-// longer one is read twice and written a few rows at a time (long.go).
+// A Parquet or openai-jsonl export holds a trajectory whole only while
+// it is short; a longer one is read again and written a few rows, or
+// messages, at a time (long.go).
 // The file must not tell: exported holding a step, two, three or five
 // at a time, or a run of steps per byte, in row groups of several
 // sizes, every store of records below gives the file, summary and heads
@@ -22,7 +23,7 @@ import (
 // shape, raw records, labels, outcomes and rewards given and taken back
 // across steps, a pruned session, forks — and a re-export from its heads
 // too.
-func TestLongParquetSameFile(t *testing.T) {
+func TestLongTrajectorySameFile(t *testing.T) {
 	ctx := context.Background()
 	ws, _ := forkedWorkload(t)
 	commitRecords(t, ws, "ids",
@@ -49,30 +50,64 @@ func TestLongParquetSameFile(t *testing.T) {
 	}
 	fork(ctx, t, ws, "long@20", "long-fork")
 	commitRecords(t, ws, "long-fork", long[30:]...)
+	// What decides which messages an openai-jsonl line keeps, if any.
+	commitRecords(t, ws, "cut",
+		`{"messages":[{"role":"system","content":"be <brief> & right"},{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"a"}}],"model":"m1"}`,
+		`{"foo":"raw"}`,
+		`{"messages":[{"role":"assistant","content":"hello","reasoning":"r"}],"tools":[],"model":"m2"}`,
+		`{"messages":[{"role":"user","content":"more"}],"tools":[{"type":"function","function":{"name":"b"}}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"x","name":"b","arguments":"{\"q\":1}"},{"id":"y","name":"b"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"x","content":"1"}],"model":""}`)
+	commitRecords(t, ws, "cut-only",
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"name":"b"}]}]}`)
+	commitRecords(t, ws, "hole",
+		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"name":"b"}]}]}`,
+		`{"messages":[{"role":"user","content":"well?"},{"role":"assistant","content":"no"}]}`)
+	commitRecords(t, ws, "no-call",
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"z","content":"?"},{"role":"assistant","content":"no"}]}`)
+	commitRecords(t, ws, "other-id",
+		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"b"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"tool","tool_call_id":"c9","content":"9"}]}`,
+		`{"messages":[{"role":"assistant","content":"done"}]}`)
+	commitRecords(t, ws, "raw-only", `{"foo":1}`, `{"bar":2}`)
 
-	for _, branches := range []string{export.Leaves, export.All} {
-		for _, group := range []int{0, 7, 64, 100} {
-			opts := export.Options{Format: export.Parquet, Branches: branches}
-			restore := export.SetHoldForTest(1<<30, 1<<40, group)
-			want, wantSum, wantHeads := run(t, ws, opts)
-			restore()
-			for _, hold := range []struct {
-				steps int
-				bytes int64
-			}{{1, 1 << 40}, {2, 1 << 40}, {3, 1 << 40}, {5, 1 << 40}, {1 << 30, 1}, {4, 3000}} {
-				what := fmt.Sprintf("branches %s, row groups of %d, holding %d steps or %d bytes", branches, group, hold.steps, hold.bytes)
-				restore := export.SetHoldForTest(hold.steps, hold.bytes, group)
-				got, sum, heads := run(t, ws, opts)
-				again, _, _ := run(t, ws, export.Options{Format: export.Parquet, FromHeads: eachHead(heads)})
+	type format struct {
+		name   string
+		opts   export.Options
+		groups []int
+	}
+	for _, f := range []format{
+		{"parquet", export.Options{Format: export.Parquet}, []int{0, 7, 64, 100}},
+		{"openai-jsonl", export.Options{Format: export.OpenAIJSONL}, []int{0}},
+		{"openai-jsonl without metadata", export.Options{Format: export.OpenAIJSONL, NoMetadata: true}, []int{0}},
+	} {
+		for _, branches := range []string{export.Leaves, export.All} {
+			for _, group := range f.groups {
+				opts := f.opts
+				opts.Branches = branches
+				restore := export.SetHoldForTest(1<<30, 1<<40, group)
+				want, wantSum, wantHeads := run(t, ws, opts)
 				restore()
-				if !bytes.Equal([]byte(got), []byte(want)) {
-					t.Errorf("%s: the file differs from the one written holding each trajectory whole", what)
-				}
-				if again != want {
-					t.Errorf("%s: the re-export from the heads differs", what)
-				}
-				if !reflect.DeepEqual(sum, wantSum) || !reflect.DeepEqual(heads, wantHeads) {
-					t.Errorf("%s: summary %+v, heads %v; held whole: %+v, %v", what, sum, heads, wantSum, wantHeads)
+				for _, hold := range []struct {
+					steps int
+					bytes int64
+				}{{1, 1 << 40}, {2, 1 << 40}, {3, 1 << 40}, {5, 1 << 40}, {1 << 30, 1}, {4, 3000}} {
+					what := fmt.Sprintf("%s, branches %s, row groups of %d, holding %d steps or %d bytes", f.name, branches, group, hold.steps, hold.bytes)
+					restore := export.SetHoldForTest(hold.steps, hold.bytes, group)
+					got, sum, heads := run(t, ws, opts)
+					again, _, _ := run(t, ws, export.Options{Format: opts.Format, NoMetadata: opts.NoMetadata, FromHeads: eachHead(heads)})
+					restore()
+					if !bytes.Equal([]byte(got), []byte(want)) {
+						t.Errorf("%s: the file differs from the one written holding each trajectory whole", what)
+					}
+					if again != want {
+						t.Errorf("%s: the re-export from the heads differs", what)
+					}
+					if !reflect.DeepEqual(sum, wantSum) || !reflect.DeepEqual(heads, wantHeads) {
+						t.Errorf("%s: summary %+v, heads %v; held whole: %+v, %v", what, sum, heads, wantSum, wantHeads)
+					}
 				}
 			}
 		}
@@ -82,7 +117,20 @@ func TestLongParquetSameFile(t *testing.T) {
 	notes := fmt.Sprint(sum.LeftOut)
 	for _, want := range []string{"pruned", "without a tool_call_id", "wrong shape", "arguments is not"} {
 		if !strings.Contains(notes, want) {
-			t.Errorf("no note says %q: %s", want, notes)
+			t.Errorf("parquet: no note says %q: %s", want, notes)
+		}
+	}
+	out, sum, _ := run(t, ws, export.Options{Format: export.OpenAIJSONL})
+	notes = fmt.Sprint(sum.LeftOut, sum.Skipped)
+	for _, want := range []string{"the last assistant message left out", "raw records", "no assistant message", "follows no tool call",
+		"before the conversation goes on", "no call of the assistant message", "wrong shape", "cut-only"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("openai-jsonl: no note says %q: %s", want, notes)
+		}
+	}
+	for _, want := range []string{`"tools":[{"type":"function","function":{"name":"b"}}]`, `"model":"m2"`, `"forked_from":"long@20"`, `<brief> &`, `"reasoning_content":"r"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("openai-jsonl: no line holds %s", want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/version"
 )
 
@@ -228,67 +227,37 @@ func (p *parquetWriter) Write(t *Trajectory) (verdict, error) {
 func (p *parquetWriter) Close() error { return p.w.Close() }
 
 // writeLong writes the rows of a trajectory too long to hold (long.go),
-// reading its steps again, oldest first. A step's row waits only while a
-// tool result of it has no id yet (settled once its run of results
-// ends); rows go to the Parquet writer about holdSteps (or holdBytes) at
-// a time, each Write ending where the one Write of the whole
-// trajectory's rows would end a chunk (aligned), so the file is the same.
+// reading its steps again, oldest first. Rows go to the Parquet writer
+// about holdSteps (or holdBytes) at a time, each Write ending where the
+// one Write of the whole trajectory's rows would end a chunk (aligned),
+// so the file is the same.
 func (p *parquetWriter) writeLong(t *Trajectory) (verdict, error) {
 	var v verdict
 	l := t.long
-	c := &callSettler{taken: l.taken}
-	var held []Step
 	pos := 0
 	var rowBytes int64
-	put := func() error {
-		for i, s := range held {
-			pos++
-			p.rows = append(p.rows, rowOf(t, pos, s))
-			rowBytes += stepBytes(s.Step)
-			held[i] = Step{}
-			if len(p.rows) < holdSteps && rowBytes < holdBytes || !p.aligned(len(p.rows)) {
-				continue
-			}
-			err := p.write(p.rows)
-			clear(p.rows)
-			p.rows, rowBytes = p.rows[:0], 0
-			if err != nil {
-				return err
-			}
-		}
-		held = held[:0]
-		return nil
+	flush := func() error {
+		err := p.write(p.rows)
+		clear(p.rows)
+		p.rows, rowBytes = p.rows[:0], 0
+		return err
 	}
-	err := l.eachStep(func(st *cairn.Step) error {
-		s := stepOf(st)
-		if s.Rec != nil {
-			if err := settleArguments(s.Rec); err != nil {
-				s.Rec, s.Broken = nil, fmt.Errorf("step record: %w", err)
-			}
-		}
-		c.step(s)
+	unpaired, err := l.eachSettled(func(s Step) error {
 		noteBroken(&v, s)
-		held = append(held, s)
-		if len(c.waiting) > 0 {
+		pos++
+		p.rows = append(p.rows, rowOf(t, pos, s))
+		rowBytes += stepBytes(s.Step)
+		if len(p.rows) < holdSteps && rowBytes < holdBytes || !p.aligned(len(p.rows)) {
 			return nil
 		}
-		return put()
+		return flush()
 	})
-	if err != nil {
-		return v, err
-	}
-	c.answer()
-	if err := put(); err != nil {
-		return v, err
-	}
-	if len(p.rows) > 0 {
-		err = p.write(p.rows)
-		clear(p.rows)
-		p.rows = p.rows[:0]
+	if err == nil && len(p.rows) > 0 {
+		err = flush()
 	}
 	if err == nil && pos != l.n {
 		err = fmt.Errorf("read trajectory of %s again: %d steps, but %d the first time", l.head, pos, l.n)
 	}
-	t.unpaired = c.unpaired
+	t.unpaired = unpaired
 	return v, err
 }

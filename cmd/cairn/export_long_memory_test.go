@@ -17,12 +17,12 @@ import (
 
 // TestLongExportKeepsMemoryFlat: export held a whole trajectory while it
 // wrote it, and Parquet all of its rows too, so one long session took
-// memory in proportion to its length (1.8 GB of RSS in Parquet, 2.4 GB
-// in openai-jsonl, for a 100,000-step session of 3 KB records). Parquet
-// and openai-jsonl now read a long trajectory again and write its rows,
-// or messages, a run of steps at a time: what they hold is a run of
-// steps and, for Parquet, the row group being written (8,192 rows,
-// compressed). Here 1,500 steps of 32 KB records (48 MB of records)
+// memory in proportion to its length (1.8 GB of RSS in Parquet, 2.3 to
+// 2.4 GB in openai-jsonl and sharegpt, for a 100,000-step session of 3
+// KB records). These formats now read a long trajectory again and write
+// its rows, messages or turns a run of steps at a time: what they hold
+// is a run of steps and, for Parquet, the row group being written (8,192
+// rows, compressed). Here 1,500 steps of 32 KB records (48 MB of records)
 // must be exported in at most twice their size.
 func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	if testing.Short() {
@@ -49,7 +49,7 @@ func TestLongExportKeepsMemoryFlat(t *testing.T) {
 		}
 	}
 	ws.Close()
-	for _, format := range []string{"parquet", "openai-jsonl"} {
+	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt"} {
 		out := filepath.Join(t.TempDir(), "out."+format)
 		cmd := exec.Command(cairnBinary(t), "export", "--format", format, "--out", out, "--store", dir)
 		// As in TestLongWalksKeepMemoryFlat: the collector's default

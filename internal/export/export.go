@@ -252,7 +252,7 @@ func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	case OpenAIJSONL:
 		return &jsonlWriter{out: out, line: openAILine, meta: meta, long: (*jsonlWriter).writeOpenAILong}, nil
 	case ShareGPT:
-		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta}, nil
+		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta, long: (*jsonlWriter).writeShareGPTLong}, nil
 	case ATIF:
 		return &jsonlWriter{out: out, line: atifLine}, nil
 	case Parquet:

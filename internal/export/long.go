@@ -27,11 +27,13 @@ import (
 
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
-// message at a time (openai_long.go).
-func longFormat(format string) bool { return format == Parquet || format == OpenAIJSONL }
+// message at a time, sharegpt a turn at a time (openai_long.go).
+func longFormat(format string) bool {
+	return format == Parquet || format == OpenAIJSONL || format == ShareGPT
+}
 
-// holdSteps and holdBytes bound the steps of a trajectory the Parquet
-// and openai-jsonl exports hold at a time: at most holdSteps steps, holding at most
+// holdSteps and holdBytes bound the steps of a trajectory the formats
+// of longFormat hold at a time: at most holdSteps steps, holding at most
 // holdBytes (stepBytes) but for one step larger alone. Variables for
 // tests.
 var (

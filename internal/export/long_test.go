@@ -72,6 +72,20 @@ func TestLongTrajectorySameFile(t *testing.T) {
 		`{"messages":[{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"tool","tool_call_id":"c9","content":"9"}]}`,
 		`{"messages":[{"role":"assistant","content":"done"}]}`)
 	commitRecords(t, ws, "raw-only", `{"foo":1}`, `{"bar":2}`)
+	// What decides a sharegpt line's turns.
+	commitRecords(t, ws, "gpt-first",
+		`{"messages":[{"role":"assistant","content":"hi"}]}`,
+		`{"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}`)
+	commitRecords(t, ws, "turns",
+		`{"messages":[{"role":"system","content":"s1"},{"role":"system","content":"s2"},{"role":"user","content":"u1"}]}`,
+		`{"messages":[{"role":"user","content":"u2"},{"role":"assistant","content":"a1"}]}`,
+		`{"messages":[{"role":"assistant","content":"a2"},{"role":"assistant","content":"let me","tool_calls":[{"id":"p1","name":"f"},{"id":"p2","name":"g","arguments":"not json"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"p2","content":"2"},{"role":"tool","tool_call_id":"p1","content":"1"}]}`,
+		`{"messages":[{"role":"user","content":"and?"},{"role":"system","content":"late"},{"role":"assistant","content":"","tool_calls":[{"id":"p3","name":"f"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"p3","content":"3"},{"role":"assistant","content":"more","tool_calls":[{"id":"p4","name":"f"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"p4","content":"4"}]}`,
+		`{"messages":[{"role":"assistant","content":"done"},{"role":"user","content":"thanks"}]}`,
+		`{"messages":[{"role":"user","content":"bye"}]}`)
 
 	type format struct {
 		name   string
@@ -82,6 +96,8 @@ func TestLongTrajectorySameFile(t *testing.T) {
 		{"parquet", export.Options{Format: export.Parquet}, []int{0, 7, 64, 100}},
 		{"openai-jsonl", export.Options{Format: export.OpenAIJSONL}, []int{0}},
 		{"openai-jsonl without metadata", export.Options{Format: export.OpenAIJSONL, NoMetadata: true}, []int{0}},
+		{"sharegpt", export.Options{Format: export.ShareGPT}, []int{0}},
+		{"sharegpt without metadata", export.Options{Format: export.ShareGPT, NoMetadata: true}, []int{0}},
 	} {
 		for _, branches := range []string{export.Leaves, export.All} {
 			for _, group := range f.groups {
@@ -131,6 +147,18 @@ func TestLongTrajectorySameFile(t *testing.T) {
 	for _, want := range []string{`"tools":[{"type":"function","function":{"name":"b"}}]`, `"model":"m2"`, `"forked_from":"long@20"`, `<brief> &`, `"reasoning_content":"r"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("openai-jsonl: no line holds %s", want)
+		}
+	}
+	out, sum, _ = run(t, ws, export.Options{Format: export.ShareGPT})
+	notes = fmt.Sprint(sum.LeftOut, sum.Skipped)
+	for _, want := range []string{"starts with the assistant", "no assistant turn", "text beside tool calls", "reasoning left out", "trailing user or tool turns"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("sharegpt: no note says %q: %s", want, notes)
+		}
+	}
+	for _, want := range []string{`{"from":"system","value":"s1\n\ns2"}`, `{"from":"observation","value":"[\"1\",\"2\"]\n\nand?\n\nlate"}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sharegpt: no line holds %s", want)
 		}
 	}
 }

@@ -15,15 +15,21 @@ import (
 // A trajectory is a path of history read newest first (Step.Log), but
 // written oldest first, and some of what a format writes first depends
 // on its newest steps (the trajectory's outcome and reward on every
-// Parquet row). The Parquet export therefore holds a trajectory whole
-// only up to holdSteps steps and holdBytes. A longer one is read twice:
-// a first pass keeps what must be known before writing (counts, labels,
-// outcome, reward, the tool call ids a fresh one must not take) and cuts
-// the path in runs of steps that can be held, keeping each run's newest
-// step; the writer then reads the path again, a run at a time, oldest
-// first, and writes each step's row as it goes (a row waits only for a
-// tool result's id, settled when its run of results ends). What it holds
-// is flat in the trajectory's length but for one step per run.
+// Parquet row; which messages a chat line keeps, or whether it is
+// written at all). The formats of longFormat therefore hold a trajectory
+// whole only up to holdSteps steps and holdBytes. A longer one is read
+// again: a first pass keeps what must be known before writing (counts,
+// labels, outcome, reward, model, tools, the tool call ids a fresh one
+// must not take) and cuts the path in runs of steps that can be held,
+// keeping each run's newest step; the writer then reads the path again,
+// a run at a time, oldest first (eachStep, eachSettled) — the chat
+// formats once to check it and once to write — and writes each step's
+// row, messages or turns as it goes (a step waits only for a tool
+// result's id, settled when its run of results ends). What it holds is
+// flat in the trajectory's length but for one step per run. Should a
+// read fail part-way through a chat line (the store damaged or pruned
+// between two passes), the export fails with that line's start written:
+// --out naming a file then removes its temporary file, as on any failure.
 
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
@@ -58,8 +64,8 @@ func (r *run) full(st *cairn.Step) bool {
 	return r.n == holdSteps || r.n > 0 && r.bytes+stepBytes(st) > holdBytes
 }
 
-// longPath is a trajectory of more than holdSteps steps, not held: what
-// its first pass learned, and where the second starts reading.
+// longPath is a trajectory too long to hold: what its first pass
+// learned, and where the later ones start reading.
 type longPath struct {
 	ctx   context.Context
 	n     int   // steps

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairnlog/cairn"
 )
@@ -28,78 +29,122 @@ import (
 func settleCallIDs(t *Trajectory) (unpaired string) {
 	taken := map[string]bool{}
 	for _, s := range t.Steps {
-		if s.Rec == nil {
-			continue
-		}
-		for _, m := range s.Rec.Messages {
-			for _, tc := range m.ToolCalls {
-				taken[tc.ID] = true
-			}
-			taken[m.ToolCallID] = true
-		}
+		takeCallIDs(taken, s)
 	}
-	type result struct {
-		m    *cairn.Message
-		step *cairn.Step
-		i    int // its index in the step's messages
-	}
-	var open calls       // the calls of the message the results follow
-	var waiting []result // its results without an id, in order
-	afterCalls := false  // the messages since are that message's results
-	miss := func(r result) {
-		if unpaired == "" {
-			unpaired = fmt.Sprintf("%s: messages[%d]: a tool result without a tool_call_id", r.step, r.i)
-		}
-	}
-	answer := func() {
-		for _, r := range waiting {
-			q := &open.all
-			if r.m.Name != "" {
-				q = open.byName[r.m.Name]
-			}
-			c := open.next(q)
-			if c == nil {
-				miss(r)
-				continue
-			}
-			r.m.ToolCallID = c.ID
-		}
-		waiting = waiting[:0]
-	}
+	c := &callSettler{taken: taken}
 	for _, s := range t.Steps {
-		if s.Rec == nil {
+		c.step(s)
+	}
+	c.answer()
+	return c.unpaired
+}
+
+// takeCallIDs adds the tool call ids s's messages use to taken.
+func takeCallIDs(taken map[string]bool, s Step) {
+	if s.Rec == nil {
+		return
+	}
+	for _, m := range s.Rec.Messages {
+		for _, tc := range m.ToolCalls {
+			taken[tc.ID] = true
+		}
+		taken[m.ToolCallID] = true
+	}
+}
+
+// callSettler is settleCallIDs over a trajectory's steps fed to it one
+// at a time, oldest first: a result without an id gets it once the run of
+// tool messages it is in ends (waiting is then empty), as results with an
+// id later in the run claim their calls first.
+type callSettler struct {
+	// taken holds every id the trajectory's messages use, or at least
+	// those freshCallID could make (see mayBeFresh).
+	taken      map[string]bool
+	open       calls           // the calls of the message the results follow
+	waiting    []waitingResult // its results without an id, in order
+	afterCalls bool            // the messages since are that message's results
+	unpaired   string
+}
+
+type waitingResult struct {
+	m    *cairn.Message
+	step *cairn.Step
+	i    int // its index in the step's messages
+}
+
+func (c *callSettler) miss(r waitingResult) {
+	if c.unpaired == "" {
+		c.unpaired = fmt.Sprintf("%s: messages[%d]: a tool result without a tool_call_id", r.step, r.i)
+	}
+}
+
+// answer gives the waiting results the ids of the calls they answer.
+func (c *callSettler) answer() {
+	for _, r := range c.waiting {
+		q := &c.open.all
+		if r.m.Name != "" {
+			q = c.open.byName[r.m.Name]
+		}
+		tc := c.open.next(q)
+		if tc == nil {
+			c.miss(r)
 			continue
 		}
-		n := 0 // calls of the step
-		msgs := s.Rec.Messages
-		for i := range msgs {
-			m := &msgs[i]
-			if m.Role == "tool" {
-				switch {
-				case m.ToolCallID != "":
-					if afterCalls {
-						open.next(open.byID[m.ToolCallID])
-					}
-				case afterCalls:
-					waiting = append(waiting, result{m, s.Step, i})
-				default:
-					miss(result{m, s.Step, i})
+		r.m.ToolCallID = tc.ID
+	}
+	c.waiting = c.waiting[:0]
+}
+
+// step settles the ids of s's messages (those of its results without
+// an id possibly only once later steps are fed: see callSettler).
+func (c *callSettler) step(s Step) {
+	if s.Rec == nil {
+		return
+	}
+	n := 0 // calls of the step
+	msgs := s.Rec.Messages
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Role == "tool" {
+			switch {
+			case m.ToolCallID != "":
+				if c.afterCalls {
+					c.open.next(c.open.byID[m.ToolCallID])
 				}
-				continue
+			case c.afterCalls:
+				c.waiting = append(c.waiting, waitingResult{m, s.Step, i})
+			default:
+				c.miss(waitingResult{m, s.Step, i})
 			}
-			answer()
-			afterCalls = len(m.ToolCalls) > 0
-			for j := range m.ToolCalls {
-				n++
-				if tc := &m.ToolCalls[j]; tc.ID == "" {
-					tc.ID = freshCallID(taken, s.Number, n)
-				}
+			continue
+		}
+		c.answer()
+		c.afterCalls = len(m.ToolCalls) > 0
+		for j := range m.ToolCalls {
+			n++
+			if tc := &m.ToolCalls[j]; tc.ID == "" {
+				tc.ID = freshCallID(c.taken, s.Number, n)
 			}
-			open.reset(m.ToolCalls)
+		}
+		c.open.reset(m.ToolCalls)
+	}
+}
+
+// mayBeFresh reports whether id has the shape of an id freshCallID
+// makes (call_<step>_<n>, call_<step>_<n>#<k>): only such ids can be
+// taken when it looks, so a pass that must not hold every id of a long
+// trajectory keeps these.
+func mayBeFresh(id string) bool {
+	rest, ok := strings.CutPrefix(id, "call_")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, r := range rest {
+		if (r < '0' || r > '9') && r != '_' && r != '#' {
+			return false
 		}
 	}
-	answer()
-	return unpaired
+	return true
 }
 
 // calls are the tool calls of one assistant message, as results answer

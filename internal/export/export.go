@@ -173,6 +173,9 @@ type Trajectory struct {
 	// unpaired, if set, says where the first tool result without a
 	// tool_call_id is that no call could be found for (settleCallIDs).
 	unpaired string
+	// long, if set, is the path of a trajectory too long to hold
+	// (long.go): Steps is then empty, and the writer reads it.
+	long *longPath
 }
 
 // judgement is what one step's record says of its trajectory.
@@ -214,7 +217,28 @@ func judgementOf(s Step) judgement {
 }
 
 // Head returns the trajectory's last step.
-func (t *Trajectory) Head() *cairn.Step { return t.Steps[len(t.Steps)-1].Step }
+func (t *Trajectory) Head() *cairn.Step {
+	if t.long != nil {
+		return t.long.head
+	}
+	return t.Steps[len(t.Steps)-1].Step
+}
+
+// first returns the trajectory's first step.
+func (t *Trajectory) first() *cairn.Step {
+	if t.long != nil {
+		return t.long.first
+	}
+	return t.Steps[0].Step
+}
+
+// steps counts the trajectory's steps.
+func (t *Trajectory) steps() int {
+	if t.long != nil {
+		return t.long.n
+	}
+	return len(t.Steps)
+}
 
 // writer is one output format over trajectories.
 type writer interface {
@@ -227,9 +251,9 @@ type writer interface {
 func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	switch format {
 	case OpenAIJSONL:
-		return &jsonlWriter{out: out, line: openAILine, meta: meta}, nil
+		return &jsonlWriter{out: out, line: openAILine, meta: meta, long: (*jsonlWriter).writeOpenAILong}, nil
 	case ShareGPT:
-		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta}, nil
+		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta, long: (*jsonlWriter).writeShareGPTLong}, nil
 	case ATIF:
 		return &jsonlWriter{out: out, line: atifLine}, nil
 	case Parquet:
@@ -706,15 +730,21 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 		}
 		if t.Truncated {
 			// Said of every format, so a cut history never passes for whole.
-			first := t.Steps[0].Step
+			first := t.first()
 			v.leftOut = append([]string{reasonPruned}, v.leftOut...)
 			v.explain(reasonPruned, fmt.Sprintf("%s starts at %s", t.Session, first))
 		}
 		for _, r := range v.leftOut {
 			e.sum.LeftOut = addNote(e.sum.LeftOut, r, t.Session, v.example[r])
 		}
-		e.count(t.Steps)
-		return e.reportHead(ManifestHead{StepRef: headRef(t.Head()), Steps: len(t.Steps), Truncated: t.Truncated})
+		if t.long != nil {
+			e.sum.Trajectories++
+			e.sum.Steps += int64(t.long.n)
+			e.sum.RawRecords += t.long.raw
+		} else {
+			e.count(t.Steps)
+		}
+		return e.reportHead(ManifestHead{StepRef: headRef(t.Head()), Steps: t.steps(), Truncated: t.Truncated})
 	}
 }
 
@@ -757,11 +787,11 @@ func (e *exporter) fromHeads(ctx context.Context, w writer) error {
 		if err != nil || r.Steps == 0 {
 			return t, err
 		}
-		if len(t.Steps) != r.Steps || t.Truncated != r.Truncated {
+		if t.steps() != r.Steps || t.Truncated != r.Truncated {
 			// The path is pinned by hashes, but where it ends is not:
 			// a prune, or a removal, since the export cut it.
 			return nil, fmt.Errorf("%s: %w: its trajectory held %s when exported, now %s (older steps pruned, or the session removed, since the export)",
-				r, ErrHistoryGone, stepsWord(r.Steps, r.Truncated), stepsWord(len(t.Steps), t.Truncated))
+				r, ErrHistoryGone, stepsWord(r.Steps, r.Truncated), stepsWord(t.steps(), t.Truncated))
 		}
 		return t, nil
 	}, e.emitTo(w))
@@ -784,20 +814,52 @@ func (e *exporter) reportHead(h ManifestHead) error {
 	return nil
 }
 
-// load reads the path from the root to h, oldest first.
+// load reads the path from the root to h, oldest first. For the formats
+// that can write a trajectory step by step (longFormat), a path longer
+// than can be held (holdSteps, holdBytes) is not: load returns what a
+// first pass over it learned, and the writer reads it again (long.go).
 func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error) {
-	var steps []Step
+	var (
+		steps []Step
+		held  run        // what steps holds
+		f     *firstPass // set once the path is too long to hold
+	)
 	err := h.Log(ctx, func(st *cairn.Step) error {
-		// What the step holds: its manifest, its record and the record
-		// parsed (which copies its text).
-		if err := reserve(ctx, st.ManifestBytes+2*int64(len(st.Record))+512); err != nil {
+		if longFormat(e.opts.Format) && f == nil && held.full(st) {
+			// Too long to hold: fold what was held into a first pass.
+			f = newFirstPass(ctx, h)
+			for _, s := range steps {
+				f.add(s)
+			}
+			steps = nil
+		}
+		if f != nil {
+			f.add(stepOf(st))
+			return nil
+		}
+		if err := reserve(ctx, stepBytes(st)); err != nil {
 			return err
 		}
 		steps = append(steps, stepOf(st))
+		held.n++
+		held.bytes += stepBytes(st)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+	}
+	if f != nil {
+		if !f.adapterSession() {
+			return f.trajectory(), nil
+		}
+		// An adapter's conversation is read from its states, whole.
+		err = h.Log(ctx, func(st *cairn.Step) error {
+			steps = append(steps, stepOf(st))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+		}
 	}
 	slices.Reverse(steps)
 	return e.trajectory(ctx, h, steps)

@@ -22,11 +22,17 @@ type jsonlWriter struct {
 	// with a metadata object if meta.
 	line func(t *Trajectory, v *verdict, meta bool) any
 	meta bool
+	// long writes a trajectory too long to hold (long.go), for the
+	// formats that stream one (longFormat).
+	long func(w *jsonlWriter, t *Trajectory) (verdict, error)
 }
 
 func (w *jsonlWriter) Write(t *Trajectory) (verdict, error) {
 	if w.bw == nil {
 		w.bw = bufio.NewWriterSize(w.out, 1<<16)
+	}
+	if t.long != nil {
+		return w.long(w, t)
 	}
 	var v verdict
 	line := w.line(t, &v, w.meta)
@@ -559,99 +565,24 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 	if len(msgs) == 0 {
 		return nil
 	}
-	var system []string
-	var turns []*shareGPTBuild
-	last := func() *shareGPTBuild {
-		if len(turns) == 0 {
-			return nil
-		}
-		return turns[len(turns)-1]
-	}
-	userSide := func(from, text, callID string) {
-		l := last()
-		switch {
-		case l == nil || !l.userSide():
-			l = &shareGPTBuild{from: from}
-			turns = append(turns, l)
-			if from == "observation" {
-				l.results, l.resultIDs = append(l.results, text), append(l.resultIDs, callID)
-				return
-			}
-		case from == "observation" && l.from == "observation":
-			l.results, l.resultIDs = append(l.results, text), append(l.resultIDs, callID)
-			return
-		}
-		l.texts = append(l.texts, text)
-	}
-	for _, m := range msgs {
-		if m.Reasoning != "" {
-			v.leave(reasonReasoning)
-		}
-		switch {
-		case m.Role == "system" && len(turns) == 0:
-			system = append(system, m.Content)
-		case m.Role == "system", m.Role == "user":
-			userSide("human", m.Content, "")
-		case m.Role == "tool":
-			userSide("observation", m.Content, m.ToolCallID)
-		case len(m.ToolCalls) == 0: // assistant text
-			switch l := last(); {
-			case l != nil && l.from == "gpt":
-				l.texts = append(l.texts, m.Content)
-			case l != nil && l.from == "function_call":
-				if m.Content != "" {
-					v.leave(reasonTextBeside)
-				}
-			default:
-				turns = append(turns, &shareGPTBuild{from: "gpt", texts: []string{m.Content}})
-			}
-		default: // assistant tool calls
-			if m.Content != "" {
-				v.leave(reasonTextBeside)
-			}
-			l := last()
-			switch {
-			case l != nil && l.from == "gpt":
-				if strings.Join(l.texts, "") != "" {
-					v.leave(reasonTextBeside)
-				}
-				l.from, l.texts = "function_call", nil
-			case l == nil || l.from != "function_call":
-				l = &shareGPTBuild{from: "function_call"}
-				turns = append(turns, l)
-			}
-			for _, tc := range m.ToolCalls {
-				args, _ := argsValue(tc.Arguments)
-				l.calls = append(l.calls, shareGPTCall{Name: tc.Name, Arguments: args})
-				l.callIDs = append(l.callIDs, tc.ID)
-			}
-		}
-	}
-	n := len(turns)
-	for n > 0 && turns[n-1].userSide() {
-		n--
-	}
-	if n < len(turns) {
-		v.leave(reasonTrailing)
-	}
-	switch {
-	case n == 0:
-		v.skip = reasonNoAnswer
+	var turns []shareGPTTurn
+	b := &shareGPTTurns{v: v, done: func(turn shareGPTTurn) error {
+		turns = append(turns, turn)
 		return nil
-	case !turns[0].userSide():
-		v.skip = reasonStartsWithGPT
+	}}
+	for _, m := range msgs {
+		b.add(m)
+	}
+	b.end()
+	n, ok := b.verdict()
+	if !ok {
 		return nil
 	}
 	ex := shareGPTExample{ID: t.Session}
-	if len(system) > 0 {
-		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: "system", Value: strings.Join(system, "\n\n")})
+	if len(b.system) > 0 {
+		ex.Conversations = append(ex.Conversations, b.systemTurn())
 	}
-	for i, b := range turns[:n] {
-		if b.from == "observation" && i > 0 && turns[i-1].from == "function_call" {
-			b.inCallOrder(turns[i-1])
-		}
-		ex.Conversations = append(ex.Conversations, shareGPTTurn{From: b.from, Value: b.value()})
-	}
+	ex.Conversations = append(ex.Conversations, turns[:n]...)
 	if tools := toolsOf(t.Steps); len(tools) > 0 {
 		b, _ := textJSON(tools)
 		ex.Tools = string(b)
@@ -660,6 +591,148 @@ func shareGPTLine(t *Trajectory, v *verdict, meta bool) any {
 		ex.Metadata = metadataOf(t)
 	}
 	return ex
+}
+
+// shareGPTTurns builds a conversation's ShareGPT turns from its
+// messages, fed one at a time: done gets each turn once no later message
+// can change it (a turn is merged into only while it is the last). What
+// cannot be kept is noted in v.
+type shareGPTTurns struct {
+	v      *verdict
+	done   func(shareGPTTurn) error
+	system []string
+	// last is the turn being built, before the one built before it.
+	last, before  *shareGPTBuild
+	turns         int  // turns started
+	answered      int  // turns up to the last of the assistant's side
+	startsWithGPT bool // the first turn is the assistant's
+	err           error
+}
+
+// start makes b the turn being built, handing the last one to done.
+func (s *shareGPTTurns) start(b *shareGPTBuild) {
+	s.finish()
+	s.before, s.last = s.last, b
+	s.turns++
+	if s.turns == 1 {
+		s.startsWithGPT = !b.userSide()
+	}
+}
+
+// finish hands the turn being built to done.
+func (s *shareGPTTurns) finish() {
+	b := s.last
+	if b == nil || s.err != nil {
+		return
+	}
+	if !b.userSide() {
+		s.answered = s.turns
+	}
+	if b.from == "observation" && s.before != nil && s.before.from == "function_call" {
+		b.inCallOrder(s.before)
+	}
+	s.err = s.done(shareGPTTurn{From: b.from, Value: b.value()})
+}
+
+func (s *shareGPTTurns) userSide(from, text, callID string) {
+	l := s.last
+	switch {
+	case l == nil || !l.userSide():
+		l = &shareGPTBuild{from: from}
+		s.start(l)
+		if from == "observation" {
+			l.results, l.resultIDs = append(l.results, text), append(l.resultIDs, callID)
+			return
+		}
+	case from == "observation" && l.from == "observation":
+		l.results, l.resultIDs = append(l.results, text), append(l.resultIDs, callID)
+		return
+	}
+	l.texts = append(l.texts, text)
+}
+
+// add maps m onto the turns: leading system messages become the system
+// turn; user messages (and later system messages) human turns; an
+// assistant message's text a gpt turn, its tool calls one function_call
+// turn; tool results one observation turn. Turns of one side that meet
+// are merged: texts joined, calls and results gathered. Assistant text
+// beside tool calls is noted (a function_call turn is JSON only).
+func (s *shareGPTTurns) add(m cairn.Message) {
+	v := s.v
+	if m.Reasoning != "" {
+		v.leave(reasonReasoning)
+	}
+	switch {
+	case m.Role == "system" && s.turns == 0:
+		s.system = append(s.system, m.Content)
+	case m.Role == "system", m.Role == "user":
+		s.userSide("human", m.Content, "")
+	case m.Role == "tool":
+		s.userSide("observation", m.Content, m.ToolCallID)
+	case len(m.ToolCalls) == 0: // assistant text
+		switch l := s.last; {
+		case l != nil && l.from == "gpt":
+			l.texts = append(l.texts, m.Content)
+		case l != nil && l.from == "function_call":
+			if m.Content != "" {
+				v.leave(reasonTextBeside)
+			}
+		default:
+			s.start(&shareGPTBuild{from: "gpt", texts: []string{m.Content}})
+		}
+	default: // assistant tool calls
+		if m.Content != "" {
+			v.leave(reasonTextBeside)
+		}
+		l := s.last
+		switch {
+		case l != nil && l.from == "gpt":
+			if strings.Join(l.texts, "") != "" {
+				v.leave(reasonTextBeside)
+			}
+			l.from, l.texts = "function_call", nil
+		case l == nil || l.from != "function_call":
+			l = &shareGPTBuild{from: "function_call"}
+			s.start(l)
+		}
+		for _, tc := range m.ToolCalls {
+			args, _ := argsValue(tc.Arguments)
+			l.calls = append(l.calls, shareGPTCall{Name: tc.Name, Arguments: args})
+			l.callIDs = append(l.callIDs, tc.ID)
+		}
+	}
+}
+
+// end hands the last turn to done, and returns done's first error.
+func (s *shareGPTTurns) end() error {
+	s.finish()
+	s.before, s.last = nil, nil
+	return s.err
+}
+
+// verdict says, once every message is added and the conversation ended,
+// how many turns after the system turn the line holds (those up to the
+// last of the assistant's side: trailing user or tool turns are noted),
+// or that it is skipped (v.skip says why).
+func (s *shareGPTTurns) verdict() (n int, ok bool) {
+	n = s.answered
+	if n < s.turns {
+		s.v.leave(reasonTrailing)
+	}
+	switch {
+	case n == 0:
+		s.v.skip = reasonNoAnswer
+		return 0, false
+	case s.startsWithGPT:
+		s.v.skip = reasonStartsWithGPT
+		return 0, false
+	}
+	return n, true
+}
+
+// systemTurn is the system turn: the leading system messages.
+func (s *shareGPTTurns) systemTurn() shareGPTTurn {
+	return shareGPTTurn{From: "system", Value: strings.Join(s.system, "\n\n")}
 }
 
 // ---- ATIF (Harbor's Agent Trajectory Interchange Format, v1.4)

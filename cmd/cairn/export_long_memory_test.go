@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cairnlog/cairn"
+)
+
+// TestLongExportKeepsMemoryFlat: export held a whole trajectory while it
+// wrote it, and Parquet all of its rows too, so one long session took
+// memory in proportion to its length (1.8 GB of RSS in Parquet, 2.3 to
+// 2.4 GB in openai-jsonl and sharegpt, for a 100,000-step session of 3
+// KB records). These formats now read a long trajectory again and write
+// its rows, messages or turns a run of steps at a time: what they hold
+// is a run of steps and, for Parquet, the row group being written (8,192
+// rows, compressed). Here 1,500 steps of 32 KB records (48 MB of records)
+// must be exported in at most twice their size.
+func TestLongExportKeepsMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("commits 48 MB")
+	}
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	const n, bound = 1500, 96 // MB
+	dir := t.TempDir()
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("long")
+	for i := 1; i <= n; i++ {
+		// Text, which Snappy compresses, so the one row group the
+		// Parquet writer keeps (8,192 rows, compressed) stays small.
+		rec, _ := json.Marshal(map[string]any{"messages": []any{
+			map[string]any{"role": "user", "content": "step " + strconv.Itoa(i)},
+			map[string]any{"role": "assistant", "content": strings.Repeat(fmt.Sprintf("step %d says lorem ipsum dolor sit amet. ", i), 800)},
+		}})
+		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: rec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.Close()
+	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt"} {
+		out := filepath.Join(t.TempDir(), "out."+format)
+		cmd := exec.Command(cairnBinary(t), "export", "--format", format, "--out", out, "--store", dir)
+		// As in TestLongWalksKeepMemoryFlat: the collector's default
+		// pacing, and the heap each collection left live.
+		cmd.Env = append(os.Environ(), "GOGC=100", "GODEBUG=gctrace=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("cairn export --format %s: %v\n%s", format, err, stderr.Bytes())
+		}
+		if !bytes.Contains(stderr.Bytes(), []byte("exported 1 trajectory, 1500 steps")) {
+			t.Fatalf("cairn export --format %s did not export the session:\n%s", format, stderr.Bytes())
+		}
+		var live int64 // MB
+		for _, m := range gcLive.FindAllSubmatch(stderr.Bytes(), -1) {
+			n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+			live = max(live, n)
+		}
+		t.Logf("cairn export --format %s of %d steps: at most %d MB live after a collection", format, n, live)
+		if live > bound {
+			t.Errorf("cairn export --format %s of %d steps: %d MB live after a collection, want at most %d MB", format, n, live, bound)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package export_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cairnlog/cairn/internal/export"
+)
+
+// A Parquet or openai-jsonl export holds a trajectory whole only while
+// it is short; a longer one is read again and written a few rows, or
+// messages, at a time (long.go).
+// The file must not tell: exported holding a step, two, three or five
+// at a time, or a run of steps per byte, in row groups of several
+// sizes, every store of records below gives the file, summary and heads
+// it gives held whole — tool calls without ids (call_<step>_<n>, beside
+// an agent's own call_2_1), results without ids whose run spans steps,
+// a stray result, arguments of the wrong kind, a record of the wrong
+// shape, raw records, labels, outcomes and rewards given and taken back
+// across steps, a pruned session, forks — and a re-export from its heads
+// too.
+func TestLongTrajectorySameFile(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := forkedWorkload(t)
+	commitRecords(t, ws, "ids",
+		`{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","tool_calls":[{"name":"ls","arguments":{"x":"a"}},{"id":"","name":"cat","arguments":"{\"x\":\"b\"}"}]},{"role":"tool","content":"a"}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"","content":"b"}],"labels":{"k":"1"}}`,
+		`{"messages":[{"role":"tool","content":"stray"},{"role":"assistant","content":"","tool_calls":[{"id":"call_2_1","name":"ls"}]}]}`,
+		`{"messages":[{"role":"tool","name":"ls","content":"c"},{"role":"assistant","content":"","tool_calls":[{"name":"ls","arguments":null}]}],"outcome":"failure","reward":0.25}`,
+		`{"messages":[{"role":"tool","content":"d"},{"role":"assistant","content":"x","tool_calls":[{"name":"n","arguments":7}]}]}`,
+		`{"messages":[{"role":"robot","content":"?"}]}`,
+		`{"foo":1}`,
+		`"text"`,
+		``,
+		`{"labels":{"k":"2","outcome":"success"},"reward":1}`,
+		`{"outcome":false}`,
+		`{"messages":[{"role":"assistant","content":"done"}],"model":"m","tokens":{"prompt":3,"completion":2}}`)
+	var long []string
+	for i := range 40 {
+		long = append(long, fmt.Sprintf(`{"messages":[{"role":"user","content":"q%d"},{"role":"assistant","content":"","tool_calls":[{"name":"run","arguments":{"i":%d}}]},{"role":"tool","content":"r%d"},{"role":"assistant","content":"a%d"}],"labels":{"i":"%d"}}`, i, i, i, i, i%3))
+	}
+	commitRecords(t, ws, "long", long...)
+	commitRecords(t, ws, "pruned", long[:12]...)
+	if _, err := ws.Prune(ctx, "pruned", 5); err != nil {
+		t.Fatal(err)
+	}
+	fork(ctx, t, ws, "long@20", "long-fork")
+	commitRecords(t, ws, "long-fork", long[30:]...)
+	// What decides which messages an openai-jsonl line keeps, if any.
+	commitRecords(t, ws, "cut",
+		`{"messages":[{"role":"system","content":"be <brief> & right"},{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"a"}}],"model":"m1"}`,
+		`{"foo":"raw"}`,
+		`{"messages":[{"role":"assistant","content":"hello","reasoning":"r"}],"tools":[],"model":"m2"}`,
+		`{"messages":[{"role":"user","content":"more"}],"tools":[{"type":"function","function":{"name":"b"}}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"x","name":"b","arguments":"{\"q\":1}"},{"id":"y","name":"b"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"x","content":"1"}],"model":""}`)
+	commitRecords(t, ws, "cut-only",
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"name":"b"}]}]}`)
+	commitRecords(t, ws, "hole",
+		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"name":"b"}]}]}`,
+		`{"messages":[{"role":"user","content":"well?"},{"role":"assistant","content":"no"}]}`)
+	commitRecords(t, ws, "no-call",
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"z","content":"?"},{"role":"assistant","content":"no"}]}`)
+	commitRecords(t, ws, "other-id",
+		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"b"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"tool","tool_call_id":"c9","content":"9"}]}`,
+		`{"messages":[{"role":"assistant","content":"done"}]}`)
+	commitRecords(t, ws, "raw-only", `{"foo":1}`, `{"bar":2}`)
+	// What decides a sharegpt line's turns.
+	commitRecords(t, ws, "gpt-first",
+		`{"messages":[{"role":"assistant","content":"hi"}]}`,
+		`{"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}`)
+	commitRecords(t, ws, "turns",
+		`{"messages":[{"role":"system","content":"s1"},{"role":"system","content":"s2"},{"role":"user","content":"u1"}]}`,
+		`{"messages":[{"role":"user","content":"u2"},{"role":"assistant","content":"a1"}]}`,
+		`{"messages":[{"role":"assistant","content":"a2"},{"role":"assistant","content":"let me","tool_calls":[{"id":"p1","name":"f"},{"id":"p2","name":"g","arguments":"not json"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"p2","content":"2"},{"role":"tool","tool_call_id":"p1","content":"1"}]}`,
+		`{"messages":[{"role":"user","content":"and?"},{"role":"system","content":"late"},{"role":"assistant","content":"","tool_calls":[{"id":"p3","name":"f"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"p3","content":"3"},{"role":"assistant","content":"more","tool_calls":[{"id":"p4","name":"f"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"p4","content":"4"}]}`,
+		`{"messages":[{"role":"assistant","content":"done"},{"role":"user","content":"thanks"}]}`,
+		`{"messages":[{"role":"user","content":"bye"}]}`)
+
+	type format struct {
+		name   string
+		opts   export.Options
+		groups []int
+	}
+	for _, f := range []format{
+		{"parquet", export.Options{Format: export.Parquet}, []int{0, 7, 64, 100}},
+		{"openai-jsonl", export.Options{Format: export.OpenAIJSONL}, []int{0}},
+		{"openai-jsonl without metadata", export.Options{Format: export.OpenAIJSONL, NoMetadata: true}, []int{0}},
+		{"sharegpt", export.Options{Format: export.ShareGPT}, []int{0}},
+		{"sharegpt without metadata", export.Options{Format: export.ShareGPT, NoMetadata: true}, []int{0}},
+	} {
+		for _, branches := range []string{export.Leaves, export.All} {
+			for _, group := range f.groups {
+				opts := f.opts
+				opts.Branches = branches
+				restore := export.SetHoldForTest(1<<30, 1<<40, group)
+				want, wantSum, wantHeads := run(t, ws, opts)
+				restore()
+				for _, hold := range []struct {
+					steps int
+					bytes int64
+				}{{1, 1 << 40}, {2, 1 << 40}, {3, 1 << 40}, {5, 1 << 40}, {1 << 30, 1}, {4, 3000}} {
+					what := fmt.Sprintf("%s, branches %s, row groups of %d, holding %d steps or %d bytes", f.name, branches, group, hold.steps, hold.bytes)
+					restore := export.SetHoldForTest(hold.steps, hold.bytes, group)
+					got, sum, heads := run(t, ws, opts)
+					again, _, _ := run(t, ws, export.Options{Format: opts.Format, NoMetadata: opts.NoMetadata, FromHeads: eachHead(heads)})
+					restore()
+					if !bytes.Equal([]byte(got), []byte(want)) {
+						t.Errorf("%s: the file differs from the one written holding each trajectory whole", what)
+					}
+					if again != want {
+						t.Errorf("%s: the re-export from the heads differs", what)
+					}
+					if !reflect.DeepEqual(sum, wantSum) || !reflect.DeepEqual(heads, wantHeads) {
+						t.Errorf("%s: summary %+v, heads %v; held whole: %+v, %v", what, sum, heads, wantSum, wantHeads)
+					}
+				}
+			}
+		}
+	}
+	// The store holds what the test means it to.
+	_, sum, _ := run(t, ws, export.Options{Format: export.Parquet})
+	notes := fmt.Sprint(sum.LeftOut)
+	for _, want := range []string{"pruned", "without a tool_call_id", "wrong shape", "arguments is not"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("parquet: no note says %q: %s", want, notes)
+		}
+	}
+	out, sum, _ := run(t, ws, export.Options{Format: export.OpenAIJSONL})
+	notes = fmt.Sprint(sum.LeftOut, sum.Skipped)
+	for _, want := range []string{"the last assistant message left out", "raw records", "no assistant message", "follows no tool call",
+		"before the conversation goes on", "no call of the assistant message", "wrong shape", "cut-only"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("openai-jsonl: no note says %q: %s", want, notes)
+		}
+	}
+	for _, want := range []string{`"tools":[{"type":"function","function":{"name":"b"}}]`, `"model":"m2"`, `"forked_from":"long@20"`, `<brief> &`, `"reasoning_content":"r"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("openai-jsonl: no line holds %s", want)
+		}
+	}
+	out, sum, _ = run(t, ws, export.Options{Format: export.ShareGPT})
+	notes = fmt.Sprint(sum.LeftOut, sum.Skipped)
+	for _, want := range []string{"starts with the assistant", "no assistant turn", "text beside tool calls", "reasoning left out", "trailing user or tool turns"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("sharegpt: no note says %q: %s", want, notes)
+		}
+	}
+	for _, want := range []string{`{"from":"system","value":"s1\n\ns2"}`, `{"from":"observation","value":"[\"1\",\"2\"]\n\nand?\n\nlate"}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sharegpt: no line holds %s", want)
+		}
+	}
+}
+
+// eachHead yields heads, for Options.FromHeads.
+func eachHead(heads []export.ManifestHead) func(context.Context, func(export.ManifestHead) error) error {
+	return func(_ context.Context, yield func(export.ManifestHead) error) error {
+		for _, h := range heads {
+			if err := yield(h); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -3,12 +3,11 @@ package cairn_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/fixture"
 )
 
 // TestSessionListingsBesideLinks: on a local store, every listing of
@@ -20,28 +19,7 @@ import (
 // a corrupt session is, the others listed.
 func TestSessionListingsBesideLinks(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	ws, err := cairn.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	for _, name := range []string{"a", "b", "c", "d"} {
-		s, _ := ws.Session(name)
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, rel := range []string{"sessions/b", "steps/c/00000000000000000001"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		moved := filepath.Join(t.TempDir(), "moved")
-		if err := os.Rename(p, moved); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(moved, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := fixture.LinkedSessionsStore(t)
 	ws2, err := cairn.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)

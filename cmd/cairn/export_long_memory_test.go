@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,22 +49,9 @@ func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	ws.Close()
 	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt"} {
 		out := filepath.Join(t.TempDir(), "out."+format)
-		cmd := exec.Command(cairnBinary(t), "export", "--format", format, "--out", out, "--store", dir)
-		// As in TestLongWalksKeepMemoryFlat: the collector's default
-		// pacing, and the heap each collection left live.
-		cmd.Env = append(os.Environ(), "GOGC=100", "GODEBUG=gctrace=1")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("cairn export --format %s: %v\n%s", format, err, stderr.Bytes())
-		}
-		if !bytes.Contains(stderr.Bytes(), []byte("exported 1 trajectory, 1500 steps")) {
-			t.Fatalf("cairn export --format %s did not export the session:\n%s", format, stderr.Bytes())
-		}
-		var live int64 // MB
-		for _, m := range gcLive.FindAllSubmatch(stderr.Bytes(), -1) {
-			n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			live = max(live, n)
+		live, stderr := liveHeapMB(t, "export", "--format", format, "--out", out, "--store", dir)
+		if !bytes.Contains(stderr, []byte("exported 1 trajectory, 1500 steps")) {
+			t.Fatalf("cairn export --format %s did not export the session:\n%s", format, stderr)
 		}
 		t.Logf("cairn export --format %s of %d steps: at most %d MB live after a collection", format, n, live)
 		if live > bound {

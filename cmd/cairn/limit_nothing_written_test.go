@@ -9,6 +9,17 @@ import (
 	"testing"
 )
 
+// deepDoc is a JSON document nested 7 levels, each level padded so that
+// it is a node of its own (not inlined in its parent), whose innermost
+// string begins with leaf.
+func deepDoc(leaf string) string {
+	doc := `{"x":"` + leaf + strings.Repeat("y", 2000) + `"}`
+	for i := 0; i < 6; i++ {
+		doc = `{"k":` + doc + `,"pad":"` + strings.Repeat("p", 1500) + `"}`
+	}
+	return doc
+}
+
 // TestLimitWritesNothing: a state beyond a read limit made cairn show
 // write the state up to where the limit stopped it (the outer levels of
 // a document nested too deep, the first 50 KB of one too large), then
@@ -21,14 +32,7 @@ import (
 // at, and names that step (TestReplayStopsAtAWholeStep).
 func TestLimitWritesNothing(t *testing.T) {
 	store := t.TempDir()
-	deep := func(leaf string) string {
-		doc := `{"x":"` + leaf + strings.Repeat("y", 2000) + `"}`
-		for i := 0; i < 6; i++ {
-			doc = `{"k":` + doc + `,"pad":"` + strings.Repeat("p", 1500) + `"}`
-		}
-		return doc
-	}
-	for _, doc := range []string{deep("a"), deep("a"), deep("b")} {
+	for _, doc := range []string{deepDoc("a"), deepDoc("a"), deepDoc("b")} {
 		if _, errs, code := cli(t, store, doc, "commit", "deep", "-"); code != 0 {
 			t.Fatalf("commit: exit %d: %s", code, errs)
 		}
@@ -98,15 +102,8 @@ func TestLimitWritesNothing(t *testing.T) {
 // step, then exits 1 naming it and the variable to raise.
 func TestReplayStopsAtAWholeStep(t *testing.T) {
 	store := t.TempDir()
-	deep := func(leaf string) string {
-		doc := `{"x":"` + leaf + strings.Repeat("y", 2000) + `"}`
-		for i := 0; i < 6; i++ {
-			doc = `{"k":` + doc + `,"pad":"` + strings.Repeat("p", 1500) + `"}`
-		}
-		return doc
-	}
 	// Step 3 changes a value 7 levels down; steps 1 and 2 change none.
-	for _, doc := range []string{deep("a"), deep("a"), deep("b")} {
+	for _, doc := range []string{deepDoc("a"), deepDoc("a"), deepDoc("b")} {
 		if _, errs, code := cli(t, store, doc, "commit", "r", "-"); code != 0 {
 			t.Fatalf("commit: exit %d: %s", code, errs)
 		}

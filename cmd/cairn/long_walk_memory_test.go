@@ -48,28 +48,34 @@ func TestLongWalksKeepMemoryFlat(t *testing.T) {
 		}
 	}
 	ws.Close()
-	bin := cairnBinary(t)
 	for _, args := range [][]string{{"log", "s"}, {"log", "s", "--json"}, {"replay", "s"}, {"verify", "s"}, {"du"}, {"du", "s"}} {
-		cmd := exec.Command(bin, append(args, "--store", dir)...)
-		// The collector's default pacing (not heap.go's short-process
-		// one) and its trace: the heap each collection left live is
-		// what the command held. The peak RSS the OS reports for a
-		// child is no measure here: after a vfork and exec it starts
-		// at this test process's own peak.
-		cmd.Env = append(os.Environ(), "GOGC=100", "GODEBUG=gctrace=1")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("cairn %v: %v\n%s", args, err, stderr.Bytes())
-		}
-		var live int64 // MB
-		for _, m := range gcLive.FindAllSubmatch(stderr.Bytes(), -1) {
-			n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			live = max(live, n)
-		}
+		live, _ := liveHeapMB(t, append(args, "--store", dir)...)
 		t.Logf("cairn %v over %d steps: at most %d MB live after a collection", args, n, live)
 		if live > bound {
 			t.Errorf("cairn %v over %d steps: %d MB live after a collection, want at most %d MB", args, n, live, bound)
 		}
 	}
+}
+
+// liveHeapMB runs cairn with args in a child process and returns the
+// most heap any of its collections left live, in MB, and its stderr. It
+// fails the test if the command fails. The collector runs at its default
+// pacing (not heap.go's short-process one) and traces: the heap each
+// collection left live is what the command held. The peak RSS the OS
+// reports for a child is no measure here: after a vfork and exec it
+// starts at this test process's own peak.
+func liveHeapMB(t *testing.T, args ...string) (live int64, stderr []byte) {
+	t.Helper()
+	cmd := exec.Command(cairnBinary(t), args...)
+	cmd.Env = append(os.Environ(), "GOGC=100", "GODEBUG=gctrace=1")
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cairn %v: %v\n%s", args, err, errs.Bytes())
+	}
+	for _, m := range gcLive.FindAllSubmatch(errs.Bytes(), -1) {
+		n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+		live = max(live, n)
+	}
+	return live, errs.Bytes()
 }

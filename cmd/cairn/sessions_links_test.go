@@ -6,21 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// linkInPlace moves the file of a local store at rel out of the store
-// and leaves a symbolic link to it in its place.
-func linkInPlace(t *testing.T, store, rel string) {
-	t.Helper()
-	p := filepath.Join(store, filepath.FromSlash(rel))
-	moved := filepath.Join(t.TempDir(), "moved")
-	if err := os.Rename(p, moved); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(moved, p); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/cairnlog/cairn/internal/fixture"
+)
 
 // TestSessionsBesideLinks: on a local store, cairn sessions passed over a
 // session whose marker is a symbolic link without a word (exit 0), though
@@ -36,8 +24,8 @@ func TestSessionsBesideLinks(t *testing.T) {
 			t.Fatalf("commit %s: exit %d: %s", s, code, errs)
 		}
 	}
-	linkInPlace(t, store, "sessions/b")
-	linkInPlace(t, store, "steps/c/00000000000000000001")
+	fixture.LinkInPlace(t, store, "sessions/b")
+	fixture.LinkInPlace(t, store, "steps/c/00000000000000000001")
 
 	out, errs, code := cli(t, store, "", "sessions")
 	var listed []string

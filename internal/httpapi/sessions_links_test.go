@@ -6,12 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/fixture"
 )
 
 // TestListSessionsBesideLinks: on a local store, GET /v1/sessions left out
@@ -21,28 +20,7 @@ import (
 // others, as it does a corrupt session.
 func TestListSessionsBesideLinks(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	ws, err := cairn.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	for _, name := range []string{"a", "b", "c", "d"} {
-		s, _ := ws.Session(name)
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, rel := range []string{"sessions/b", "steps/c/00000000000000000001"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		moved := filepath.Join(t.TempDir(), "moved")
-		if err := os.Rename(p, moved); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(moved, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := fixture.LinkedSessionsStore(t)
 	ws2, err := cairn.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)

@@ -182,6 +182,8 @@ type View struct {
 	// a large file's chunks, read in order, lie one pack after another,
 	// so the next is most often in the same table.
 	last atomic.Int64
+	// fits holds the spill packs CheckBlob found within MaxObjectBytes.
+	fits map[string]bool
 }
 
 // View returns a source of the blobs of the states whose layouts are
@@ -322,6 +324,43 @@ func (v *View) Blob(ctx context.Context, id cas.ID) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// CheckBlob reports the error on a read limit that Blob(id) would fail
+// with, without reading the blob (tree.Reader.CheckJSON and
+// CheckCheckout call it for every blob a state names, so that a state
+// whose read stops on a limit writes nothing). The only such limit left
+// once the view exists is MaxObjectBytes on a large-file (spill) pack:
+// every other object of the view was read whole when the view learned
+// its index, within the limit, but a spill pack only as far as its
+// index, and Blob reads it whole. Its size is asked of the store, once
+// for each pack. A blob not found, or an object that cannot be asked,
+// is left to Blob to report.
+func (v *View) CheckBlob(ctx context.Context, id cas.ID) error {
+	key, _, ok := v.locate(id)
+	if !ok {
+		return nil
+	}
+	if _, _, _, spill := ParseSpillKey(key); !spill {
+		return nil
+	}
+	v.mu.Lock()
+	if v.fits == nil {
+		v.fits = make(map[string]bool)
+	}
+	fits := v.fits[key]
+	v.mu.Unlock()
+	if fits || v.repo.spills.get(key) != nil {
+		return nil
+	}
+	info, err := v.repo.store.Stat(ctx, key)
+	if err == nil && info.Size > v.repo.maxObject() {
+		return objectLimit(key, v.repo.maxObject())
+	}
+	v.mu.Lock()
+	v.fits[key] = true
+	v.mu.Unlock()
+	return nil
 }
 
 // holds reports whether obj has entry e, where e says. An object's

@@ -724,10 +724,16 @@ func (r *Repo) read(ctx context.Context, key string, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", DescribeKey(key), err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("read %s: object larger than the limit: %w", DescribeKey(key),
-			&tree.LimitError{Limit: "MaxObjectBytes", Max: max, What: "one object"})
+		return nil, objectLimit(key, max)
 	}
 	return data, nil
+}
+
+// objectLimit is the error of the object at key being larger than max,
+// the MaxObjectBytes of a read.
+func objectLimit(key string, max int64) error {
+	return fmt.Errorf("read %s: object larger than the limit: %w", DescribeKey(key),
+		&tree.LimitError{Limit: "MaxObjectBytes", Max: max, What: "one object"})
 }
 
 // object returns the parsed whole object at key, from the cache or the store.

@@ -93,6 +93,17 @@ func (r Reply) Exists() bool {
 // ExistingObjectIsDirectory. Nothing was stored, and no retry helps.
 func (r Reply) Directory() bool { return r.Code == "ExistingObjectIsDirectory" }
 
+// ParentIsFile reports a refusal to create an object beneath another
+// object: a server that keeps objects as files (versitygw) cannot hold
+// "a/b" while the object "a" stands, and says ObjectParentIsFile (HTTP
+// 409). Nothing was stored, and no retry helps.
+func (r Reply) ParentIsFile() bool { return r.Code == "ObjectParentIsFile" }
+
+// parentIsFileWhy says ParentIsFile in words. What stands there may be
+// another workspace's object (a store URL whose prefix lies beneath a
+// session's marker of another), so removing it is not the advice.
+const parentIsFileWhy = "an object stands where a folder above this key belongs, and this server keeps objects as files, so it cannot hold one beneath another (is the store URL's prefix beneath an object of another workspace, such as a session's marker?)"
+
 // Folder is what a store said stands where an object belongs when a
 // directory or a folder marker does (cas.NotObjectError.What).
 const Folder = "a directory"
@@ -375,6 +386,12 @@ func MapError(verb, key string, err error, r Reply) error {
 	switch {
 	case r.Directory():
 		return NotObject(verb, key, err)
+	case r.ParentIsFile():
+		refused := &cas.RefusedError{Op: verb, Key: key, Why: parentIsFileWhy, Err: err}
+		if verb == "put" {
+			return fmt.Errorf("%s %s: %w", verb, key, cas.NotStored(refused))
+		}
+		return fmt.Errorf("%s %s: %w", verb, key, refused)
 	case (verb == "list" || verb == "put") && r.NotFound():
 		// A listing finds no key, or no bucket (NoSuchBucket, refused
 		// below), and a put creates its key: neither is "not found".

@@ -19,6 +19,15 @@ type Source interface {
 	Blob(ctx context.Context, id cas.ID) ([]byte, error)
 }
 
+// BlobChecker is a Source that can say, without reading a blob, the
+// error on a read limit of its own (the size of the object holding the
+// blob) that Blob would fail with: CheckJSON and CheckCheckout ask it of
+// every blob they count, so that such a limit too stops a show or
+// checkout before it writes anything.
+type BlobChecker interface {
+	CheckBlob(ctx context.Context, id cas.ID) error
+}
+
 // Limits bound what a reader will produce from stored bytes.
 type Limits struct {
 	MaxDepth int   // nesting of nodes
@@ -209,6 +218,13 @@ func (r *Reader) writeLeaf(ctx context.Context, w *countingWriter, ref Ref) erro
 		case Blob:
 			if ref.Size < 0 {
 				return fmt.Errorf("%w: blob %s: negative size %d", cas.ErrCorrupt, ref.ID.Short(), ref.Size)
+			}
+			// The write reads the blob before it counts it: a limit
+			// on that read (the object it is in) comes first.
+			if c, ok := r.Src.(BlobChecker); ok {
+				if err := c.CheckBlob(ctx, ref.ID); err != nil {
+					return err
+				}
 			}
 			return w.count(ref.Size)
 		}

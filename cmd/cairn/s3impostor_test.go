@@ -31,29 +31,11 @@ func TestNotS3EndpointNeverAcknowledges(t *testing.T) {
 		t.Run(srv.Name, func(t *testing.T) {
 			b := srv.Start(t)
 			s3Env(t, b, b.SecretKey)
-			target, _ := url.Parse(b.Endpoint)
-			rp := httputil.NewSingleHostReverseProxy(target)
-			var page atomic.Pointer[string] // nil: forward to the server
-			px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if p := page.Load(); p != nil {
-					w.Header().Set("Content-Type", "text/html")
-					if strings.HasPrefix(*p, "404 ") {
-						w.WriteHeader(http.StatusNotFound)
-					}
-					fmt.Fprint(w, *p)
-					return
-				}
-				rp.ServeHTTP(w, r)
-			}))
-			defer px.Close()
-			host := strings.TrimPrefix(px.URL, "http://")
+			px := newPageProxy(t, b, nil)
 			for _, scheme := range []string{"s3", "minio"} {
 				t.Run(scheme, func(t *testing.T) {
-					store := map[string]string{
-						"s3":    fmt.Sprintf("s3://%s/impostor-%s?endpoint=%s", b.Name, scheme, px.URL),
-						"minio": fmt.Sprintf("minio://%s/%s/impostor-%s?secure=false", host, b.Name, scheme),
-					}[scheme]
-					testNotS3Endpoint(t, store, scheme, &page)
+					store := px.storeURL(scheme, "impostor-"+scheme)
+					testNotS3Endpoint(t, store, scheme, &px.page)
 				})
 			}
 		})
@@ -133,25 +115,13 @@ func TestListingAsWebPageNeverEmpty(t *testing.T) {
 		t.Run(srv.Name, func(t *testing.T) {
 			b := srv.Start(t)
 			s3Env(t, b, b.SecretKey)
-			target, _ := url.Parse(b.Endpoint)
-			rp := httputil.NewSingleHostReverseProxy(target)
-			var page atomic.Pointer[string] // nil: forward every request
-			px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if p := page.Load(); p != nil && r.Method == http.MethodGet && r.URL.Query().Has("list-type") {
-					w.Header().Set("Content-Type", "text/html")
-					fmt.Fprint(w, *p)
-					return
-				}
-				rp.ServeHTTP(w, r)
-			}))
-			defer px.Close()
-			host := strings.TrimPrefix(px.URL, "http://")
+			px := newPageProxy(t, b, func(r *http.Request) bool {
+				return r.Method == http.MethodGet && r.URL.Query().Has("list-type")
+			})
+			page := &px.page
 			for _, scheme := range []string{"s3", "minio"} {
 				t.Run(scheme, func(t *testing.T) {
-					store := map[string]string{
-						"s3":    fmt.Sprintf("s3://%s/page-%s?endpoint=%s", b.Name, scheme, px.URL),
-						"minio": fmt.Sprintf("minio://%s/%s/page-%s?secure=false", host, b.Name, scheme),
-					}[scheme]
+					store := px.storeURL(scheme, "page-"+scheme)
 					page.Store(nil)
 					if _, errs, code := cli(t, store, `{"n":1}`, "commit", "s", "-"); code != 0 {
 						t.Fatalf("commit s@1: exit %d, %s", code, errs)
@@ -186,4 +156,48 @@ func TestListingAsWebPageNeverEmpty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pageProxy stands before an S3 server and forwards every request to it,
+// but while page holds a body it answers the requests it is set to
+// (all, or those match accepts) with that body as a web page: status
+// 404 if the body begins "404 ", else 200.
+type pageProxy struct {
+	page   atomic.Pointer[string] // nil: forward every request
+	url    string
+	bucket string
+}
+
+// newPageProxy starts a pageProxy before the server of bucket b, for the
+// requests match accepts (nil: every request); the test stops it.
+func newPageProxy(t *testing.T, b *s3test.Bucket, match func(*http.Request) bool) *pageProxy {
+	target, err := url.Parse(b.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	p := &pageProxy{bucket: b.Name}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if body := p.page.Load(); body != nil && (match == nil || match(r)) {
+			w.Header().Set("Content-Type", "text/html")
+			if strings.HasPrefix(*body, "404 ") {
+				w.WriteHeader(http.StatusNotFound)
+			}
+			fmt.Fprint(w, *body)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	p.url = srv.URL
+	return p
+}
+
+// storeURL is the store URL of prefix in the proxy's bucket through the
+// proxy, for scheme "s3" or "minio".
+func (p *pageProxy) storeURL(scheme, prefix string) string {
+	if scheme == "s3" {
+		return fmt.Sprintf("s3://%s/%s?endpoint=%s", p.bucket, prefix, p.url)
+	}
+	return fmt.Sprintf("minio://%s/%s/%s?secure=false", strings.TrimPrefix(p.url, "http://"), p.bucket, prefix)
 }

@@ -212,16 +212,7 @@ func TestShutdownEndsManyPolls(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}}
 	statuses := make(chan int, n)
 	for range n {
-		go func() {
-			resp, err := client.Get(base + "/v1/sessions/s/wait?after=1&timeout=60")
-			if err != nil {
-				statuses <- 0
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			statuses <- resp.StatusCode
-		}()
+		go func() { statuses <- getStatus(client, base+"/v1/sessions/s/wait?after=1&timeout=60") }()
 	}
 	settled(t, "the long-polls did not all start", func() bool { return len(srv.waiters) == n })
 	stop()
@@ -326,4 +317,16 @@ func TestStalledUploadHoldsNoSession(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("a commit beside a stalled upload to the same session: %s", resp.Status)
 	}
+}
+
+// getStatus GETs url through client and returns the answer's status once
+// its body is read, or 0 if the request failed.
+func getStatus(client *http.Client, url string) int {
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }

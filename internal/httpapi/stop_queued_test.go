@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -30,16 +29,7 @@ func TestStopEndsPollQueuedForARead(t *testing.T) {
 	post()
 	srv.reads <- struct{}{} // every read slot taken, by a read that does not end
 	status := make(chan int, 1)
-	go func() {
-		resp, err := http.Get(base + "/v1/sessions/q/wait?after=1&timeout=60")
-		if err != nil {
-			status <- 0
-			return
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		status <- resp.StatusCode
-	}()
+	go func() { status <- getStatus(http.DefaultClient, base+"/v1/sessions/q/wait?after=1&timeout=60") }()
 	settled(t, "the long-poll did not start", func() bool { return len(srv.waiters) == 1 })
 	post() // its step: the long-poll queues for the read slot
 	stop()

@@ -95,7 +95,8 @@ test-short: ## unit tests only, no servers
 
 bench: build bench-go minio restic clients-deps ## the full benchmark (docs/bench.md): microbenchmarks, cairn-bench against limits and peers, the LangGraph.js checkpointer against SQLite's (about 20 min on the 2-core VM)
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
-	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -out bench-results -restic $(RESTIC) -cairn $(BIN)/cairn
+	$(BUILD_CGO) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/cairn-startfloor ./internal/bench/startfloor
+	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -out bench-results -restic $(RESTIC) -cairn $(BIN)/cairn -start-floor $(BIN)/cairn-startfloor
 	$(MAKE) --no-print-directory bench-langgraph
 
 # LANGGRAPH_BENCH STEPS ROUNDS: the LangGraph.js side-by-side run (clients/langgraph/test/bench.mjs).
@@ -111,7 +112,8 @@ bench-go: ## Go microbenchmarks: chunker, hashing, compression, packing, manifes
 
 bench-quick: build minio restic clients-deps ## a reduced cairn-bench run (< 2 min) that checks the harness works; no timing is judged
 	$(GO) build -o $(BIN)/cairn-bench ./cmd/cairn-bench
-	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -quick -out bench-results/quick -restic $(RESTIC) -cairn $(BIN)/cairn
+	$(BUILD_CGO) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/cairn-startfloor ./internal/bench/startfloor
+	CAIRN_MINIO=$(BIN)/minio $(BIN)/cairn-bench -quick -out bench-results/quick -restic $(RESTIC) -cairn $(BIN)/cairn -start-floor $(BIN)/cairn-startfloor
 	$(LANGGRAPH_BENCH) 20 1 > bench-results/quick/langgraph.md
 
 FUZZTIME ?= 10s

@@ -28,6 +28,7 @@ func main() {
 	restic := flag.String("restic", ".cache/restic/usr/bin/restic", "restic binary (`make restic` fetches Debian's)")
 	git := flag.String("git", "git", "git binary")
 	cairnBin := flag.String("cairn", ".cache/bin/cairn", "cairn CLI binary, for the files workload through the CLI (`make build` builds it)")
+	startFloor := flag.String("start-floor", "", "the startfloor binary (internal/bench/startfloor, `make bench` builds it): the start-up floor of the fixed modules, timed beside the CLI's commits")
 	resumeDir := flag.String("resume-dir", "", "where the long resume sessions are written (default: a tmpfs, /dev/shm, if there is one)")
 	render := flag.String("render", "", "only render an earlier run's results.json again (to -out)")
 	resumeSteps := flag.String("resume-steps", "", "comma-separated lengths of the long sessions to resume (default: the run's, 10000,100000)")
@@ -108,6 +109,14 @@ func main() {
 	}
 	if cfg.Cairn, err = filepath.Abs(cfg.Cairn); err != nil {
 		fail(err)
+	}
+	if *startFloor != "" {
+		if cfg.StartFloor, err = exec.LookPath(*startFloor); err != nil {
+			fail(fmt.Errorf("start-up floor: %w (`make bench` builds it)", err))
+		}
+		if cfg.StartFloor, err = filepath.Abs(cfg.StartFloor); err != nil {
+			fail(err)
+		}
 	}
 	if cfg.Restic, err = exec.LookPath(*restic); err != nil {
 		fail(fmt.Errorf("restic peer: %w (run `make restic`)", err))

@@ -97,8 +97,13 @@ func TestPhasesAndReport(t *testing.T) {
 		fc.Changed <= 0 || fc.Written <= 0 || fc.FirstWritten <= fc.Written || fc.GitSize <= 0 || fc.Cairn.P50 <= 0 || fc.Git.P50 <= 0 {
 		t.Fatalf("files-cli: implausible figures %+v", fc)
 	}
+	cfg.StartFloor = filepath.Join(t.TempDir(), "startfloor")
+	if out, err := exec.Command("go", "build", "-o", cfg.StartFloor, "./startfloor").CombinedOutput(); err != nil {
+		t.Fatalf("build startfloor: %v: %s", err, out)
+	}
 	r.CLI = run[CLICommitResult](t, cfg, "cli-commit", "")
-	if c := r.CLI; c.Steps != cfg.CLISteps || c.Cairn.N != c.Steps-1 || c.DD.N != c.Steps-1 || c.Startup.N != c.Steps-1 || c.Startup.P50 <= 0 || c.DocBytes <= 0 {
+	if c := r.CLI; c.Steps != cfg.CLISteps || c.Cairn.N != c.Steps-1 || c.DD.N != c.Steps-1 || c.Startup.N != c.Steps-1 || c.Startup.P50 <= 0 ||
+		c.Floor.N != c.Steps-1 || c.Floor.P50 <= 0 || c.DocBytes <= 0 {
 		t.Fatalf("cli-commit: implausible figures %+v", c)
 	}
 	// Below the first compaction every step after the first is one PUT
@@ -166,7 +171,7 @@ func TestPhasesAndReport(t *testing.T) {
 		"JSON commit p50, whole document of", "JSON commit p50 at 64.", "JSON Patch commit CPU per step, document of 12.", "| files | local | 3 |", "| fsync | 20.0 MiB |  | 0s |",
 		"files workload through the CLI (fresh process each step): commit p50", "`git commit -a` on the same tree",
 		"`cairn commit` in a fresh process, windowed append workload", "0 of 7 steps 1 PUT, 0 GET, 0 LIST",
-		"start-up of the binary alone (`cairn version`", "the CPU stages sharing the cores:",
+		"start-up of the binary alone (`cairn version`", "start-up of a program linking only the fixed modules' packages", "the CPU stages sharing the cores:",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)

@@ -31,6 +31,11 @@ type CLICommitResult struct {
 	// (the runtime and every linked package's initialisers), so the
 	// report can say how much of the commit's time is start-up.
 	Startup Latency `json:"startup"`
+	// Floor is the startfloor program (Config.StartFloor) in a fresh
+	// process, timed in turn with the commits: the start-up of a binary
+	// that links only the fixed modules' packages cairn imports, the
+	// least any cairn binary starts in.
+	Floor Latency `json:"start_floor"`
 	// Requests are cairn's object-store requests, steps 2..N, from its
 	// --json output; OnePut counts the steps that made exactly 1 PUT and
 	// no GET or LIST, as target 7 asks (a step through the head cache
@@ -69,7 +74,7 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 	doc := filepath.Join(cfg.Dir, "cli-doc.json")
 	gen := workload.NewAppend(workload.AppendOptions{Seed: cfg.Seed, Window: cfg.ResumeWindow})
 	var res CLICommitResult
-	var cairnDs, ddDs, startDs []time.Duration
+	var cairnDs, ddDs, startDs, floorDs []time.Duration
 	var total PerStep
 	for n := 1; n <= cfg.CLISteps; n++ {
 		state, _ := gen.Next()
@@ -88,6 +93,15 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		var floorTook time.Duration
+		if cfg.StartFloor != "" {
+			start = time.Now()
+			err = tool(ctx, peer, cfg.StartFloor)
+			floorTook = time.Since(start)
+			if err != nil {
+				return nil, err
+			}
+		}
 		start = time.Now()
 		err = tool(ctx, peer, dd, "if="+doc, fmt.Sprintf("of=%s/%06d.json", peer, n), "bs=1M", "conv=fsync", "status=none")
 		ddTook := time.Since(start)
@@ -100,6 +114,9 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 			continue
 		}
 		cairnDs, ddDs, startDs = append(cairnDs, cairnTook), append(ddDs, ddTook), append(startDs, startTook)
+		if cfg.StartFloor != "" {
+			floorDs = append(floorDs, floorTook)
+		}
 		total.Put += float64(used.Put)
 		total.Get += float64(used.Get)
 		total.List += float64(used.List)
@@ -108,7 +125,7 @@ func phaseCLICommit(ctx context.Context, cfg Config, _ string) (any, error) {
 			res.OnePut++
 		}
 	}
-	res.Cairn, res.DD, res.Startup = summarize(cairnDs), summarize(ddDs), summarize(startDs)
+	res.Cairn, res.DD, res.Startup, res.Floor = summarize(cairnDs), summarize(ddDs), summarize(startDs), summarize(floorDs)
 	if k := float64(len(cairnDs)); k > 0 {
 		res.Requests = PerStep{Put: total.Put / k, Get: total.Get / k, List: total.List / k, Head: total.Head / k}
 	}

@@ -43,9 +43,12 @@ type Config struct {
 	// fresh `cairn commit` process each (target 7).
 	CLISteps int `json:"cli_steps"`
 
-	Git    string `json:"git"`    // git binary ("" skips the git peer)
-	Cairn  string `json:"cairn"`  // cairn CLI binary, for the files-cli phase
-	Restic string `json:"restic"` // restic binary ("" skips the restic peer)
+	Git   string `json:"git"`   // git binary ("" skips the git peer)
+	Cairn string `json:"cairn"` // cairn CLI binary, for the files-cli phase
+	// StartFloor is the startfloor binary (internal/bench/startfloor),
+	// timed in the cli-commit phase ("" leaves its row out).
+	StartFloor string `json:"start_floor"`
+	Restic     string `json:"restic"` // restic binary ("" skips the restic peer)
 
 	// Set by the parent for the MinIO phase.
 	MinIO *MinIOServer `json:"minio,omitempty"`

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/cairnlog/cairn/cas"
 )
@@ -292,61 +293,63 @@ func (l *lister) dir(d *dir, rel string) (int, error) {
 	if err := l.ctx.Err(); err != nil {
 		return 0, err
 	}
-	entries, err := d.readDir()
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue // temporary files (and nothing a key can name)
+	entries := 0
+	err := d.eachEntry(func(raw []byte, isDir bool) error {
+		entries++
+		if raw[0] == '.' {
+			return nil // temporary files (and nothing a key can name)
 		}
-		if !e.IsDir() {
+		if !isDir {
 			// A file, or a link or other non-file, listed as one: a
-			// link's type is its own (DirEntry reads it unfollowed).
-			if !l.wants(rel, name) {
-				continue
+			// link's type is its own (the entry reads it unfollowed).
+			// The name is compared through a view of the buffer and
+			// copied only for a key that is kept.
+			if !l.wants(rel, unsafe.String(&raw[0], len(raw))) {
+				return nil
 			}
+			name := string(raw)
 			m, err := d.lstat(name)
 			if errors.Is(err, iofs.ErrNotExist) {
-				continue // deleted while listing
+				return nil // deleted while listing
 			}
 			if err != nil {
-				return 0, err
+				return err
 			}
 			info := cas.Info{Key: rel + name, Size: m.size, ModTime: m.modTime}
 			if !m.mode.IsRegular() {
 				info = cas.Info{Key: rel + name, NotObject: kind(m.mode)}
 			}
 			l.found = append(l.found, info)
-			continue
+			return nil
 		}
+		name := string(raw)
 		sub := rel + name + "/"
 		if !strings.HasPrefix(sub, l.prefix) && !strings.HasPrefix(l.prefix, sub) {
-			continue
+			return nil
 		}
 		// Every key under sub sorts before startAfter when sub does
 		// and startAfter is not itself under sub.
 		if sub < l.startAfter && !strings.HasPrefix(l.startAfter, sub) {
-			continue
+			return nil
 		}
 		sd, err := d.sub(name, false)
 		if notFound(err) {
-			continue // deleted while listing
+			return nil // deleted while listing
 		}
 		if err != nil {
-			return 0, err
+			return err
 		}
 		n, err := l.dir(sd, sub)
 		sd.close()
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if n == 0 && l.wants(rel, name) {
 			l.found = append(l.found, cas.Info{Key: rel + name, NotObject: kind(iofs.ModeDir)})
 		}
-	}
-	return len(entries), nil
+		return nil
+	})
+	return entries, err
 }
 
 // wants reports whether the key rel+name has the prefix and sorts after

@@ -91,3 +91,33 @@ func BenchmarkListStartAfter(b *testing.B) {
 		}
 	}
 }
+
+// TestListAfterRecentKeyAllocatesPerKeptName: a resume's head discovery
+// lists a session's steps after its head hint, and a long session is one
+// directory of a step object per step. The listing must cost the names
+// it keeps, not an allocation for each of the names it passes over.
+func TestListAfterRecentKeyAllocatesPerKeptName(t *testing.T) {
+	root := t.TempDir()
+	d := filepath.Join(root, "steps", "s")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const names = 5000
+	for i := 1; i <= names; i++ {
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("%020d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := fs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := fmt.Sprintf("steps/s/%020d", names-3)
+	if got := listKeys(t, s, "steps/s/", after); len(got) != 3 {
+		t.Fatalf("listed %v after %s, want the last 3 steps", got, after)
+	}
+	allocs := testing.AllocsPerRun(5, func() { listKeys(t, s, "steps/s/", after) })
+	if allocs > names/10 {
+		t.Errorf("listing 3 keys after a recent one among %d made %.0f allocations; want a few for each key kept, none for the names passed over", names, allocs)
+	}
+}

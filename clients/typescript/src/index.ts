@@ -637,29 +637,34 @@ function tooDeep(e: unknown): boolean {
 }
 
 /**
- * encode is a request body's JSON text. A structure nested too deep for
- * JSON.stringify (its RangeError for the call stack) is InvalidError
- * naming the field, as the server says of one past its own limit;
- * JSON.stringify's other errors (a BigInt, a structure that holds itself,
- * a text past the longest string Node makes) go out as they are. Half a
- * surrogate pair goes out escaped, and the server's 400 names the field.
+ * encode is a request body's JSON text. What JSON.stringify would change
+ * rather than send is refused, naming the field, as the Python client
+ * refuses it: NaN and the infinities (sent as null) are InvalidError, a
+ * Map or a Set (sent as {}) is a TypeError. A structure nested too deep
+ * for JSON.stringify (its RangeError for the call stack) is InvalidError
+ * too, as the server says of one past its own limit. JSON.stringify's
+ * other errors (a BigInt, a structure that holds itself, a text past the
+ * longest string Node makes) go out as they are. Half a surrogate pair
+ * goes out escaped, and the server's 400 names the field.
  */
 function encode(body: Record<string, unknown>): string {
+  let field = "request body";
+  const check = function (this: unknown, key: string, value: unknown): unknown {
+    if (this === body) field = key;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) {
+        throw new InvalidError(400, "bad_request", `${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+      }
+    } else if (value instanceof Map || value instanceof Set) {
+      const kind = value instanceof Map ? "Map" : "Set";
+      throw new TypeError(`${field}: a ${kind} has no JSON form (JSON.stringify would send it as {}): send ${kind === "Map" ? "Object.fromEntries(m) or [...m]" : "[...s]"} instead`);
+    }
+    return value;
+  };
   try {
-    return JSON.stringify(body);
+    return JSON.stringify(body, check);
   } catch (e) {
     if (!tooDeep(e)) throw e;
-    let field = "request body";
-    for (const [k, v] of Object.entries(body)) {
-      try {
-        JSON.stringify(v);
-      } catch (inner) {
-        if (tooDeep(inner)) {
-          field = k;
-          break;
-        }
-      }
-    }
     throw new InvalidError(400, "bad_request", `${field}: nested too deep to send as JSON`);
   }
 }

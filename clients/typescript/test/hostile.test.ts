@@ -102,6 +102,33 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     expect(await c.head("deep")).toBeUndefined();
   });
 
+  it("refuses NaN, infinities, Maps and Sets, naming the field, as the Python client does, and commits nothing", async () => {
+    // JSON.stringify sent NaN and the infinities as null and a Map or a
+    // Set as {}: the step landed with a state other than the one given.
+    const c = srv.client;
+    await c.ask("nan", { n: 1 }, "go?", { expect: 0 });
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      for (const [call, field] of [
+        [() => c.commit("nan", { n: [1, { x: bad }] }), "state"],
+        [() => c.commit("nan", { n: 1 }, { record: { cost: bad } }), "record"],
+        [() => c.patch("nan", [{ op: "replace", path: "/n", value: bad }]), "patch"],
+        [() => c.reply("nan", { score: bad }), "input"],
+      ] as const) {
+        const e = await call().catch((x) => x);
+        expect(e, `${field} ${bad}`).toBeInstanceOf(InvalidError);
+        expect(e.message).toBe(`cairn: 400 bad_request: ${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+      }
+    }
+    for (const [bad, kind] of [[new Map([["a", 1]]), "Map"], [new Set([1]), "Set"]] as const) {
+      const e = await c.commit("nan", { n: [bad] }).catch((x) => x);
+      expect(e).toBeInstanceOf(TypeError);
+      expect(e.message).toMatch(new RegExp(`^state: a ${kind} has no JSON form \\(JSON.stringify would send it as \\{\\}\\)`));
+    }
+    const head = await c.head("nan");
+    expect(head?.step).toBe(1);
+    expect(head?.state).toEqual({ n: 1 });
+  });
+
   it("sends half a surrogate pair escaped, and gets the server's InvalidError naming the field", async () => {
     const c = srv.client;
     const e = await c.commit("sur", { t: "a\udc00b" }).catch((x) => x);

@@ -89,3 +89,29 @@ def test_a_cairn_binary_that_is_not_there_is_said_so(tmp_path: pathlib.Path, mon
         with pytest.raises(FileNotFoundError) as e:
             cairnlog.open(str(tmp_path / "store"), bin=str(b) if where == "bin" else None)
         assert str(e.value) == f"cairn binary {str(b)!r} {why}: pass bin= or set CAIRN_BIN, or put cairn on PATH"
+
+
+@pytest.mark.parametrize("how", ["close", "with"])
+def test_closing_leaves_no_file_open(cairn_bin: str, tmp_path: pathlib.Path, how: str) -> None:
+    # close() stopped the server and left its output pipes open until the
+    # garbage collector found them, each a ResourceWarning ("unclosed file")
+    # under python -X dev and pytest; a program that opened many workspaces
+    # held two descriptors for each.
+    script = (
+        "import gc, os, cairnlog\n"
+        "before = len(os.listdir('/proc/self/fd'))\n"
+        "for i in range(3):\n"
+        + (f"    ws = cairnlog.open({str(tmp_path / 's')!r}, bin={cairn_bin!r})\n"
+           "    ws.session('x').resume()\n"
+           "    ws.close()\n" if how == "close" else
+           f"    with cairnlog.open({str(tmp_path / 's')!r}, bin={cairn_bin!r}) as ws:\n"
+           "        ws.session('x').resume()\n")
+        + "    print(len(os.listdir('/proc/self/fd')) - before, flush=True)\n"
+        "del ws\n"
+        "gc.collect()\n"
+    )
+    r = subprocess.run([sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c", script],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert r.returncode == 0, r.stderr
+    assert "ResourceWarning" not in r.stderr, r.stderr
+    assert r.stdout.split() == ["0", "0", "0"], r.stdout

@@ -314,8 +314,9 @@ export class CairnClient {
       headers["Content-Type"] = "application/json";
     }
     if (this.token) headers.Authorization = "Bearer " + this.token;
-    // Whole milliseconds: fetch's AbortSignal.timeout refuses others.
-    const timeoutMs = Math.ceil((opts.timeout ?? this.timeout) * 1000);
+    // Whole milliseconds: fetch's AbortSignal.timeout refuses others; and
+    // at most what a timer holds (24.8 days), past which Node fires it at once.
+    const timeoutMs = Math.min(Math.ceil((opts.timeout ?? this.timeout) * 1000), maxTimerMs);
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
@@ -599,6 +600,9 @@ export class CairnClient {
   }
 }
 
+/** The longest delay a Node timer takes (2^31-1 ms, 24.8 days). */
+const maxTimerMs = 2 ** 31 - 1;
+
 /** How long an idle kept-alive connection stays open. */
 const idleMs = 30_000;
 
@@ -734,8 +738,9 @@ const certErrors = new Set([
  * effect (it may, unless it was never sent).
  */
 function unreachable(server: string, method: string, timeoutMs: number, e: unknown): UnavailableError {
-  const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string } };
-  const code = err.code ?? err.cause?.code;
+  const err = e as { code?: unknown; name?: string; message?: string; cause?: { code?: unknown } };
+  // Node's codes are strings; a DOMException's (fetch's TimeoutError) is a number.
+  const code = [err.code, err.cause?.code].find((c): c is string => typeof c === "string");
   let what: string;
   let neverSent = false;
   if (code === "ECONNREFUSED") {

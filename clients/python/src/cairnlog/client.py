@@ -44,6 +44,9 @@ def _idempotency_key(key: Optional[str]) -> str:
     return key
 
 
+MAX_TIMEOUT = (2**31 - 1) / 1000
+"""The longest a request waits for the server (seconds, 24.8 days), whatever a longer timeout says."""
+
 MAX_WAIT = 60
 """The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
 
@@ -213,7 +216,9 @@ class Client:
             hdrs["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
         try:
-            with _opener(self._host).open(req, timeout=timeout or self.timeout) as resp:
+            # At most what TypeScript's timers hold (24.8 days): past the
+            # clock's range, the socket module raises OverflowError.
+            with _opener(self._host).open(req, timeout=min(timeout or self.timeout, MAX_TIMEOUT)) as resp:
                 raw = resp.read()
                 if not raw:
                     return resp.status, None

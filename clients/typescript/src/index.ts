@@ -367,6 +367,7 @@ export class CairnClient {
   }
 
   private static s(session: string): string {
+    name(session, "session");
     // A URL resolves "." and ".." (escaped or not) as dot segments, and
     // an empty segment is no name: the request would reach another route,
     // not the server's 400 for the name.
@@ -584,7 +585,7 @@ export class CairnClient {
 
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
   async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
-    const body: components["schemas"]["ForkRequest"] = { to };
+    const body: components["schemas"]["ForkRequest"] = { to: name(to, "to") };
     if (opts.step !== undefined) body.step = whole(opts.step, "step");
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
   }
@@ -617,6 +618,15 @@ const maxWait = 60;
 function whole(n: unknown, what: string): number {
   if (typeof n !== "number" || !Number.isInteger(n)) {
     throw new InvalidError(400, "bad_request", `${what}: want a whole number, not ${typeof n === "string" ? JSON.stringify(n) : String(n)}`);
+  }
+  return n;
+}
+
+/** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
+function name(n: unknown, what: string): string {
+  if (typeof n !== "string") {
+    const shown = n === null || ["undefined", "number", "boolean"].includes(typeof n) ? String(n) : `${typeof n === "object" ? "an" : "a"} ${typeof n}`;
+    throw new TypeError(`${what}: want a session's name (a string), not ${shown}`);
   }
   return n;
 }

@@ -40,6 +40,32 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     }
   });
 
+  it("refuses a session name that is no string with a TypeError, as the Python client does, writing nothing", async () => {
+    // undefined was "Cannot read properties of undefined (reading 'length')";
+    // a number was taken for its text: commit(5, ...) wrote session "5".
+    const c = srv.client;
+    for (const [bad, shown] of [[undefined, "undefined"], [null, "null"], [5, "5"], [{ name: "x" }, "an object"], [["x"], "an object"]] as [unknown, string][]) {
+      const name = bad as string;
+      for (const [call, what] of [
+        [() => c.commit(name, { a: 1 }), "session"],
+        [() => c.head(name), "session"],
+        [() => c.step(name, 1), "session"],
+        [() => c.log(name), "session"],
+        [() => c.wait(name, 0, { timeout: 0 }), "session"],
+        [() => c.ask(name, {}, "q?"), "session"],
+        [() => c.reply(name, "yes"), "session"],
+        [() => c.remove(name), "session"],
+        [() => c.fork(name, "copy"), "session"],
+        [() => c.fork("a", name), "to"],
+      ] as const) {
+        const e = await call().catch((x) => x);
+        expect(e, `${what} ${shown}`).toBeInstanceOf(TypeError);
+        expect(e.message).toBe(`${what}: want a session's name (a string), not ${shown}`);
+      }
+    }
+    expect((await c.sessions()).map((s) => s.session)).not.toContain("5");
+  });
+
   it("says half a surrogate pair in a session name is a bad name, as the Python client does", async () => {
     // encodeURIComponent threw its URIError ("URI malformed").
     const c = srv.client;

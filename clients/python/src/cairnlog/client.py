@@ -131,6 +131,13 @@ def _whole(n: Any, what: str) -> int:
     return operator.index(n)
 
 
+def _name(name: Any, what: str) -> str:
+    """name, or TypeError if it is no str: a session's name is never made of another value."""
+    if not isinstance(name, str):
+        raise TypeError(f"{what}: want a session's name (a str), not {name!r}")
+    return name
+
+
 def _why_not_json(value: Any, e: BaseException) -> str:
     """Why json.dumps could not encode value, in words."""
     if isinstance(e, RecursionError):
@@ -288,6 +295,7 @@ class Client:
         # A name past 128 characters is said here too: one past the server's
         # 64 KiB of headers would be its plain "431 Request Header Fields
         # Too Large".
+        _name(session, "session")
         if session in ("", ".", "..") or len(session) > 128:
             shown = json.dumps(session) if len(session) <= 128 else \
                 f"{json.dumps(session[:32])[:-1]}…\" ({len(session)} characters)"
@@ -468,7 +476,7 @@ class Client:
 
     def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
         """Start session `to` from a step of `session` (default its head)."""
-        body: Dict[str, Any] = {"to": to}
+        body: Dict[str, Any] = {"to": _name(to, "to")}
         if step is not None:
             body["step"] = _whole(step, "step")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/fork", body)[1]

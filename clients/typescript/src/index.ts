@@ -17,6 +17,7 @@
  * kinds the Python client raises for the same answers.
  */
 import { randomUUID } from "node:crypto";
+import { defaultMaxListeners, getMaxListeners, setMaxListeners } from "node:events";
 import * as http from "node:http";
 import * as https from "node:https";
 import type { components, operations } from "./openapi.js";
@@ -718,6 +719,10 @@ function send(
       req.destroy(e);
     }, timeoutMs);
     const abort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error("cancelled"));
+    // One signal may cancel many calls at once, each listening until it
+    // ends: past Node's default of 10 listeners it would warn of a leak
+    // that is none. fetch raises the bound as well.
+    if (signal && getMaxListeners(signal) === defaultMaxListeners) setMaxListeners(1500, signal);
     signal?.addEventListener("abort", abort, { once: true });
     function fail(e: Error): void {
       clearTimeout(timer);

@@ -115,3 +115,37 @@ def test_closing_leaves_no_file_open(cairn_bin: str, tmp_path: pathlib.Path, how
     assert r.returncode == 0, r.stderr
     assert "ResourceWarning" not in r.stderr, r.stderr
     assert r.stdout.split() == ["0", "0", "0"], r.stdout
+
+
+def test_an_interrupted_open_stops_its_server(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    # Ctrl-C while open() waited for the server to listen left it running,
+    # with a token no one knows: no workspace existed yet to stop it.
+    pid_file = tmp_path / "pid"
+    slow = tmp_path / "slow-cairn"
+    # A cairn that takes its time to listen, as on a loaded machine.
+    slow.write_text(f"#!/bin/sh\necho $$ > '{pid_file}'\nsleep 2\nexec '{cairn_bin}' \"$@\"\n")
+    slow.chmod(0o755)
+    script = (
+        "import _thread, os, threading, time, cairnlog\n"
+        "def interrupt():\n"
+        f"    while not os.path.exists({str(pid_file)!r}): time.sleep(0.01)\n"
+        "    _thread.interrupt_main()\n"
+        "threading.Thread(target=interrupt, daemon=True).start()\n"
+        "try:\n"
+        f"    cairnlog.open({str(tmp_path / 's')!r}, bin={str(slow)!r})\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "time.sleep(5)\n"  # still running: the server must be stopped by open(), not by this exit
+    )
+    r = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(SRC)))
+    try:
+        assert r.stdout is not None
+        assert r.stdout.readline().strip() == "interrupted"
+        pid = int(pid_file.read_text())
+        assert _gone(pid), f"cairn serve (pid {pid}) still runs after open() was interrupted"
+    finally:
+        r.kill()
+        r.wait()
+        if pid_file.exists() and _alive(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), 9)

@@ -166,7 +166,15 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    ready.wait(start_timeout)
+    try:
+        ready.wait(start_timeout)
+    except BaseException:
+        # Interrupted (Ctrl-C's KeyboardInterrupt, say) before the workspace
+        # that would stop the server exists: stop it here.
+        _stop(p, (reader,))
+        assert p.stderr is not None
+        p.stderr.close()
+        raise
     if not found:
         p.kill()
         p.wait()

@@ -517,7 +517,7 @@ export class CairnClient {
   async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
     const timeout = opts.timeout ?? 30;
     if (typeof timeout !== "number" || !(timeout >= 0)) {
-      throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${String(timeout)}`);
+      throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${typeof timeout === "string" ? JSON.stringify(timeout) : String(timeout)}`);
     }
     const path = `/v1/sessions/${CairnClient.s(session)}/wait`;
     after = whole(after, "after");

@@ -110,6 +110,15 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     expect(await c.head("n-f")).toBeUndefined();
   });
 
+  it("says a wait timeout that is no number is InvalidError, naming it as the Python client does", async () => {
+    // "1" was shown as 1: "timeout: want seconds >= 0, not 1".
+    for (const [bad, shown] of [["1", '"1"'], [NaN, "NaN"], [-1, "-1"]] as [unknown, string][]) {
+      const e = await srv.client.wait("n", 1, { timeout: bad as number }).catch((x) => x);
+      expect(e).toBeInstanceOf(InvalidError);
+      expect(e.message).toBe(`cairn: 400 bad_request: timeout: want seconds >= 0, not ${shown}`);
+    }
+  });
+
   it("says a state nested too deep to encode is InvalidError, as the server says of one it refuses", async () => {
     // JSON.stringify's RangeError (its call stack) used to come out as it was.
     const c = srv.client;

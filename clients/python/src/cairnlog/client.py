@@ -402,7 +402,7 @@ class Client:
         """Long-poll: the head once it is past step `after`, or None after timeout seconds.
         The server holds one poll for at most a minute; a longer timeout polls again until it passes."""
         path, after = f"/v1/sessions/{self._s(session)}/wait", _whole(after, "after")
-        if not timeout >= 0:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
             raise InvalidError(400, "bad_request", f"timeout: want seconds >= 0, not {timeout!r}")
         deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
         while True:

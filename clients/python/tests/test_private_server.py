@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -52,6 +53,31 @@ def test_server_stops_when_python_exits_without_close(cairn_bin: str, tmp_path: 
     pid = int(r.stdout.split()[-1])
     try:
         assert _gone(pid), f"cairn serve (pid {pid}) still runs after the Python process exited"
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_server_stops_when_python_is_killed(cairn_bin: str, tmp_path: pathlib.Path, sig: int) -> None:
+    # Killed by a signal, Python runs no finaliser: its server, on a token
+    # no one else knows, ran on for ever, holding its port and store.
+    script = (
+        "import sys, time, cairnlog\n"
+        f"ws = cairnlog.open({str(tmp_path / 's')!r}, bin={cairn_bin!r})\n"
+        "ws.session('x').commit({'a': 1})\n"
+        "print(ws._process.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    r = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert r.stdout is not None
+    pid = int(r.stdout.readline())
+    r.send_signal(sig)
+    r.wait()
+    r.stdout.close()
+    try:
+        assert _gone(pid), f"cairn serve (pid {pid}) still runs after the Python process was killed"
     finally:
         if _alive(pid):
             os.kill(pid, 9)

@@ -1,8 +1,8 @@
 /**
  * A private `cairn serve` for one program: started on a free loopback
  * port with a fresh random token, stopped by {@link LocalServer.close}, or
- * else when the program exits (however it exits but by a signal). It does
- * not keep the program running.
+ * else when the program exits, however it exits. It does not keep the
+ * program running.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -39,10 +39,12 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   const args: string[] = [];
   const store = opts.store ?? process.env.CAIRN_STORE;
   if (store) args.push("--store", store);
-  args.push("serve", "--listen", "127.0.0.1:0");
+  // The server stops when its stdin ends: when this program exits, even
+  // killed by a signal that runs no exit handler, the pipe's end closes.
+  args.push("serve", "--listen", "127.0.0.1:0", "--stop-on-stdin-eof");
   const child = spawn(bin, args, {
     env: { ...process.env, ...opts.env, CAIRN_TOKEN: token },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   // A binary that cannot be started emits "error" and never "exit".
   const exited = new Promise<void>((resolve) => {
@@ -97,7 +99,7 @@ function stop(child: ChildProcess): void {
 
 /** held refs (or unrefs) the child and its pipes: whether they keep the event loop alive. */
 function held(child: ChildProcess, on: boolean): void {
-  for (const h of [child, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null)[]) {
+  for (const h of [child, child.stdin, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null)[]) {
     if (on) h?.ref?.();
     else h?.unref?.();
   }

@@ -38,8 +38,10 @@ describe.skipIf(!bin)("a program with a private server", () => {
   // without close() never exited, and one that died (an uncaught
   // exception, process.exit) left the server running for ever, on a
   // token no one knows.
-  for (const end of ["returns", "throws", "calls process.exit"]) {
-    it(`exits when it ${end} without close(), and stops its server`, async () => {
+  // And one killed by a signal, which runs no exit handler, left it too.
+  for (const end of ["returns", "throws", "calls process.exit", "is killed (SIGKILL)", "is killed (SIGTERM)"]) {
+    const killed = end.startsWith("is killed") ? (end.includes("SIGKILL") ? "SIGKILL" : "SIGTERM") : undefined;
+    it(`${killed ? "dies" : "exits"} when it ${end} without close(), and stops its server`, async () => {
       const dir = tempDir();
       // The server's pid, to clean up after a program that left it running.
       const pidFile = join(dir, "pid");
@@ -53,22 +55,29 @@ describe.skipIf(!bin)("a program with a private server", () => {
 const srv = await startServer({ bin: ${JSON.stringify(wrapper)}, store: ${JSON.stringify(join(dir, "store"))} });
 await srv.client.commit("s", { a: 1 });
 console.log(srv.url);
-${end === "throws" ? 'throw new Error("the agent crashed");' : end === "calls process.exit" ? "process.exit(3);" : ""}
+${end === "throws" ? 'throw new Error("the agent crashed");' : end === "calls process.exit" ? "process.exit(3);" : killed ? "setInterval(() => {}, 1000);" : ""}
 `,
       );
       let url = "";
       try {
         const child = spawn(process.execPath, [program], { stdio: ["ignore", "pipe", "pipe"] });
         let out = "";
-        child.stdout.on("data", (d) => (out += d));
+        child.stdout.on("data", (d) => {
+          out += d;
+          if (killed && out.endsWith("\n")) child.kill(killed);
+        });
         // A bound on a program that never ends: it is killed, and fails.
         const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
         const [code, signal] = await new Promise<[number | null, string | null]>((r) => child.once("exit", (c, s) => r([c, s])));
         clearTimeout(killer);
         url = out.trim();
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-        expect(signal, "the program did not end by itself").toBeNull();
-        expect(code).toBe(end === "returns" ? 0 : end === "throws" ? 1 : 3);
+        if (killed) {
+          expect(signal).toBe(killed);
+        } else {
+          expect(signal, "the program did not end by itself").toBeNull();
+          expect(code).toBe(end === "returns" ? 0 : end === "throws" ? 1 : 3);
+        }
         // The server was asked to stop as the program exited: its port
         // refuses connections once it has.
         let answer = "";

@@ -108,6 +108,8 @@ def _stop(p: "subprocess.Popen[str]", readers: Sequence[threading.Thread] = ()) 
             p.wait()
     for t in readers:
         t.join(timeout=5)
+    if p.stdin is not None:
+        p.stdin.close()
 
 
 def find_cairn(bin: Optional[str] = None) -> str:
@@ -142,9 +144,11 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     cmd = [exe]
     if store:
         cmd += ["--store", store]
-    cmd += ["serve", "--listen", "127.0.0.1:0"]
+    # The server stops when its stdin ends: when this process exits, even
+    # killed by a signal that runs no finaliser, the pipe's end closes.
+    cmd += ["serve", "--listen", "127.0.0.1:0", "--stop-on-stdin-eof"]
     env = dict(os.environ, CAIRN_TOKEN=token)
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE, env=env, text=True)
     found: List[str] = []
     ready = threading.Event()
 
@@ -176,9 +180,7 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
         p.stderr.close()
         raise
     if not found:
-        p.kill()
-        p.wait()
-        reader.join(timeout=5)
+        _stop(p, (reader,))
         assert p.stderr is not None
         with p.stderr:
             err = p.stderr.read()

@@ -149,7 +149,9 @@ def test_an_interrupted_open_stops_its_server(cairn_bin: str, tmp_path: pathlib.
     pid_file = tmp_path / "pid"
     slow = tmp_path / "slow-cairn"
     # A cairn that takes its time to listen, as on a loaded machine.
-    slow.write_text(f"#!/bin/sh\necho $$ > '{pid_file}'\nsleep 2\nexec '{cairn_bin}' \"$@\"\n")
+    # (The pid file appears whole, by a rename, for the script that waits for it.)
+    slow.write_text(f"#!/bin/sh\necho $$ > '{pid_file}.new'\nmv '{pid_file}.new' '{pid_file}'\nsleep 2\n"
+                    f"exec '{cairn_bin}' \"$@\"\n")
     slow.chmod(0o755)
     script = (
         "import _thread, os, threading, time, cairnlog\n"

@@ -620,6 +620,11 @@ function whole(n: unknown, what: string): number {
   if (typeof n !== "number" || !Number.isInteger(n)) {
     throw new InvalidError(400, "bad_request", `${what}: want a whole number, not ${typeof n === "string" ? JSON.stringify(n) : String(n)}`);
   }
+  if (!Number.isSafeInteger(n)) {
+    // Past 2^53 a number is no longer every whole number: 2**60 would go
+    // out as 1152921504606847000, another step than the one meant.
+    throw new InvalidError(400, "bad_request", `${what}: want a whole number from -(2^53-1) to 2^53-1, which a JavaScript number holds exactly, not ${BigInt(n)}`);
+  }
   return n;
 }
 

@@ -110,6 +110,20 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     expect(await c.head("n-f")).toBeUndefined();
   });
 
+  it("refuses step numbers past 2^53, which a number cannot hold exactly, never sending another", async () => {
+    // step(s, 2**60) asked for step 1152921504606847000, not 2**60.
+    const c = srv.client;
+    await c.commit("big", { n: 1 });
+    for (const bad of [2 ** 60, -(2 ** 60), Number.MAX_SAFE_INTEGER + 1]) {
+      for (const call of [() => c.step("big", bad), () => c.commit("big", {}, { expect: bad }), () => c.log("big", { from: bad }), () => c.wait("big", bad, { timeout: 0 })]) {
+        const e = await call().catch((x) => x);
+        expect(e, String(bad)).toBeInstanceOf(InvalidError);
+        expect(e.message).toContain(`want a whole number from -(2^53-1) to 2^53-1, which a JavaScript number holds exactly, not ${BigInt(bad)}`);
+      }
+    }
+    expect((await c.head("big"))?.step).toBe(1);
+  });
+
   it("says a wait timeout that is no number is InvalidError, naming it as the Python client does", async () => {
     // "1" was shown as 1: "timeout: want seconds >= 0, not 1".
     for (const [bad, shown] of [["1", '"1"'], [NaN, "NaN"], [-1, "-1"]] as [unknown, string][]) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -13,7 +14,7 @@ import (
 	"github.com/cairnlog/cairn/internal/httpapi"
 )
 
-const serveUsage = "[--listen ADDR] [--token-file F] [--max-body BYTES]"
+const serveUsage = "[--listen ADDR] [--token-file F] [--max-body BYTES] [--stop-on-stdin-eof]"
 
 var serveCmd = command{
 	summary: "serve the workspace as an HTTP JSON API (see internal/httpapi/openapi.json)",
@@ -31,6 +32,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:7474", "listen on `ADDR`; anything but loopback needs a token")
 	tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (default $CAIRN_TOKEN; none: loopback only)")
 	maxBody := fs.wholeIn("max-body", httpapi.DefaultMaxBody, 1, math.MaxInt64, "a size in bytes", "", "refuse request bodies over `BYTES`")
+	stopOnEOF := fs.Bool("stop-on-stdin-eof", false, "stop, as on SIGTERM, when standard input ends: a program that starts a private server with a pipe as its stdin stops it by exiting, however it exits")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -66,6 +68,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
+	if *stopOnEOF {
+		// The program that started this server holds the pipe's other
+		// end: when it exits, even killed, the pipe ends, and so does
+		// the server, which would otherwise serve on a token no one knows.
+		go func() {
+			_, _ = io.Copy(io.Discard, e.stdin)
+			stop()
+		}()
+	}
 	fmt.Fprintf(e.stdout, "cairn serve: http://%s\n", ln.Addr())
 	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody)}).Serve(ctx, ln)
 }

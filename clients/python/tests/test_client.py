@@ -161,3 +161,13 @@ def test_a_timeout_that_is_no_positive_number_is_refused(timeout: object) -> Non
     # non-blocking, and so fail.
     with pytest.raises(ValueError, match=r"want seconds > 0 \(the default is 90\)"):
         cairnlog.Client("http://127.0.0.1:7474", timeout=timeout)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("timeout", [3e6, 1e300])
+def test_a_timeout_of_weeks_or_more_is_honoured(cairn_bin: str, tmp_path: pathlib.Path, timeout: float) -> None:
+    # The constructor took timeout=1e300, and every call then raised
+    # OverflowError ("timestamp too large to convert to C _PyTime_t"), no
+    # CairnError. The TypeScript client waits as long for the same timeout.
+    with cairnlog.open(str(tmp_path / "store"), bin=cairn_bin, timeout=timeout) as ws:
+        assert ws.client.commit("s", {"a": 1})["step"] == 1
+        assert ws.client.wait("s", 1, timeout=0) is None

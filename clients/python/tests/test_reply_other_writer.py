@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import pathlib
 import subprocess
+import threading
+from typing import Callable, List
 
 import pytest
 
 import cairnlog
-from cairnlog import Client, ConflictError
+from cairnlog import Client, ConflictError, is_reply
 
 
 def _two_workers(cairn_bin: str, store: str):  # type: ignore[no-untyped-def]
@@ -100,3 +102,39 @@ def test_reply_names_the_question_it_answers(cairn_bin: str, tmp_path: pathlib.P
         assert "expected the question at job@1, but the head is job@3" in e.value.message
         assert [p["step"] for p in wb.inbox()] == [3]
         assert wb.reply("job", {"approved": False}, expect=3)["step"] == 4
+
+
+def test_wait_reply_refuses_at_once_when_no_question_waits(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    # A worker resumed after the human answered (its head the reply), or
+    # one that never asked, waited for a reply that could never come: for
+    # ever without a timeout, else None as though the human were still away.
+    with cairnlog.open(str(tmp_path / "store"), bin=cairn_bin) as ws:
+        ws.session("job").ask({"x": 1}, "Go?")
+        ws.reply("job", "yes")
+        fresh = ws.session("new")
+        fresh.resume()
+        running = ws.session("run")
+        running.commit({"x": 1})
+        resumed = ws.session("job")
+        resumed.resume()
+        assert is_reply(resumed.last["record"]) and resumed.last["record"]["reply"] == "yes"  # type: ignore[index]
+        for s, said in [(resumed, "job@2 asks no question, so no reply will come: it is the reply to the question "
+                                  "at job@1, its answer in last['record']['reply']"),
+                        (fresh, "session new asks no question, so no reply will come: ask one first"),
+                        (running, "run@1 asks no question, so no reply will come: ask one first")]:
+            for timeout in (5, None):
+                failed: List[BaseException] = []
+                t = threading.Thread(target=lambda: failed.append(_raised(lambda: s.wait_reply(timeout=timeout))))
+                t.start()
+                t.join(30)
+                assert not t.is_alive(), f"{s.name}: wait_reply(timeout={timeout}) still waits"
+                assert isinstance(failed[0], ConflictError), (s.name, timeout, failed[0])
+                assert said in str(failed[0])
+        assert resumed.head == 2 and fresh.head == 0 and running.head == 1
+
+
+def _raised(f: Callable[[], object]) -> BaseException:
+    try:
+        return AssertionError(f"returned {f()!r}")
+    except BaseException as e:  # noqa: BLE001 - handed to the test
+        return e

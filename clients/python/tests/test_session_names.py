@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import cairnlog
@@ -43,3 +45,20 @@ def test_half_a_surrogate_pair_in_a_name_is_invalid_in_words(ws: cairnlog.Worksp
         with pytest.raises(InvalidError) as e:
             call()
         assert e.value.message == msg
+
+
+@pytest.mark.parametrize("bad", [None, 5, b"s", ["s"]])
+def test_a_name_that_is_no_str_is_a_type_error(ws: cairnlog.Workspace, bad: object) -> None:
+    # None was "object of type 'NoneType' has no len()"; bytes were taken
+    # for their text: commit(b"s", ...) wrote session "s".
+    c = ws.client
+    calls = [lambda: c.commit(bad, {"a": 1}), lambda: c.head(bad), lambda: c.step(bad, 1), lambda: c.log(bad),  # type: ignore[arg-type]
+             lambda: c.wait(bad, 0, timeout=0), lambda: c.ask(bad, {}, "q?"), lambda: c.reply(bad, "yes"),  # type: ignore[arg-type]
+             lambda: c.remove(bad), lambda: c.fork(bad, "copy"), lambda: ws.session(bad).resume()]  # type: ignore[arg-type]
+    for call in calls:
+        with pytest.raises(TypeError, match=re.escape(f"session: want a session's name (a str), not {bad!r}")):
+            call()
+    c.commit("a", {"a": 1})
+    with pytest.raises(TypeError, match=re.escape(f"to: want a session's name (a str), not {bad!r}")):
+        c.fork("a", bad)  # type: ignore[arg-type]
+    assert [s["session"] for s in c.sessions()] == ["a"]

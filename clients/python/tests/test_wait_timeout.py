@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import re
 import threading
 import time
 import urllib.parse
@@ -113,3 +114,12 @@ def test_a_huge_wait_timeout_asks_the_server_for_at_most_a_minute(capped: str) -
 def test_a_negative_wait_timeout_is_invalid(capped: str) -> None:
     with pytest.raises(InvalidError, match="timeout: want seconds >= 0"):
         cairnlog.Client(capped).wait("s", 1, timeout=-1)
+
+
+@pytest.mark.parametrize("timeout", [None, "5", True])
+def test_a_wait_timeout_that_is_no_number_is_invalid_in_words(capped: str, timeout: object) -> None:
+    # None and "5" were "TypeError: '>=' not supported between instances of
+    # 'NoneType' and 'int'"; True waited a second. TypeScript's is the same
+    # InvalidError, as a negative timeout's is.
+    with pytest.raises(InvalidError, match=re.escape(f"timeout: want seconds >= 0, not {timeout!r}")):
+        cairnlog.Client(capped).wait("s", 1, timeout=timeout)  # type: ignore[arg-type]

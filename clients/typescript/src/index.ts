@@ -17,6 +17,7 @@
  * kinds the Python client raises for the same answers.
  */
 import { randomUUID } from "node:crypto";
+import { defaultMaxListeners, getMaxListeners, setMaxListeners } from "node:events";
 import * as http from "node:http";
 import * as https from "node:https";
 import type { components, operations } from "./openapi.js";
@@ -314,8 +315,9 @@ export class CairnClient {
       headers["Content-Type"] = "application/json";
     }
     if (this.token) headers.Authorization = "Bearer " + this.token;
-    // Whole milliseconds: fetch's AbortSignal.timeout refuses others.
-    const timeoutMs = Math.ceil((opts.timeout ?? this.timeout) * 1000);
+    // Whole milliseconds: fetch's AbortSignal.timeout refuses others; and
+    // at most what a timer holds (24.8 days), past which Node fires it at once.
+    const timeoutMs = Math.min(Math.ceil((opts.timeout ?? this.timeout) * 1000), maxTimerMs);
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
@@ -366,6 +368,7 @@ export class CairnClient {
   }
 
   private static s(session: string): string {
+    name(session, "session");
     // A URL resolves "." and ".." (escaped or not) as dot segments, and
     // an empty segment is no name: the request would reach another route,
     // not the server's 400 for the name.
@@ -514,7 +517,7 @@ export class CairnClient {
   async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
     const timeout = opts.timeout ?? 30;
     if (typeof timeout !== "number" || !(timeout >= 0)) {
-      throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${String(timeout)}`);
+      throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${typeof timeout === "string" ? JSON.stringify(timeout) : String(timeout)}`);
     }
     const path = `/v1/sessions/${CairnClient.s(session)}/wait`;
     after = whole(after, "after");
@@ -583,7 +586,7 @@ export class CairnClient {
 
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
   async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
-    const body: components["schemas"]["ForkRequest"] = { to };
+    const body: components["schemas"]["ForkRequest"] = { to: name(to, "to") };
     if (opts.step !== undefined) body.step = whole(opts.step, "step");
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
   }
@@ -599,6 +602,9 @@ export class CairnClient {
   }
 }
 
+/** The longest delay a Node timer takes (2^31-1 ms, 24.8 days). */
+const maxTimerMs = 2 ** 31 - 1;
+
 /** How long an idle kept-alive connection stays open. */
 const idleMs = 30_000;
 
@@ -613,6 +619,20 @@ const maxWait = 60;
 function whole(n: unknown, what: string): number {
   if (typeof n !== "number" || !Number.isInteger(n)) {
     throw new InvalidError(400, "bad_request", `${what}: want a whole number, not ${typeof n === "string" ? JSON.stringify(n) : String(n)}`);
+  }
+  if (!Number.isSafeInteger(n)) {
+    // Past 2^53 a number is no longer every whole number: 2**60 would go
+    // out as 1152921504606847000, another step than the one meant.
+    throw new InvalidError(400, "bad_request", `${what}: want a whole number from -(2^53-1) to 2^53-1, which a JavaScript number holds exactly, not ${BigInt(n)}`);
+  }
+  return n;
+}
+
+/** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
+function name(n: unknown, what: string): string {
+  if (typeof n !== "string") {
+    const shown = n === null || ["undefined", "number", "boolean"].includes(typeof n) ? String(n) : `${typeof n === "object" ? "an" : "a"} ${typeof n}`;
+    throw new TypeError(`${what}: want a session's name (a string), not ${shown}`);
   }
   return n;
 }
@@ -637,29 +657,34 @@ function tooDeep(e: unknown): boolean {
 }
 
 /**
- * encode is a request body's JSON text. A structure nested too deep for
- * JSON.stringify (its RangeError for the call stack) is InvalidError
- * naming the field, as the server says of one past its own limit;
- * JSON.stringify's other errors (a BigInt, a structure that holds itself,
- * a text past the longest string Node makes) go out as they are. Half a
- * surrogate pair goes out escaped, and the server's 400 names the field.
+ * encode is a request body's JSON text. What JSON.stringify would change
+ * rather than send is refused, naming the field, as the Python client
+ * refuses it: NaN and the infinities (sent as null) are InvalidError, a
+ * Map or a Set (sent as {}) is a TypeError. A structure nested too deep
+ * for JSON.stringify (its RangeError for the call stack) is InvalidError
+ * too, as the server says of one past its own limit. JSON.stringify's
+ * other errors (a BigInt, a structure that holds itself, a text past the
+ * longest string Node makes) go out as they are. Half a surrogate pair
+ * goes out escaped, and the server's 400 names the field.
  */
 function encode(body: Record<string, unknown>): string {
+  let field = "request body";
+  const check = function (this: unknown, key: string, value: unknown): unknown {
+    if (this === body) field = key;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) {
+        throw new InvalidError(400, "bad_request", `${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+      }
+    } else if (value instanceof Map || value instanceof Set) {
+      const kind = value instanceof Map ? "Map" : "Set";
+      throw new TypeError(`${field}: a ${kind} has no JSON form (JSON.stringify would send it as {}): send ${kind === "Map" ? "Object.fromEntries(m) or [...m]" : "[...s]"} instead`);
+    }
+    return value;
+  };
   try {
-    return JSON.stringify(body);
+    return JSON.stringify(body, check);
   } catch (e) {
     if (!tooDeep(e)) throw e;
-    let field = "request body";
-    for (const [k, v] of Object.entries(body)) {
-      try {
-        JSON.stringify(v);
-      } catch (inner) {
-        if (tooDeep(inner)) {
-          field = k;
-          break;
-        }
-      }
-    }
     throw new InvalidError(400, "bad_request", `${field}: nested too deep to send as JSON`);
   }
 }
@@ -699,6 +724,10 @@ function send(
       req.destroy(e);
     }, timeoutMs);
     const abort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error("cancelled"));
+    // One signal may cancel many calls at once, each listening until it
+    // ends: past Node's default of 10 listeners it would warn of a leak
+    // that is none. fetch raises the bound as well.
+    if (signal && getMaxListeners(signal) === defaultMaxListeners) setMaxListeners(1500, signal);
     signal?.addEventListener("abort", abort, { once: true });
     function fail(e: Error): void {
       clearTimeout(timer);
@@ -729,8 +758,9 @@ const certErrors = new Set([
  * effect (it may, unless it was never sent).
  */
 function unreachable(server: string, method: string, timeoutMs: number, e: unknown): UnavailableError {
-  const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string } };
-  const code = err.code ?? err.cause?.code;
+  const err = e as { code?: unknown; name?: string; message?: string; cause?: { code?: unknown } };
+  // Node's codes are strings; a DOMException's (fetch's TimeoutError) is a number.
+  const code = [err.code, err.cause?.code].find((c): c is string => typeof c === "string");
   let what: string;
   let neverSent = false;
   if (code === "ECONNREFUSED") {

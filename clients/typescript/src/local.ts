@@ -1,6 +1,8 @@
 /**
  * A private `cairn serve` for one program: started on a free loopback
- * port with a fresh random token, stopped by {@link LocalServer.close}.
+ * port with a fresh random token, stopped by {@link LocalServer.close}, or
+ * else when the program exits, however it exits. It does not keep the
+ * program running.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -37,10 +39,12 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   const args: string[] = [];
   const store = opts.store ?? process.env.CAIRN_STORE;
   if (store) args.push("--store", store);
-  args.push("serve", "--listen", "127.0.0.1:0");
+  // The server stops when its stdin ends: when this program exits, even
+  // killed by a signal that runs no exit handler, the pipe's end closes.
+  args.push("serve", "--listen", "127.0.0.1:0", "--stop-on-stdin-eof");
   const child = spawn(bin, args, {
     env: { ...process.env, ...opts.env, CAIRN_TOKEN: token },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   // A binary that cannot be started emits "error" and never "exit".
   const exited = new Promise<void>((resolve) => {
@@ -58,15 +62,47 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   // The server's later output goes nowhere; keep the pipes drained.
   child.stdout?.resume();
   child.stderr?.resume();
+  // The server does not keep the program alive, and stops when it exits
+  // (at its end, on process.exit or an uncaught exception), close()d or
+  // not, as the Python client's does: no one else knows its token, so it
+  // would serve no one, holding its port and store open for ever.
+  running.add(child);
+  if (running.size === 1) process.on("exit", stopAll);
+  held(child, false);
   return {
     url,
     token,
     client: new CairnClient({ url, token }),
     async close() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      if (running.delete(child) && running.size === 0) process.removeListener("exit", stopAll);
+      // Wait for the exit with the child held again, so that the program
+      // does not end first.
+      held(child, true);
+      stop(child);
       await exited;
+      held(child, false);
     },
   };
+}
+
+/** The servers started and not yet closed, stopped when the program exits. */
+const running = new Set<ChildProcess>();
+
+function stopAll(): void {
+  for (const child of running) stop(child);
+}
+
+/** stop asks a server to stop (SIGTERM: it answers the requests in flight first), if it still runs. */
+function stop(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+}
+
+/** held refs (or unrefs) the child and its pipes: whether they keep the event loop alive. */
+function held(child: ChildProcess, on: boolean): void {
+  for (const h of [child, child.stdin, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null)[]) {
+    if (on) h?.ref?.();
+    else h?.unref?.();
+  }
 }
 
 /** listening resolves with the URL `cairn serve` prints once it listens. */

@@ -20,6 +20,25 @@ describe.skipIf(!bin)("AbortSignal against cairn serve", () => {
   });
 
   for (const transport of ["node:http", "fetch"] as const) {
+    it(`takes one signal for many calls at once without warning of a leak (${transport})`, async () => {
+      // Through node:http, the 11th call at once on one signal printed
+      // "MaxListenersExceededWarning: Possible EventTarget memory leak
+      // detected", though each call removes its listener when it ends.
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => void warnings.push(`${w.name}: ${w.message}`);
+      process.on("warning", onWarning);
+      try {
+        const c = new CairnClient({ url: srv.url, token: srv.token, fetch: transport === "fetch" ? fetch : undefined });
+        const shutdown = new AbortController();
+        const steps = await Promise.all(Array.from({ length: 30 }, (_, i) => c.commit(`many-${transport === "fetch" ? "fetch" : "http"}-${i}`, { i }, { signal: shutdown.signal })));
+        expect(steps.map((s) => s.step)).toEqual(Array(30).fill(1));
+        await new Promise((r) => setImmediate(r));
+      } finally {
+        process.off("warning", onWarning);
+      }
+      expect(warnings).toEqual([]);
+    });
+
     it(`stops a long-poll when its signal aborts, with the signal's reason (${transport})`, async () => {
       // There was no way to cancel a call: a wait held its caller for its
       // whole timeout.

@@ -293,27 +293,52 @@ describe("openapi.ts", () => {
 });
 
 describe("CairnClient's own transport", () => {
-  it("gives up on a server that does not answer within its timeout", async () => {
-    // A listener that takes connections and never answers.
-    const held: Socket[] = [];
-    const mute: Server = createServer((s) => void held.push(s));
-    await new Promise<void>((r) => mute.listen(0, "127.0.0.1", r));
-    try {
-      const port = (mute.address() as { port: number }).port;
-      const c = new CairnClient({ url: `http://127.0.0.1:${port}`, token: "t", timeout: 0.2 });
-      const e = await c.sessions().catch((err) => err);
-      expect(e).toBeInstanceOf(UnavailableError);
-      expect(e.code).toBe("unreachable");
-      expect(e.message).toBe(`cairn: 0 unreachable: could not reach the cairn server at http://127.0.0.1:${port}: no answer within 0.2 s`);
-      // A commit that got no answer may have reached the server.
-      const w = await c.commit("s", { n: 1 }).catch((err) => err);
-      expect(w).toBeInstanceOf(UnavailableError);
-      expect(w.message).toMatch(/no answer within 0\.2 s; the commit may have taken effect: retry it with idempotencyKey "[-0-9a-f]{36}", which answers with its step if it landed and never writes a second one$/);
-    } finally {
-      for (const s of held) s.destroy();
-      await new Promise((r) => mute.close(r));
-    }
-  });
+  for (const transport of ["node:http", "fetch"] as const) {
+    it(`gives up on a server that does not answer within its timeout (${transport})`, async () => {
+      // Through fetch, the timeout's DOMException (whose code is the number
+      // 23) came out as "TypeError: code?.startsWith is not a function".
+      // A listener that takes connections and never answers.
+      const held: Socket[] = [];
+      const mute: Server = createServer((s) => void held.push(s));
+      await new Promise<void>((r) => mute.listen(0, "127.0.0.1", r));
+      try {
+        const port = (mute.address() as { port: number }).port;
+        const c = new CairnClient({ url: `http://127.0.0.1:${port}`, token: "t", timeout: 0.2, fetch: transport === "fetch" ? fetch : undefined });
+        const e = await c.sessions().catch((err) => err);
+        expect(e).toBeInstanceOf(UnavailableError);
+        expect(e.code).toBe("unreachable");
+        expect(e.message).toBe(`cairn: 0 unreachable: could not reach the cairn server at http://127.0.0.1:${port}: no answer within 0.2 s`);
+        // A commit that got no answer may have reached the server.
+        const w = await c.commit("s", { n: 1 }).catch((err) => err);
+        expect(w).toBeInstanceOf(UnavailableError);
+        expect(w.message).toMatch(/no answer within 0\.2 s; the commit may have taken effect: retry it with idempotencyKey "[-0-9a-f]{36}", which answers with its step if it landed and never writes a second one$/);
+      } finally {
+        for (const s of held) s.destroy();
+        await new Promise((r) => mute.close(r));
+      }
+    });
+
+    it(`honours a timeout longer than a timer can hold, not failing at once (${transport})`, async () => {
+      // Past 2^31-1 ms (24.8 days), Node's timers fire after 1 ms: every
+      // request failed at once, "no answer within 3000000 s".
+      const held: Socket[] = [];
+      const slow: Server = createServer((s) => {
+        held.push(s);
+        s.once("data", () => setTimeout(() => s.end("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"sessions\":[]}"), 50));
+      });
+      await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+      try {
+        const port = (slow.address() as { port: number }).port;
+        for (const timeout of [3e6, 1e300]) {
+          const c = new CairnClient({ url: `http://127.0.0.1:${port}`, timeout, fetch: transport === "fetch" ? fetch : undefined });
+          expect(await c.sessions()).toEqual([]);
+        }
+      } finally {
+        for (const s of held) s.destroy();
+        await new Promise((r) => slow.close(r));
+      }
+    });
+  }
 
   it("says a server that is not there is unreachable, and that nothing was sent", async () => {
     // It used to throw Node's own error (ECONNREFUSED), none of the client's classes.

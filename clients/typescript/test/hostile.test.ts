@@ -40,6 +40,32 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     }
   });
 
+  it("refuses a session name that is no string with a TypeError, as the Python client does, writing nothing", async () => {
+    // undefined was "Cannot read properties of undefined (reading 'length')";
+    // a number was taken for its text: commit(5, ...) wrote session "5".
+    const c = srv.client;
+    for (const [bad, shown] of [[undefined, "undefined"], [null, "null"], [5, "5"], [{ name: "x" }, "an object"], [["x"], "an object"]] as [unknown, string][]) {
+      const name = bad as string;
+      for (const [call, what] of [
+        [() => c.commit(name, { a: 1 }), "session"],
+        [() => c.head(name), "session"],
+        [() => c.step(name, 1), "session"],
+        [() => c.log(name), "session"],
+        [() => c.wait(name, 0, { timeout: 0 }), "session"],
+        [() => c.ask(name, {}, "q?"), "session"],
+        [() => c.reply(name, "yes"), "session"],
+        [() => c.remove(name), "session"],
+        [() => c.fork(name, "copy"), "session"],
+        [() => c.fork("a", name), "to"],
+      ] as const) {
+        const e = await call().catch((x) => x);
+        expect(e, `${what} ${shown}`).toBeInstanceOf(TypeError);
+        expect(e.message).toBe(`${what}: want a session's name (a string), not ${shown}`);
+      }
+    }
+    expect((await c.sessions()).map((s) => s.session)).not.toContain("5");
+  });
+
   it("says half a surrogate pair in a session name is a bad name, as the Python client does", async () => {
     // encodeURIComponent threw its URIError ("URI malformed").
     const c = srv.client;
@@ -84,6 +110,29 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     expect(await c.head("n-f")).toBeUndefined();
   });
 
+  it("refuses step numbers past 2^53, which a number cannot hold exactly, never sending another", async () => {
+    // step(s, 2**60) asked for step 1152921504606847000, not 2**60.
+    const c = srv.client;
+    await c.commit("big", { n: 1 });
+    for (const bad of [2 ** 60, -(2 ** 60), Number.MAX_SAFE_INTEGER + 1]) {
+      for (const call of [() => c.step("big", bad), () => c.commit("big", {}, { expect: bad }), () => c.log("big", { from: bad }), () => c.wait("big", bad, { timeout: 0 })]) {
+        const e = await call().catch((x) => x);
+        expect(e, String(bad)).toBeInstanceOf(InvalidError);
+        expect(e.message).toContain(`want a whole number from -(2^53-1) to 2^53-1, which a JavaScript number holds exactly, not ${BigInt(bad)}`);
+      }
+    }
+    expect((await c.head("big"))?.step).toBe(1);
+  });
+
+  it("says a wait timeout that is no number is InvalidError, naming it as the Python client does", async () => {
+    // "1" was shown as 1: "timeout: want seconds >= 0, not 1".
+    for (const [bad, shown] of [["1", '"1"'], [NaN, "NaN"], [-1, "-1"]] as [unknown, string][]) {
+      const e = await srv.client.wait("n", 1, { timeout: bad as number }).catch((x) => x);
+      expect(e).toBeInstanceOf(InvalidError);
+      expect(e.message).toBe(`cairn: 400 bad_request: timeout: want seconds >= 0, not ${shown}`);
+    }
+  });
+
   it("says a state nested too deep to encode is InvalidError, as the server says of one it refuses", async () => {
     // JSON.stringify's RangeError (its call stack) used to come out as it was.
     const c = srv.client;
@@ -100,6 +149,33 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
       expect(e.message).toMatch(/nested too deep/);
     }
     expect(await c.head("deep")).toBeUndefined();
+  });
+
+  it("refuses NaN, infinities, Maps and Sets, naming the field, as the Python client does, and commits nothing", async () => {
+    // JSON.stringify sent NaN and the infinities as null and a Map or a
+    // Set as {}: the step landed with a state other than the one given.
+    const c = srv.client;
+    await c.ask("nan", { n: 1 }, "go?", { expect: 0 });
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      for (const [call, field] of [
+        [() => c.commit("nan", { n: [1, { x: bad }] }), "state"],
+        [() => c.commit("nan", { n: 1 }, { record: { cost: bad } }), "record"],
+        [() => c.patch("nan", [{ op: "replace", path: "/n", value: bad }]), "patch"],
+        [() => c.reply("nan", { score: bad }), "input"],
+      ] as const) {
+        const e = await call().catch((x) => x);
+        expect(e, `${field} ${bad}`).toBeInstanceOf(InvalidError);
+        expect(e.message).toBe(`cairn: 400 bad_request: ${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+      }
+    }
+    for (const [bad, kind] of [[new Map([["a", 1]]), "Map"], [new Set([1]), "Set"]] as const) {
+      const e = await c.commit("nan", { n: [bad] }).catch((x) => x);
+      expect(e).toBeInstanceOf(TypeError);
+      expect(e.message).toMatch(new RegExp(`^state: a ${kind} has no JSON form \\(JSON.stringify would send it as \\{\\}\\)`));
+    }
+    const head = await c.head("nan");
+    expect(head?.step).toBe(1);
+    expect(head?.state).toEqual({ n: 1 });
   });
 
   it("sends half a surrogate pair escaped, and gets the server's InvalidError naming the field", async () => {

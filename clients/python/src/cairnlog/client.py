@@ -44,6 +44,9 @@ def _idempotency_key(key: Optional[str]) -> str:
     return key
 
 
+MAX_TIMEOUT = (2**31 - 1) / 1000
+"""The longest a request waits for the server (seconds, 24.8 days), whatever a longer timeout says."""
+
 MAX_WAIT = 60
 """The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
 
@@ -126,6 +129,13 @@ def _whole(n: Any, what: str) -> int:
     if isinstance(n, bool) or not hasattr(type(n), "__index__"):
         raise InvalidError(400, "bad_request", f"{what}: want a whole number, not {n!r}")
     return operator.index(n)
+
+
+def _name(name: Any, what: str) -> str:
+    """name, or TypeError if it is no str: a session's name is never made of another value."""
+    if not isinstance(name, str):
+        raise TypeError(f"{what}: want a session's name (a str), not {name!r}")
+    return name
 
 
 def _why_not_json(value: Any, e: BaseException) -> str:
@@ -213,7 +223,9 @@ class Client:
             hdrs["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
         try:
-            with _opener(self._host).open(req, timeout=timeout or self.timeout) as resp:
+            # At most what TypeScript's timers hold (24.8 days): past the
+            # clock's range, the socket module raises OverflowError.
+            with _opener(self._host).open(req, timeout=min(timeout or self.timeout, MAX_TIMEOUT)) as resp:
                 raw = resp.read()
                 if not raw:
                     return resp.status, None
@@ -283,6 +295,7 @@ class Client:
         # A name past 128 characters is said here too: one past the server's
         # 64 KiB of headers would be its plain "431 Request Header Fields
         # Too Large".
+        _name(session, "session")
         if session in ("", ".", "..") or len(session) > 128:
             shown = json.dumps(session) if len(session) <= 128 else \
                 f"{json.dumps(session[:32])[:-1]}…\" ({len(session)} characters)"
@@ -389,7 +402,7 @@ class Client:
         """Long-poll: the head once it is past step `after`, or None after timeout seconds.
         The server holds one poll for at most a minute; a longer timeout polls again until it passes."""
         path, after = f"/v1/sessions/{self._s(session)}/wait", _whole(after, "after")
-        if not timeout >= 0:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
             raise InvalidError(400, "bad_request", f"timeout: want seconds >= 0, not {timeout!r}")
         deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
         while True:
@@ -463,7 +476,7 @@ class Client:
 
     def fork(self, session: str, to: str, step: Optional[int] = None) -> Step:
         """Start session `to` from a step of `session` (default its head)."""
-        body: Dict[str, Any] = {"to": to}
+        body: Dict[str, Any] = {"to": _name(to, "to")}
         if step is not None:
             body["step"] = _whole(step, "step")
         return self._call("POST", f"/v1/sessions/{self._s(session)}/fork", body)[1]

@@ -59,8 +59,19 @@ class Session:
         tracked head even if other steps landed after it, so the next commit
         is a ConflictError rather than a step on top of another writer's.
         Raises ConflictError if the step after the question is no reply to
-        it (another writer withdrew the question and went on)."""
+        it (another writer withdrew the question and went on), or at once if
+        the tracked head asks no question: nothing would ever answer it. A
+        session resumed after the human answered has the reply as its head:
+        its answer is last["record"]["reply"]."""
         q = self.head
+        last = self.last
+        if last is None or last.get("status") != "awaiting_input":
+            at = f"{self.name}@{q}" if last is not None else f"session {self.name}"
+            rec = last.get("record") if last is not None else None
+            hint = (f": it is the reply to the question at {self.name}@{rec['in_reply_to']}, "
+                    "its answer in last['record']['reply']") if is_reply(rec) else \
+                ": ask one first (Session.ask), or resume() a session that awaits an answer"
+            raise ConflictError(409, "conflict", f"{at} asks no question, so no reply will come{hint}")
         if timeout is None:
             st = self.client.wait_for_reply(self.name, q, poll=poll)
         else:

@@ -20,7 +20,8 @@ class Workspace:
     (or a with block) stops a server that open() started."""
 
     def __init__(self, client: Client, store: Optional[str] = None, bin: Optional[str] = None,
-                 process: Optional["subprocess.Popen[str]"] = None) -> None:
+                 process: Optional["subprocess.Popen[str]"] = None,
+                 _readers: Sequence[threading.Thread] = ()) -> None:
         self.client = client
         self.store = store
         self.bin = bin
@@ -30,7 +31,7 @@ class Workspace:
         self._default_store_is_served = process is not None
         # A workspace dropped or left open at exit stops its server too:
         # no one else knows its token, so it would serve no one.
-        self._stop = weakref.finalize(self, _stop, process) if process is not None else None
+        self._stop = weakref.finalize(self, _stop, process, tuple(_readers)) if process is not None else None
 
     def __enter__(self) -> "Workspace":
         return self
@@ -95,8 +96,9 @@ class Workspace:
             raise RuntimeError(f"cairn export: {r.stderr.strip()}")
 
 
-def _stop(p: "subprocess.Popen[str]") -> None:
-    """Stop a private server: terminate, then kill if it lingers."""
+def _stop(p: "subprocess.Popen[str]", readers: Sequence[threading.Thread] = ()) -> None:
+    """Stop a private server: terminate, then kill if it lingers; then wait
+    for the threads that drain its output to close its pipes."""
     if p.poll() is None:
         p.terminate()
         try:
@@ -104,6 +106,10 @@ def _stop(p: "subprocess.Popen[str]") -> None:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+    for t in readers:
+        t.join(timeout=5)
+    if p.stdin is not None:
+        p.stdin.close()
 
 
 def find_cairn(bin: Optional[str] = None) -> str:
@@ -138,28 +144,48 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     cmd = [exe]
     if store:
         cmd += ["--store", store]
-    cmd += ["serve", "--listen", "127.0.0.1:0"]
+    # The server stops when its stdin ends: when this process exits, even
+    # killed by a signal that runs no finaliser, the pipe's end closes.
+    cmd += ["serve", "--listen", "127.0.0.1:0", "--stop-on-stdin-eof"]
     env = dict(os.environ, CAIRN_TOKEN=token)
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE, env=env, text=True)
     found: List[str] = []
     ready = threading.Event()
 
     def read() -> None:
         assert p.stdout is not None
-        for line in p.stdout:
-            m = re.search(r"cairn serve: (http://\S+)", line)
-            if m:
-                found.append(m.group(1))
-                break
-        ready.set()
-        p.stdout.read()  # keep the pipe drained until the server exits
+        with p.stdout:  # closed once the server has exited: no file left open
+            for line in p.stdout:
+                m = re.search(r"cairn serve: (http://\S+)", line)
+                if m:
+                    found.append(m.group(1))
+                    break
+            ready.set()
+            p.stdout.read()  # keep the pipe drained until the server exits
 
-    threading.Thread(target=read, daemon=True).start()
-    ready.wait(start_timeout)
+    def drain() -> None:
+        assert p.stderr is not None
+        with p.stderr:
+            p.stderr.read()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        ready.wait(start_timeout)
+    except BaseException:
+        # Interrupted (Ctrl-C's KeyboardInterrupt, say) before the workspace
+        # that would stop the server exists: stop it here.
+        _stop(p, (reader,))
+        assert p.stderr is not None
+        p.stderr.close()
+        raise
     if not found:
-        p.kill()
-        _, err = p.communicate()
+        _stop(p, (reader,))
+        assert p.stderr is not None
+        with p.stderr:
+            err = p.stderr.read()
         raise RuntimeError(f"start cairn serve: {err.strip() or 'no address printed'}")
     # Drain stderr too, so the server never blocks on a full pipe.
-    threading.Thread(target=lambda: p.stderr and p.stderr.read(), daemon=True).start()
-    return Workspace(Client(found[0], token, timeout), store=store, bin=exe, process=p)
+    drainer = threading.Thread(target=drain, daemon=True)
+    drainer.start()
+    return Workspace(Client(found[0], token, timeout), store=store, bin=exe, process=p, _readers=(reader, drainer))

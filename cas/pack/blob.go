@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/cairnlog/cairn/cas"
@@ -39,67 +40,109 @@ var (
 	}}
 )
 
-// encoders holds the zstd encoders of EncodeBlob, each used by one
-// goroutine at a time, at most GOMAXPROCS at once. A goroutine gets the
-// encoder last put back on its own P (a sync.Pool), whose tables are
-// still in that core's cache: the zstd package's own encoder hands its
-// per-core slots out in turn, and on 16 KiB chunks the cache misses
-// cost a large commit about a tenth of its CPU time. The pool drops
-// what sat idle through two garbage collections; making an encoder
-// costs ~0.3 ms and 600 KB, so a dropped one is not lost but kept in
-// spare (by a cleanup on its handle, up to GOMAXPROCS of them) for the
-// next that is needed.
-var encoders = struct {
-	slots chan struct{} // a token for each encoder in use
-	pool  sync.Pool     // of *encHandle
+// encoderPool holds zstd encoders of one set of options for EncodeBlob,
+// each used by one goroutine at a time. A goroutine gets the encoder
+// last put back on its own P (a sync.Pool), whose tables are still in
+// that core's cache: the zstd package's own encoder hands its per-core
+// slots out in turn, and on 16 KiB chunks the cache misses cost a large
+// commit about a tenth of its CPU time. The pool drops what sat idle
+// through two garbage collections; making an encoder costs ~0.3 ms and
+// 600 KB, so a dropped one is not lost but kept in spare (by a cleanup
+// on its handle, up to GOMAXPROCS of them) for the next that is needed.
+type encoderPool struct {
+	opts  []zstd.EOption
+	pool  sync.Pool // of *encHandle
 	mu    sync.Mutex
 	spare []*zstd.Encoder
-}{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
 
-// encHandle is what the pool holds: the garbage collector may drop a
+// encoderSlots holds a token for each encoder in use, of either pool:
+// at most GOMAXPROCS at once.
+var encoderSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// encoderOptions are the options every frame EncodeBlob writes is made
+// with: a frame depends on them and on the raw bytes only.
+var encoderOptions = []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true)}
+
+// The two pools: binary blobs, and text, for which entropy coding is
+// also tried on blocks in which the fastest level finds no repeat (see
+// looksLikeText).
+var (
+	binaryEncoders = &encoderPool{opts: encoderOptions}
+	textEncoders   = &encoderPool{opts: append(slices.Clone(encoderOptions), zstd.WithAllLitEntropyCompression(true))}
+)
+
+// encHandle is what a pool holds: the garbage collector may drop a
 // handle, never the encoder.
-type encHandle struct{ e *zstd.Encoder }
+type encHandle struct {
+	e    *zstd.Encoder
+	from *encoderPool
+}
 
-// getEncoder returns an encoder for the caller's sole use until
-// putEncoder, waiting while GOMAXPROCS are in use.
-func getEncoder() *encHandle {
-	encoders.slots <- struct{}{}
-	if h, ok := encoders.pool.Get().(*encHandle); ok {
+// get returns an encoder for the caller's sole use until put, waiting
+// while GOMAXPROCS are in use.
+func (p *encoderPool) get() *encHandle {
+	encoderSlots <- struct{}{}
+	if h, ok := p.pool.Get().(*encHandle); ok {
 		return h
 	}
-	encoders.mu.Lock()
+	p.mu.Lock()
 	var e *zstd.Encoder
-	if n := len(encoders.spare); n > 0 {
-		e = encoders.spare[n-1]
-		encoders.spare = encoders.spare[:n-1]
+	if n := len(p.spare); n > 0 {
+		e = p.spare[n-1]
+		p.spare = p.spare[:n-1]
 	}
-	encoders.mu.Unlock()
+	p.mu.Unlock()
 	if e == nil {
-		// The options are part of what EncodeBlob writes: a frame
-		// depends on them and on raw only.
 		var err error
-		e, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-		if err != nil {
+		if e, err = zstd.NewWriter(nil, p.opts...); err != nil {
 			panic(err)
 		}
 	}
-	h := &encHandle{e: e}
+	h := &encHandle{e: e, from: p}
 	runtime.AddCleanup(h, func(e *zstd.Encoder) {
-		encoders.mu.Lock()
+		p.mu.Lock()
 		// New encoders can be made while dropped ones wait for their
 		// cleanup: keep at most GOMAXPROCS spares, let the rest go.
-		if len(encoders.spare) < cap(encoders.slots) {
-			encoders.spare = append(encoders.spare, e)
+		if len(p.spare) < cap(encoderSlots) {
+			p.spare = append(p.spare, e)
 		}
-		encoders.mu.Unlock()
+		p.mu.Unlock()
 	}, e)
 	return h
 }
 
-func putEncoder(h *encHandle) {
-	encoders.pool.Put(h)
-	<-encoders.slots
+// put gives h back to its pool.
+func (h *encHandle) put() {
+	h.from.pool.Put(h)
+	<-encoderSlots
+}
+
+// textSample is how much of a blob looksLikeText reads.
+const textSample = 4 << 10
+
+// looksLikeText reports whether raw's first textSample bytes take at
+// most 192 of the 256 byte values. Text does (ASCII, UTF-8, base64: 65),
+// random or already compressed bytes do not (a sample of 1 KiB of them
+// takes about 250). zstd's fastest level stores a block in which it
+// finds no repeat of four bytes or more raw, and for random bytes that
+// is right: trying entropy coding on them would cost a large commit of
+// incompressible data half its throughput for nothing. For text with no
+// repeats, such as base64 (an image or a file inside a JSON state),
+// entropy coding stores it in about three quarters of its size, where
+// it was stored whole.
+func looksLikeText(raw []byte) bool {
+	var seen [256]bool
+	n := 0
+	for _, c := range raw[:min(len(raw), textSample)] {
+		if !seen[c] {
+			seen[c] = true
+			if n++; n > 192 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // maxWindow bounds the window a stored frame may declare. Frames written
@@ -144,11 +187,15 @@ func decodeZstd(frame []byte, rawLen int) ([]byte, error) {
 // for concurrent use; the frame depends only on raw.
 func EncodeBlob(dst, raw []byte) []byte {
 	if len(raw) >= minCompress {
-		enc := getEncoder()
+		p := binaryEncoders
+		if looksLikeText(raw) {
+			p = textEncoders
+		}
+		enc := p.get()
 		start := len(dst)
 		dst = append(dst, CodecZstd)
 		dst = enc.e.EncodeAll(raw, dst)
-		putEncoder(enc)
+		enc.put()
 		if len(dst)-start-1 < len(raw) {
 			return dst
 		}

@@ -16,13 +16,13 @@ func TestHistoryLocal(t *testing.T) {
 		t.Fatalf("history points %+v, want 2", h.Points)
 	}
 	for i, p := range h.Points {
-		if p.Steps != cfg.HistorySteps[i] || p.Appended <= 0 || p.Stored < p.Appended/2 || p.Puts < int64(p.Steps) {
+		if p.Steps != cfg.HistorySteps[i] || p.Appended <= 0 || p.Stored < p.Appended/2 || p.Puts < int64(p.Steps) || p.Raw < p.Appended {
 			t.Fatalf("implausible history point %+v", p)
 		}
 	}
 	r := &Results{Config: cfg, History: h}
 	md := historyMarkdown(r)
-	for _, want := range []string{"stored ÷ appended", "PUTs a step"} {
+	for _, want := range []string{"stored ÷ appended", "the same before compression, 80 steps", "PUTs a step"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("history rows lack %q:\n%s", want, md)
 		}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas/chunker"
+	"github.com/cairnlog/cairn/cas/pack"
 	"github.com/cairnlog/cairn/internal/workload"
-	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
 )
 
@@ -223,20 +223,13 @@ func phaseLargeCDC(_ context.Context, cfg Config, variant string) (any, error) {
 	})
 }
 
-// phaseLargeZstd compresses the state with zstd's fastest level in 1 MiB
-// blocks on all cores; Stored is the compressed size.
+// phaseLargeZstd compresses the state in 1 MiB blocks on all cores as
+// cairn stores a blob (pack.EncodeBlob: zstd's fastest level, its
+// encoders and their choice of options); Stored is the compressed size.
 func phaseLargeZstd(_ context.Context, cfg Config, variant string) (any, error) {
-	encs := make([]*zstd.Encoder, runtime.GOMAXPROCS(0))
-	dsts := make([][]byte, len(encs))
-	for i := range encs {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			return nil, err
-		}
-		encs[i] = e
-	}
+	dsts := make([][]byte, runtime.GOMAXPROCS(0))
 	return parallel(cfg, variant, 1<<20, func(w int, b []byte) int64 {
-		dsts[w] = encs[w].EncodeAll(b, dsts[w][:0])
+		dsts[w] = pack.EncodeBlob(dsts[w][:0], b)
 		return int64(len(dsts[w]))
 	})
 }

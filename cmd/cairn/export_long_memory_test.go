@@ -16,11 +16,12 @@ import (
 // TestLongExportKeepsMemoryFlat: export held a whole trajectory while it
 // wrote it, and Parquet all of its rows too, so one long session took
 // memory in proportion to its length (1.8 GB of RSS in Parquet, 2.3 to
-// 2.4 GB in openai-jsonl and sharegpt, for a 100,000-step session of 3
-// KB records). These formats now read a long trajectory again and write
-// its rows, messages or turns a run of steps at a time: what they hold
-// is a run of steps and, for Parquet, the row group being written (8,192
-// rows, compressed). Here 1,500 steps of 32 KB records (48 MB of records)
+// 2.4 GB in openai-jsonl and sharegpt, 2.8 GB in atif, for a
+// 100,000-step session of 3 KB records). These formats now read a long
+// trajectory again and write its rows, messages, turns or ATIF steps a
+// run of steps at a time: what they hold is a run of steps, ATIF's tool
+// call ids and, for Parquet, the row group being written (8,192 rows,
+// compressed). Here 1,500 steps of 32 KB records (48 MB of records)
 // must be exported in at most twice their size.
 func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	if testing.Short() {
@@ -38,16 +39,23 @@ func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		// Text, which Snappy compresses, so the one row group the
 		// Parquet writer keeps (8,192 rows, compressed) stays small.
-		rec, _ := json.Marshal(map[string]any{"messages": []any{
+		// Each step answers the tool call of the step before, so an
+		// ATIF step waits for the next to be read.
+		var msgs []any
+		if i > 1 {
+			msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "c" + strconv.Itoa(i-1), "content": "ok " + strconv.Itoa(i-1)})
+		}
+		msgs = append(msgs,
 			map[string]any{"role": "user", "content": "step " + strconv.Itoa(i)},
-			map[string]any{"role": "assistant", "content": strings.Repeat(fmt.Sprintf("step %d says lorem ipsum dolor sit amet. ", i), 800)},
-		}})
+			map[string]any{"role": "assistant", "content": strings.Repeat(fmt.Sprintf("step %d says lorem ipsum dolor sit amet. ", i), 800),
+				"tool_calls": []any{map[string]any{"id": "c" + strconv.Itoa(i), "name": "look", "arguments": map[string]any{"step": i}}}})
+		rec, _ := json.Marshal(map[string]any{"messages": msgs, "tokens": map[string]any{"prompt": 100, "completion": 10}})
 		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: rec}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ws.Close()
-	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt"} {
+	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt", "atif"} {
 		out := filepath.Join(t.TempDir(), "out."+format)
 		live, stderr := liveHeapMB(t, "export", "--format", format, "--out", out, "--store", dir)
 		if !bytes.Contains(stderr, []byte("exported 1 trajectory, 1500 steps")) {

@@ -255,7 +255,7 @@ func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	case ShareGPT:
 		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta, long: (*jsonlWriter).writeShareGPTLong}, nil
 	case ATIF:
-		return &jsonlWriter{out: out, line: atifLine}, nil
+		return &jsonlWriter{out: out, line: atifLine, long: (*jsonlWriter).writeATIFLong}, nil
 	case Parquet:
 		return newParquetWriter(out), nil
 	}

@@ -222,7 +222,7 @@ func TestShareGPT(t *testing.T) {
 
 func TestATIF(t *testing.T) {
 	ws, _ := forkedWorkload(t)
-	out, _, _ := run(t, ws, export.Options{Format: export.ATIF})
+	out, _, _ := runLong(t, ws, export.Options{Format: export.ATIF})
 	objs := lines(t, out)
 	if len(objs) != 5 {
 		t.Fatalf("%d ATIF documents, want 5", len(objs))

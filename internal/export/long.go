@@ -23,19 +23,22 @@ import (
 // must not take) and cuts the path in runs of steps that can be held,
 // keeping each run's newest step; the writer then reads the path again,
 // a run at a time, oldest first (eachStep, eachSettled) — the chat
-// formats once to check it and once to write — and writes each step's
-// row, messages or turns as it goes (a step waits only for a tool
-// result's id, settled when its run of results ends). What it holds is
-// flat in the trajectory's length but for one step per run. Should a
+// formats and ATIF once to check it and once to write — and writes each
+// step's row, messages, turns or ATIF steps as it goes (a step waits
+// only for a tool result's id, settled when its run of results ends; an
+// ATIF step also for the later results and usage joined to it). What it
+// holds is flat in the trajectory's length but for one step per run
+// (and ATIF's tool call ids). Should a
 // read fail part-way through a chat line (the store damaged or pruned
 // between two passes), the export fails with that line's start written:
 // --out naming a file then removes its temporary file, as on any failure.
 
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
-// message at a time, sharegpt a turn at a time (openai_long.go).
+// message at a time, sharegpt a turn at a time (openai_long.go), atif an
+// ATIF step at a time (atif_long.go).
 func longFormat(format string) bool {
-	return format == Parquet || format == OpenAIJSONL || format == ShareGPT
+	return format == Parquet || format == OpenAIJSONL || format == ShareGPT || format == ATIF
 }
 
 // holdSteps and holdBytes bound the steps of a trajectory the formats

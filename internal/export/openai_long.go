@@ -212,19 +212,12 @@ func (w *jsonlWriter) writeOpenAILong(t *Trajectory) (verdict, error) {
 }
 
 // writeMetadata writes `,"metadata":{…}` of a trajectory too long to
-// hold, if the line has one: what metadataOf returns of it held.
+// hold, if the line has one.
 func (w *jsonlWriter) writeMetadata(t *Trajectory) error {
 	if !w.meta {
 		return nil
 	}
-	l := t.long
-	h := l.head
-	m := &Metadata{Session: t.Session, Head: refName(headRef(h)), HeadID: h.ID.String(),
-		Steps: l.n, Outcome: t.Outcome, Reward: t.Reward, Truncated: t.Truncated,
-		Model: l.model, ForkedFrom: l.forkedFrom}
-	if len(t.Labels) > 0 {
-		m.Labels = t.Labels
-	}
+	m := metadataOf(t)
 	b, err := textJSON(m)
 	if err != nil {
 		return err

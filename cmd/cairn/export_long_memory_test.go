@@ -17,11 +17,12 @@ import (
 // wrote it, and Parquet all of its rows too, so one long session took
 // memory in proportion to its length (1.8 GB of RSS in Parquet, 2.3 to
 // 2.4 GB in openai-jsonl and sharegpt, 2.8 GB in atif, for a
-// 100,000-step session of 3 KB records). These formats now read a long
-// trajectory again and write its rows, messages, turns or ATIF steps a
-// run of steps at a time: what they hold is a run of steps, ATIF's tool
-// call ids and, for Parquet, the row group being written (8,192 rows,
-// compressed). Here 1,500 steps of 32 KB records (48 MB of records)
+// 100,000-step session of 3 KB records), and preference pairs every
+// branch of a fork point whole. Every format now reads a long
+// trajectory again and writes its rows, messages, turns, ATIF steps or
+// pairs a run of steps at a time: what it holds is a run of steps,
+// ATIF's tool call ids and, for Parquet, the row group being written
+// (8,192 rows, compressed). Here 1,500 steps of 32 KB records (48 MB of records)
 // must be exported in at most twice their size.
 func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	if testing.Short() {
@@ -55,10 +56,37 @@ func TestLongExportKeepsMemoryFlat(t *testing.T) {
 		}
 	}
 	ws.Close()
-	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt", "atif"} {
+	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt", "atif", "preference"} {
+		want := "exported 1 trajectory, 1500 steps"
+		if format == "preference" {
+			// A fork from the last step and a step more of the
+			// session, each with an outcome, make one pair whose
+			// prompt is every step (made last, not to change the
+			// trajectory the other formats export).
+			ws, err := cairn.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from, err := ws.ReadStep(ctx, "long", n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ws.Fork(ctx, from, "long-alt"); err != nil {
+				t.Fatal(err)
+			}
+			for name, outcome := range map[string]string{"long": "failure", "long-alt": "success"} {
+				s, _ := ws.Session(name)
+				rec := fmt.Sprintf(`{"messages":[{"role":"tool","tool_call_id":"c%d","content":"ok"},{"role":"assistant","content":"%s"}],"outcome":%q}`, n, name, outcome)
+				if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: []byte(rec)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ws.Close()
+			want = "exported 1 pair"
+		}
 		out := filepath.Join(t.TempDir(), "out."+format)
 		live, stderr := liveHeapMB(t, "export", "--format", format, "--out", out, "--store", dir)
-		if !bytes.Contains(stderr, []byte("exported 1 trajectory, 1500 steps")) {
+		if !bytes.Contains(stderr, []byte(want)) {
 			t.Fatalf("cairn export --format %s did not export the session:\n%s", format, stderr)
 		}
 		t.Logf("cairn export --format %s of %d steps: at most %d MB live after a collection", format, n, live)

@@ -411,7 +411,7 @@ func TestPreferenceFromPrunedBranchNoted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	_, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs == 0 {
 		t.Fatal("no pairs")
 	}

@@ -36,9 +36,10 @@ import (
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
 // message at a time, sharegpt a turn at a time (openai_long.go), atif an
-// ATIF step at a time (atif_long.go).
+// ATIF step at a time (atif_long.go), preference pairs a message at a
+// time (preference.go).
 func longFormat(format string) bool {
-	return format == Parquet || format == OpenAIJSONL || format == ShareGPT || format == ATIF
+	return format == Parquet || format == OpenAIJSONL || format == ShareGPT || format == ATIF || format == Preference
 }
 
 // holdSteps and holdBytes bound the steps of a trajectory the formats
@@ -73,6 +74,7 @@ type longPath struct {
 	ctx   context.Context
 	n     int   // steps
 	raw   int64 // steps whose record does not follow the convention
+	msgs  int   // messages of the steps' records
 	first *cairn.Step
 	head  *cairn.Step
 	// runs cut the path in runs of steps that can be held, newest first.
@@ -141,6 +143,7 @@ func (f *firstPass) add(s Step) {
 		l.forkedFrom = refName(*s.Origin)
 	}
 	if r := s.Rec; r != nil {
+		l.msgs += len(r.Messages)
 		if l.model == "" {
 			l.model = r.Model
 		}

@@ -219,3 +219,53 @@ func runLong(t *testing.T, ws *cairn.Workspace, opts export.Options) (string, ex
 	}
 	return out, sum, heads
 }
+
+// TestLongPreferenceSamePairs: preference pairs from branches too long
+// to hold are read again and written a message at a time (preference.go);
+// the pairs and the summary must be what holding every branch whole
+// gives, whichever branch gives the prompt: tool calls without ids whose
+// results come steps later, a raw record, a call left unanswered at a
+// branch's end, a broken branch, a branch without an answer, a fork of
+// a fork, a branch pruned up to the fork point.
+func TestLongPreferenceSamePairs(t *testing.T) {
+	ctx := context.Background()
+	ws := emptyStore(t)
+	commitRecords(t, ws, "p",
+		`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"go"}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"name":"ls","arguments":{"x":1}},{"name":"cat","arguments":"{}"}]}]}`,
+		`{"messages":[{"role":"tool","content":"a"}]}`,
+		`{"messages":[{"role":"tool","name":"cat","content":"b"},{"role":"assistant","content":"so"}],"foo":1}`,
+		`{"bar":2}`,
+		`{"messages":[{"role":"user","content":"more"}]}`)
+	for _, b := range []struct {
+		name string
+		recs []string
+	}{
+		{"p", []string{`{"messages":[{"role":"assistant","content":"p says"}]}`, `{"outcome":"failure"}`}},
+		{"p-a", []string{`{"messages":[{"role":"assistant","content":"","tool_calls":[{"name":"ls"}]}]}`,
+			`{"messages":[{"role":"tool","content":"c"},{"role":"assistant","content":"p-a says"}]}`,
+			`{"messages":[{"role":"user","content":"and?"},{"role":"assistant","content":"ok"},{"role":"assistant","content":"","tool_calls":[{"id":"q","name":"ls"}]}],"outcome":"success"}`}},
+		{"p-b", []string{`{"messages":[{"role":"assistant","content":"p-b says"}],"reward":0.5}`}},
+		{"p-c", []string{`{"messages":"no"}`, `{"messages":[{"role":"assistant","content":"p-c says"}],"reward":0.9}`}},
+		{"p-d", []string{`{"messages":[{"role":"user","content":"p-d asks"}],"reward":0.7}`}},
+	} {
+		if b.name != "p" {
+			fork(ctx, t, ws, "p@6", b.name)
+		}
+		commitRecords(t, ws, b.name, b.recs...)
+	}
+	fork(ctx, t, ws, "p-a@8", "p-a-a")
+	commitRecords(t, ws, "p-a-a", `{"messages":[{"role":"assistant","content":"p-a-a says"}],"reward":0.8}`)
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
+	if sum.Pairs != 4 || !strings.Contains(out, `"p-a-a says"`) {
+		t.Fatalf("%d pairs, want 4, p-a-a's among them: %s", sum.Pairs, out)
+	}
+	// Pruned up to the point, p's prompt comes from another path.
+	if _, err := ws.Prune(ctx, "p", 2); err != nil {
+		t.Fatal(err)
+	}
+	out, sum, _ = runLong(t, ws, export.Options{Format: export.Preference})
+	if sum.Pairs != 4 || !strings.Contains(out, `"p says"`) {
+		t.Fatalf("p, pruned up to the fork point, is not paired (%d pairs): %s", sum.Pairs, out)
+	}
+}

@@ -14,11 +14,14 @@ import (
 // atifBuilder, which learns the header, the final metrics (sums), the
 // steps' verdict, every tool call id (a renamed one must not take an id
 // the agent uses later) and, for each ATIF step a later cairn step
-// changes, the last one that does; then to write the ATIF steps, each as
-// soon as no step still to be read changes it. What it holds is the
-// tool call ids, and the ATIF steps from the oldest one still waiting
-// for a result or usage to the step being read: one run in the usual
-// case, where a call's results follow it closely.
+// changes, what each change is (where its result is, or its usage);
+// then to write the ATIF steps, each as soon as no step still to be
+// read changes it. An ATIF step still waiting once a run's worth of
+// steps (holdSteps, holdBytes) has been read since it was made is
+// finished ahead: its results still to come are read from their steps
+// at once (atifBuilder.finish), so the steps after it need not wait.
+// What it holds is the tool call ids, the changes noted (a few numbers,
+// or an unmatched id, each), and the ATIF steps of at most a run.
 
 // writeATIFLong writes the ATIF line of a trajectory too long to hold:
 // the bytes atifLine's value is written as, an ATIF step at a time.
@@ -27,7 +30,7 @@ func (w *jsonlWriter) writeATIFLong(t *Trajectory) (verdict, error) {
 	l := t.long
 	taken := map[string]bool{}
 	dry := newATIFBuilder(&v, map[string]bool{})
-	dry.dry, dry.later = true, map[int]int{}
+	dry.dry, dry.later, dry.late = true, map[int]int{}, map[int][]atifLate{}
 	unpaired, err := l.eachSettled(func(s Step) error {
 		takeATIFCallIDs(taken, s)
 		dry.add(s)
@@ -54,13 +57,9 @@ func (w *jsonlWriter) writeATIFLong(t *Trajectory) (verdict, error) {
 	w.bw.Write(before)
 	w.bw.WriteString(`,"steps":[`)
 	b := newATIFBuilder(&verdict{}, taken)
-	b.later = dry.later
+	b.later, b.late, b.done = dry.later, dry.late, map[int]int{}
 	written := 0
-	_, err = l.eachSettled(func(s Step) error {
-		b.add(s)
-		if b.gone {
-			return fmt.Errorf("read trajectory of %s again: %s changes an ATIF step it did not the first time", l.head, s.Step)
-		}
+	write := func() error {
 		steps := b.settled()
 		for i, st := range steps {
 			if written > 0 {
@@ -77,6 +76,39 @@ func (w *jsonlWriter) writeATIFLong(t *Trajectory) (verdict, error) {
 			steps[i] = atifStep{}
 		}
 		return nil
+	}
+	// The cairn steps read since the one that made the oldest ATIF step
+	// held, and what they hold (stepBytes): past a run's worth, that
+	// step waits for a change far ahead, and is finished ahead.
+	type read struct {
+		fed   int
+		bytes int64
+	}
+	var window []read
+	var windowBytes int64
+	_, err = l.eachSettled(func(s Step) error {
+		b.add(s)
+		if b.gone {
+			return fmt.Errorf("read trajectory of %s again: %s changes an ATIF step it did not the first time", l.head, s.Step)
+		}
+		window = append(window, read{b.fed, stepBytes(s.Step)})
+		windowBytes += stepBytes(s.Step)
+		for {
+			if err := write(); err != nil {
+				return err
+			}
+			since, ok := b.waitingSince()
+			for len(window) > 0 && (!ok || window[0].fed < since) {
+				windowBytes -= window[0].bytes
+				window = window[1:]
+			}
+			if !ok || len(window) <= holdSteps && windowBytes <= holdBytes {
+				return nil
+			}
+			if err := b.finish(l); err != nil {
+				return err
+			}
+		}
 	})
 	if err != nil {
 		return v, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -869,10 +870,10 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 // that made it: a tool result joins the agent step that made its call,
 // however far back, and usage recorded without an answer goes to the
 // last agent step. To write a trajectory too long to hold (atif_long.go),
-// a first pass, dry, notes for each ATIF step the last cairn step that
-// changes it (later), keeping only the ATIF steps of the step being fed;
-// the writer's pass then holds an ATIF step only until that step is fed
-// (settled).
+// a first pass, dry, notes for each ATIF step the changes later cairn
+// steps make to it (later, late), keeping only the ATIF steps of the step
+// being fed; the writer's pass then holds an ATIF step until the last of
+// those is fed (settled), or finishes it ahead (finish).
 type atifBuilder struct {
 	v   *verdict
 	ids *atifCallIDs
@@ -890,13 +891,123 @@ type atifBuilder struct {
 	lastAgent int          // the step tool results without a call go to
 	prevAgent int          // the last agent step
 	pending   *atifMetrics // usage recorded before the first agent step
+	// madeAt holds the cairn step (by fed) that made each held step.
+	madeAt []int
 	// dry drops the ATIF steps of each cairn step once the next is fed,
 	// noting in later, for each ATIF step a later cairn step changes, the
-	// last one (by fed). A writer's pass reads later; gone is set if it
-	// was asked for an ATIF step it no longer held.
+	// last one (by fed), and in late what each such change is. A
+	// writer's pass reads both; gone is set if it was asked for an ATIF
+	// step it no longer held. done holds the steps it finished ahead of
+	// their turn (finish), by the last cairn step that changes them.
 	dry   bool
 	later map[int]int
+	late  map[int][]atifLate
+	done  map[int]int
 	gone  bool
+}
+
+// atifLate is a change a cairn step makes to an ATIF step made before
+// it: a tool result, message msg of cairn step fed, answering the
+// ATIF step's call number call (-1: no call of its id, or a result
+// without an id), unmatched its tool_call_id if no call on the path
+// has that id; or, if msg is -1, usage.
+type atifLate struct {
+	fed, msg, call int
+	unmatched      string
+	tokens         *cairn.Tokens
+	cost           *float64
+}
+
+// addResult adds a tool result to st's observation; unmatched, if set,
+// is its tool_call_id, which no call on the path has.
+func (st *atifStep) addResult(res atifResult, unmatched string) {
+	if unmatched != "" {
+		ids, _ := st.Extra["unmatched_tool_call_ids"].([]string)
+		st.Extra["unmatched_tool_call_ids"] = append(ids, unmatched)
+	}
+	if st.Observation == nil {
+		st.Observation = &atifObservation{}
+	}
+	st.Observation.Results = append(st.Observation.Results, res)
+}
+
+// waitingSince returns the cairn step (by fed) that made the oldest
+// held ATIF step; ok is false if none is held.
+func (b *atifBuilder) waitingSince() (fed int, ok bool) {
+	if len(b.madeAt) == 0 {
+		return 0, false
+	}
+	return b.madeAt[0], true
+}
+
+// finish makes the oldest held ATIF step whole ahead of its turn: it
+// applies the changes that the cairn steps not fed yet make to it
+// (late), reading the tool results among them from l again, so that
+// the steps after it need not be held until those are fed. What it
+// holds meanwhile is that step's own results.
+func (b *atifBuilder) finish(l *longPath) error {
+	i := b.base
+	st := &b.steps[0]
+	var todo []atifLate
+	for _, c := range b.late[i] {
+		if c.fed > b.fed {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return fmt.Errorf("read trajectory of %s again: an ATIF step waits for no step", l.head)
+	}
+	content := map[[2]int]string{} // by fed and message
+	first, last := -1, 0
+	for _, c := range todo {
+		if c.msg >= 0 {
+			if first < 0 {
+				first = c.fed
+			}
+			last = c.fed
+		}
+	}
+	if first > 0 {
+		fed := first
+		err := l.eachStepFrom(first-1, func(cs *cairn.Step) error {
+			s := stepOf(cs)
+			if s.Rec != nil && settleArguments(s.Rec) != nil {
+				s.Rec = nil
+			}
+			for _, c := range todo {
+				if c.fed != fed || c.msg < 0 {
+					continue
+				}
+				if s.Rec == nil || c.msg >= len(s.Rec.Messages) {
+					return fmt.Errorf("read trajectory of %s again: %s holds no message %d", l.head, cs, c.msg)
+				}
+				content[[2]int{c.fed, c.msg}] = s.Rec.Messages[c.msg].Content
+			}
+			if fed == last {
+				return errEnough
+			}
+			fed++
+			return nil
+		})
+		if err != nil && !errors.Is(err, errEnough) {
+			return err
+		}
+	}
+	for _, c := range todo {
+		if c.msg < 0 {
+			st.Metrics = st.Metrics.add(c.tokens, c.cost)
+			continue
+		}
+		res := atifResult{Content: content[[2]int{c.fed, c.msg}]}
+		if c.call >= 0 {
+			id := st.ToolCalls[c.call].ToolCallID
+			res.SourceCallID = &id
+		}
+		st.addResult(res, c.unmatched)
+	}
+	b.done[i] = todo[len(todo)-1].fed
+	delete(b.later, i)
+	return nil
 }
 
 func newATIFBuilder(v *verdict, taken map[string]bool) *atifBuilder {
@@ -905,8 +1016,12 @@ func newATIFBuilder(v *verdict, taken map[string]bool) *atifBuilder {
 }
 
 // at returns ATIF step index i, to change it; nil if it is no longer
-// held (a dry pass then notes that the step being fed changes it).
+// held (a dry pass then notes that the step being fed changes it), or
+// was finished ahead with this change (finish).
 func (b *atifBuilder) at(i int) *atifStep {
+	if last, ok := b.done[i]; ok && b.fed <= last {
+		return nil
+	}
 	if i >= b.base {
 		return &b.steps[i-b.base]
 	}
@@ -923,6 +1038,7 @@ func (b *atifBuilder) push(st atifStep) {
 	b.n++
 	st.StepID = b.n
 	b.steps = append(b.steps, st)
+	b.madeAt = append(b.madeAt, b.fed)
 }
 
 // settled returns the held ATIF steps, oldest first, up to the first
@@ -930,13 +1046,15 @@ func (b *atifBuilder) push(st atifStep) {
 func (b *atifBuilder) settled() []atifStep {
 	k := 0
 	for ; k < len(b.steps); k++ {
-		if last, ok := b.later[b.base+k]; ok && last > b.fed {
+		i := b.base + k
+		if last, ok := b.later[i]; ok && last > b.fed {
 			break
 		}
-		delete(b.later, b.base+k)
+		delete(b.later, i)
+		delete(b.late, i)
 	}
 	out := b.steps[:k:k]
-	b.steps, b.base = b.steps[k:], b.base+k
+	b.steps, b.madeAt, b.base = b.steps[k:], b.madeAt[k:], b.base+k
 	return out
 }
 
@@ -945,7 +1063,7 @@ func (b *atifBuilder) add(s Step) {
 	b.fed++
 	if b.dry {
 		clear(b.steps)
-		b.steps, b.base = b.steps[:0], b.n
+		b.steps, b.madeAt, b.base = b.steps[:0], b.madeAt[:0], b.n
 	}
 	v := b.v
 	ts := s.Time.UTC().Format(time.RFC3339Nano)
@@ -977,7 +1095,7 @@ func (b *atifBuilder) add(s Step) {
 		b.agent.ModelName = r.Model
 	}
 	stepAgent := -1
-	for _, m := range r.Messages {
+	for k, m := range r.Messages {
 		switch m.Role {
 		case "tool":
 			id := m.ToolCallID
@@ -985,10 +1103,13 @@ func (b *atifBuilder) add(s Step) {
 			// ATIF ties a result to a call of its own step: it goes to
 			// the agent step that made the call it answers, wherever
 			// that is, under that call's id in the export.
-			target, callID, ok := b.ids.answer(id)
+			target, nth, callID, ok := b.ids.answer(id)
+			late := atifLate{fed: b.fed, msg: k, call: -1}
 			if ok && id != "" {
 				res.SourceCallID = &callID
+				late.call = nth
 			}
+			unmatched := ""
 			if !ok {
 				// No call of that id on the path: kept, without a
 				// source_call_id, its id in the step's extra.
@@ -1000,24 +1121,20 @@ func (b *atifBuilder) add(s Step) {
 					b.push(atifStep{Timestamp: ts, Source: "system", Observation: &atifObservation{}, Extra: where()})
 					b.lastAgent = b.n - 1
 				}
-				target = b.lastAgent
-				if st := b.at(target); st != nil && id != "" {
-					ids, _ := st.Extra["unmatched_tool_call_ids"].([]string)
-					st.Extra["unmatched_tool_call_ids"] = append(ids, id)
-				}
+				target, unmatched = b.lastAgent, id
+				late.unmatched = id
 			}
 			if st := b.at(target); st != nil {
-				if st.Observation == nil {
-					st.Observation = &atifObservation{}
-				}
-				st.Observation.Results = append(st.Observation.Results, res)
+				st.addResult(res, unmatched)
+			} else if b.dry {
+				b.late[target] = append(b.late[target], late)
 			}
 		case "assistant":
 			st := atifStep{Timestamp: ts, Source: "agent", ModelName: r.Model,
 				Message: m.Content, ReasoningContent: m.Reasoning, Extra: where()}
 			msg := b.ids.message()
 			for _, tc := range m.ToolCalls {
-				id := b.ids.call(tc.ID, b.n, msg)
+				id := b.ids.call(tc.ID, b.n, msg, len(st.ToolCalls))
 				if id != tc.ID {
 					orig, _ := st.Extra["original_tool_call_ids"].(map[string]string)
 					if orig == nil {
@@ -1065,6 +1182,8 @@ func (b *atifBuilder) add(s Step) {
 			b.pending = b.pending.add(r.Tokens, r.CostUSD)
 		} else if st := b.at(stepAgent); st != nil {
 			st.Metrics = st.Metrics.add(r.Tokens, r.CostUSD)
+		} else if b.dry {
+			b.late[stepAgent] = append(b.late[stepAgent], atifLate{fed: b.fed, msg: -1, tokens: r.Tokens, cost: r.CostUSD})
 		}
 	}
 	if extra := stepExtra(r); len(extra) > 0 && b.n > first {
@@ -1126,6 +1245,7 @@ type atifCallIDs struct {
 
 type atifCallSite struct {
 	step, msg int
+	nth       int    // its place among its ATIF step's tool calls
 	id        string // in the export
 	answered  bool
 }
@@ -1155,8 +1275,8 @@ func (c *atifCallIDs) message() int {
 }
 
 // call records a call of the agent's id made by ATIF step index step in
-// message msg and returns its id in the export.
-func (c *atifCallIDs) call(id string, step, msg int) string {
+// message msg, its nth call, and returns its id in the export.
+func (c *atifCallIDs) call(id string, step, msg, nth int) string {
 	out := id
 	if len(c.calls[id]) > 0 {
 		for n := 2; ; n++ {
@@ -1167,16 +1287,17 @@ func (c *atifCallIDs) call(id string, step, msg int) string {
 		}
 		c.taken[out] = true
 	}
-	c.calls[id] = append(c.calls[id], &atifCallSite{step: step, msg: msg, id: out})
+	c.calls[id] = append(c.calls[id], &atifCallSite{step: step, msg: msg, nth: nth, id: out})
 	return out
 }
 
-// answer returns the ATIF step index and export id of the call a result
-// of the agent's id answers; ok is false if no call had that id.
-func (c *atifCallIDs) answer(id string) (step int, callID string, ok bool) {
+// answer returns the ATIF step index, place among its calls and export
+// id of the call a result of the agent's id answers; ok is false if no
+// call had that id.
+func (c *atifCallIDs) answer(id string) (step, nth int, callID string, ok bool) {
 	sites := c.calls[id]
 	if len(sites) == 0 {
-		return 0, "", false
+		return 0, 0, "", false
 	}
 	last := sites[len(sites)-1]
 	pick := last
@@ -1195,7 +1316,7 @@ func (c *atifCallIDs) answer(id string) (step int, callID string, ok bool) {
 	pick.answered = true
 	// An answered call but the last is never picked again.
 	c.calls[id] = slices.DeleteFunc(sites, func(s *atifCallSite) bool { return s.answered && s != last })
-	return pick.step, pick.id, true
+	return pick.step, pick.nth, pick.id, true
 }
 
 // stepExtra returns a record's fields that ATIF has no place for.

@@ -213,10 +213,19 @@ var errEnough = errors.New("enough steps")
 
 // eachStep calls fn for each step of the path, oldest first, reading
 // one run of them at a time.
-func (l *longPath) eachStep(fn func(*cairn.Step) error) error {
+func (l *longPath) eachStep(fn func(*cairn.Step) error) error { return l.eachStepFrom(0, fn) }
+
+// eachStepFrom is eachStep from the path's step numbered from, its
+// first 0, reading no run before it.
+func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 	var steps []*cairn.Step
+	seen := 0 // steps of the runs before run j
 	for j := len(l.runs) - 1; j >= 0; j-- {
 		want := l.runs[j].n
+		if seen+want <= from {
+			seen += want
+			continue
+		}
 		steps = steps[:0]
 		err := l.runs[j].newest.Log(l.ctx, func(st *cairn.Step) error {
 			steps = append(steps, st)
@@ -234,11 +243,15 @@ func (l *longPath) eachStep(fn func(*cairn.Step) error) error {
 				l.head, l.runs[j].newest, len(steps), want)
 		}
 		slices.Reverse(steps)
-		for _, st := range steps {
+		for k, st := range steps {
+			if seen+k < from {
+				continue
+			}
 			if err := fn(st); err != nil {
 				return err
 			}
 		}
+		seen += want
 		clear(steps)
 	}
 	return nil

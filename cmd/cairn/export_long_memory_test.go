@@ -16,12 +16,15 @@ import (
 // TestLongExportKeepsMemoryFlat: export held a whole trajectory while it
 // wrote it, and Parquet all of its rows too, so one long session took
 // memory in proportion to its length (1.8 GB of RSS in Parquet, 2.3 to
-// 2.4 GB in openai-jsonl and sharegpt, for a 100,000-step session of 3
-// KB records). These formats now read a long trajectory again and write
-// its rows, messages or turns a run of steps at a time: what they hold
-// is a run of steps and, for Parquet, the row group being written (8,192
-// rows, compressed). Here 1,500 steps of 32 KB records (48 MB of records)
-// must be exported in at most twice their size.
+// 2.4 GB in openai-jsonl and sharegpt, 2.8 GB in atif, for a
+// 100,000-step session of 3 KB records), and preference pairs every
+// branch of a fork point whole. Every format now reads a long
+// trajectory again and writes its rows, messages, turns, ATIF steps or
+// pairs a run of steps at a time: what it holds is a run of steps,
+// ATIF's tool call ids and, for Parquet, the row group being written
+// (8,192 rows, compressed) — ATIF even when a tool call is answered
+// every step later. Here 1,500 steps of 32 KB records (48 MB of
+// records) must be exported in at most twice their size.
 func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("commits 48 MB")
@@ -34,23 +37,79 @@ func TestLongExportKeepsMemoryFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := ws.Session("long")
-	for i := 1; i <= n; i++ {
-		// Text, which Snappy compresses, so the one row group the
-		// Parquet writer keeps (8,192 rows, compressed) stays small.
-		rec, _ := json.Marshal(map[string]any{"messages": []any{
-			map[string]any{"role": "user", "content": "step " + strconv.Itoa(i)},
-			map[string]any{"role": "assistant", "content": strings.Repeat(fmt.Sprintf("step %d says lorem ipsum dolor sit amet. ", i), 800)},
-		}})
-		if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: rec}); err != nil {
-			t.Fatal(err)
+	// far: the first step's tool call is answered by the last step too,
+	// so its ATIF step waits for every step after it.
+	commit := func(ws *cairn.Workspace, name string, far bool) {
+		s, _ := ws.Session(name)
+		for i := 1; i <= n; i++ {
+			// Text, which Snappy compresses, so the one row group the
+			// Parquet writer keeps (8,192 rows, compressed) stays small.
+			// Each step answers the tool call of the step before, so an
+			// ATIF step waits for the next to be read.
+			var msgs []any
+			if i > 1 {
+				msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "c" + strconv.Itoa(i-1), "content": "ok " + strconv.Itoa(i-1)})
+			}
+			if far && i == n {
+				msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "first", "content": "at last"})
+			}
+			calls := []any{map[string]any{"id": "c" + strconv.Itoa(i), "name": "look", "arguments": map[string]any{"step": i}}}
+			if far && i == 1 {
+				calls = append(calls, map[string]any{"id": "first", "name": "wait"})
+			}
+			msgs = append(msgs,
+				map[string]any{"role": "user", "content": "step " + strconv.Itoa(i)},
+				map[string]any{"role": "assistant", "content": strings.Repeat(fmt.Sprintf("step %d says lorem ipsum dolor sit amet. ", i), 800),
+					"tool_calls": calls})
+			rec, _ := json.Marshal(map[string]any{"messages": msgs, "tokens": map[string]any{"prompt": 100, "completion": 10}})
+			if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: rec}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	commit(ws, "long", false)
 	ws.Close()
-	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt"} {
-		out := filepath.Join(t.TempDir(), "out."+format)
-		live, stderr := liveHeapMB(t, "export", "--format", format, "--out", out, "--store", dir)
-		if !bytes.Contains(stderr, []byte("exported 1 trajectory, 1500 steps")) {
+	for _, format := range []string{"parquet", "openai-jsonl", "sharegpt", "atif", "atif far", "preference"} {
+		want := "exported 1 trajectory, 1500 steps"
+		args := []string{"export", "--format", format, "--store", dir}
+		if format == "atif far" {
+			ws, err := cairn.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			commit(ws, "far", true)
+			ws.Close()
+			args = []string{"export", "--format", "atif", "--session", "far", "--store", dir}
+		}
+		if format == "preference" {
+			// A fork from the last step and a step more of the
+			// session, each with an outcome, make one pair whose
+			// prompt is every step (made last, not to change the
+			// trajectory the other formats export).
+			ws, err := cairn.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from, err := ws.ReadStep(ctx, "long", n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ws.Fork(ctx, from, "long-alt"); err != nil {
+				t.Fatal(err)
+			}
+			for name, outcome := range map[string]string{"long": "failure", "long-alt": "success"} {
+				s, _ := ws.Session(name)
+				rec := fmt.Sprintf(`{"messages":[{"role":"tool","tool_call_id":"c%d","content":"ok"},{"role":"assistant","content":"%s"}],"outcome":%q}`, n, name, outcome)
+				if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{Record: []byte(rec)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ws.Close()
+			want = "exported 1 pair"
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		live, stderr := liveHeapMB(t, append(args, "--out", out)...)
+		if !bytes.Contains(stderr, []byte(want)) {
 			t.Fatalf("cairn export --format %s did not export the session:\n%s", format, stderr)
 		}
 		t.Logf("cairn export --format %s of %d steps: at most %d MB live after a collection", format, n, live)

@@ -65,7 +65,7 @@ func TestATIFDuplicateToolCallIDs(t *testing.T) {
 			}
 		}
 	}
-	out, sum, _ := run(t, ws, export.Options{Format: export.ATIF})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.ATIF})
 	docs := lines(t, out)
 	if len(docs) != len(sessions) {
 		t.Fatalf("%d documents, want %d", len(docs), len(sessions))

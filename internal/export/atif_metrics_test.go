@@ -24,7 +24,7 @@ func TestATIFMetricsAddUpToFinalMetrics(t *testing.T) {
 		`{"messages":[{"role":"assistant","content":"done"}]}`)
 	fork(t.Context(), t, ws, "s@3", "s-alt")
 	commitRecords(t, ws, "s-alt", `{"messages":[{"role":"assistant","content":"other"}],"tokens":{"prompt":7,"completion":3}}`)
-	out, _, _ := run(t, ws, export.Options{Format: export.ATIF, Branches: export.All})
+	out, _, _ := runLong(t, ws, export.Options{Format: export.ATIF, Branches: export.All})
 	want := map[string][4]float64{ // prompt, completion, cached, cost
 		"s":     {1305, 131, 90, 0.031},
 		"s-alt": {312, 34, 90, 0.031},

@@ -255,7 +255,7 @@ func newWriter(format string, out io.Writer, meta bool) (writer, error) {
 	case ShareGPT:
 		return &jsonlWriter{out: out, line: shareGPTLine, meta: meta, long: (*jsonlWriter).writeShareGPTLong}, nil
 	case ATIF:
-		return &jsonlWriter{out: out, line: atifLine}, nil
+		return &jsonlWriter{out: out, line: atifLine, long: (*jsonlWriter).writeATIFLong}, nil
 	case Parquet:
 		return newParquetWriter(out), nil
 	}
@@ -738,9 +738,7 @@ func (e *exporter) emitTo(w writer) func(t *Trajectory) error {
 			e.sum.LeftOut = addNote(e.sum.LeftOut, r, t.Session, v.example[r])
 		}
 		if t.long != nil {
-			e.sum.Trajectories++
-			e.sum.Steps += int64(t.long.n)
-			e.sum.RawRecords += t.long.raw
+			e.counted(t.long.n, t.long.raw)
 		} else {
 			e.count(t.Steps)
 		}
@@ -798,13 +796,21 @@ func (e *exporter) fromHeads(ctx context.Context, w writer) error {
 }
 
 func (e *exporter) count(steps []Step) {
-	e.sum.Trajectories++
-	e.sum.Steps += int64(len(steps))
+	var raw int64
 	for _, s := range steps {
 		if s.Rec == nil && len(s.Record) > 0 {
-			e.sum.RawRecords++
+			raw++
 		}
 	}
+	e.counted(len(steps), raw)
+}
+
+// counted counts a trajectory of n steps, raw of whose records do not
+// follow the convention.
+func (e *exporter) counted(n int, raw int64) {
+	e.sum.Trajectories++
+	e.sum.Steps += int64(n)
+	e.sum.RawRecords += raw
 }
 
 func (e *exporter) reportHead(h ManifestHead) error {

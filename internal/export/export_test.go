@@ -222,7 +222,7 @@ func TestShareGPT(t *testing.T) {
 
 func TestATIF(t *testing.T) {
 	ws, _ := forkedWorkload(t)
-	out, _, _ := run(t, ws, export.Options{Format: export.ATIF})
+	out, _, _ := runLong(t, ws, export.Options{Format: export.ATIF})
 	objs := lines(t, out)
 	if len(objs) != 5 {
 		t.Fatalf("%d ATIF documents, want 5", len(objs))
@@ -298,7 +298,7 @@ func TestATIF(t *testing.T) {
 
 func TestPreference(t *testing.T) {
 	ws, _ := forkedWorkload(t)
-	out, sum, heads := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, heads := runLong(t, ws, export.Options{Format: export.Preference})
 	objs := lines(t, out)
 	// At a@3: a-alt (success) beats a (failure) and a-alt2 (failure).
 	if len(objs) != 2 || sum.Pairs != 2 {

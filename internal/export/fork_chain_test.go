@@ -34,7 +34,7 @@ func TestPreferenceLongForkChain(t *testing.T) {
 	}
 	commit(fmt.Sprintf("f%d", n), `{"messages":[{"role":"assistant","content":"good"}],"outcome":"success"}`)
 	commit("f0", `{"messages":[{"role":"assistant","content":"bad"}],"outcome":"failure"}`)
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 1 {
 		t.Fatalf("%d pairs, want 1: %s", sum.Pairs, out)
 	}

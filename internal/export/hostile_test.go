@@ -315,7 +315,7 @@ func TestATIFPassesHarborValidator(t *testing.T) {
 	if _, err := empty.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	out, sum, heads := run(t, ws, export.Options{Format: export.ATIF})
+	out, sum, heads := runLong(t, ws, export.Options{Format: export.ATIF})
 	docs := lines(t, out)
 	for _, d := range docs {
 		if err := harborATIFError(d); err != nil {
@@ -411,7 +411,7 @@ func TestPreferenceFromPrunedBranchNoted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	_, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs == 0 {
 		t.Fatal("no pairs")
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -134,13 +135,19 @@ type Metadata struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// metadataOf returns t's metadata.
+// metadataOf returns t's metadata, whether it is held or too long to
+// hold.
 func metadataOf(t *Trajectory) *Metadata {
 	h := t.Head()
 	m := &Metadata{Session: t.Session, Head: refName(headRef(h)), HeadID: h.ID.String(),
-		Steps: len(t.Steps), Outcome: t.Outcome, Reward: t.Reward, Truncated: t.Truncated}
+		Steps: t.steps(), Outcome: t.Outcome, Reward: t.Reward, Truncated: t.Truncated}
 	if len(t.Labels) > 0 {
 		m.Labels = t.Labels
+	}
+	if l := t.long; l != nil {
+		// What the first pass read of the path (long.go).
+		m.Model, m.ForkedFrom = l.model, l.forkedFrom
+		return m
 	}
 	for _, s := range t.Steps {
 		if s.Rec != nil && s.Rec.Model != "" {
@@ -837,8 +844,361 @@ type atifTrajectory struct {
 // final_metrics. A record outside the convention becomes a system step with an
 // empty message and the record in extra.record.
 func atifLine(t *Trajectory, v *verdict, _ bool) any {
-	doc := atifTrajectory{SchemaVersion: ATIFVersion, SessionID: t.Session,
-		Agent: atifAgent{Name: "unknown", Version: "unknown"}, Steps: []atifStep{}}
+	taken := map[string]bool{}
+	for _, s := range t.Steps {
+		takeATIFCallIDs(taken, s)
+	}
+	b := newATIFBuilder(v, taken)
+	for _, s := range t.Steps {
+		b.add(s)
+	}
+	if b.n == 0 {
+		// ATIF needs at least one step (Harbor refuses an empty list).
+		v.skip = reasonNoATIFSteps
+		if t.fromState {
+			v.skip = reasonNoStateMessages
+		}
+		return nil
+	}
+	doc := b.doc(t)
+	doc.Steps = b.steps
+	return doc
+}
+
+// atifBuilder makes the ATIF steps of a trajectory's steps, fed to it
+// oldest first (atifLine). An ATIF step may change after the cairn step
+// that made it: a tool result joins the agent step that made its call,
+// however far back, and usage recorded without an answer goes to the
+// last agent step. To write a trajectory too long to hold (atif_long.go),
+// a first pass, dry, notes for each ATIF step the changes later cairn
+// steps make to it (later, late), keeping only the ATIF steps of the step
+// being fed; the writer's pass then holds an ATIF step until the last of
+// those is fed (settled), or finishes it ahead (finish).
+type atifBuilder struct {
+	v   *verdict
+	ids *atifCallIDs
+	// agent, final, cost and haveCost are the trajectory's, so far.
+	agent    atifAgent
+	final    atifFinalMetrics
+	cost     float64
+	haveCost bool
+	// steps are the ATIF steps made and held, numbered from base (an
+	// index: step_id - 1); n counts every ATIF step made.
+	steps   []atifStep
+	base, n int
+	// fed counts the cairn steps fed.
+	fed       int
+	lastAgent int          // the step tool results without a call go to
+	prevAgent int          // the last agent step
+	pending   *atifMetrics // usage recorded before the first agent step
+	// madeAt holds the cairn step (by fed) that made each held step.
+	madeAt []int
+	// dry drops the ATIF steps of each cairn step once the next is fed,
+	// noting in later, for each ATIF step a later cairn step changes, the
+	// last one (by fed), and in late what each such change is. A
+	// writer's pass reads both; gone is set if it was asked for an ATIF
+	// step it no longer held. done holds the steps it finished ahead of
+	// their turn (finish), by the last cairn step that changes them.
+	dry   bool
+	later map[int]int
+	late  map[int][]atifLate
+	done  map[int]int
+	gone  bool
+}
+
+// atifLate is a change a cairn step makes to an ATIF step made before
+// it: a tool result, message msg of cairn step fed, answering the
+// ATIF step's call number call (-1: no call of its id, or a result
+// without an id), unmatched its tool_call_id if no call on the path
+// has that id; or, if msg is -1, usage.
+type atifLate struct {
+	fed, msg, call int
+	unmatched      string
+	tokens         *cairn.Tokens
+	cost           *float64
+}
+
+// addResult adds a tool result to st's observation; unmatched, if set,
+// is its tool_call_id, which no call on the path has.
+func (st *atifStep) addResult(res atifResult, unmatched string) {
+	if unmatched != "" {
+		ids, _ := st.Extra["unmatched_tool_call_ids"].([]string)
+		st.Extra["unmatched_tool_call_ids"] = append(ids, unmatched)
+	}
+	if st.Observation == nil {
+		st.Observation = &atifObservation{}
+	}
+	st.Observation.Results = append(st.Observation.Results, res)
+}
+
+// waitingSince returns the cairn step (by fed) that made the oldest
+// held ATIF step; ok is false if none is held.
+func (b *atifBuilder) waitingSince() (fed int, ok bool) {
+	if len(b.madeAt) == 0 {
+		return 0, false
+	}
+	return b.madeAt[0], true
+}
+
+// finish makes the oldest held ATIF step whole ahead of its turn: it
+// applies the changes that the cairn steps not fed yet make to it
+// (late), reading the tool results among them from l again, so that
+// the steps after it need not be held until those are fed. What it
+// holds meanwhile is that step's own results.
+func (b *atifBuilder) finish(l *longPath) error {
+	i := b.base
+	st := &b.steps[0]
+	var todo []atifLate
+	for _, c := range b.late[i] {
+		if c.fed > b.fed {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return fmt.Errorf("read trajectory of %s again: an ATIF step waits for no step", l.head)
+	}
+	content := map[[2]int]string{} // by fed and message
+	first, last := -1, 0
+	for _, c := range todo {
+		if c.msg >= 0 {
+			if first < 0 {
+				first = c.fed
+			}
+			last = c.fed
+		}
+	}
+	if first > 0 {
+		fed := first
+		err := l.eachStepFrom(first-1, func(cs *cairn.Step) error {
+			s := stepOf(cs)
+			if s.Rec != nil && settleArguments(s.Rec) != nil {
+				s.Rec = nil
+			}
+			for _, c := range todo {
+				if c.fed != fed || c.msg < 0 {
+					continue
+				}
+				if s.Rec == nil || c.msg >= len(s.Rec.Messages) {
+					return fmt.Errorf("read trajectory of %s again: %s holds no message %d", l.head, cs, c.msg)
+				}
+				content[[2]int{c.fed, c.msg}] = s.Rec.Messages[c.msg].Content
+			}
+			if fed == last {
+				return errEnough
+			}
+			fed++
+			return nil
+		})
+		if err != nil && !errors.Is(err, errEnough) {
+			return err
+		}
+	}
+	for _, c := range todo {
+		if c.msg < 0 {
+			st.Metrics = st.Metrics.add(c.tokens, c.cost)
+			continue
+		}
+		res := atifResult{Content: content[[2]int{c.fed, c.msg}]}
+		if c.call >= 0 {
+			id := st.ToolCalls[c.call].ToolCallID
+			res.SourceCallID = &id
+		}
+		st.addResult(res, c.unmatched)
+	}
+	b.done[i] = todo[len(todo)-1].fed
+	delete(b.later, i)
+	return nil
+}
+
+func newATIFBuilder(v *verdict, taken map[string]bool) *atifBuilder {
+	return &atifBuilder{v: v, ids: newATIFCallIDs(taken), agent: atifAgent{Name: "unknown", Version: "unknown"},
+		lastAgent: -1, prevAgent: -1}
+}
+
+// at returns ATIF step index i, to change it; nil if it is no longer
+// held (a dry pass then notes that the step being fed changes it), or
+// was finished ahead with this change (finish).
+func (b *atifBuilder) at(i int) *atifStep {
+	if last, ok := b.done[i]; ok && b.fed <= last {
+		return nil
+	}
+	if i >= b.base {
+		return &b.steps[i-b.base]
+	}
+	if b.dry {
+		b.later[i] = b.fed
+	} else {
+		b.gone = true
+	}
+	return nil
+}
+
+// push makes st the next ATIF step.
+func (b *atifBuilder) push(st atifStep) {
+	b.n++
+	st.StepID = b.n
+	b.steps = append(b.steps, st)
+	b.madeAt = append(b.madeAt, b.fed)
+}
+
+// settled returns the held ATIF steps, oldest first, up to the first
+// that a cairn step not fed yet changes, and holds them no more.
+func (b *atifBuilder) settled() []atifStep {
+	k := 0
+	for ; k < len(b.steps); k++ {
+		i := b.base + k
+		if last, ok := b.later[i]; ok && last > b.fed {
+			break
+		}
+		delete(b.later, i)
+		delete(b.late, i)
+	}
+	out := b.steps[:k:k]
+	b.steps, b.madeAt, b.base = b.steps[k:], b.madeAt[k:], b.base+k
+	return out
+}
+
+// add makes the ATIF steps of s, the step after the last one fed.
+func (b *atifBuilder) add(s Step) {
+	b.fed++
+	if b.dry {
+		clear(b.steps)
+		b.steps, b.madeAt, b.base = b.steps[:0], b.madeAt[:0], b.n
+	}
+	v := b.v
+	ts := s.Time.UTC().Format(time.RFC3339Nano)
+	where := func() map[string]any {
+		return map[string]any{"cairn_step": s.String(), "cairn_id": s.ID.String()}
+	}
+	first := b.n
+	r := s.Rec
+	if r == nil {
+		if s.Broken != nil {
+			_, reason := brokenReasons(s.Broken)
+			v.leave(reason)
+			v.explain(reason, fmt.Sprintf("%s: %v", s.Step, s.Broken))
+		}
+		if len(s.Record) > 0 {
+			x := where()
+			x["record"] = json.RawMessage(s.Record)
+			b.push(atifStep{Timestamp: ts, Source: "system", Extra: x})
+		}
+		return
+	}
+	if r.Agent != nil && b.agent.Name == "unknown" {
+		b.agent.Name = r.Agent.Name
+		if r.Agent.Version != "" {
+			b.agent.Version = r.Agent.Version
+		}
+	}
+	if r.Model != "" && b.agent.ModelName == "" {
+		b.agent.ModelName = r.Model
+	}
+	stepAgent := -1
+	for k, m := range r.Messages {
+		switch m.Role {
+		case "tool":
+			id := m.ToolCallID
+			res := atifResult{Content: m.Content}
+			// ATIF ties a result to a call of its own step: it goes to
+			// the agent step that made the call it answers, wherever
+			// that is, under that call's id in the export.
+			target, nth, callID, ok := b.ids.answer(id)
+			late := atifLate{fed: b.fed, msg: k, call: -1}
+			if ok && id != "" {
+				res.SourceCallID = &callID
+				late.call = nth
+			}
+			unmatched := ""
+			if !ok {
+				// No call of that id on the path: kept, without a
+				// source_call_id, its id in the step's extra.
+				if id != "" {
+					v.leave(reasonUnmatchedResult)
+					v.explain(reasonUnmatchedResult, fmt.Sprintf("%s: tool_call_id %q", s.Step, id))
+				}
+				if b.lastAgent < 0 {
+					b.push(atifStep{Timestamp: ts, Source: "system", Observation: &atifObservation{}, Extra: where()})
+					b.lastAgent = b.n - 1
+				}
+				target, unmatched = b.lastAgent, id
+				late.unmatched = id
+			}
+			if st := b.at(target); st != nil {
+				st.addResult(res, unmatched)
+			} else if b.dry {
+				b.late[target] = append(b.late[target], late)
+			}
+		case "assistant":
+			st := atifStep{Timestamp: ts, Source: "agent", ModelName: r.Model,
+				Message: m.Content, ReasoningContent: m.Reasoning, Extra: where()}
+			msg := b.ids.message()
+			for _, tc := range m.ToolCalls {
+				id := b.ids.call(tc.ID, b.n, msg, len(st.ToolCalls))
+				if id != tc.ID {
+					orig, _ := st.Extra["original_tool_call_ids"].(map[string]string)
+					if orig == nil {
+						orig = map[string]string{}
+						st.Extra["original_tool_call_ids"] = orig
+					}
+					orig[id] = tc.ID
+				}
+				args, ok := argsValue(tc.Arguments)
+				if !ok {
+					// ATIF's arguments is an object: text that is not
+					// one goes, as given, to extra.raw_arguments.
+					raw, _ := st.Extra["raw_arguments"].(map[string]string)
+					if raw == nil {
+						raw = map[string]string{}
+						st.Extra["raw_arguments"] = raw
+					}
+					raw[id] = argsText(tc.Arguments)
+					args = json.RawMessage("{}")
+				}
+				st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: id, FunctionName: tc.Name, Arguments: args})
+			}
+			st.Metrics, b.pending = b.pending, nil
+			b.push(st)
+			b.lastAgent = b.n - 1
+			stepAgent, b.prevAgent = b.lastAgent, b.lastAgent
+		default:
+			b.push(atifStep{Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
+		}
+	}
+	if r.Tokens != nil {
+		b.final.TotalPromptTokens += r.Tokens.Prompt
+		b.final.TotalCompletionTokens += r.Tokens.Completion
+		b.final.TotalCachedTokens += r.Tokens.Cached
+	}
+	if r.CostUSD != nil {
+		b.cost += *r.CostUSD
+		b.haveCost = true
+	}
+	if r.Tokens != nil || r.CostUSD != nil {
+		if stepAgent < 0 {
+			stepAgent = b.prevAgent
+		}
+		if stepAgent < 0 {
+			b.pending = b.pending.add(r.Tokens, r.CostUSD)
+		} else if st := b.at(stepAgent); st != nil {
+			st.Metrics = st.Metrics.add(r.Tokens, r.CostUSD)
+		} else if b.dry {
+			b.late[stepAgent] = append(b.late[stepAgent], atifLate{fed: b.fed, msg: -1, tokens: r.Tokens, cost: r.CostUSD})
+		}
+	}
+	if extra := stepExtra(r); len(extra) > 0 && b.n > first {
+		// Put what ATIF has no field for on the step's last ATIF step.
+		x := b.at(b.n - 1).Extra
+		for k, v := range extra {
+			x[k] = v
+		}
+	}
+}
+
+// doc returns t's ATIF document as the steps fed make it, but for its
+// steps (an empty list).
+func (b *atifBuilder) doc(t *Trajectory) atifTrajectory {
+	doc := atifTrajectory{SchemaVersion: ATIFVersion, SessionID: t.Session, Agent: b.agent, Steps: []atifStep{}}
 	head := t.Head()
 	doc.Extra = map[string]any{"cairn_head": head.String(), "cairn_head_id": head.ID.String()}
 	if len(t.Labels) > 0 {
@@ -856,156 +1216,14 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 	}
 	if t.Truncated {
 		doc.Extra["truncated"] = true
-		doc.Notes = fmt.Sprintf("truncated: the history before %s was pruned", t.Steps[0].Step)
+		doc.Notes = fmt.Sprintf("truncated: the history before %s was pruned", t.first())
 	}
-	var cost float64
-	var haveCost bool
-	lastAgent := -1          // the step tool results without a call go to
-	prevAgent := -1          // the last agent step
-	var pending *atifMetrics // usage recorded before the first agent step
-	ids := newATIFCallIDs(t)
-	for _, s := range t.Steps {
-		ts := s.Time.UTC().Format(time.RFC3339Nano)
-		where := func() map[string]any {
-			return map[string]any{"cairn_step": s.String(), "cairn_id": s.ID.String()}
-		}
-		first := len(doc.Steps)
-		r := s.Rec
-		if r == nil {
-			if s.Broken != nil {
-				_, reason := brokenReasons(s.Broken)
-				v.leave(reason)
-				v.explain(reason, fmt.Sprintf("%s: %v", s.Step, s.Broken))
-			}
-			if len(s.Record) > 0 {
-				x := where()
-				x["record"] = json.RawMessage(s.Record)
-				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "system", Extra: x})
-			}
-			continue
-		}
-		if r.Agent != nil && doc.Agent.Name == "unknown" {
-			doc.Agent.Name = r.Agent.Name
-			if r.Agent.Version != "" {
-				doc.Agent.Version = r.Agent.Version
-			}
-		}
-		if r.Model != "" && doc.Agent.ModelName == "" {
-			doc.Agent.ModelName = r.Model
-		}
-		stepAgent := -1
-		for _, m := range r.Messages {
-			switch m.Role {
-			case "tool":
-				id := m.ToolCallID
-				res := atifResult{Content: m.Content}
-				// ATIF ties a result to a call of its own step: it goes to
-				// the agent step that made the call it answers, wherever
-				// that is, under that call's id in the export.
-				target, callID, ok := ids.answer(id)
-				if ok && id != "" {
-					res.SourceCallID = &callID
-				}
-				if !ok {
-					// No call of that id on the path: kept, without a
-					// source_call_id, its id in the step's extra.
-					if id != "" {
-						v.leave(reasonUnmatchedResult)
-						v.explain(reasonUnmatchedResult, fmt.Sprintf("%s: tool_call_id %q", s.Step, id))
-					}
-					if lastAgent < 0 {
-						doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "system",
-							Observation: &atifObservation{}, Extra: where()})
-						lastAgent = len(doc.Steps) - 1
-					}
-					target = lastAgent
-					if id != "" {
-						x := doc.Steps[target].Extra
-						ids, _ := x["unmatched_tool_call_ids"].([]string)
-						x["unmatched_tool_call_ids"] = append(ids, id)
-					}
-				}
-				st := &doc.Steps[target]
-				if st.Observation == nil {
-					st.Observation = &atifObservation{}
-				}
-				st.Observation.Results = append(st.Observation.Results, res)
-			case "assistant":
-				st := atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: "agent", ModelName: r.Model,
-					Message: m.Content, ReasoningContent: m.Reasoning, Extra: where()}
-				msg := ids.message()
-				for _, tc := range m.ToolCalls {
-					id := ids.call(tc.ID, len(doc.Steps), msg)
-					if id != tc.ID {
-						orig, _ := st.Extra["original_tool_call_ids"].(map[string]string)
-						if orig == nil {
-							orig = map[string]string{}
-							st.Extra["original_tool_call_ids"] = orig
-						}
-						orig[id] = tc.ID
-					}
-					args, ok := argsValue(tc.Arguments)
-					if !ok {
-						// ATIF's arguments is an object: text that is not
-						// one goes, as given, to extra.raw_arguments.
-						raw, _ := st.Extra["raw_arguments"].(map[string]string)
-						if raw == nil {
-							raw = map[string]string{}
-							st.Extra["raw_arguments"] = raw
-						}
-						raw[id] = argsText(tc.Arguments)
-						args = json.RawMessage("{}")
-					}
-					st.ToolCalls = append(st.ToolCalls, atifToolCall{ToolCallID: id, FunctionName: tc.Name, Arguments: args})
-				}
-				st.Metrics, pending = pending, nil
-				doc.Steps = append(doc.Steps, st)
-				lastAgent = len(doc.Steps) - 1
-				stepAgent, prevAgent = lastAgent, lastAgent
-			default:
-				doc.Steps = append(doc.Steps, atifStep{StepID: len(doc.Steps) + 1, Timestamp: ts, Source: m.Role, Message: m.Content, Extra: where()})
-			}
-		}
-		if r.Tokens != nil {
-			doc.FinalMetrics.TotalPromptTokens += r.Tokens.Prompt
-			doc.FinalMetrics.TotalCompletionTokens += r.Tokens.Completion
-			doc.FinalMetrics.TotalCachedTokens += r.Tokens.Cached
-		}
-		if r.CostUSD != nil {
-			cost += *r.CostUSD
-			haveCost = true
-		}
-		if r.Tokens != nil || r.CostUSD != nil {
-			if stepAgent < 0 {
-				stepAgent = prevAgent
-			}
-			if stepAgent < 0 {
-				pending = pending.add(r.Tokens, r.CostUSD)
-			} else {
-				doc.Steps[stepAgent].Metrics = doc.Steps[stepAgent].Metrics.add(r.Tokens, r.CostUSD)
-			}
-		}
-		if extra := stepExtra(r); len(extra) > 0 {
-			// Put what ATIF has no field for on the step's last ATIF step.
-			if n := len(doc.Steps); n > first {
-				for k, v := range extra {
-					doc.Steps[n-1].Extra[k] = v
-				}
-			}
-		}
-	}
-	if len(doc.Steps) == 0 {
-		// ATIF needs at least one step (Harbor refuses an empty list).
-		v.skip = reasonNoATIFSteps
-		if t.fromState {
-			v.skip = reasonNoStateMessages
-		}
-		return nil
-	}
-	if haveCost {
+	doc.FinalMetrics = b.final
+	if b.haveCost {
+		cost := b.cost
 		doc.FinalMetrics.TotalCostUSD = &cost
 	}
-	doc.FinalMetrics.TotalSteps = len(doc.Steps)
+	doc.FinalMetrics.TotalSteps = b.n
 	return doc
 }
 
@@ -1017,7 +1235,8 @@ func atifLine(t *Trajectory, v *verdict, _ bool) any {
 // trajectory has). A result answers the first unanswered call of its id
 // in the nearest preceding assistant message that has one (results come
 // in their calls' order); when every call of its id is answered, the
-// last such call.
+// last such call. What it holds is an id and an index per call, and of
+// the calls of an id answered, only the last.
 type atifCallIDs struct {
 	taken map[string]bool            // the agent's ids and those given
 	calls map[string][]*atifCallSite // by the agent's id, in order
@@ -1026,23 +1245,27 @@ type atifCallIDs struct {
 
 type atifCallSite struct {
 	step, msg int
+	nth       int    // its place among its ATIF step's tool calls
 	id        string // in the export
 	answered  bool
 }
 
-func newATIFCallIDs(t *Trajectory) *atifCallIDs {
-	c := &atifCallIDs{taken: map[string]bool{}, calls: map[string][]*atifCallSite{}}
-	for _, s := range t.Steps {
-		if s.Rec == nil {
-			continue
-		}
-		for _, m := range s.Rec.Messages {
-			for _, tc := range m.ToolCalls {
-				c.taken[tc.ID] = true
-			}
+// newATIFCallIDs returns the ids of a trajectory whose tool calls use
+// the ids in taken (takeATIFCallIDs).
+func newATIFCallIDs(taken map[string]bool) *atifCallIDs {
+	return &atifCallIDs{taken: taken, calls: map[string][]*atifCallSite{}}
+}
+
+// takeATIFCallIDs adds the ids s's tool calls use to taken.
+func takeATIFCallIDs(taken map[string]bool, s Step) {
+	if s.Rec == nil {
+		return
+	}
+	for _, m := range s.Rec.Messages {
+		for _, tc := range m.ToolCalls {
+			taken[tc.ID] = true
 		}
 	}
-	return c
 }
 
 // message numbers the next assistant message.
@@ -1052,8 +1275,8 @@ func (c *atifCallIDs) message() int {
 }
 
 // call records a call of the agent's id made by ATIF step index step in
-// message msg and returns its id in the export.
-func (c *atifCallIDs) call(id string, step, msg int) string {
+// message msg, its nth call, and returns its id in the export.
+func (c *atifCallIDs) call(id string, step, msg, nth int) string {
 	out := id
 	if len(c.calls[id]) > 0 {
 		for n := 2; ; n++ {
@@ -1064,18 +1287,20 @@ func (c *atifCallIDs) call(id string, step, msg int) string {
 		}
 		c.taken[out] = true
 	}
-	c.calls[id] = append(c.calls[id], &atifCallSite{step: step, msg: msg, id: out})
+	c.calls[id] = append(c.calls[id], &atifCallSite{step: step, msg: msg, nth: nth, id: out})
 	return out
 }
 
-// answer returns the ATIF step index and export id of the call a result
-// of the agent's id answers; ok is false if no call had that id.
-func (c *atifCallIDs) answer(id string) (step int, callID string, ok bool) {
+// answer returns the ATIF step index, place among its calls and export
+// id of the call a result of the agent's id answers; ok is false if no
+// call had that id.
+func (c *atifCallIDs) answer(id string) (step, nth int, callID string, ok bool) {
 	sites := c.calls[id]
 	if len(sites) == 0 {
-		return 0, "", false
+		return 0, 0, "", false
 	}
-	pick := sites[len(sites)-1]
+	last := sites[len(sites)-1]
+	pick := last
 	for i := len(sites) - 1; i >= 0; i-- {
 		if !sites[i].answered {
 			pick = sites[i]
@@ -1089,7 +1314,9 @@ func (c *atifCallIDs) answer(id string) (step int, callID string, ok bool) {
 		}
 	}
 	pick.answered = true
-	return pick.step, pick.id, true
+	// An answered call but the last is never picked again.
+	c.calls[id] = slices.DeleteFunc(sites, func(s *atifCallSite) bool { return s.answered && s != last })
+	return pick.step, pick.nth, pick.id, true
 }
 
 // stepExtra returns a record's fields that ATIF has no place for.

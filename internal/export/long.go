@@ -23,19 +23,23 @@ import (
 // must not take) and cuts the path in runs of steps that can be held,
 // keeping each run's newest step; the writer then reads the path again,
 // a run at a time, oldest first (eachStep, eachSettled) — the chat
-// formats once to check it and once to write — and writes each step's
-// row, messages or turns as it goes (a step waits only for a tool
-// result's id, settled when its run of results ends). What it holds is
-// flat in the trajectory's length but for one step per run. Should a
+// formats and ATIF once to check it and once to write — and writes each
+// step's row, messages, turns or ATIF steps as it goes (a step waits
+// only for a tool result's id, settled when its run of results ends; an
+// ATIF step also for the later results and usage joined to it). What it
+// holds is flat in the trajectory's length but for one step per run
+// (and ATIF's tool call ids). Should a
 // read fail part-way through a chat line (the store damaged or pruned
 // between two passes), the export fails with that line's start written:
 // --out naming a file then removes its temporary file, as on any failure.
 
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
-// message at a time, sharegpt a turn at a time (openai_long.go).
+// message at a time, sharegpt a turn at a time (openai_long.go), atif an
+// ATIF step at a time (atif_long.go), preference pairs a message at a
+// time (preference.go).
 func longFormat(format string) bool {
-	return format == Parquet || format == OpenAIJSONL || format == ShareGPT
+	return format == Parquet || format == OpenAIJSONL || format == ShareGPT || format == ATIF || format == Preference
 }
 
 // holdSteps and holdBytes bound the steps of a trajectory the formats
@@ -70,6 +74,7 @@ type longPath struct {
 	ctx   context.Context
 	n     int   // steps
 	raw   int64 // steps whose record does not follow the convention
+	msgs  int   // messages of the steps' records
 	first *cairn.Step
 	head  *cairn.Step
 	// runs cut the path in runs of steps that can be held, newest first.
@@ -138,6 +143,7 @@ func (f *firstPass) add(s Step) {
 		l.forkedFrom = refName(*s.Origin)
 	}
 	if r := s.Rec; r != nil {
+		l.msgs += len(r.Messages)
 		if l.model == "" {
 			l.model = r.Model
 		}
@@ -207,10 +213,19 @@ var errEnough = errors.New("enough steps")
 
 // eachStep calls fn for each step of the path, oldest first, reading
 // one run of them at a time.
-func (l *longPath) eachStep(fn func(*cairn.Step) error) error {
+func (l *longPath) eachStep(fn func(*cairn.Step) error) error { return l.eachStepFrom(0, fn) }
+
+// eachStepFrom is eachStep from the path's step numbered from, its
+// first 0, reading no run before it.
+func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 	var steps []*cairn.Step
+	seen := 0 // steps of the runs before run j
 	for j := len(l.runs) - 1; j >= 0; j-- {
 		want := l.runs[j].n
+		if seen+want <= from {
+			seen += want
+			continue
+		}
 		steps = steps[:0]
 		err := l.runs[j].newest.Log(l.ctx, func(st *cairn.Step) error {
 			steps = append(steps, st)
@@ -228,11 +243,15 @@ func (l *longPath) eachStep(fn func(*cairn.Step) error) error {
 				l.head, l.runs[j].newest, len(steps), want)
 		}
 		slices.Reverse(steps)
-		for _, st := range steps {
+		for k, st := range steps {
+			if seen+k < from {
+				continue
+			}
 			if err := fn(st); err != nil {
 				return err
 			}
 		}
+		seen += want
 		clear(steps)
 	}
 	return nil

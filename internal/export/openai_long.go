@@ -180,7 +180,7 @@ func (w *jsonlWriter) writeOpenAILong(t *Trajectory) (verdict, error) {
 		return v, err
 	}
 	n := 0
-	err = l.eachKept(keep, func(m cairn.Message) error {
+	err = l.eachKept(0, keep, func(m cairn.Message) error {
 		if n > 0 {
 			w.bw.WriteByte(',')
 		}
@@ -212,19 +212,12 @@ func (w *jsonlWriter) writeOpenAILong(t *Trajectory) (verdict, error) {
 }
 
 // writeMetadata writes `,"metadata":{…}` of a trajectory too long to
-// hold, if the line has one: what metadataOf returns of it held.
+// hold, if the line has one.
 func (w *jsonlWriter) writeMetadata(t *Trajectory) error {
 	if !w.meta {
 		return nil
 	}
-	l := t.long
-	h := l.head
-	m := &Metadata{Session: t.Session, Head: refName(headRef(h)), HeadID: h.ID.String(),
-		Steps: l.n, Outcome: t.Outcome, Reward: t.Reward, Truncated: t.Truncated,
-		Model: l.model, ForkedFrom: l.forkedFrom}
-	if len(t.Labels) > 0 {
-		m.Labels = t.Labels
-	}
+	m := metadataOf(t)
 	b, err := textJSON(m)
 	if err != nil {
 		return err
@@ -234,8 +227,9 @@ func (w *jsonlWriter) writeMetadata(t *Trajectory) error {
 	return err
 }
 
-// eachKept calls fn with the first keep messages of the path, settled.
-func (l *longPath) eachKept(keep int, fn func(cairn.Message) error) error {
+// eachKept calls fn with the messages of the path numbered from from
+// to keep (not included), settled.
+func (l *longPath) eachKept(from, keep int, fn func(cairn.Message) error) error {
 	k := 0
 	_, err := l.eachSettled(func(s Step) error {
 		if s.Rec == nil {
@@ -246,6 +240,9 @@ func (l *longPath) eachKept(keep int, fn func(cairn.Message) error) error {
 				return errEnough
 			}
 			k++
+			if k <= from {
+				continue
+			}
 			if err := fn(m); err != nil {
 				return err
 			}
@@ -291,7 +288,7 @@ func (w *jsonlWriter) writeShareGPTLong(t *Trajectory) (verdict, error) {
 	}
 	if keep < c.n {
 		tv, turns = verdict{}, &shareGPTTurns{v: &tv, done: nop}
-		if err := l.eachKept(keep, func(m cairn.Message) error { turns.add(m); return nil }); err != nil {
+		if err := l.eachKept(0, keep, func(m cairn.Message) error { turns.add(m); return nil }); err != nil {
 			return v, err
 		}
 	}
@@ -336,7 +333,7 @@ func (w *jsonlWriter) writeShareGPTLong(t *Trajectory) (verdict, error) {
 		_, err = w.bw.Write(b)
 		return err
 	}}
-	err = l.eachKept(keep, func(m cairn.Message) error {
+	err = l.eachKept(0, keep, func(m cairn.Message) error {
 		put.add(m)
 		return put.err
 	})

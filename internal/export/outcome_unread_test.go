@@ -35,7 +35,7 @@ func TestPreferenceNewestOutcomeUnrecognised(t *testing.T) {
 	commitRecords(t, ws, "p", `{"messages":[{"role":"assistant","content":"bad"}],"outcome":"failure"}`)
 	commitRecords(t, ws, "p-alt", `{"messages":[{"role":"assistant","content":"good"}],"outcome":"success"}`,
 		`{"messages":[{"role":"assistant","content":"then it hung"}],"outcome":"timeout"}`)
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 0 {
 		t.Errorf("%d pairs from an older outcome, want none: %s", sum.Pairs, out)
 	}
@@ -74,7 +74,7 @@ func TestNewestOutcomeInWrongShape(t *testing.T) {
 	fork(ctx, t, ws, "r@1", "r-alt")
 	commitRecords(t, ws, "r", `{"messages":[{"role":"assistant","content":"bad"}],"outcome":"failure"}`)
 	commitRecords(t, ws, "r-alt", `{"messages":[{"role":"assistant","content":"good"}],"outcome":"success"}`, `{"outcome":["success"]}`)
-	out, sum, _ = run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ = runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 0 {
 		t.Errorf("%d pairs from an older outcome, want none: %s", sum.Pairs, out)
 	}

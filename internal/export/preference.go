@@ -13,18 +13,12 @@ import (
 
 func refName(r cairn.StepRef) string { return fmt.Sprintf("%s@%d", r.Session, r.Number) }
 
-// preferencePair is one line of TRL's conversational preference format.
-type preferencePair struct {
-	Prompt   []openAIMessage `json:"prompt"`
-	Chosen   []openAIMessage `json:"chosen"`
-	Rejected []openAIMessage `json:"rejected"`
-}
-
 // branch is one sibling after a fork point.
 type branch struct {
 	head  *cairn.Step
-	msgs  []cairn.Message
-	steps []Step
+	msgs  messages
+	steps int   // its steps after the point
+	raws  int64 // of them, those whose record does not follow the convention
 	score float64
 	// raw is set if the branch's path holds raw records, left out of
 	// its messages: the first of them, to note.
@@ -53,27 +47,40 @@ var outcomeScores = map[string]float64{
 // 0, so mixing both in one group is the caller's choice.
 func judge(steps []Step) (score float64, ok bool, why string) {
 	for i := len(steps) - 1; i >= 0; i-- {
-		j := judgementOf(steps[i])
-		switch {
-		case j.unread:
-			return 0, false, unreadAt(steps[i])
-		case j.hasReward:
-			return *j.reward, true, ""
-		case j.hasOutcome:
-			if s, known := outcomeScores[strings.ToLower(j.outcome)]; known {
-				return s, true, ""
-			}
-			return 0, false, fmt.Sprintf("%s: outcome %q", steps[i].Step, j.outcome)
+		if score, ok, why, given := judgeStep(steps[i]); given {
+			return score, ok, why
 		}
 	}
 	return 0, false, ""
+}
+
+// judgeStep is judge of one step; given is false if its record carries
+// no outcome or reward.
+func judgeStep(s Step) (score float64, ok bool, why string, given bool) {
+	j := judgementOf(s)
+	switch {
+	case j.unread:
+		return 0, false, unreadAt(s), true
+	case j.hasReward:
+		return *j.reward, true, "", true
+	case j.hasOutcome:
+		if s, known := outcomeScores[strings.ToLower(j.outcome)]; known {
+			return s, true, "", true
+		}
+		return 0, false, fmt.Sprintf("%s: outcome %q", s.Step, j.outcome), true
+	}
+	return 0, false, "", false
 }
 
 // preferences writes prompt/chosen/rejected pairs from sibling forks:
 // for every step that sessions were forked from, the branches after it
 // (the forked session's own continuation and each fork) that carry an
 // outcome are paired, each better one with each worse one. The prompt is
-// the conversation up to and including the fork point.
+// the conversation up to and including the fork point. A branch too long
+// to hold (long.go) is read once more, a run of steps at a time, to learn
+// what group needs of it (branchPath), and its messages are read again
+// each time a pair of it is written, so what a group holds is flat in
+// its branches' lengths.
 func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, error) {
 	f, err := e.scanForks(ctx, true)
 	if err != nil {
@@ -100,8 +107,8 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		return e.unreadable(ctx, g.point.Session, err)
 	}
 	var branches []branch
-	var prompt []cairn.Message
-	var cut *Step // the prompt's oldest step, if its older history was pruned
+	var prompt *messages
+	var cut *cairn.Step // the prompt's oldest step, if its older history was pruned
 	for _, name := range g.members {
 		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
@@ -126,72 +133,71 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		if !e.trajectorySelected(t) {
 			continue
 		}
-		// The path must pass through the point (or a fork's copy of it).
-		i := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number == g.point.Number })
-		var after []Step
-		switch {
-		case i >= 0:
-			if at := t.Steps[i]; at.ID != point.ID && (at.Origin == nil || !e.samePoint(ctx, *at.Origin, g.point)) {
-				continue
-			}
-			after = t.Steps[i+1:]
-		case !t.Truncated || t.Steps[0].Number <= g.point.Number:
-			continue // the path does not pass through the point
-		case t.Steps[0].Number == g.point.Number+1 && t.Steps[0].Parent != nil && e.isPoint(ctx, *t.Steps[0].Parent, point, g.point):
-			// Pruned up to the point: what follows it is whole. Its
-			// prompt comes from another path, or the point's own.
-			after = t.Steps
-		default:
-			// Pruned past the point: part of the branch is gone.
-			if _, ok, why := judge(t.Steps); ok || why != "" {
-				e.sum.Skipped = addNote(e.sum.Skipped, reasonPrunedBranch, name,
-					fmt.Sprintf("%s starts at %s, after the fork point %s", name, t.Steps[0].Step, refName(g.point)))
+		p, err := branchPathOf(t, g.point.Number)
+		if err != nil {
+			if err = e.unreadable(ctx, name, err); err != nil {
+				return err
 			}
 			continue
 		}
-		score, ok, why := judge(after)
-		if why != "" {
-			e.sum.Skipped = addNote(e.sum.Skipped, reasonUnranked, name, why)
+		// The path must pass through the point (or a fork's copy of it).
+		first := t.first()
+		switch {
+		case p.at != nil:
+			if p.at.ID != point.ID && (p.at.Origin == nil || !e.samePoint(ctx, *p.at.Origin, g.point)) {
+				continue
+			}
+		case !t.Truncated || first.Number <= g.point.Number:
+			continue // the path does not pass through the point
+		case first.Number == g.point.Number+1 && first.Parent != nil && e.isPoint(ctx, *first.Parent, point, g.point):
+			// Pruned up to the point: what follows it is whole. Its
+			// prompt comes from another path, or the point's own.
+		default:
+			// Pruned past the point: part of the branch is gone.
+			if p.judged || p.why != "" {
+				e.sum.Skipped = addNote(e.sum.Skipped, reasonPrunedBranch, name,
+					fmt.Sprintf("%s starts at %s, after the fork point %s", name, first, refName(g.point)))
+			}
+			continue
 		}
-		if !ok {
+		if p.why != "" {
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonUnranked, name, p.why)
+		}
+		if !p.judged {
 			continue
 		}
 		// Its messages are read as the chat formats read them: a record
 		// of the wrong shape, or a tool result before its call, leaves a
 		// hole, so the branch is not paired.
-		var v verdict
-		msgs := chatMessages(t, &v)
+		v := p.v
 		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
 		raw := ""
 		if slices.Contains(v.leftOut, reasonRawLeftOut) {
-			raw = firstRaw(t.Steps)
+			raw = p.raw
 		}
-		// The branch's messages are what follows the prompt's in the
-		// conversation as the chat formats read it (its last assistant
-		// message cut if its calls went unanswered).
-		prefix := min(len(messagesOf(t.Steps[:len(t.Steps)-len(after)])), len(msgs))
 		unanswered := ""
 		if slices.Contains(v.leftOut, reasonUnansweredLast) {
 			unanswered = v.example[reasonUnansweredLast]
 		}
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
-		if i >= 0 && (prompt == nil || (cut != nil && !t.Truncated)) {
-			prompt, cut = messagesOf(t.Steps[:i+1]), nil
+		if p.at != nil && (prompt == nil || (cut != nil && !t.Truncated)) {
+			prompt, cut = &p.prompt, nil
 			if t.Truncated {
-				cut = &t.Steps[0]
+				cut = first
 			}
 		}
-		if !slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" }) {
+		if !p.answer {
 			// A judged branch that adds no answer of the model's (a
 			// verdict alone, a user's message) has nothing to prefer.
 			e.sum.Skipped = addNote(e.sum.Skipped, reasonNoBranchAnswer, name, fmt.Sprintf("%s after the fork point %s", name, refName(g.point)))
 			continue
 		}
-		branches = append(branches, branch{head: h, msgs: msgs[prefix:], steps: after, score: score, raw: raw, unanswered: unanswered, unpaired: t.unpaired})
+		branches = append(branches, branch{head: h, msgs: p.branch, steps: p.steps, raws: p.raws, score: p.score,
+			raw: raw, unanswered: unanswered, unpaired: t.unpaired})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -200,19 +206,21 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		if err != nil {
 			return e.unreadable(ctx, g.point.Session, err)
 		}
-		prompt = messagesOf(t.Steps)
+		prompt = &messages{held: messagesOf(t.Steps)}
+		if l := t.long; l != nil {
+			prompt = &messages{long: l, to: l.msgs}
+		}
 		if t.Truncated {
-			cut = &t.Steps[0]
+			cut = t.first()
 		}
 	}
 	var used = map[int]bool{}
 	for i, a := range branches {
 		for j, b := range branches {
-			if a.score <= b.score || len(a.msgs) == 0 || len(b.msgs) == 0 {
+			if a.score <= b.score || a.msgs.len() == 0 || b.msgs.len() == 0 {
 				continue
 			}
-			if err := writeLine(out, preferencePair{Prompt: openAIMessages(prompt),
-				Chosen: openAIMessages(a.msgs), Rejected: openAIMessages(b.msgs)}); err != nil {
+			if err := writePair(out, *prompt, a.msgs, b.msgs); err != nil {
 				return err
 			}
 			e.sum.Pairs++
@@ -223,7 +231,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		if used[i] {
 			if cut != nil {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonPrunedPrompt, b.head.Session,
-					fmt.Sprintf("the prompt starts at %s", cut.Step))
+					fmt.Sprintf("the prompt starts at %s", cut))
 			}
 			if b.raw != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
@@ -234,7 +242,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			if b.unpaired != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnpairedResult, b.head.Session, b.unpaired)
 			}
-			e.count(b.steps)
+			e.counted(b.steps, b.raws)
 			if err := e.reportHead(ManifestHead{StepRef: headRef(b.head)}); err != nil {
 				return err
 			}
@@ -243,16 +251,184 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	return nil
 }
 
+// writePair writes one line of TRL's conversational preference format,
+// {"prompt":[…],"chosen":[…],"rejected":[…]} of OpenAI chat messages
+// (openAIMessages) in compact JSON, a message at a time: a long
+// trajectory's messages are read again as they are written.
+func writePair(out io.Writer, prompt, chosen, rejected messages) error {
+	for _, part := range []struct {
+		key  string
+		msgs messages
+	}{{`{"prompt":[`, prompt}, {`],"chosen":[`, chosen}, {`],"rejected":[`, rejected}} {
+		if _, err := io.WriteString(out, part.key); err != nil {
+			return err
+		}
+		n := 0
+		err := part.msgs.each(func(m cairn.Message) error {
+			if n > 0 {
+				if _, err := io.WriteString(out, ","); err != nil {
+					return err
+				}
+			}
+			n++
+			b, err := textJSON(openAIMessages([]cairn.Message{m})[0])
+			if err != nil {
+				return err
+			}
+			_, err = out.Write(b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(out, "]}\n")
+	return err
+}
+
+// messages are a run of a path's settled messages: held, or the ones
+// numbered from to to (not included) of a path too long to hold, read
+// again (long.go).
+type messages struct {
+	held     []cairn.Message
+	long     *longPath
+	from, to int
+}
+
+func (m messages) len() int {
+	if m.long == nil {
+		return len(m.held)
+	}
+	return m.to - m.from
+}
+
+// each calls fn with each message, in order.
+func (m messages) each(fn func(cairn.Message) error) error {
+	if m.long != nil {
+		return m.long.eachKept(m.from, m.to, fn)
+	}
+	for _, msg := range m.held {
+		if err := fn(msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// branchPath is what group reads of a branch's path, held or too long
+// to hold: the steps after the fork point are those numbered after it
+// (a path's numbers rise by one a step, a fork's first step copying the
+// point's).
+type branchPath struct {
+	at *cairn.Step // the path's step numbered as the point, if any
+	// score, judged and why are judge's of the steps after the point.
+	score  float64
+	judged bool
+	why    string
+	v      verdict // chatMessages's
+	// prompt holds the messages up to the point, branch the messages
+	// the chat formats read after them; answer is set if one of those is
+	// the assistant's.
+	prompt, branch messages
+	answer         bool
+	raw            string // firstRaw's
+	steps          int    // after the point
+	raws           int64  // of them, raw records
+}
+
+// branchPathOf reads t as group does: a held path at once, a path too
+// long to hold through its steps, settled, once more.
+func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
+	p := &branchPath{}
+	if l := t.long; l != nil {
+		var err error
+		t.unpaired, err = p.readLong(l, point)
+		return p, err
+	}
+	j := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number > point })
+	if j < 0 {
+		j = len(t.Steps)
+	}
+	if j > 0 && t.Steps[j-1].Number == point {
+		p.at = t.Steps[j-1].Step
+	}
+	after := t.Steps[j:]
+	p.score, p.judged, p.why = judge(after)
+	msgs := chatMessages(t, &p.v)
+	before := messagesOf(t.Steps[:j])
+	prefix := min(len(before), len(msgs))
+	p.prompt, p.branch = messages{held: before}, messages{held: msgs[prefix:]}
+	p.answer = slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" })
+	p.raw = firstRaw(t.Steps)
+	p.steps = len(after)
+	for _, s := range after {
+		if s.Rec == nil && len(s.Record) > 0 {
+			p.raws++
+		}
+	}
+	return p, nil
+}
+
+// readLong reads l as branchPathOf reads a held path, its steps one at
+// a time: its messages are read again when written. unpaired is
+// settleCallIDs's.
+func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err error) {
+	c := newChatCheck()
+	k, before, answer := 0, 0, -1
+	unpaired, err = l.eachSettled(func(s Step) error {
+		c.add(s)
+		if p.raw == "" && rawRecord(s) {
+			p.raw = s.String()
+		}
+		if s.Number == point {
+			p.at = s.Step
+		}
+		if s.Rec != nil {
+			for _, m := range s.Rec.Messages {
+				if s.Number > point && m.Role == "assistant" && answer < 0 {
+					answer = k
+				}
+				k++
+			}
+		}
+		if s.Number <= point {
+			before = k
+			return nil
+		}
+		if score, ok, why, given := judgeStep(s); given {
+			p.score, p.judged, p.why = score, ok, why
+		}
+		p.steps++
+		if s.Rec == nil && len(s.Record) > 0 {
+			p.raws++
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	keep, _ := c.chatVerdict(&p.v)
+	prefix := min(before, keep)
+	p.prompt = messages{long: l, to: before}
+	p.branch = messages{long: l, from: prefix, to: keep}
+	p.answer = answer >= prefix && answer < keep
+	return unpaired, nil
+}
+
 // firstRaw names the first step of steps whose record is raw (not
 // following the convention), or "".
 func firstRaw(steps []Step) string {
 	for _, s := range steps {
-		if s.Rec == nil && s.Broken == nil && len(s.Record) > 0 {
+		if rawRecord(s) {
 			return s.String()
 		}
 	}
 	return ""
 }
+
+// rawRecord reports whether s's record is raw: it neither follows the
+// convention nor breaks it.
+func rawRecord(s Step) bool { return s.Rec == nil && s.Broken == nil && len(s.Record) > 0 }
 
 // isPoint reports whether ref names the fork point: its step, or a
 // fork's copy of it.

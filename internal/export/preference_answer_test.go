@@ -23,7 +23,7 @@ func TestPreferenceBranchWithoutAnswerNamed(t *testing.T) {
 	commitRecords(t, ws, "user-only", `{"messages":[{"role":"user","content":"only asks"}],"outcome":"success"}`)
 	fork(ctx, t, ws, "a@1", "answered")
 	commitRecords(t, ws, "answered", `{"messages":[{"role":"user","content":"other"},{"role":"assistant","content":"b2"}],"outcome":"success"}`)
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	pairs := lines(t, out)
 	if len(pairs) != 1 || asList(pairs[0]["chosen"])[1].(map[string]any)["content"] != "b2" {
 		t.Fatalf("pairs %s, want answered over a only", out)

@@ -21,7 +21,7 @@ func TestPreferenceBranchPrunedUpToTheForkPoint(t *testing.T) {
 	if _, err := ws.Prune(ctx, "a", 1); err != nil {
 		t.Fatal(err)
 	}
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 2 || !strings.Contains(out, `"answer of a"`) {
 		t.Fatalf("%d pairs, want 2, a-alt's against a's among them: %s", sum.Pairs, out)
 	}
@@ -43,7 +43,7 @@ func TestPreferenceBranchPrunedPastTheForkPointNoted(t *testing.T) {
 	if _, err := ws.Prune(ctx, "a", 1); err != nil {
 		t.Fatal(err)
 	}
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if strings.Contains(out, `"answer of a"`) {
 		t.Fatalf("a's partly pruned branch was paired: %s", out)
 	}

@@ -21,7 +21,7 @@ func TestPreferenceBrokenRecordNotPaired(t *testing.T) {
 	fork(ctx, t, ws, "p@2", "p-alt")
 	commitRecords(t, ws, "p", `{"messages":[{"role":"assistant","content":"bad"}],"outcome":"failure"}`)
 	commitRecords(t, ws, "p-alt", `{"messages":[{"role":"assistant","content":"good"}],"outcome":"success"}`)
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 0 {
 		t.Errorf("%d pairs with a hole in the prompt: %s", sum.Pairs, out)
 	}
@@ -34,7 +34,7 @@ func TestPreferenceBrokenRecordNotPaired(t *testing.T) {
 	fork(ctx, t, ws, "r@2", "r-alt")
 	commitRecords(t, ws, "r", `{"messages":[{"role":"assistant","content":"bad"}],"outcome":"failure"}`)
 	commitRecords(t, ws, "r-alt", `{"messages":[{"role":"assistant","content":"good"}],"outcome":"success"}`)
-	out, sum, _ = run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ = runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 1 || noted(sum.LeftOut, "raw records", "r-alt") == nil {
 		t.Errorf("raw record on the path not noted: %d pairs, left out %+v: %s", sum.Pairs, sum.LeftOut, out)
 	}

@@ -44,7 +44,7 @@ func TestReasoningCarried(t *testing.T) {
 		}
 	}
 
-	out, sum, _ := run(t, ws, export.Options{Format: export.Preference})
+	out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
 	if sum.Pairs != 1 || !strings.Contains(out, `"reasoning_content":"x means yes"`) || !strings.Contains(out, `"reasoning_content":"guess"`) ||
 		!strings.Contains(out, `"reasoning_content":"look first"`) {
 		t.Errorf("preference: reasoning lost: %s", out)

@@ -94,7 +94,7 @@ func TestUnansweredToolCalls(t *testing.T) {
 	// Preference: the prompt ends with the call made at the fork point;
 	// each branch starts with its answer, and prompt + branch is one
 	// conversation OpenAI's rule accepts.
-	out, _, _ = run(t, ws, export.Options{Format: export.Preference})
+	out, _, _ = runLong(t, ws, export.Options{Format: export.Preference})
 	pairs := lines(t, out)
 	if len(pairs) != 1 {
 		t.Fatalf("preference: %d pairs, want 1:\n%s", len(pairs), out)

@@ -132,14 +132,26 @@ func (e *env) checkStore() error {
 	if !local || path == "" {
 		return nil // file:// naming no directory: Open refuses it
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		return usagef("%s %s: not a directory (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url)
-	}
-	if !e.needStore {
-		return nil
-	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)
+	const notDir = " (a local store is a directory; s3:// and minio:// URLs name object stores)"
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && !fi.IsDir():
+		return usagef("%s %s: not a directory"+notDir, from, url)
+	case errors.Is(err, syscall.ELOOP):
+		// Every read and write under it would fail the same way, naming
+		// files of the store instead of the flag that is wrong.
+		return usagef("%s %s: a loop of symbolic links, not a directory"+notDir, from, url)
+	case errors.Is(err, syscall.ENOTDIR):
+		return usagef("%s %s: not a directory: a file stands on its path"+notDir, from, url)
+	case errors.Is(err, os.ErrNotExist):
+		if target, lerr := os.Readlink(path); lerr == nil {
+			// A dangling link: no store is there, and the first commit
+			// could not make one either (mkdir finds the link).
+			return usagef("%s %s: a symbolic link to %s, which does not exist (make that directory, or give another store)", from, url, target)
+		}
+		if e.needStore {
+			return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)
+		}
 	}
 	return nil
 }

@@ -34,7 +34,9 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	in := []byte(*input)
 	if *input == "-" {
 		if in, err = io.ReadAll(io.LimitReader(e.stdin, hitl.MaxInput+1)); err != nil {
-			return fmt.Errorf("read stdin: %w", err)
+			// Stdin that cannot be read (a directory) is bad input, said
+			// as a commit says its stdin.
+			return usagef("%s: %v", inputName("--input", "-"), pathProblem(err))
 		}
 	}
 	switch {

@@ -103,7 +103,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more"}
+	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more", true}
 	var state cairn.State
 	input := "" // the input a JSON document was read from
 	switch {
@@ -224,7 +224,7 @@ func stateError(err error, name string) error {
 // stdin), reading no more than a record may hold. The JSON value is
 // stored without the whitespace around it (a file's last newline).
 func readRecordFile(e *env, path string) (json.RawMessage, error) {
-	b, err := readInput(e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold"})
+	b, err := readInput(e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold", true})
 	if err != nil {
 		return nil, err
 	}

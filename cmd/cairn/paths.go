@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/realpath"
 )
 
@@ -29,6 +30,11 @@ func pathProblem(err error) error {
 type inputLimit struct {
 	max  int64
 	what string
+	// json: the input is a JSON text, read no further than the first
+	// byte that cannot be JSON (jsontext.StopReader), so that binary or
+	// endless input that is no JSON is refused at once, not read up to
+	// max first.
+	json bool
 }
 
 // inputName names an input in messages: the flag and its file, stdin
@@ -56,6 +62,9 @@ func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
 		}
 		defer f.Close()
 		r = f
+	}
+	if limit.json {
+		r = &jsontext.StopReader{R: r}
 	}
 	b, err := io.ReadAll(io.LimitReader(r, min(limit.max, math.MaxInt64-1)+1))
 	switch {

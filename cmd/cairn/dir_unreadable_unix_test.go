@@ -42,29 +42,14 @@ func TestCommitDirUnreadableIsBadInput(t *testing.T) {
 	if err := os.Chmod(filepath.Join(closed, "sub"), 0o000); err != nil {
 		t.Fatal(err)
 	}
-	asUser := func(cmd *exec.Cmd) {
-		if os.Geteuid() == 0 {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		}
-	}
-	if os.Geteuid() == 0 {
-		// nobody must reach the store, the state and the binary.
-		for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
-			if err := os.Chmod(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if d == os.TempDir() {
-				break
-			}
-		}
-		if err := os.Chmod(store, 0o777); err != nil {
-			t.Fatal(err)
-		}
+	reach := reachableBy(t, dir)
+	if err := os.Chmod(store, 0o777); err != nil {
+		t.Fatal(err)
 	}
 	for state, file := range map[string]string{secret: filepath.Join(secret, "key"), closed: filepath.Join(closed, "sub")} {
 		cmd := exec.Command(bin, "--store", store, "commit", "s", "--dir", state)
 		cmd.Env = append(os.Environ(), "CAIRN_CACHE_DIR=off", "HOME="+dir)
-		asUser(cmd)
+		reach(cmd)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		err := cmd.Run()
@@ -75,5 +60,67 @@ func TestCommitDirUnreadableIsBadInput(t *testing.T) {
 	}
 	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "session has no steps") {
 		t.Errorf("a step was committed: log exit %d, %q", code, errs)
+	}
+}
+
+// reachableBy returns how to run a command as a user that files of this
+// one refuse: this user, or, when the tests run as root (whom nothing
+// is refused), nobody, who must then reach dir (the binary, if built
+// there, too): its parents up to the temporary directory are opened to
+// all.
+func reachableBy(t *testing.T, dir string) func(cmd *exec.Cmd) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return func(*exec.Cmd) {}
+	}
+	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if d == os.TempDir() {
+			break
+		}
+	}
+	return func(cmd *exec.Cmd) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+}
+
+// TestCheckoutUnwritableDirIsBadInput: cairn checkout into a --dir this
+// user may not write (a new directory under a read-only one, or an empty
+// read-only one) is bad input, exit 2, said of the flag, as export says
+// of an --out it cannot write. It was exit 1, "checkout s@1: mkdir …:
+// permission denied", as a failure of the store.
+func TestCheckoutUnwritableDirIsBadInput(t *testing.T) {
+	bin := cairnBinary(t)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	reach := reachableBy(t, dir)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	// The store is this user's (nobody's, as root): it may read it.
+	commit := exec.Command(bin, "--store", store, "commit", "s", "-")
+	commit.Env = append(os.Environ(), "CAIRN_CACHE_DIR=off", "HOME="+dir)
+	commit.Stdin = strings.NewReader(`{"a":1}`)
+	reach(commit)
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("commit: %v: %s", err, out)
+	}
+	for _, target := range []string{filepath.Join(ro, "new"), ro} {
+		cmd := exec.Command(bin, "--store", store, "checkout", "s", "--dir", target)
+		cmd.Env = append(os.Environ(), "CAIRN_CACHE_DIR=off", "HOME="+dir)
+		reach(cmd)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		code, errs := cmd.ProcessState.ExitCode(), errb.String()
+		if want := "cairn checkout: --dir " + target + ": cannot write it: permission denied\n"; code != 2 || errs != want {
+			t.Errorf("checkout --dir %s: exit %d (%v), %q; want exit 2, %q", target, code, err, errs, want)
+		}
 	}
 }

@@ -76,7 +76,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		case *recordFile == "-" && (stdin || *patch == "-" || *jsonFile == "-"):
 			return usagef("--record-file - and the state cannot both come from stdin")
 		}
-		if opts.Record, err = readRecordFile(e, *recordFile); err != nil {
+		if opts.Record, err = readRecordFile(ctx, e, *recordFile); err != nil {
 			return err
 		}
 	} else if given(fs, "record") {
@@ -123,18 +123,18 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 			state = cairn.DirWithCache(*dir, c)
 		}
 	case *patch != "":
-		ops, err := readInput(e, "--patch", *patch, maxValue)
+		ops, err := readInput(ctx, e, "--patch", *patch, maxValue)
 		if err != nil {
 			return err
 		}
 		state = cairn.Patch(ops)
 	case *jsonFile != "":
-		if state, err = readJSONState(e, "--json-file", *jsonFile, maxValue); err != nil {
+		if state, err = readJSONState(ctx, e, "--json-file", *jsonFile, maxValue); err != nil {
 			return err
 		}
 		input = inputName("--json-file", *jsonFile)
 	default:
-		if state, err = readJSONState(e, "", "-", maxValue); err != nil {
+		if state, err = readJSONState(ctx, e, "", "-", maxValue); err != nil {
 			return err
 		}
 		input = inputName("", "-")
@@ -195,8 +195,8 @@ var landed = func() {}
 
 // readJSONState reads a whole JSON document to commit. It is not checked
 // here: the commit parses it and checks it is UTF-8 (see stateError).
-func readJSONState(e *env, flag, path string, limit inputLimit) (cairn.State, error) {
-	doc, err := readInput(e, flag, path, limit)
+func readJSONState(ctx context.Context, e *env, flag, path string, limit inputLimit) (cairn.State, error) {
+	doc, err := readInput(ctx, e, flag, path, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +223,8 @@ func stateError(err error, name string) error {
 // readRecordFile reads the step record --record-file names (- for
 // stdin), reading no more than a record may hold. The JSON value is
 // stored without the whitespace around it (a file's last newline).
-func readRecordFile(e *env, path string) (json.RawMessage, error) {
-	b, err := readInput(e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold", true})
+func readRecordFile(ctx context.Context, e *env, path string) (json.RawMessage, error) {
+	b, err := readInput(ctx, e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold", true})
 	if err != nil {
 		return nil, err
 	}

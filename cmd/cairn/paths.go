@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -51,8 +52,30 @@ func inputName(flag, path string) string {
 
 // readInput reads the file that flag names (path; - for stdin), no more
 // than limit allows. An input that cannot be read or is too large is bad
-// input (exit 2), said in the flag's words.
-func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
+// input (exit 2), said in the flag's words. Once ctx is done (Ctrl-C)
+// it returns ctx's error, even while the input has nothing to give yet
+// (stdin a terminal or a pipe that never writes, a FIFO no writer
+// opened): the read is left to the process's end.
+func readInput(ctx context.Context, e *env, flag, path string, limit inputLimit) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := readInputNow(e, flag, path, limit)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readInputNow is readInput, however long the input takes.
+func readInputNow(e *env, flag, path string, limit inputLimit) ([]byte, error) {
 	name := inputName(flag, path)
 	r := e.stdin
 	if path != "-" {

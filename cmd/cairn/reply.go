@@ -33,10 +33,10 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	}
 	in := []byte(*input)
 	if *input == "-" {
-		if in, err = io.ReadAll(io.LimitReader(e.stdin, hitl.MaxInput+1)); err != nil {
-			// Stdin that cannot be read (a directory) is bad input, said
-			// as a commit says its stdin.
-			return usagef("%s: %v", inputName("--input", "-"), pathProblem(err))
+		// Read as a commit reads its stdin; its limit is said below.
+		limit := inputLimit{max: math.MaxInt64 - 1, json: true}
+		if in, err = readInput(ctx, &env{stdin: io.LimitReader(e.stdin, hitl.MaxInput+1)}, "--input", "-", limit); err != nil {
+			return err
 		}
 	}
 	switch {

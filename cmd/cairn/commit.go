@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -83,7 +84,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		if len(*record) > cairn.MaxRecordBytes {
 			return usagef("--record: more than %d bytes, the most a step record may hold", cairn.MaxRecordBytes)
 		}
-		if err := checkJSONText("--record", []byte(*record)); err != nil {
+		if err := checkJSONText("--record", []byte(*record), tree.MaxDepth); err != nil {
 			return err
 		}
 		opts.Record = json.RawMessage(*record)
@@ -232,20 +233,26 @@ func readRecordFile(ctx context.Context, e *env, path string) (json.RawMessage, 
 	if b = bytes.TrimSpace(b); len(b) == 0 {
 		return nil, usagef("%s is empty: want a JSON value", name)
 	}
-	if err := checkJSONText(name, b); err != nil {
+	if err := checkJSONText(name, b, tree.MaxDepth); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
 // checkJSONText refuses a value the flag what gives unless it is JSON
-// and UTF-8 (which encoding/json does not check inside strings).
-func checkJSONText(what string, b []byte) error {
+// and UTF-8 (which encoding/json does not check inside strings), nested
+// no more than depth levels: a record holds no more than a state does
+// (tree.MaxDepth), and a reply one level less, stored inside its step's
+// record. Said of the flag, not of the state the commit also reads.
+func checkJSONText(what string, b []byte, depth int) error {
 	switch {
 	case !json.Valid(b):
 		return usagef("%s is not valid JSON", what)
 	case !utf8.Valid(b):
 		return usagef("%s is not UTF-8, as JSON must be", what)
+	}
+	if at := jsontext.Deeper(b, depth); at >= 0 {
+		return usagef("%s is nested too deep: more than %d levels at offset %d, the most it may hold", what, depth, at)
 	}
 	return nil
 }

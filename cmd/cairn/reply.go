@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
+	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 const replyUsage = "SESSION --input JSON [--expect N] [--idempotency-key K] [--json]"
@@ -55,7 +56,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// Valid JSON that is also UTF-8, as a commit's --record must be.
-	if err := checkJSONText("--input", in); err != nil {
+	if err := checkJSONText("--input", in, tree.MaxDepth-1); err != nil {
 		return err
 	}
 	ws, err := e.open(ctx)

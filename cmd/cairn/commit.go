@@ -242,8 +242,8 @@ func readRecordFile(ctx context.Context, e *env, path string) (json.RawMessage, 
 // checkJSONText refuses a value the flag what gives unless it is JSON
 // and UTF-8 (which encoding/json does not check inside strings), nested
 // no more than depth levels: a record holds no more than a state does
-// (tree.MaxDepth), and a reply one level less, stored inside its step's
-// record. Said of the flag, not of the state the commit also reads.
+// (tree.MaxDepth), and a reply one level less (hitl.MaxInputDepth). Said
+// of the flag, not of the state the commit also reads.
 func checkJSONText(what string, b []byte, depth int) error {
 	switch {
 	case !json.Valid(b):

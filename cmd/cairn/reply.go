@@ -10,7 +10,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
-	"github.com/cairnlog/cairn/manifest/tree"
 )
 
 const replyUsage = "SESSION --input JSON [--expect N] [--idempotency-key K] [--json]"
@@ -56,7 +55,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// Valid JSON that is also UTF-8, as a commit's --record must be.
-	if err := checkJSONText("--input", in, tree.MaxDepth-1); err != nil {
+	if err := checkJSONText("--input", in, hitl.MaxInputDepth); err != nil {
 		return err
 	}
 	ws, err := e.open(ctx)

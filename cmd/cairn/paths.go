@@ -57,20 +57,30 @@ func inputName(flag, path string) string {
 // (stdin a terminal or a pipe that never writes, a FIFO no writer
 // opened): the read is left to the process's end.
 func readInput(ctx context.Context, e *env, flag, path string, limit inputLimit) ([]byte, error) {
-	type result struct {
-		b   []byte
-		err error
+	var b []byte
+	err := interruptible(ctx, func() (err error) {
+		b, err = readInputNow(e, flag, path, limit)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan result, 1)
-	go func() {
-		b, err := readInputNow(e, flag, path, limit)
-		done <- result{b, err}
-	}()
+	return b, nil
+}
+
+// interruptible runs fn, which may wait on a file with nothing to give
+// yet (stdin a terminal or a pipe that never writes, a FIFO whose other
+// side nobody opened), and returns its error; or ctx's error, once ctx
+// is done first (Ctrl-C): fn is then left to the process's end, and
+// what it sets must not be read.
+func interruptible(ctx context.Context, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
 	select {
-	case r := <-done:
-		return r.b, r.err
+	case err := <-done:
+		return err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 }
 

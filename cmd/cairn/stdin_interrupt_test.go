@@ -12,7 +12,8 @@ import (
 
 // TestInterruptWhileStdinWaits: Ctrl-C (the command's context done)
 // stops a command that waits for its stdin (a terminal nobody types
-// into, a producer that stalls) or for a FIFO no writer opened: exit 1,
+// into, a producer that stalls) or for a FIFO whose other side nobody
+// opened (commit's --json-file, export's --heads and --out): exit 1,
 // "interrupted before it finished", nothing committed. cairn commit s -
 // caught the signal and went on waiting, so Ctrl-C did nothing at all.
 func TestInterruptWhileStdinWaits(t *testing.T) {
@@ -24,12 +25,21 @@ func TestInterruptWhileStdinWaits(t *testing.T) {
 	if err := mkfifo(t, fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
+	// export reads --heads and writes --out to FIFOs no other side opened.
+	heads, out := filepath.Join(t.TempDir(), "heads"), filepath.Join(t.TempDir(), "out")
+	for _, p := range []string{heads, out} {
+		if err := mkfifo(t, p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, args := range [][]string{
 		{"commit", "s", "-"},
 		{"commit", "s", "--patch", "-"},
 		{"commit", "s", "--json-file", fifo},
 		{"commit", "s", "--json-file", "/dev/null", "--record-file", "-"},
 		{"reply", "s", "--input", "-"},
+		{"export", "--format", "atif", "--heads", heads},
+		{"export", "--format", "atif", "--out", out},
 	} {
 		stdin, w := io.Pipe() // nothing is ever written
 		ctx, cancel := context.WithCancel(context.Background())
@@ -50,8 +60,13 @@ func TestInterruptWhileStdinWaits(t *testing.T) {
 		}
 		w.Close()
 	}
-	// The FIFO's reader, left waiting, is let go.
-	if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+	// The FIFOs' readers and writer, left waiting, are let go.
+	for _, p := range []string{fifo, heads} {
+		if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+	}
+	if f, err := os.Open(out); err == nil {
 		f.Close()
 	}
 	if out, _, _ := cli(t, store, "", "log", "s"); bytes.Count([]byte(out), []byte("\n")) != 1 {

@@ -35,14 +35,16 @@ func DirWithCache(path, cacheDir string) State { return cachedDirState{path, cac
 // DefaultCacheDir returns where the CLI keeps local caches (the stat
 // caches of DirWithCache and the head cache of UseHeadCache):
 // $CAIRN_CACHE_DIR if set, else $XDG_CACHE_HOME/cairn, or ~/.cache/cairn.
-// CAIRN_CACHE_DIR=off turns the caches off: it returns "".
+// CAIRN_CACHE_DIR=off turns the caches off: it returns "". A relative
+// $XDG_CACHE_HOME is ignored, as the XDG base directory specification
+// says.
 func DefaultCacheDir() string {
 	if d := os.Getenv("CAIRN_CACHE_DIR"); d == "off" {
 		return ""
 	} else if d != "" {
 		return d
 	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+	if d := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "cairn")
 	}
 	if h, err := os.UserHomeDir(); err == nil {

@@ -256,7 +256,8 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // out beside the link's target, and a dir that is a link to a directory
 // is written through. A state beyond a read limit (Limits) writes
 // nothing, not even dir: the whole state is checked against the limits
-// first, reading its nodes, not its files.
+// first, reading its nodes, not its files. A checkout that fails
+// part-way (a damaged object, a cancelled ctx) removes what it wrote.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err
@@ -284,25 +285,8 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 		return nil
 	}
 	// A state beyond a limit writes nothing, not part of state.json.
-	if err := r.CheckJSON(ctx, st.m.Root); err != nil {
+	if err := r.CheckoutJSON(ctx, st.m.Root, dir, "state.json"); err != nil {
 		return fmt.Errorf("checkout %s: %w", st, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("checkout %s: %w", st, err)
-	}
-	f, err := os.Create(dir + "/state.json")
-	if err != nil {
-		return fmt.Errorf("checkout %s: %w", st, err)
-	}
-	werr := r.WriteJSON(ctx, f, st.m.Root)
-	if _, err := f.Write([]byte("\n")); werr == nil {
-		werr = err
-	}
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return fmt.Errorf("checkout %s: %w", st, werr)
 	}
 	return nil
 }

@@ -240,9 +240,11 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 }
 
 // DefaultStore returns the local directory used when no store is named:
-// $XDG_DATA_HOME/cairn, or ~/.local/share/cairn.
+// $XDG_DATA_HOME/cairn, or ~/.local/share/cairn. A relative
+// $XDG_DATA_HOME is ignored, as the XDG base directory specification
+// says: it would put the store in whatever directory a command runs in.
 func DefaultStore() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
 		return d + "/cairn"
 	}
 	if h, err := os.UserHomeDir(); err == nil {

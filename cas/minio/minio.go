@@ -198,6 +198,13 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if u.User != nil {
 		return fail("credentials do not belong in the url; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 	}
+	if err := s3compat.CheckPort(u.Host); err != nil {
+		return fail("%v", err)
+	}
+	params, err := s3compat.URLParams(u)
+	if err != nil {
+		return fail("%v", err)
+	}
 	path := strings.TrimPrefix(u.Path, "/")
 	bucket, prefix, _ = strings.Cut(path, "/")
 	if bucket == "" {
@@ -215,8 +222,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 		return fail("%v", err)
 	}
 	opts = Options{Endpoint: u.Host, Secure: true}
-	for k, vs := range u.Query() {
-		v := vs[len(vs)-1]
+	for k, v := range params {
 		if ok, err := tc.Set(k, v); ok {
 			if err != nil {
 				return fail("%v", err)

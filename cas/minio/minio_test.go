@@ -139,6 +139,12 @@ func TestParseURL(t *testing.T) {
 		{in: "minio://h:1/bkt/a/../x", bad: true},
 		{in: "minio://h:1/bkt?secure=maybe", bad: true},
 		{in: "minio://h:1/bkt?secrue=false", bad: true},
+		// A port out of range, and a parameter given twice (neither
+		// value may silently win), are bad URLs, not servers to try.
+		{in: "minio://127.0.0.1:99999/bkt", bad: true},
+		{in: "minio://127.0.0.1:0/bkt", bad: true},
+		{in: "minio://127.0.0.1:/bkt", bad: true},
+		{in: "minio://127.0.0.1:9000/bkt?secure=false&secure=true", bad: true},
 		{in: "minio://key:secret@h:1/bkt", bad: true},
 		{in: "s3://b/ws", bad: true},
 		{in: "minio://127.0.0.1:9000/bkt?timeout=10s&attempts=3", bucket: "bkt", opts: minio.Options{Endpoint: "127.0.0.1:9000", Secure: true, Timeout: 10 * time.Second, Attempts: 3}},

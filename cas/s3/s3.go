@@ -298,9 +298,12 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	if err != nil {
 		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
 	}
+	params, err := s3compat.URLParams(u)
+	if err != nil {
+		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
+	}
 	var pathStyle *bool // given in the URL
-	for k, vs := range u.Query() {
-		v := vs[len(vs)-1]
+	for k, v := range params {
 		if ok, err := tc.Set(k, v); ok {
 			if err != nil {
 				return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
@@ -312,6 +315,9 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 			e, err := url.Parse(v)
 			if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
 				return "", "", Options{}, fmt.Errorf("parse s3 url %q: endpoint %q must be an http or https url", s3compat.ShowURL(u), v)
+			}
+			if err := s3compat.CheckPort(e.Host); err != nil {
+				return "", "", Options{}, fmt.Errorf("parse s3 url %q: endpoint %q: %w", s3compat.ShowURL(u), v, err)
 			}
 			opts.Endpoint = v
 		case "region":

@@ -169,6 +169,13 @@ func TestParseURL(t *testing.T) {
 		{in: "s3://b/../x", bad: true},
 		{in: "s3://b/ws?endpoint=127.0.0.1:9000", bad: true},
 		{in: "s3://b/ws?endpiont=http://x", bad: true},
+		// A port out of range, and a parameter given twice (neither
+		// value may silently win), are bad URLs, not servers to try.
+		{in: "s3://b/ws?endpoint=http://127.0.0.1:99999", bad: true},
+		{in: "s3://b/ws?endpoint=http://127.0.0.1:0", bad: true},
+		{in: "s3://b/ws?endpoint=http://127.0.0.1:", bad: true},
+		{in: "s3://b/ws?endpoint=http://127.0.0.1:9000&region=us-east-1&region=eu-west-1", bad: true},
+		{in: "s3://b/ws?path_style=true&path_style=false", bad: true},
 		{in: "s3://key:secret@b/ws", bad: true},
 		{in: "minio://b/ws", bad: true},
 		{in: "s3://b?timeout=10s&attempts=3", bucket: "b", opts: s3.Options{Timeout: 10 * time.Second, Attempts: 3}},

@@ -51,6 +51,43 @@ func URLBool(name, value string) (bool, error) {
 	return b, nil
 }
 
+// URLParams returns a store URL's query parameters, one value each. A
+// parameter given twice is an error naming it ("secure given twice (it
+// takes one value)"), as the CLI refuses a flag given twice: neither
+// value may silently win.
+func URLParams(u *url.URL) (map[string]string, error) {
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("query %q: %w", u.RawQuery, err)
+	}
+	out := make(map[string]string, len(q))
+	for k, vs := range q {
+		if len(vs) > 1 {
+			return nil, fmt.Errorf("%s given twice (it takes one value)", k)
+		}
+		out[k] = vs[0]
+	}
+	return out, nil
+}
+
+// CheckPort checks the port of a server's HOST:PORT, as a store URL
+// gives it: a port, when there is one, is a number from 1 to 65535. A
+// port out of range was tried as a connection that could not be made.
+func CheckPort(hostport string) error {
+	u := url.URL{Host: hostport}
+	p := u.Port()
+	if p == "" {
+		if strings.HasSuffix(hostport, ":") {
+			return fmt.Errorf("%q: no port after the colon", hostport)
+		}
+		return nil
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s: want a number from 1 to 65535", p)
+	}
+	return nil
+}
+
 // CleanPrefix returns the prefix under which a store keeps its keys:
 // empty, or a valid key followed by '/'. Slashes around prefix are
 // dropped.

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
+
+	"github.com/cairnlog/cairn"
 )
 
 const checkoutUsage = "SESSION[@N] --dir DIR"
@@ -39,6 +43,11 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	// Written where the kernel takes the path (Step.Checkout resolves
 	// it): LINK/../x is x beside the link's target, not the text cleaned.
 	if err := st.Checkout(ctx, *dir); err != nil {
+		if errors.Is(err, iofs.ErrPermission) && !errors.Is(err, cairn.ErrRefused) {
+			// Not the store's refusal but the target's, as export
+			// says of an --out it may not write: bad input.
+			return usagef("--dir %s: cannot write it: %v", *dir, pathProblem(err))
+		}
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s -> %s\n", st, *dir)

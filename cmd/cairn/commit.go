@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/runner"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -76,14 +77,14 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 		case *recordFile == "-" && (stdin || *patch == "-" || *jsonFile == "-"):
 			return usagef("--record-file - and the state cannot both come from stdin")
 		}
-		if opts.Record, err = readRecordFile(e, *recordFile); err != nil {
+		if opts.Record, err = readRecordFile(ctx, e, *recordFile); err != nil {
 			return err
 		}
 	} else if given(fs, "record") {
 		if len(*record) > cairn.MaxRecordBytes {
 			return usagef("--record: more than %d bytes, the most a step record may hold", cairn.MaxRecordBytes)
 		}
-		if err := checkJSONText("--record", []byte(*record)); err != nil {
+		if err := checkJSONText("--record", []byte(*record), tree.MaxDepth); err != nil {
 			return err
 		}
 		opts.Record = json.RawMessage(*record)
@@ -103,7 +104,7 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more"}
+	maxValue := inputLimit{limits.MaxValueBytes, "the limit of one value: raise $" + cairn.EnvMaxValueBytes + " to commit more", true}
 	var state cairn.State
 	input := "" // the input a JSON document was read from
 	switch {
@@ -123,18 +124,18 @@ func runCommit(ctx context.Context, e *env, args []string) error {
 			state = cairn.DirWithCache(*dir, c)
 		}
 	case *patch != "":
-		ops, err := readInput(e, "--patch", *patch, maxValue)
+		ops, err := readInput(ctx, e, "--patch", *patch, maxValue)
 		if err != nil {
 			return err
 		}
 		state = cairn.Patch(ops)
 	case *jsonFile != "":
-		if state, err = readJSONState(e, "--json-file", *jsonFile, maxValue); err != nil {
+		if state, err = readJSONState(ctx, e, "--json-file", *jsonFile, maxValue); err != nil {
 			return err
 		}
 		input = inputName("--json-file", *jsonFile)
 	default:
-		if state, err = readJSONState(e, "", "-", maxValue); err != nil {
+		if state, err = readJSONState(ctx, e, "", "-", maxValue); err != nil {
 			return err
 		}
 		input = inputName("", "-")
@@ -195,8 +196,8 @@ var landed = func() {}
 
 // readJSONState reads a whole JSON document to commit. It is not checked
 // here: the commit parses it and checks it is UTF-8 (see stateError).
-func readJSONState(e *env, flag, path string, limit inputLimit) (cairn.State, error) {
-	doc, err := readInput(e, flag, path, limit)
+func readJSONState(ctx context.Context, e *env, flag, path string, limit inputLimit) (cairn.State, error) {
+	doc, err := readInput(ctx, e, flag, path, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +224,8 @@ func stateError(err error, name string) error {
 // readRecordFile reads the step record --record-file names (- for
 // stdin), reading no more than a record may hold. The JSON value is
 // stored without the whitespace around it (a file's last newline).
-func readRecordFile(e *env, path string) (json.RawMessage, error) {
-	b, err := readInput(e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold"})
+func readRecordFile(ctx context.Context, e *env, path string) (json.RawMessage, error) {
+	b, err := readInput(ctx, e, "--record-file", path, inputLimit{cairn.MaxRecordBytes, "the most a step record may hold", true})
 	if err != nil {
 		return nil, err
 	}
@@ -232,20 +233,26 @@ func readRecordFile(e *env, path string) (json.RawMessage, error) {
 	if b = bytes.TrimSpace(b); len(b) == 0 {
 		return nil, usagef("%s is empty: want a JSON value", name)
 	}
-	if err := checkJSONText(name, b); err != nil {
+	if err := checkJSONText(name, b, tree.MaxDepth); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
 // checkJSONText refuses a value the flag what gives unless it is JSON
-// and UTF-8 (which encoding/json does not check inside strings).
-func checkJSONText(what string, b []byte) error {
+// and UTF-8 (which encoding/json does not check inside strings), nested
+// no more than depth levels: a record holds no more than a state does
+// (tree.MaxDepth), and a reply one level less (hitl.MaxInputDepth). Said
+// of the flag, not of the state the commit also reads.
+func checkJSONText(what string, b []byte, depth int) error {
 	switch {
 	case !json.Valid(b):
 		return usagef("%s is not valid JSON", what)
 	case !utf8.Valid(b):
 		return usagef("%s is not UTF-8, as JSON must be", what)
+	}
+	if at := jsontext.Deeper(b, depth); at >= 0 {
+		return usagef("%s is nested too deep: more than %d levels at offset %d, the most it may hold", what, depth, at)
 	}
 	return nil
 }

@@ -148,7 +148,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		// Read through once before any work, so a path that is not an
 		// export manifest is refused as bad input, not found part-way.
-		open, err := checkHeads(*heads)
+		var open func() (io.ReadCloser, error)
+		err := interruptible(ctx, func() (err error) {
+			open, err = checkHeads(*heads) // a FIFO waits for its writer
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -222,7 +226,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 	}()
 	create := func(t *outTarget) (*os.File, error) {
-		f, err := t.open()
+		f, err := t.open(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -518,8 +522,8 @@ func sameFile(a, b *outTarget) bool {
 }
 
 // open returns the file to write: the temporary file, or the FIFO or
-// device itself.
-func (t *outTarget) open() (*os.File, error) {
+// device itself (a FIFO waits for its reader, or ctx: Ctrl-C).
+func (t *outTarget) open(ctx context.Context) (*os.File, error) {
 	if !t.direct {
 		f, err := t.createTemp()
 		if err != nil {
@@ -528,8 +532,15 @@ func (t *outTarget) open() (*os.File, error) {
 		t.f, t.tmp = f, f.Name()
 		return f, nil
 	}
-	f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
-	if err != nil {
+	var f *os.File
+	err := interruptible(ctx, func() (err error) {
+		f, err = os.OpenFile(t.path, os.O_WRONLY, 0)
+		return err
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
 		return nil, usagef("%s %s: cannot write it: %v", t.flag, t.path, pathProblem(err))
 	}
 	t.f = f

@@ -121,6 +121,11 @@ func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 func (e *env) checkStore() error {
 	url, from := e.storeURL()
 	if url == "" {
+		// The default store: the same path problems, said of it.
+		path := cairn.DefaultStore()
+		if problem := localStoreProblem(path); problem != "" {
+			return usagef("the default store %s: %s (give --store or $CAIRN_STORE, or another $XDG_DATA_HOME)", path, problem)
+		}
 		return nil
 	}
 	if strings.HasPrefix(url, "mem://") && !e.serves {
@@ -132,8 +137,8 @@ func (e *env) checkStore() error {
 	if !local || path == "" {
 		return nil // file:// naming no directory: Open refuses it
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		return usagef("%s %s: not a directory (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url)
+	if problem := localStoreProblem(path); problem != "" {
+		return usagef("%s %s: %s (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url, problem)
 	}
 	if !e.needStore {
 		return nil
@@ -142,6 +147,29 @@ func (e *env) checkStore() error {
 		return fmt.Errorf("no store at %s (check --store or $CAIRN_STORE; a store is made by its first commit)", path)
 	}
 	return nil
+}
+
+// localStoreProblem says why the local store directory path cannot be a
+// store, or "" if it can (a directory, or nothing yet, which the first
+// commit makes): a file stands there or on its way, its links loop, or
+// it is a link to nothing, which the first commit could not make
+// either. Every read and write under such a path would fail the same
+// way, naming files of the store instead of the setting that is wrong.
+func localStoreProblem(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && !fi.IsDir():
+		return "not a directory"
+	case errors.Is(err, syscall.ELOOP):
+		return "a loop of symbolic links, not a directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "not a directory: a file stands on its path"
+	case errors.Is(err, os.ErrNotExist):
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return "a symbolic link to " + target + ", which does not exist"
+		}
+	}
+	return ""
 }
 
 // defaultStoreUnmade reports whether the command uses the default store

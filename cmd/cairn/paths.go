@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"os"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/realpath"
 )
 
@@ -29,6 +31,11 @@ func pathProblem(err error) error {
 type inputLimit struct {
 	max  int64
 	what string
+	// json: the input is a JSON text, read no further than the first
+	// byte that cannot be JSON (jsontext.StopReader), so that binary or
+	// endless input that is no JSON is refused at once, not read up to
+	// max first.
+	json bool
 }
 
 // inputName names an input in messages: the flag and its file, stdin
@@ -45,8 +52,40 @@ func inputName(flag, path string) string {
 
 // readInput reads the file that flag names (path; - for stdin), no more
 // than limit allows. An input that cannot be read or is too large is bad
-// input (exit 2), said in the flag's words.
-func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
+// input (exit 2), said in the flag's words. Once ctx is done (Ctrl-C)
+// it returns ctx's error, even while the input has nothing to give yet
+// (stdin a terminal or a pipe that never writes, a FIFO no writer
+// opened): the read is left to the process's end.
+func readInput(ctx context.Context, e *env, flag, path string, limit inputLimit) ([]byte, error) {
+	var b []byte
+	err := interruptible(ctx, func() (err error) {
+		b, err = readInputNow(e, flag, path, limit)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// interruptible runs fn, which may wait on a file with nothing to give
+// yet (stdin a terminal or a pipe that never writes, a FIFO whose other
+// side nobody opened), and returns its error; or ctx's error, once ctx
+// is done first (Ctrl-C): fn is then left to the process's end, and
+// what it sets must not be read.
+func interruptible(ctx context.Context, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// readInputNow is readInput, however long the input takes.
+func readInputNow(e *env, flag, path string, limit inputLimit) ([]byte, error) {
 	name := inputName(flag, path)
 	r := e.stdin
 	if path != "-" {
@@ -56,6 +95,9 @@ func readInput(e *env, flag, path string, limit inputLimit) ([]byte, error) {
 		}
 		defer f.Close()
 		r = f
+	}
+	if limit.json {
+		r = &jsontext.StopReader{R: r}
 	}
 	b, err := io.ReadAll(io.LimitReader(r, min(limit.max, math.MaxInt64-1)+1))
 	switch {

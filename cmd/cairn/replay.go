@@ -39,11 +39,13 @@ const maxReplayChanges = 20
 type replayLine struct {
 	logLine
 	// Changes are the state's changes from the step before it in the
-	// replay; absent for the first step replayed without its parent (its
-	// whole state is new) or when the two states are of different kinds.
+	// replay.
 	Changes []cairn.Change `json:"-"`
-	// ChangesJSON are Changes as diff --json writes them.
-	ChangesJSON []changeJSON `json:"changes,omitempty"`
+	// ChangesJSON are Changes as diff --json writes them: [] for a state
+	// unchanged, absent for a step compared with none (the first step
+	// replayed without its parent: its whole state is new) or with a
+	// state of the other kind.
+	ChangesJSON *[]changeJSON `json:"changes,omitempty"`
 	// Replaced says the step's state is of another kind than its
 	// parent's (a JSON document after a directory, or the reverse).
 	Replaced bool `json:"replaced,omitempty"`
@@ -178,7 +180,13 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if *asJSON {
-			line.ChangesJSON = changesJSON(line.Changes)
+			if prev != nil && !line.Replaced {
+				cj := changesJSON(line.Changes)
+				if cj == nil {
+					cj = []changeJSON{}
+				}
+				line.ChangesJSON = &cj
+			}
 			err = enc.Encode(line)
 		} else {
 			err = out.step(s, prev != nil, line, chats[s.ID])

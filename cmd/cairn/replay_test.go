@@ -81,7 +81,7 @@ func TestReplayConversationAndFork(t *testing.T) {
 	if len(lines) != 2 || lines[0].Step != 2 || lines[1].Step != 3 {
 		t.Fatalf("replay chat@3 --from 2 --json: %+v, want steps 2 and 3", lines)
 	}
-	if c := lines[0].ChangesJSON; len(c) != 1 || c[0].Path != "/messages/0" || c[0].Kind != "added" {
+	if c := lines[0].ChangesJSON; c == nil || len(*c) != 1 || (*c)[0].Path != "/messages/0" || (*c)[0].Kind != "added" {
 		t.Errorf("step 2's changes: %+v, want /messages/0 added", c)
 	}
 	if lines[0].Parent == nil || *lines[0].Parent != "chat@1" || len(lines[1].Record) == 0 {

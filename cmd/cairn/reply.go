@@ -33,8 +33,10 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	}
 	in := []byte(*input)
 	if *input == "-" {
-		if in, err = io.ReadAll(io.LimitReader(e.stdin, hitl.MaxInput+1)); err != nil {
-			return fmt.Errorf("read stdin: %w", err)
+		// Read as a commit reads its stdin; its limit is said below.
+		limit := inputLimit{max: math.MaxInt64 - 1, json: true}
+		if in, err = readInput(ctx, &env{stdin: io.LimitReader(e.stdin, hitl.MaxInput+1)}, "--input", "-", limit); err != nil {
+			return err
 		}
 	}
 	switch {
@@ -53,7 +55,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// Valid JSON that is also UTF-8, as a commit's --record must be.
-	if err := checkJSONText("--input", in); err != nil {
+	if err := checkJSONText("--input", in, hitl.MaxInputDepth); err != nil {
 		return err
 	}
 	ws, err := e.open(ctx)

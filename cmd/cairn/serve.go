@@ -38,7 +38,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	token := os.Getenv("CAIRN_TOKEN")
 	if *tokenFile != "" {
-		b, err := readInput(e, "--token-file", *tokenFile, inputLimit{maxTokenBytes, "more than a token needs"})
+		b, err := readInput(ctx, e, "--token-file", *tokenFile, inputLimit{maxTokenBytes, "more than a token needs", false})
 		if err != nil {
 			return err
 		}

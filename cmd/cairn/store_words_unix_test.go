@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -31,18 +30,7 @@ func TestStorePermissionSaidInWords(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "--store", ro, "commit", "x", "-")
 	cmd.Env = append(os.Environ(), "CAIRN_CACHE_DIR=off", "HOME="+dir)
-	if os.Geteuid() == 0 {
-		// nobody must reach the store (and the binary, if built here).
-		for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
-			if err := os.Chmod(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if d == os.TempDir() {
-				break
-			}
-		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	}
+	reachableBy(t, dir)(cmd)
 	cmd.Stdin = strings.NewReader(`{}`)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

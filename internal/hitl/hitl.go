@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // ErrNotAwaiting is returned by Reply when the session's head does not
@@ -30,6 +31,17 @@ var ErrQuestionMoved = fmt.Errorf("%w: the question moved", cairn.ErrConflict)
 
 // MaxInput bounds a reply's JSON text; it travels in a step record.
 const MaxInput = 512 << 10
+
+// MaxInputDepth bounds a reply's nesting: it is stored one level down in
+// its step's record, which may nest no deeper than a state.
+const MaxInputDepth = cairn.MaxJSONDepth - 1
+
+// inputError is a reply's input that cannot be stored, in its own words;
+// it matches cairn.ErrInvalid.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == cairn.ErrInvalid }
 
 // Pending is a session whose head awaits a human.
 type Pending struct {
@@ -239,6 +251,11 @@ func ReplyWith(ctx context.Context, s *cairn.Session, input json.RawMessage, opt
 	}
 	if len(input) > MaxInput {
 		return nil, fmt.Errorf("reply to %s: input of %d bytes exceeds %d", s.Name(), len(input), MaxInput)
+	}
+	if at := jsontext.Deeper(input, MaxInputDepth); at >= 0 {
+		// Said of the input, not of the record it would be stored in
+		// (whose offsets are not the input's).
+		return nil, &inputError{fmt.Sprintf("reply to %s: input is nested too deep: more than %d levels at offset %d", s.Name(), MaxInputDepth, at)}
 	}
 	if opts.IdempotencyKey != "" {
 		if err := cairn.ValidIdempotencyKey(opts.IdempotencyKey); err != nil {

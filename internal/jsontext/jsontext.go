@@ -6,7 +6,8 @@
 // servers, which take JSON from untrusted clients, and by the JSON Patch
 // decoder (manifest/tree), whose operations' members must be exact.
 // It also carries, for every JSON output, a file name that is not UTF-8
-// (NameBytes).
+// (NameBytes), and a reader that stops reading input once it cannot be
+// JSON (StopReader).
 package jsontext
 
 import (

@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -107,6 +108,22 @@ type Scan struct {
 	scan    *scanner
 }
 
+// ErrUnreadable reports a file or directory of a directory state that
+// could not be read (permission denied, gone meanwhile): the state as
+// given cannot be committed, which no retry of the store changes.
+var ErrUnreadable = errors.New("a file or directory of the state cannot be read")
+
+// unreadableError is a failure to read a file or directory of the state,
+// in its own words, matching ErrUnreadable too.
+type unreadableError struct{ err error }
+
+func (e *unreadableError) Error() string   { return e.err.Error() }
+func (e *unreadableError) Unwrap() []error { return []error{e.err, ErrUnreadable} }
+
+// unreadable marks err, a failure to read the state's own files, as
+// ErrUnreadable.
+func unreadable(err error) error { return &unreadableError{err} }
+
 // StartScan starts scanning the directory tree at root on workers
 // goroutines (0: GOMAXPROCS).
 func StartScan(root string, workers int) *Scan {
@@ -116,7 +133,7 @@ func StartScan(root string, workers int) *Scan {
 	fi, err := os.Stat(root)
 	switch {
 	case err != nil:
-		return &Scan{root: root, err: fmt.Errorf("read state directory: %w", err)}
+		return &Scan{root: root, err: unreadable(fmt.Errorf("read state directory: %w", err))}
 	case !fi.IsDir():
 		return &Scan{root: root, err: fmt.Errorf("read state directory %s: not a directory", root)}
 	}
@@ -293,7 +310,7 @@ func (b *dirBuilder) file(dir string, se *scanEntry, rel string) (mode byte, ref
 func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Ref{}, fmt.Errorf("read state file: %w", err)
+		return Ref{}, unreadable(fmt.Errorf("read state file: %w", err))
 	}
 	defer f.Close()
 	if size <= SmallFile {
@@ -301,13 +318,13 @@ func buildFile(path string, size int64, sink Sink, workers int) (Ref, error) {
 		// grew since the lstat is chunked as the large file it is now.
 		data, err := readSmall(f, size)
 		if err != nil {
-			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
+			return Ref{}, unreadable(fmt.Errorf("read state file %s: %w", path, err))
 		}
 		if len(data) <= SmallFile {
 			return putChunksWith(sink, SmallFileChunks, data)
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return Ref{}, fmt.Errorf("read state file %s: %w", path, err)
+			return Ref{}, unreadable(fmt.Errorf("read state file %s: %w", path, err))
 		}
 	}
 	ref, _, err := putStream(sink, f, workers)

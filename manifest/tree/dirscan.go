@@ -138,5 +138,5 @@ func (s *scanner) work() {
 
 // dirError wraps a fault reading directory p.
 func dirError(p string, err error) error {
-	return fmt.Errorf("read state directory %s: %w", p, err)
+	return unreadable(fmt.Errorf("read state directory %s: %w", p, err))
 }

@@ -32,7 +32,7 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 	}
 	if err != nil {
 		if !root && (err == unix.ELOOP || err == unix.ENOTDIR) {
-			return nil, fmt.Errorf("read state file %s: changed type while being read", p)
+			return nil, unreadable(fmt.Errorf("read state file %s: changed type while being read", p))
 		}
 		return nil, dirError(p, &fs.PathError{Op: "open", Path: p, Err: err})
 	}
@@ -52,7 +52,7 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read state file %s/%s: %w", p, name, &fs.PathError{Op: "lstat", Path: name, Err: err})
+			return nil, unreadable(fmt.Errorf("read state file %s/%s: %w", p, name, &fs.PathError{Op: "lstat", Path: name, Err: err}))
 		}
 		entries[i] = scanEntry{name: name, st: statOfSys(&st)}
 	}

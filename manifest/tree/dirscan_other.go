@@ -19,7 +19,7 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 	for i, de := range des {
 		info, err := os.Lstat(filepath.Join(p, de.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("read state file %s: %w", filepath.Join(p, de.Name()), err)
+			return nil, unreadable(fmt.Errorf("read state file %s: %w", filepath.Join(p, de.Name()), err))
 		}
 		entries[i] = scanEntry{name: de.Name(), st: statOf(info)}
 	}

@@ -439,25 +439,50 @@ func (r *Reader) dirEntries(ctx context.Context, ref Ref, depth int) ([]Entry, e
 // names and symlinks whose target is absolute or leaves dir.
 //
 // A state beyond a limit of the reader writes nothing: CheckCheckout
-// runs first.
-func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
+// runs first. A checkout that fails part-way (a damaged object, a
+// cancelled ctx, a full disk) removes what it wrote, and the
+// directories it made for dir, so no file is left half-written.
+func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) (err error) {
 	if err := r.CheckCheckout(ctx, ref); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	unmake, err := makeDir(dir)
+	if err != nil {
 		return fmt.Errorf("checkout: %w", err)
 	}
+	var made []string // entries of dir this checkout made
+	defer func() {
+		if err != nil {
+			for _, p := range made {
+				os.RemoveAll(p)
+			}
+			unmake()
+		}
+	}()
 	return r.WalkDir(ctx, ref, func(fi FileInfo) error {
 		target := filepath.Join(dir, filepath.FromSlash(fi.Path))
+		top := !strings.Contains(fi.Path, "/")
 		switch fi.Mode {
 		case ModeDir:
-			return os.Mkdir(target, 0o755)
+			if err := os.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+			if top {
+				made = append(made, target)
+			}
+			return nil
 		case ModeSymlink:
 			link, err := r.symlinkTarget(ctx, fi)
 			if err != nil {
 				return fmt.Errorf("checkout %s: %w", fi.Path, err)
 			}
-			return os.Symlink(link, target)
+			if err := os.Symlink(link, target); err != nil {
+				return err
+			}
+			if top {
+				made = append(made, target)
+			}
+			return nil
 		default:
 			perm := os.FileMode(0o644)
 			if fi.Mode == ModeExec {
@@ -467,6 +492,9 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
 			if err != nil {
 				return fmt.Errorf("checkout: %w", err)
 			}
+			if top {
+				made = append(made, target)
+			}
 			werr := r.WriteBytes(ctx, f, fi.Ref)
 			cerr := f.Close()
 			if werr != nil {
@@ -475,6 +503,67 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) error {
 			return cerr
 		}
 	})
+}
+
+// CheckoutJSON writes the JSON value at ref, as WriteJSON does and
+// ended by a newline, into the new file name in dir, which must be
+// empty or absent. A value beyond a limit of the reader writes nothing:
+// CheckJSON runs first. One that fails part-way removes the file and
+// the directories it made for dir, as Checkout does.
+func (r *Reader) CheckoutJSON(ctx context.Context, ref Ref, dir, name string) (err error) {
+	if err := r.CheckJSON(ctx, ref); err != nil {
+		return err
+	}
+	unmake, err := makeDir(dir)
+	if err != nil {
+		return err
+	}
+	target := filepath.Join(dir, name)
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		unmake()
+		return err
+	}
+	err = r.WriteJSON(ctx, f, ref)
+	if _, werr := f.Write([]byte("\n")); err == nil {
+		err = werr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(target)
+		unmake()
+	}
+	return err
+}
+
+// makeDir makes dir and the parents it lacks, and returns a function
+// that removes again those it made, if they are empty: what a failed
+// checkout undoes.
+func makeDir(dir string) (unmake func(), err error) {
+	var missing []string // dir first, then each missing parent
+	for p := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		missing = append(missing, p)
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return func() {
+		for _, p := range missing {
+			if os.Remove(p) != nil {
+				return
+			}
+		}
+	}, nil
 }
 
 // CheckCheckout reports the error Checkout of the directory state at

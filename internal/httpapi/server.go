@@ -33,6 +33,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -69,7 +70,10 @@ type Options struct {
 	// request gets 408. A body arriving holds its bytes of MaxBodies, so
 	// one that stopped half sent (a dead network path, a suspended
 	// client) would otherwise keep every other body that does not fit
-	// beside it waiting until its BodyTimeout.
+	// beside it waiting until its BodyTimeout. For the same reason a body
+	// holding bytes of MaxBodies when another begins to wait for them has
+	// StallTimeout from then to arrive in full, however steadily it
+	// trickles in, else 408.
 	StallTimeout time.Duration
 	// SendTimeout bounds the time each 64 KiB of an answer may wait for
 	// the client to take it (default 60 s): a client that stops reading
@@ -300,12 +304,15 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			body := &deadlineBody{ReadCloser: r.Body, rc: rc, end: time.Now().Add(s.opts.BodyTimeout), stall: s.opts.StallTimeout}
 			if body.setDeadline() == nil {
 				r.Body = body
+			} else {
+				body = nil
 			}
 			// The body's bytes are taken from the budget as they arrive,
 			// and held until the request is done: a client that trickles
 			// its body holds what it has sent, bodies arriving at once
-			// are bounded together with those being acted on.
-			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout}
+			// are bounded together with those being acted on; one that
+			// others wait for has StallTimeout left to arrive in full.
+			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout, deadline: body}
 			defer g.release()
 			r.Body = g
 		}
@@ -359,10 +366,12 @@ func (w *sendDeadline) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // server's budget, and gives them back when the request is done.
 type bodyGate struct {
 	io.ReadCloser
-	ctx  context.Context
-	b    *budget
-	wait time.Duration
-	held int64
+	ctx      context.Context
+	b        *budget
+	wait     time.Duration
+	deadline *deadlineBody // the body's read deadline, if it has one
+	held     int64
+	arriving bool // noted in b.arriving
 }
 
 // Read reads the next bytes of the body and takes as many from the
@@ -378,8 +387,24 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 			return 0, aerr
 		}
 		g.held += int64(n)
+		if !g.arriving && err == nil {
+			g.arriving = true
+			g.b.arrive(g)
+		}
+	}
+	if err != nil && g.arriving {
+		g.arriving = false
+		g.b.left(g)
 	}
 	return n, err
+}
+
+// squeeze gives the body StallTimeout from now to arrive in full: others
+// wait for the bytes it holds.
+func (g *bodyGate) squeeze() {
+	if g.deadline != nil {
+		g.deadline.squeeze(time.Now().Add(g.deadline.stall))
+	}
 }
 
 // bodyPiece is the most of a body read before its bytes are taken from
@@ -388,38 +413,85 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 const bodyPiece = 16 << 10
 
 func (g *bodyGate) release() {
+	if g.deadline != nil {
+		// The request is done: a squeeze now would set a deadline for
+		// whatever the connection reads next.
+		g.deadline.mu.Lock()
+		g.deadline.done = true
+		g.deadline.mu.Unlock()
+	}
+	if g.arriving {
+		g.arriving = false
+		g.b.left(g)
+	}
 	g.b.release(g.held, g)
 	g.held = 0
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the
 // body has been read to its end: end, or stall from now if sooner, moved
-// on before each read.
+// on before each read; or, once squeezed, the squeeze's time if sooner,
+// which reads do not move on.
 type deadlineBody struct {
 	io.ReadCloser
-	rc      *http.ResponseController
-	end     time.Time
-	stall   time.Duration
-	stalled bool // the deadline set is the stall's, not end
+	rc    *http.ResponseController
+	end   time.Time
+	stall time.Duration
+
+	mu       sync.Mutex // for the fields below, and the deadline set
+	squeezed time.Time  // when the body must have arrived, others waiting for it
+	at       time.Time  // the deadline set
+	bound    string     // which it is: "stall", "squeeze" or "end"
+	done     bool       // read to its end (the deadline lifted), or the request done
 }
 
 func (b *deadlineBody) setDeadline() error {
-	d := time.Now().Add(b.stall)
-	b.stalled = d.Before(b.end)
-	if !b.stalled {
-		d = b.end
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.at, b.bound = time.Now().Add(b.stall), "stall"
+	if b.end.Before(b.at) {
+		b.at, b.bound = b.end, "end"
 	}
-	return b.rc.SetReadDeadline(d)
+	if !b.squeezed.IsZero() && b.squeezed.Before(b.at) {
+		b.at, b.bound = b.squeezed, "squeeze"
+	}
+	return b.rc.SetReadDeadline(b.at)
+}
+
+// squeeze bounds the time the body has left to arrive by until, and
+// moves the deadline set (of a read waiting, say) on to it if sooner.
+func (b *deadlineBody) squeeze(until time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done || !b.squeezed.IsZero() && b.squeezed.Before(until) {
+		return
+	}
+	b.squeezed = until
+	if until.Before(b.at) {
+		b.at, b.bound = until, "squeeze"
+		_ = b.rc.SetReadDeadline(until)
+	}
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	_ = b.setDeadline()
 	n, err := b.ReadCloser.Read(p)
-	switch {
-	case errors.Is(err, io.EOF):
+	if errors.Is(err, io.EOF) {
+		b.mu.Lock()
+		b.done = true
 		_ = b.rc.SetReadDeadline(time.Time{})
-	case n == 0 && b.stalled && errors.Is(err, os.ErrDeadlineExceeded):
-		err = &stalledError{after: b.stall, err: err}
+		b.mu.Unlock()
+	} else if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		b.mu.Lock()
+		bound := b.bound
+		b.mu.Unlock()
+		switch bound {
+		case "stall":
+			err = &stalledError{after: b.stall, err: err}
+		case "squeeze":
+			err = &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf(
+				"request body: other requests waited for the server's room for request bodies, which this one held, and it did not arrive in full within %v of that (send it at once, not in a trickle)", b.stall)}
+		}
 	}
 	return n, err
 }

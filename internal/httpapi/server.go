@@ -131,6 +131,7 @@ type Server struct {
 	mux   *http.ServeMux
 	rts   []Route
 	hs    map[Route]http.HandlerFunc // each route's handler, for noRoute
+	query map[Route][]string         // each route's query parameters
 
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
@@ -177,7 +178,7 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 		opts.IdleBytes = 4 * opts.MaxBody
 	}
 	s := &Server{
-		ws: ws, opts: opts, mux: http.NewServeMux(), hs: map[Route]http.HandlerFunc{},
+		ws: ws, opts: opts, mux: http.NewServeMux(), hs: map[Route]http.HandlerFunc{}, query: map[Route][]string{},
 		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
@@ -186,15 +187,15 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
 	}
-	s.handle("GET", "/v1/sessions", s.listSessions)
+	s.handle("GET", "/v1/sessions", s.listSessions, "prefix")
 	s.handle("GET", "/v1/inbox", s.inbox)
-	s.handle("GET", "/v1/diff", s.diff)
+	s.handle("GET", "/v1/diff", s.diff, "a", "b")
 	s.handle("POST", "/v1/sessions/{session}/steps", s.commit)
 	s.handle("DELETE", "/v1/sessions/{session}", s.remove)
-	s.handle("GET", "/v1/sessions/{session}/head", s.head)
-	s.handle("GET", "/v1/sessions/{session}/steps/{step}", s.step)
-	s.handle("GET", "/v1/sessions/{session}/wait", s.wait)
-	s.handle("GET", "/v1/sessions/{session}/log", s.log)
+	s.handle("GET", "/v1/sessions/{session}/head", s.head, "state")
+	s.handle("GET", "/v1/sessions/{session}/steps/{step}", s.step, "state")
+	s.handle("GET", "/v1/sessions/{session}/wait", s.wait, "after", "timeout", "state")
+	s.handle("GET", "/v1/sessions/{session}/log", s.log, "from", "limit")
 	s.handle("POST", "/v1/sessions/{session}/fork", s.fork)
 	s.handle("POST", "/v1/sessions/{session}/reply", s.reply)
 	s.mux.HandleFunc("/", s.noRoute)
@@ -279,10 +280,17 @@ func setPathValues(r *http.Request, tmpl string) {
 // Routes lists the routes the server answers.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.rts...) }
 
-func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error) {
+// handle serves method and path with h, which takes the query
+// parameters named in query and no other.
+func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error, query ...string) {
 	rt := Route{method, path}
 	s.rts = append(s.rts, rt)
+	s.query[rt] = query
 	s.hs[rt] = func(w http.ResponseWriter, r *http.Request) {
+		if err := checkParams(r, query); err != nil {
+			s.writeErr(w, err)
+			return
+		}
 		// Here, not in ServeHTTP: a method no route takes on a path is
 		// 405 (noRoute), whatever its Content-Type; it changes nothing.
 		if err := checkSameOrigin(r); err != nil {
@@ -554,6 +562,22 @@ func checkQuery(raw string) error {
 		if len(v) > 1 {
 			return badRequest("query parameter %s is given %d times; give it once", k, len(v))
 		}
+	}
+	return nil
+}
+
+// checkParams refuses a query parameter the route does not take (of
+// which a misspelt ?limt=5 or ?State=false was read as no parameter at
+// all: the whole log, the whole state), as unknown fields of a body are.
+func checkParams(r *http.Request, takes []string) error {
+	for k := range r.URL.Query() {
+		if slices.Contains(takes, k) {
+			continue
+		}
+		if len(takes) == 0 {
+			return badRequest("query parameter %s: %s %s takes no query parameters", quoteName(k), r.Method, r.URL.Path)
+		}
+		return badRequest("query parameter %s: unknown (this path takes %s; names are case-sensitive)", quoteName(k), strings.Join(takes, ", "))
 	}
 	return nil
 }

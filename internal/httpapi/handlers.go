@@ -761,6 +761,13 @@ type removed struct {
 
 // remove drops a session from the workspace (as `cairn rm`).
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
+	// A body is no part of this request: one that meant to narrow it
+	// (an expected head, say) must not remove the session regardless.
+	if n, err := r.Body.Read(make([]byte, 1)); n > 0 {
+		return badRequest("request body: DELETE %s takes none; nothing was removed", r.URL.Path)
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return bodyError(err, nil, nil)
+	}
 	e, err := s.session(r)
 	if err != nil {
 		return err

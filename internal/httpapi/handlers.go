@@ -299,7 +299,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 	case len(keys) > 1:
 		return "", badRequest("Idempotency-Key: give one key, not %d", len(keys))
 	case cairn.ValidIdempotencyKey(keys[0]) != nil:
-		return "", badRequest("Idempotency-Key %q: want %s", keys[0], cairn.IdempotencyKeyRule)
+		return "", badRequest("Idempotency-Key %s: want %s", quoteName(keys[0]), cairn.IdempotencyKeyRule)
 	}
 	return keys[0], nil
 }

@@ -714,6 +714,12 @@ func check(line []byte) ([]byte, message) {
 		return errorReply(idOfHead(line[:min(len(line), headBytes)]), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
 			"invalid request: arrays and objects nest more than %d levels deep (at byte %d), deeper than a message may", maxNesting, at)), none
 	}
+	if !json.Valid(line) {
+		// The SDK's decoder reads the first JSON value of a line and
+		// drops what follows: a second message on the line went
+		// unanswered, and its caller waited for ever.
+		return malformed(line), none
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil || bytes.TrimSpace(line)[0] == '[' {
 		return malformed(line), none
@@ -796,10 +802,23 @@ func check(line []byte) ([]byte, message) {
 	return nil, req
 }
 
+// notJSON says why line, which is not one JSON value, is not.
+func notJSON(line []byte) string {
+	if bytes.HasPrefix(line, []byte("\ufeff")) {
+		return "the line starts with a byte order mark (U+FEFF), which JSON does not allow: send UTF-8 text without one"
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var first json.RawMessage
+	if dec.Decode(&first) == nil {
+		return fmt.Sprintf("the line goes on after its first JSON value (from byte %d), and none of it was run: send one message a line", dec.InputOffset())
+	}
+	return "the line is not JSON"
+}
+
 // malformed returns the error reply for a line the SDK cannot decode.
 func malformed(line []byte) []byte {
 	if !json.Valid(line) {
-		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
+		return errorReply(nil, jsonrpc.CodeParseError, "parse error: "+notJSON(line))
 	}
 	if bytes.TrimSpace(line)[0] == '[' {
 		// MCP dropped JSON-RPC batches (2025-06-18); the SDK ends the

@@ -766,7 +766,7 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
 	if n, err := r.Body.Read(make([]byte, 1)); n > 0 {
 		return badRequest("request body: DELETE %s takes none; nothing was removed", r.URL.Path)
 	} else if err != nil && !errors.Is(err, io.EOF) {
-		return bodyError(err, nil, nil)
+		return readError(err)
 	}
 	e, err := s.session(r)
 	if err != nil {

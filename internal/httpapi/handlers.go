@@ -186,16 +186,22 @@ func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Ste
 		if wait {
 			select {
 			case s.reads <- struct{}{}:
-				release = func() { <-s.reads }
-			case <-r.Context().Done():
-				return r.Context().Err()
-			case <-stoppingDone(r):
-				w.WriteHeader(http.StatusNoContent)
-				return nil
+			default:
+				// It waits: the answers holding the slots must go out soon.
+				s.readers.squeeze()
+				select {
+				case s.reads <- struct{}{}:
+				case <-r.Context().Done():
+					return r.Context().Err()
+				case <-stoppingDone(r):
+					w.WriteHeader(http.StatusNoContent)
+					return nil
+				}
 			}
+			release = s.readers.hold(w, func() { <-s.reads })
 		} else {
 			var err error
-			if release, err = slot(s.reads, "reads of states, logs and diffs"); err != nil {
+			if release, err = s.readSlot(w); err != nil {
 				return err
 			}
 		}
@@ -457,7 +463,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer s.sessions.release(e)
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -512,7 +518,7 @@ type sessionInfo struct {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -578,7 +584,7 @@ func unreadable(err error) ([]unreadableSession, error) {
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -630,7 +636,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("a (%s) holds a %s state and b (%s) a %s state: diff compares two JSON states or two directory states",
 			steps[0], kindName(ka), steps[1], kindName(kb))
 	}
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,10 @@ type Options struct {
 	// SendTimeout bounds the time each 64 KiB of an answer may wait for
 	// the client to take it (default 60 s): a client that stops reading
 	// an answer, a large state say, is cut off after it, so that it does
-	// not hold a read slot (or anything else) for ever.
+	// not hold a read slot (or anything else) for ever. For the same
+	// reason an answer holding a read slot when another read is refused
+	// one, or waits for one, has SendTimeout from then to go out in full,
+	// however steadily it is taken, else it is cut off.
 	SendTimeout time.Duration
 	// IdleSessions is how many sessions no request uses the server keeps
 	// cached, with their heads, so that an agent's next commit need not
@@ -136,6 +139,7 @@ type Server struct {
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
 	reads    chan struct{} // a slot per heavy read in progress
+	readers  *readers      // the answers holding them
 	bodies   *budget       // bytes of request bodies in progress
 	inFlight atomic.Int64  // requests being answered, for Serve's words when it stops
 }
@@ -182,6 +186,7 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
+		readers:  &readers{held: make(map[*sendDeadline]bool)},
 		bodies:   newBudget(opts.MaxBodies),
 	}
 	if opts.Token != "" {
@@ -336,15 +341,34 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 // sendDeadline is a ResponseWriter whose every write (of at most
 // sendPiece bytes) must be taken by the client within wait: the
 // connection's write deadline moves on before each one. A handler may work or long-poll for longer than wait
-// before it writes; only a client that stops reading is cut off.
+// before it writes; only a client that stops reading is cut off. Once
+// squeezed (others wait for the read slot its answer holds), the
+// writes must also be done within wait of the squeeze.
 type sendDeadline struct {
 	http.ResponseWriter
-	rc   *http.ResponseController
-	wait time.Duration
+	rc       *http.ResponseController
+	wait     time.Duration
+	squeezed atomic.Int64 // when the answer must have gone out, in Unix ns; 0 if not squeezed
+}
+
+// setDeadline moves the write deadline on, to wait from now or the
+// squeeze's end if sooner.
+func (w *sendDeadline) setDeadline() {
+	d := time.Now().Add(w.wait)
+	if sq := w.squeezed.Load(); sq != 0 && sq < d.UnixNano() {
+		d = time.Unix(0, sq)
+	}
+	_ = w.rc.SetWriteDeadline(d)
+}
+
+// squeeze gives the answer wait from now to go out in full, reads not
+// moving it on; a write under way keeps its own deadline, which is sooner.
+func (w *sendDeadline) squeeze() {
+	w.squeezed.CompareAndSwap(0, time.Now().Add(w.wait).UnixNano())
 }
 
 func (w *sendDeadline) WriteHeader(code int) {
-	_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+	w.setDeadline()
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -356,7 +380,7 @@ const sendPiece = 64 << 10
 func (w *sendDeadline) Write(p []byte) (int, error) {
 	var n int
 	for len(p) > 0 {
-		_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+		w.setDeadline()
 		k, err := w.ResponseWriter.Write(p[:min(len(p), sendPiece)])
 		n += k
 		if err != nil {
@@ -603,6 +627,59 @@ func bearer(h string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimLeft(token, " "), true
+}
+
+// readers keeps the answers that hold read slots, so that a read
+// refused one, or waiting for one, can squeeze them: else a client that
+// took a large state slowly, never leaving a piece of it unread for
+// SendTimeout (about 1 KB a second by default), held its slot until the
+// whole answer had gone out (hours), and MaxReads such clients left
+// every other read 503 all that while.
+type readers struct {
+	mu   sync.Mutex
+	held map[*sendDeadline]bool // true once squeezed
+}
+
+// hold notes that the answer w sends holds a read slot, which release
+// frees; it returns the function that frees it and forgets w.
+func (rs *readers) hold(w http.ResponseWriter, release func()) func() {
+	sd, ok := w.(*sendDeadline)
+	if !ok {
+		return release
+	}
+	rs.mu.Lock()
+	rs.held[sd] = false
+	rs.mu.Unlock()
+	return func() {
+		rs.mu.Lock()
+		delete(rs.held, sd)
+		rs.mu.Unlock()
+		release()
+	}
+}
+
+// squeeze gives each answer holding a read slot SendTimeout from now to
+// go out in full.
+func (rs *readers) squeeze() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for sd, squeezed := range rs.held {
+		if !squeezed {
+			rs.held[sd] = true
+			sd.squeeze()
+		}
+	}
+}
+
+// readSlot takes a read slot for the answer w sends, or answers 503 and
+// squeezes the answers holding the slots.
+func (s *Server) readSlot(w http.ResponseWriter) (release func(), err error) {
+	release, err = slot(s.reads, "reads of states, logs and diffs")
+	if err != nil {
+		s.readers.squeeze()
+		return nil, err
+	}
+	return s.readers.hold(w, release), nil
 }
 
 // slot takes a slot of sem for a request, or answers 503: the server is

@@ -9,12 +9,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // apiError is an error with an HTTP status and a code.
@@ -37,26 +36,7 @@ func notFound(format string, a ...any) error {
 
 // badSession is the answer to a session name the server does not accept.
 func badSession(name string) error {
-	return badRequest("session %s: want %s", quoteName(name), cairn.SessionNameRule)
-}
-
-// quoteName is name quoted for an error message; one far past the 128
-// characters a name may have is shown by its start and its length, not
-// echoed whole (a 32 MiB body may carry a fork's "to" of 32 MiB).
-func quoteName(name string) string {
-	if len(name) <= 128 {
-		return strconv.Quote(name)
-	}
-	start, n := name, 0
-	for i := range name {
-		if n == 32 {
-			start = name[:i]
-			break
-		}
-		n++
-	}
-	q := strconv.Quote(start)
-	return fmt.Sprintf("%s…\" (%d characters)", q[:len(q)-1], utf8.RuneCountInString(name))
+	return badRequest("session %s: want %s", termtext.Quote(name), cairn.SessionNameRule)
 }
 
 type errorBody struct {

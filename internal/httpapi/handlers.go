@@ -16,6 +16,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // session returns the table entry of the request's {session}; the caller
@@ -305,7 +306,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 	case len(keys) > 1:
 		return "", badRequest("Idempotency-Key: give one key, not %d", len(keys))
 	case cairn.ValidIdempotencyKey(keys[0]) != nil:
-		return "", badRequest("Idempotency-Key %s: want %s", quoteName(keys[0]), cairn.IdempotencyKeyRule)
+		return "", badRequest("Idempotency-Key %s: want %s", termtext.Quote(keys[0]), cairn.IdempotencyKeyRule)
 	}
 	return keys[0], nil
 }
@@ -526,7 +527,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.URL.Query().Get("prefix")
 	if prefix != "" && cairn.ValidSession(prefix) != nil {
 		// Any start of a session name is itself a session name.
-		return badRequest("prefix: %s is not the start of a session name: want %s", quoteName(prefix), cairn.SessionNameRule)
+		return badRequest("prefix: %s is not the start of a session name: want %s", termtext.Quote(prefix), cairn.SessionNameRule)
 	}
 	sw := &streamer{w: w}
 	if _, err := io.WriteString(sw, `{"sessions":[`); err != nil {

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -599,9 +600,9 @@ func checkParams(r *http.Request, takes []string) error {
 			continue
 		}
 		if len(takes) == 0 {
-			return badRequest("query parameter %s: %s %s takes no query parameters", quoteName(k), r.Method, r.URL.Path)
+			return badRequest("query parameter %s: %s %s takes no query parameters", termtext.Quote(k), r.Method, r.URL.Path)
 		}
-		return badRequest("query parameter %s: unknown (this path takes %s; names are case-sensitive)", quoteName(k), strings.Join(takes, ", "))
+		return badRequest("query parameter %s: unknown (this path takes %s; names are case-sensitive)", termtext.Quote(k), strings.Join(takes, ", "))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // MaxMessage bounds one inbound JSON-RPC message (one line), as the
@@ -729,7 +730,7 @@ func check(line []byte) ([]byte, message) {
 	have := map[string]bool{}
 	for _, m := range members {
 		if have[m.Name] {
-			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: member %q is given twice; give each member once", m.Name)), none
+			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: member %s is given twice; give each member once", termtext.Quote(m.Name))), none
 		}
 		have[m.Name] = true
 		switch m.Name {
@@ -770,7 +771,7 @@ func check(line []byte) ([]byte, message) {
 		// words: notifications/cancelled with an id cancelled the call it
 		// named and was answered "context canceled".
 		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
-			"invalid request: %q is a notification, which has no id: send it without one", name)), none
+			"invalid request: %s is a notification, which has no id: send it without one", termtext.Quote(name))), none
 	}
 	req := message{method: name, id: id, params: params}
 	if params == nil || string(params) == "null" {
@@ -785,7 +786,7 @@ func check(line []byte) ([]byte, message) {
 		// The SDK takes the last; a proxy or log reading the line may
 		// take the first (of a tools/call's "name", another tool).
 		if seen[m.Name] {
-			return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: member %q is given twice; give each member once", m.Name)), none
+			return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: member %s is given twice; give each member once", termtext.Quote(m.Name))), none
 		}
 		seen[m.Name] = true
 	}

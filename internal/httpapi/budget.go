@@ -19,8 +19,8 @@ import (
 // zero), one body at a time, so that one always finishes and frees its
 // bytes. Memory is bounded by the budget and one body more.
 //
-// A body that holds bytes while others wait for them must then arrive in
-// full soon (squeeze): else a few clients that sent most of a body and
+// A body that holds bytes while others wait for them must then keep a
+// pace (bodyGate.squeeze): else a few clients that sent most of a body and
 // then a byte now and then, never quite stalling, held the budget until
 // their BodyTimeout, and starting again kept every other body waiting
 // for ever.
@@ -64,8 +64,8 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration, g *bo
 	select {
 	case <-w.ready:
 	default:
-		// It waits: every other body holding bytes, still arriving,
-		// must now arrive in full soon.
+		// It waits: every other body holding bytes and still arriving
+		// must now keep a pace (bodyGate.squeeze).
 		for a, squeezed := range b.arriving {
 			if !squeezed && a != g {
 				b.arriving[a] = true
@@ -76,6 +76,11 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration, g *bo
 	b.mu.Unlock()
 	for _, a := range squeeze {
 		a.squeeze()
+	}
+	if g != nil {
+		// Held up by the budget, not by its client: the time waited
+		// does not count against a pace asked of it.
+		defer g.waited(time.Now())
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()

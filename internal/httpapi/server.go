@@ -72,9 +72,10 @@ type Options struct {
 	// one that stopped half sent (a dead network path, a suspended
 	// client) would otherwise keep every other body that does not fit
 	// beside it waiting until its BodyTimeout. For the same reason a body
-	// holding bytes of MaxBodies when another begins to wait for them has
-	// StallTimeout from then to arrive in full, however steadily it
-	// trickles in, else 408.
+	// holding bytes of MaxBodies when another begins to wait for them must
+	// from then on arrive at the pace that brings MaxBody in BodyTimeout,
+	// with StallTimeout to spare, however steadily it trickles in, else
+	// 408.
 	StallTimeout time.Duration
 	// SendTimeout bounds the time each 64 KiB of an answer may wait for
 	// the client to take it (default 60 s): a client that stops reading
@@ -325,8 +326,13 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			// and held until the request is done: a client that trickles
 			// its body holds what it has sent, bodies arriving at once
 			// are bounded together with those being acted on; one that
-			// others wait for has StallTimeout left to arrive in full.
-			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout, deadline: body}
+			// others wait for must then keep to a pace (see squeeze).
+			size := r.ContentLength
+			if size < 0 {
+				size = s.opts.MaxBody // chunked: at most that
+			}
+			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout, deadline: body,
+				size: size, pace: float64(s.opts.BodyTimeout) / float64(s.opts.MaxBody)}
 			defer g.release()
 			r.Body = g
 		}
@@ -403,8 +409,10 @@ type bodyGate struct {
 	b        *budget
 	wait     time.Duration
 	deadline *deadlineBody // the body's read deadline, if it has one
-	held     int64
-	arriving bool // noted in b.arriving
+	size     int64         // the body's length, or at most
+	pace     float64       // ns a byte may take once squeezed: BodyTimeout for MaxBody
+	held     atomic.Int64  // bytes read and taken from b
+	arriving bool          // noted in b.arriving
 }
 
 // Read reads the next bytes of the body and takes as many from the
@@ -413,13 +421,13 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 	n, err := g.ReadCloser.Read(p[:min(len(p), bodyPiece, int(g.b.size))])
 	if n > 0 {
 		var holder *bodyGate
-		if g.held > 0 {
+		if g.held.Load() > 0 {
 			holder = g
 		}
 		if aerr := g.b.acquire(g.ctx, int64(n), g.wait, holder); aerr != nil {
 			return 0, aerr
 		}
-		g.held += int64(n)
+		g.held.Add(int64(n))
 		if !g.arriving && err == nil {
 			g.arriving = true
 			g.b.arrive(g)
@@ -432,11 +440,27 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// squeeze gives the body StallTimeout from now to arrive in full: others
-// wait for the bytes it holds.
+// waited moves on the bound squeeze set by the time since start, which
+// the body spent waiting for the budget.
+func (g *bodyGate) waited(start time.Time) {
+	if g.deadline != nil {
+		g.deadline.mu.Lock()
+		if !g.deadline.squeezed.IsZero() {
+			g.deadline.squeezed = g.deadline.squeezed.Add(time.Since(start))
+		}
+		g.deadline.mu.Unlock()
+	}
+}
+
+// squeeze bounds the time the body has left to arrive, others waiting
+// for the bytes it holds: StallTimeout, and for the bytes still to come
+// the pace that brings MaxBody in BodyTimeout. A body that keeps to the
+// pace the server asks of the largest is never cut off by it; one that
+// sent most of itself and then trickles is, StallTimeout on.
 func (g *bodyGate) squeeze() {
 	if g.deadline != nil {
-		g.deadline.squeeze(time.Now().Add(g.deadline.stall))
+		left := max(g.size-g.held.Load(), 0)
+		g.deadline.squeeze(time.Now().Add(g.deadline.stall + time.Duration(float64(left)*g.pace)))
 	}
 }
 
@@ -457,8 +481,7 @@ func (g *bodyGate) release() {
 		g.arriving = false
 		g.b.left(g)
 	}
-	g.b.release(g.held, g)
-	g.held = 0
+	g.b.release(g.held.Swap(0), g)
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the
@@ -523,7 +546,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 			err = &stalledError{after: b.stall, err: err}
 		case "squeeze":
 			err = &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf(
-				"request body: other requests waited for the server's room for request bodies, which this one held, and it did not arrive in full within %v of that (send it at once, not in a trickle)", b.stall)}
+				"request body: other requests waited for the room for request bodies it held, and it came too slowly then (slower than the server's limit of a body's size in its time to arrive, and %v more): send it at once, not in a trickle", b.stall)}
 		}
 	}
 	return n, err

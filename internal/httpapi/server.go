@@ -73,7 +73,7 @@ type Options struct {
 	// client) would otherwise keep every other body that does not fit
 	// beside it waiting until its BodyTimeout. For the same reason a body
 	// holding bytes of MaxBodies when another begins to wait for them must
-	// from then on arrive at the pace that brings MaxBody in BodyTimeout,
+	// from then on keep to the pace that brings MaxBody in BodyTimeout,
 	// with StallTimeout to spare, however steadily it trickles in, else
 	// 408.
 	StallTimeout time.Duration
@@ -327,12 +327,8 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			// its body holds what it has sent, bodies arriving at once
 			// are bounded together with those being acted on; one that
 			// others wait for must then keep to a pace (see squeeze).
-			size := r.ContentLength
-			if size < 0 {
-				size = s.opts.MaxBody // chunked: at most that
-			}
 			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout, deadline: body,
-				size: size, pace: float64(s.opts.BodyTimeout) / float64(s.opts.MaxBody)}
+				pace: float64(s.opts.BodyTimeout) / float64(s.opts.MaxBody)}
 			defer g.release()
 			r.Body = g
 		}
@@ -409,7 +405,6 @@ type bodyGate struct {
 	b        *budget
 	wait     time.Duration
 	deadline *deadlineBody // the body's read deadline, if it has one
-	size     int64         // the body's length, or at most
 	pace     float64       // ns a byte may take once squeezed: BodyTimeout for MaxBody
 	held     atomic.Int64  // bytes read and taken from b
 	arriving bool          // noted in b.arriving
@@ -440,7 +435,7 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// waited moves on the bound squeeze set by the time since start, which
+// waited moves on the pace squeeze asks by the time since start, which
 // the body spent waiting for the budget.
 func (g *bodyGate) waited(start time.Time) {
 	if g.deadline != nil {
@@ -452,15 +447,14 @@ func (g *bodyGate) waited(start time.Time) {
 	}
 }
 
-// squeeze bounds the time the body has left to arrive, others waiting
-// for the bytes it holds: StallTimeout, and for the bytes still to come
-// the pace that brings MaxBody in BodyTimeout. A body that keeps to the
-// pace the server asks of the largest is never cut off by it; one that
-// sent most of itself and then trickles is, StallTimeout on.
+// squeeze asks the body, others waiting for the bytes it holds, to keep
+// from now on to the pace that brings MaxBody in BodyTimeout, with
+// StallTimeout to spare: a body that keeps to the pace the server asks
+// of the largest is never cut off by it; one that trickles is, however
+// much it declared or holds.
 func (g *bodyGate) squeeze() {
 	if g.deadline != nil {
-		left := max(g.size-g.held.Load(), 0)
-		g.deadline.squeeze(time.Now().Add(g.deadline.stall + time.Duration(float64(left)*g.pace)))
+		g.deadline.squeeze(time.Now(), g.pace)
 	}
 }
 
@@ -486,8 +480,8 @@ func (g *bodyGate) release() {
 
 // deadlineBody is a request body under a read deadline, lifted once the
 // body has been read to its end: end, or stall from now if sooner, moved
-// on before each read; or, once squeezed, the squeeze's time if sooner,
-// which reads do not move on.
+// on before each read; or, once squeezed, the time by which the bytes
+// read so far had to come at the pace asked, if sooner.
 type deadlineBody struct {
 	io.ReadCloser
 	rc    *http.ResponseController
@@ -495,7 +489,10 @@ type deadlineBody struct {
 	stall time.Duration
 
 	mu       sync.Mutex // for the fields below, and the deadline set
-	squeezed time.Time  // when the body must have arrived, others waiting for it
+	got      int64      // bytes read
+	squeezed time.Time  // once squeezed, when the bytes read then had to be in, StallTimeout on
+	base     int64      // the bytes read then
+	pace     float64    // ns each byte after them may take
 	at       time.Time  // the deadline set
 	bound    string     // which it is: "stall", "squeeze" or "end"
 	done     bool       // read to its end (the deadline lifted), or the request done
@@ -508,30 +505,43 @@ func (b *deadlineBody) setDeadline() error {
 	if b.end.Before(b.at) {
 		b.at, b.bound = b.end, "end"
 	}
-	if !b.squeezed.IsZero() && b.squeezed.Before(b.at) {
-		b.at, b.bound = b.squeezed, "squeeze"
+	if sq := b.squeezeDeadline(); !sq.IsZero() && sq.Before(b.at) {
+		b.at, b.bound = sq, "squeeze"
 	}
 	return b.rc.SetReadDeadline(b.at)
 }
 
-// squeeze bounds the time the body has left to arrive by until, and
-// moves the deadline set (of a read waiting, say) on to it if sooner.
-func (b *deadlineBody) squeeze(until time.Time) {
+// squeezeDeadline is when the next byte must have come at the pace the
+// squeeze asks, or zero if not squeezed. b.mu must be held.
+func (b *deadlineBody) squeezeDeadline() time.Time {
+	if b.squeezed.IsZero() {
+		return time.Time{}
+	}
+	return b.squeezed.Add(time.Duration(float64(b.got-b.base) * b.pace))
+}
+
+// squeeze asks the body to keep from now on to pace (ns a byte), with
+// its StallTimeout to spare, and moves the deadline set (of a read
+// waiting, say) on to what that asks if sooner.
+func (b *deadlineBody) squeeze(now time.Time, pace float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.done || !b.squeezed.IsZero() && b.squeezed.Before(until) {
+	if b.done || !b.squeezed.IsZero() {
 		return
 	}
-	b.squeezed = until
-	if until.Before(b.at) {
-		b.at, b.bound = until, "squeeze"
-		_ = b.rc.SetReadDeadline(until)
+	b.squeezed, b.base, b.pace = now.Add(b.stall), b.got, pace
+	if sq := b.squeezeDeadline(); sq.Before(b.at) {
+		b.at, b.bound = sq, "squeeze"
+		_ = b.rc.SetReadDeadline(sq)
 	}
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	_ = b.setDeadline()
 	n, err := b.ReadCloser.Read(p)
+	b.mu.Lock()
+	b.got += int64(n)
+	b.mu.Unlock()
 	if errors.Is(err, io.EOF) {
 		b.mu.Lock()
 		b.done = true
@@ -546,7 +556,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 			err = &stalledError{after: b.stall, err: err}
 		case "squeeze":
 			err = &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf(
-				"request body: other requests waited for the room for request bodies it held, and it came too slowly then (slower than the server's limit of a body's size in its time to arrive, and %v more): send it at once, not in a trickle", b.stall)}
+				"request body: other requests waited for the room for request bodies it held, and it came too slowly then (slower than the pace of the server's limit of a body's size in its time to arrive, with %v to spare): send it at once, not in a trickle", b.stall)}
 		}
 	}
 	return n, err

@@ -14,67 +14,87 @@ import (
 	"github.com/cairnlog/cairn"
 )
 
-// TestTrickledUploadLetsOthersCommit: a client that sent most of a body
+// TestTrickledUploadsLetOthersCommit: a client that sent part of a body
 // and then a byte now and then, never pausing for StallTimeout, held its
 // bytes of the bodies' budget until BodyTimeout: every commit beside it,
 // to any session, waited that long, and such clients starting again kept
 // every other commit waiting for ever. A body that others wait for must
 // now keep to the pace that brings MaxBody in BodyTimeout (with
-// StallTimeout to spare), else 408, and the commits waiting go on.
-func TestTrickledUploadLetsOthersCommit(t *testing.T) {
+// StallTimeout to spare), else 408, however much of it is still to
+// come, and the commits waiting go on.
+func TestTrickledUploadsLetOthersCommit(t *testing.T) {
 	const maxBody = 64 << 10
-	srv := New(cairn.OpenStore(memStore()), Options{MaxBody: maxBody,
-		StallTimeout: 2 * time.Second, BodyTimeout: 10 * time.Minute})
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(60 * time.Second)) // a guard, not a measurement
-	// All but the last 90 bytes: the budget is full, the rest would take
-	// 90 s.
-	sent := `{"state":"` + strings.Repeat("x", maxBody-100)
-	fmt.Fprintf(conn, "POST /v1/sessions/trickle/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", maxBody, sent)
-	stop := make(chan struct{})
-	trickled := make(chan struct{})
-	go func() {
-		defer close(trickled)
-		for {
-			conn.Write([]byte("x")) // well within StallTimeout, for ever
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Second):
+	for _, tc := range []struct {
+		name  string
+		sends []int // how much of a body of maxBody each trickler sends at once
+	}{
+		{"one that sent all but 90 bytes", []int{maxBody - 100}},
+		{"two that sent part of theirs", []int{40 << 10, 24<<10 - 100}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := New(cairn.OpenStore(memStore()), Options{MaxBody: maxBody,
+				StallTimeout: 2 * time.Second, BodyTimeout: 10 * time.Minute})
+			ts := httptest.NewServer(srv)
+			t.Cleanup(ts.Close)
+			var conns []net.Conn
+			for i, n := range tc.sends {
+				conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				conn.SetDeadline(time.Now().Add(60 * time.Second)) // a guard, not a measurement
+				fmt.Fprintf(conn, "POST /v1/sessions/trickle%d/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", i, maxBody, `{"state":"`+strings.Repeat("x", n-10))
+				conns = append(conns, conn)
+				settled(t, "a trickled upload did not take its bytes", func() bool {
+					srv.bodies.mu.Lock()
+					defer srv.bodies.mu.Unlock()
+					return len(srv.bodies.arriving) == i+1
+				})
 			}
-		}
-	}()
-	defer func() { close(stop); <-trickled }()
-	settled(t, "the trickled upload did not take the budget", func() bool {
-		srv.bodies.mu.Lock()
-		defer srv.bodies.mu.Unlock()
-		return srv.bodies.free < 16<<10
-	})
+			stop := make(chan struct{})
+			trickled := make(chan struct{})
+			go func() {
+				defer close(trickled)
+				for {
+					for _, c := range conns {
+						c.Write([]byte("x")) // well within StallTimeout, for ever
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Second):
+					}
+				}
+			}()
+			defer func() { close(stop); <-trickled }()
+			settled(t, "the trickled uploads did not fill the budget", func() bool {
+				srv.bodies.mu.Lock()
+				defer srv.bodies.mu.Unlock()
+				return srv.bodies.free < 1<<10
+			})
 
-	// Far short of BodyTimeout: the guard a client would give up at.
-	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Post(ts.URL+"/v1/sessions/other/steps", "application/json", strings.NewReader(`{"state":"`+strings.Repeat("y", 16<<10)+`"}`))
-	if err != nil {
-		t.Fatalf("a commit beside a trickled upload: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("a commit beside a trickled upload: %s", resp.Status)
-	}
-	r, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("the trickled upload got no answer: %v", err)
-	}
-	b, _ := io.ReadAll(r.Body)
-	if r.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "waited") {
-		t.Errorf("the trickled upload: %d %s; want 408 saying others waited for it", r.StatusCode, b)
+			// Far short of BodyTimeout: the guard a client would give up at.
+			client := &http.Client{Timeout: 30 * time.Second}
+			resp, err := client.Post(ts.URL+"/v1/sessions/other/steps", "application/json", strings.NewReader(`{"state":"`+strings.Repeat("y", 16<<10)+`"}`))
+			if err != nil {
+				t.Fatalf("a commit beside trickled uploads: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated {
+				t.Fatalf("a commit beside trickled uploads: %s", resp.Status)
+			}
+			for i, conn := range conns {
+				r, err := http.ReadResponse(bufio.NewReader(conn), nil)
+				if err != nil {
+					t.Fatalf("trickled upload %d got no answer: %v", i, err)
+				}
+				b, _ := io.ReadAll(r.Body)
+				if r.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "waited") {
+					t.Errorf("trickled upload %d: %d %s; want 408 saying others waited for it", i, r.StatusCode, b)
+				}
+			}
+		})
 	}
 }
 

@@ -105,13 +105,14 @@ func TestTrickledUploadsLetOthersCommit(t *testing.T) {
 func TestSteadyUploadsBesideOthersWaiting(t *testing.T) {
 	const maxBody = 1 << 20
 	srv := New(cairn.OpenStore(memStore()), Options{MaxBody: maxBody,
-		StallTimeout: 500 * time.Millisecond, BodyTimeout: 16 * time.Second}) // a pace of 64 KiB a second
+		StallTimeout: 2 * time.Second, BodyTimeout: 32 * time.Second}) // a pace of 32 KiB a second
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	body := `{"state":"` + strings.Repeat("x", maxBody-12) + `"}`
 
-	// Two uploads fill the budget at once, then send the rest at 320 KiB
-	// a second: five times the pace asked.
+	// Two uploads fill the budget at once, then send the rest at 160 KiB
+	// a second: five times the pace asked, but for longer than
+	// StallTimeout.
 	steady := func(session string, first int) (status chan int) {
 		status = make(chan int, 1)
 		conn, err := net.Dial("tcp", ts.Listener.Addr().String())
@@ -124,7 +125,7 @@ func TestSteadyUploadsBesideOthersWaiting(t *testing.T) {
 		go func() {
 			for rest := body[first:]; len(rest) > 0; {
 				time.Sleep(100 * time.Millisecond)
-				n := min(len(rest), 32<<10)
+				n := min(len(rest), 16<<10)
 				conn.Write([]byte(rest[:n]))
 				rest = rest[n:]
 			}
@@ -142,13 +143,13 @@ func TestSteadyUploadsBesideOthersWaiting(t *testing.T) {
 		}()
 		return status
 	}
-	a := steady("a", 768<<10)
+	a := steady("a", 384<<10)
 	settled(t, "the first upload did not take its bytes", func() bool {
 		srv.bodies.mu.Lock()
 		defer srv.bodies.mu.Unlock()
-		return srv.bodies.free <= 256<<10+16<<10
+		return srv.bodies.free <= 640<<10+16<<10
 	})
-	b := steady("b", 250<<10)
+	b := steady("b", 634<<10)
 	settled(t, "the uploads did not fill the budget", func() bool {
 		srv.bodies.mu.Lock()
 		defer srv.bodies.mu.Unlock()

@@ -773,6 +773,10 @@ func check(line []byte) ([]byte, message) {
 		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
 			"invalid request: %s is a notification, which has no id: send it without one", termtext.Quote(name))), none
 	}
+	if have["id"] && len(name) > maxName {
+		// No method is named so long; the SDK's answer would echo it whole.
+		return errorReply(usableID(id), jsonrpc.CodeMethodNotFound, "method not found: "+termtext.Quote(name)), none
+	}
 	req := message{method: name, id: id, params: params}
 	if params == nil || string(params) == "null" {
 		return nil, req
@@ -797,6 +801,11 @@ func check(line []byte) ([]byte, message) {
 				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: name: want the tool's name, a string, not %s", clip(m.Value))), none
 			case m.Name == "arguments" && m.Value[0] != '{' && string(m.Value) != "null":
 				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: arguments: want a JSON object of the tool's arguments, not %s", clip(m.Value))), none
+			case m.Name == "name" && len(m.Value) > maxName:
+				// No tool is named so long; the SDK's answer would echo it whole.
+				var tool string
+				_ = json.Unmarshal(m.Value, &tool)
+				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, "unknown tool "+termtext.Quote(tool)), none
 			}
 		}
 	}
@@ -815,6 +824,10 @@ func notJSON(line []byte) string {
 	}
 	return "the line is not JSON"
 }
+
+// maxName bounds the names of methods and tools, with room to spare:
+// a longer one names none, and is shown clipped.
+const maxName = 256
 
 // malformed returns the error reply for a line the SDK cannot decode.
 func malformed(line []byte) []byte {

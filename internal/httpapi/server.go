@@ -593,6 +593,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden", "without a token the server answers only requests addressed to a loopback host")
 		return
 	}
+	if !strings.HasPrefix(r.URL.Path, "/") {
+		// CONNECT host:port: no path to clean, nor any route to take it.
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s: this server is no proxy; its routes are under /v1/", r.Method, r.RequestURI))
+		return
+	}
 	if p := r.URL.EscapedPath(); p != cleanPath(p) {
 		// ServeMux would redirect it (307, which keeps the method and
 		// body) to another route: DELETE /v1/sessions/s/steps/.. would

@@ -110,8 +110,11 @@ func (l Limits) check() error {
 
 // SetLimits sets the workspace's read limits; a zero field takes its
 // default. A negative field is an error matching ErrInvalid, and the
-// limits stay as they were. Set them before use. After Close it fails
-// with ErrClosed.
+// limits stay as they were. Set them before use: limits lowered after
+// reads hold for every read after, whatever the earlier ones cached (a
+// state now over them is refused, naming the limit, with nothing
+// written), but a read in progress goes on under those it began with.
+// After Close it fails with ErrClosed.
 func (w *Workspace) SetLimits(l Limits) error {
 	if err := w.enter("set limits"); err != nil {
 		return err
@@ -121,7 +124,7 @@ func (w *Workspace) SetLimits(l Limits) error {
 		return err
 	}
 	w.limits = l.withDefaults()
-	w.repo.MaxObjectBytes = w.limits.MaxObjectBytes
+	w.repo.SetMaxObjectBytes(w.limits.MaxObjectBytes)
 	w.repo.MaxDepth = w.limits.MaxDepth
 	return nil
 }

@@ -96,6 +96,21 @@ func (r *Repo) DropCaches() {
 	r.blobs.clear()
 }
 
+// SetMaxObjectBytes sets MaxObjectBytes to max (0: the default). What
+// the caches hold was read under the bound before, and a reader that
+// finds an object there does not read it again: a lower bound empties
+// them (DropCaches), so that every object is read again under it, and
+// one now over it is refused when a read's view learns its index,
+// before anything of a state is written, as it would be by a Repo new
+// with this bound.
+func (r *Repo) SetMaxObjectBytes(max int64) {
+	old := r.maxObject()
+	r.MaxObjectBytes = max
+	if r.maxObject() < old {
+		r.DropCaches()
+	}
+}
+
 // Step is a step as stored: its manifest and what the step object that
 // holds it says about itself.
 type Step struct {

@@ -18,12 +18,21 @@ import (
 // first of them waiting may take beyond the budget (free goes below
 // zero), one body at a time, so that one always finishes and frees its
 // bytes. Memory is bounded by the budget and one body more.
+//
+// A body that holds bytes while others wait for them must then keep a
+// pace (bodyGate.squeeze): else a few clients that sent most of a body and
+// then a byte now and then, never quite stalling, held the budget until
+// their BodyTimeout, and starting again kept every other body waiting
+// for ever.
 type budget struct {
 	mu      sync.Mutex
 	size    int64
 	free    int64
 	waiters list.List // of *bodyWaiter
 	over    *bodyGate // the body taking beyond the budget, if any
+	// arriving holds the bodies that hold bytes and have not arrived in
+	// full, true once squeezed.
+	arriving map[*bodyGate]bool
 }
 
 type bodyWaiter struct {
@@ -32,7 +41,9 @@ type bodyWaiter struct {
 	ready chan struct{} // closed when the bytes are granted
 }
 
-func newBudget(size int64) *budget { return &budget{size: size, free: size} }
+func newBudget(size int64) *budget {
+	return &budget{size: size, free: size, arriving: make(map[*bodyGate]bool)}
+}
 
 // acquire takes n bytes of the budget, waiting up to wait for them; it
 // answers 503 if they do not come free in time. g, if not nil, is a
@@ -49,7 +60,28 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration, g *bo
 	w := &bodyWaiter{n: n, gate: g, ready: make(chan struct{})}
 	elem := b.waiters.PushBack(w)
 	b.grant()
+	var squeeze []*bodyGate
+	select {
+	case <-w.ready:
+	default:
+		// It waits: every other body holding bytes and still arriving
+		// must now keep a pace (bodyGate.squeeze).
+		for a, squeezed := range b.arriving {
+			if !squeezed && a != g {
+				b.arriving[a] = true
+				squeeze = append(squeeze, a)
+			}
+		}
+	}
 	b.mu.Unlock()
+	for _, a := range squeeze {
+		a.squeeze()
+	}
+	if g != nil {
+		// Held up by the budget, not by its client: the time waited
+		// does not count against a pace asked of it.
+		defer g.waited(time.Now())
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	var err error
@@ -73,6 +105,20 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration, g *bo
 	b.grant()
 	b.mu.Unlock()
 	return err
+}
+
+// arrive notes that g holds bytes and is still arriving; left notes
+// that it has arrived in full, or given up.
+func (b *budget) arrive(g *bodyGate) {
+	b.mu.Lock()
+	b.arriving[g] = false
+	b.mu.Unlock()
+}
+
+func (b *budget) left(g *bodyGate) {
+	b.mu.Lock()
+	delete(b.arriving, g)
+	b.mu.Unlock()
 }
 
 // release returns n bytes taken by acquire; g, if not nil, is the body

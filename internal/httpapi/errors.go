@@ -9,12 +9,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // apiError is an error with an HTTP status and a code.
@@ -37,26 +36,7 @@ func notFound(format string, a ...any) error {
 
 // badSession is the answer to a session name the server does not accept.
 func badSession(name string) error {
-	return badRequest("session %s: want %s", quoteName(name), cairn.SessionNameRule)
-}
-
-// quoteName is name quoted for an error message; one far past the 128
-// characters a name may have is shown by its start and its length, not
-// echoed whole (a 32 MiB body may carry a fork's "to" of 32 MiB).
-func quoteName(name string) string {
-	if len(name) <= 128 {
-		return strconv.Quote(name)
-	}
-	start, n := name, 0
-	for i := range name {
-		if n == 32 {
-			start = name[:i]
-			break
-		}
-		n++
-	}
-	q := strconv.Quote(start)
-	return fmt.Sprintf("%s…\" (%d characters)", q[:len(q)-1], utf8.RuneCountInString(name))
+	return badRequest("session %s: want %s", termtext.Quote(name), cairn.SessionNameRule)
 }
 
 type errorBody struct {
@@ -140,7 +120,7 @@ type field struct {
 func decode(r *http.Request, v any, fields ...field) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return bodyError(err, nil, fields)
+		return readError(err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -153,25 +133,36 @@ func decode(r *http.Request, v any, fields ...field) error {
 	return checkNames(body, fields)
 }
 
-// bodyError turns an error of encoding/json, reading body, into one in
+// readError turns an error reading a request body (not parsing it)
+// into one in the API's words.
+func readError(err error) error {
+	var mbe *http.MaxBytesError
+	var ae *apiError
+	var stall *stalledError
+	switch {
+	case errors.As(err, &mbe), errors.As(err, &ae), errors.Is(err, context.Canceled): // ae: the bodies' budget (bodyGate)
+		return err
+	case errors.As(err, &stall):
+		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf("request body: it stopped arriving, nothing of it came for %v (send it at once, not in a trickle)", stall.after)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: "request body: it did not arrive in full in time (send it at once, not in a trickle)"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("request body: it ended before all of it arrived (shorter than its Content-Length, or a chunked body cut off before its last chunk)")
+	}
+	// Not its JSON, which was not read yet: the bytes carrying it.
+	return badRequest("request body: it could not be read, its framing is broken (%s): send it with a right Content-Length, or well-formed chunks", oneLine(err))
+}
+
+// bodyError turns an error of encoding/json, decoding body, into one in
 // the API's words.
 func bodyError(err error, body []byte, fields []field) error {
-	var mbe *http.MaxBytesError
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.name
 	}
-	var ae *apiError
-	var stall *stalledError
 	switch {
-	case errors.As(err, &mbe), errors.As(err, &ae): // ae: the bodies' budget (bodyGate)
-		return err
-	case errors.As(err, &stall):
-		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf("request body: it stopped arriving, nothing of it came for %v (send it at once, not in a trickle)", stall.after)}
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: "request body: it did not arrive in full in time (send it at once, not in a trickle)"}
 	case errors.Is(err, io.EOF):
 		return badRequest("request body is empty: want a JSON object with %s", strings.Join(names, ", "))
 	case errors.Is(err, io.ErrUnexpectedEOF):

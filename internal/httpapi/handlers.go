@@ -16,6 +16,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // session returns the table entry of the request's {session}; the caller
@@ -186,16 +187,22 @@ func (s *Server) writeStep(w http.ResponseWriter, r *http.Request, st *cairn.Ste
 		if wait {
 			select {
 			case s.reads <- struct{}{}:
-				release = func() { <-s.reads }
-			case <-r.Context().Done():
-				return r.Context().Err()
-			case <-stoppingDone(r):
-				w.WriteHeader(http.StatusNoContent)
-				return nil
+			default:
+				// It waits: the answers holding the slots must go out soon.
+				s.readers.squeeze()
+				select {
+				case s.reads <- struct{}{}:
+				case <-r.Context().Done():
+					return r.Context().Err()
+				case <-stoppingDone(r):
+					w.WriteHeader(http.StatusNoContent)
+					return nil
+				}
 			}
+			release = s.readers.hold(w, func() { <-s.reads })
 		} else {
 			var err error
-			if release, err = slot(s.reads, "reads of states, logs and diffs"); err != nil {
+			if release, err = s.readSlot(w); err != nil {
 				return err
 			}
 		}
@@ -299,7 +306,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 	case len(keys) > 1:
 		return "", badRequest("Idempotency-Key: give one key, not %d", len(keys))
 	case cairn.ValidIdempotencyKey(keys[0]) != nil:
-		return "", badRequest("Idempotency-Key %q: want %s", keys[0], cairn.IdempotencyKeyRule)
+		return "", badRequest("Idempotency-Key %s: want %s", termtext.Quote(keys[0]), cairn.IdempotencyKeyRule)
 	}
 	return keys[0], nil
 }
@@ -457,7 +464,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer s.sessions.release(e)
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -512,7 +519,7 @@ type sessionInfo struct {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -520,7 +527,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	prefix := r.URL.Query().Get("prefix")
 	if prefix != "" && cairn.ValidSession(prefix) != nil {
 		// Any start of a session name is itself a session name.
-		return badRequest("prefix: %s is not the start of a session name: want %s", quoteName(prefix), cairn.SessionNameRule)
+		return badRequest("prefix: %s is not the start of a session name: want %s", termtext.Quote(prefix), cairn.SessionNameRule)
 	}
 	sw := &streamer{w: w}
 	if _, err := io.WriteString(sw, `{"sessions":[`); err != nil {
@@ -578,7 +585,7 @@ func unreadable(err error) ([]unreadableSession, error) {
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) error {
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -630,7 +637,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("a (%s) holds a %s state and b (%s) a %s state: diff compares two JSON states or two directory states",
 			steps[0], kindName(ka), steps[1], kindName(kb))
 	}
-	done, err := slot(s.reads, "reads of states, logs and diffs")
+	done, err := s.readSlot(w)
 	if err != nil {
 		return err
 	}
@@ -761,6 +768,13 @@ type removed struct {
 
 // remove drops a session from the workspace (as `cairn rm`).
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
+	// A body is no part of this request: one that meant to narrow it
+	// (an expected head, say) must not remove the session regardless.
+	if n, err := r.Body.Read(make([]byte, 1)); n > 0 {
+		return badRequest("request body: DELETE %s takes none; nothing was removed", r.URL.Path)
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return readError(err)
+	}
 	e, err := s.session(r)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -380,6 +381,49 @@ func TestQueryStringChecked(t *testing.T) {
 		}
 	}
 	c.do("GET", "/v1/sessions/q/log?limit=1&from=1", "", 200)
+}
+
+// TestUnknownQueryParamsRefused: a query parameter a route does not take
+// was dropped without a word, so a misspelt ?limt=5 read the whole log,
+// ?State=false sent the whole state, and ?timout=1 long-polled for 30 s.
+// It is a 400 naming the parameters the route takes, and each route
+// takes the parameters openapi.json gives it, no other.
+func TestUnknownQueryParamsRefused(t *testing.T) {
+	c, srv := newChecker(t, Options{})
+	c.do("POST", "/v1/sessions/q/steps", `{"state":1}`, 201)
+	for path, want := range map[string]string{
+		"/v1/sessions/q/log?limt=5":                             `query parameter "limt": unknown (this path takes from, limit`,
+		"/v1/sessions/q/head?State=false":                       `query parameter "State": unknown (this path takes state`,
+		"/v1/sessions/q/wait?after=1&timout=1":                  `query parameter "timout": unknown (this path takes after, timeout, state`,
+		"/v1/sessions/q/steps/1?prefix=q":                       `query parameter "prefix": unknown (this path takes state`,
+		"/v1/sessions?prefx=q":                                  `query parameter "prefx": unknown (this path takes prefix`,
+		"/v1/inbox?limit=1":                                     `query parameter "limit": GET /v1/inbox takes no query parameters`,
+		"/v1/diff?a=q&b=q&c=q":                                  `query parameter "c": unknown (this path takes a, b`,
+		"/v1/sessions/q/log?" + strings.Repeat("x", 300) + "=1": `query parameter "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" (300 characters): unknown`,
+	} {
+		got := c.do("GET", path, "", 400)
+		if msg, _ := got["error"].(string); !strings.Contains(msg, want) {
+			t.Errorf("GET %s: error %q, want it to say %q", path, msg, want)
+		}
+	}
+	c.do("POST", "/v1/sessions/q/steps?expect=1", `{"state":2}`, 400)
+	c.do("GET", "/v1/sessions/q/head", "", 200)
+
+	for _, rt := range srv.Routes() {
+		op, _ := c.spec.operation(rt.Method, strings.NewReplacer("{session}", "s", "{step}", "1").Replace(rt.Path))
+		var documented []string
+		ps, _ := op["parameters"].([]any)
+		for _, p := range ps {
+			if p := c.spec.resolve(p.(map[string]any)); p["in"] == "query" {
+				documented = append(documented, p["name"].(string))
+			}
+		}
+		slices.Sort(documented)
+		taken := slices.Sorted(slices.Values(srv.query[rt]))
+		if !slices.Equal(documented, taken) {
+			t.Errorf("%s %s takes query parameters %v; openapi.json gives it %v", rt.Method, rt.Path, taken, documented)
+		}
+	}
 }
 
 // TestContentTypeOnce: a request with two Content-Type headers was read

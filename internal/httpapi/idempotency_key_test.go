@@ -51,3 +51,17 @@ func TestIdempotencyKeyCommitsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLongIdempotencyKeyClipped: a key far past 128 characters was
+// echoed whole in its 400 (a header of 60 KB, a 60 KB message). It is
+// shown by its first 32 characters and its length, as a long session
+// name is.
+func TestLongIdempotencyKeyClipped(t *testing.T) {
+	c, _ := newChecker(t, Options{})
+	key := map[string][]string{"Idempotency-Key": {strings.Repeat("k", 60_000)}}
+	msg, _ := c.doWith("POST", "/v1/sessions/s/steps", `{"state":1}`, key, 400)["error"].(string)
+	if want := `Idempotency-Key "` + strings.Repeat("k", 32) + `…" (60000 characters): want`; !strings.Contains(msg, want) || len(msg) > 300 {
+		t.Errorf("a 60,000-character key: error %.400q, want %q", msg, want)
+	}
+	c.do("GET", "/v1/sessions/s/head", "", 404)
+}

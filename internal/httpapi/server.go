@@ -33,10 +33,12 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -69,12 +71,19 @@ type Options struct {
 	// request gets 408. A body arriving holds its bytes of MaxBodies, so
 	// one that stopped half sent (a dead network path, a suspended
 	// client) would otherwise keep every other body that does not fit
-	// beside it waiting until its BodyTimeout.
+	// beside it waiting until its BodyTimeout. For the same reason a body
+	// holding bytes of MaxBodies when another begins to wait for them must
+	// from then on keep to the pace that brings MaxBody in BodyTimeout,
+	// with StallTimeout to spare, however steadily it trickles in, else
+	// 408.
 	StallTimeout time.Duration
 	// SendTimeout bounds the time each 64 KiB of an answer may wait for
 	// the client to take it (default 60 s): a client that stops reading
 	// an answer, a large state say, is cut off after it, so that it does
-	// not hold a read slot (or anything else) for ever.
+	// not hold a read slot (or anything else) for ever. For the same
+	// reason an answer holding a read slot when another read is refused
+	// one, or waits for one, has SendTimeout from then to go out in full,
+	// however steadily it is taken, else it is cut off.
 	SendTimeout time.Duration
 	// IdleSessions is how many sessions no request uses the server keeps
 	// cached, with their heads, so that an agent's next commit need not
@@ -127,10 +136,12 @@ type Server struct {
 	mux   *http.ServeMux
 	rts   []Route
 	hs    map[Route]http.HandlerFunc // each route's handler, for noRoute
+	query map[Route][]string         // each route's query parameters
 
 	sessions *table
 	waiters  chan struct{} // a slot per long-poll in progress
 	reads    chan struct{} // a slot per heavy read in progress
+	readers  *readers      // the answers holding them
 	bodies   *budget       // bytes of request bodies in progress
 	inFlight atomic.Int64  // requests being answered, for Serve's words when it stops
 }
@@ -173,24 +184,25 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 		opts.IdleBytes = 4 * opts.MaxBody
 	}
 	s := &Server{
-		ws: ws, opts: opts, mux: http.NewServeMux(), hs: map[Route]http.HandlerFunc{},
+		ws: ws, opts: opts, mux: http.NewServeMux(), hs: map[Route]http.HandlerFunc{}, query: map[Route][]string{},
 		sessions: newTable(ws, opts.IdleSessions, opts.IdleBytes, opts.PollInterval, opts.MaxPollInterval),
 		waiters:  make(chan struct{}, opts.MaxWaiters),
 		reads:    make(chan struct{}, opts.MaxReads),
+		readers:  &readers{held: make(map[*sendDeadline]bool)},
 		bodies:   newBudget(opts.MaxBodies),
 	}
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
 	}
-	s.handle("GET", "/v1/sessions", s.listSessions)
+	s.handle("GET", "/v1/sessions", s.listSessions, "prefix")
 	s.handle("GET", "/v1/inbox", s.inbox)
-	s.handle("GET", "/v1/diff", s.diff)
+	s.handle("GET", "/v1/diff", s.diff, "a", "b")
 	s.handle("POST", "/v1/sessions/{session}/steps", s.commit)
 	s.handle("DELETE", "/v1/sessions/{session}", s.remove)
-	s.handle("GET", "/v1/sessions/{session}/head", s.head)
-	s.handle("GET", "/v1/sessions/{session}/steps/{step}", s.step)
-	s.handle("GET", "/v1/sessions/{session}/wait", s.wait)
-	s.handle("GET", "/v1/sessions/{session}/log", s.log)
+	s.handle("GET", "/v1/sessions/{session}/head", s.head, "state")
+	s.handle("GET", "/v1/sessions/{session}/steps/{step}", s.step, "state")
+	s.handle("GET", "/v1/sessions/{session}/wait", s.wait, "after", "timeout", "state")
+	s.handle("GET", "/v1/sessions/{session}/log", s.log, "from", "limit")
 	s.handle("POST", "/v1/sessions/{session}/fork", s.fork)
 	s.handle("POST", "/v1/sessions/{session}/reply", s.reply)
 	s.mux.HandleFunc("/", s.noRoute)
@@ -275,10 +287,17 @@ func setPathValues(r *http.Request, tmpl string) {
 // Routes lists the routes the server answers.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.rts...) }
 
-func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error) {
+// handle serves method and path with h, which takes the query
+// parameters named in query and no other.
+func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *http.Request) error, query ...string) {
 	rt := Route{method, path}
 	s.rts = append(s.rts, rt)
+	s.query[rt] = query
 	s.hs[rt] = func(w http.ResponseWriter, r *http.Request) {
+		if err := checkParams(r, query); err != nil {
+			s.writeErr(w, err)
+			return
+		}
 		// Here, not in ServeHTTP: a method no route takes on a path is
 		// 405 (noRoute), whatever its Content-Type; it changes nothing.
 		if err := checkSameOrigin(r); err != nil {
@@ -300,12 +319,16 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 			body := &deadlineBody{ReadCloser: r.Body, rc: rc, end: time.Now().Add(s.opts.BodyTimeout), stall: s.opts.StallTimeout}
 			if body.setDeadline() == nil {
 				r.Body = body
+			} else {
+				body = nil
 			}
 			// The body's bytes are taken from the budget as they arrive,
 			// and held until the request is done: a client that trickles
 			// its body holds what it has sent, bodies arriving at once
-			// are bounded together with those being acted on.
-			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout}
+			// are bounded together with those being acted on; one that
+			// others wait for must then keep to a pace (see squeeze).
+			g := &bodyGate{ReadCloser: r.Body, ctx: r.Context(), b: s.bodies, wait: s.opts.BodyTimeout, deadline: body,
+				pace: float64(s.opts.BodyTimeout) / float64(s.opts.MaxBody)}
 			defer g.release()
 			r.Body = g
 		}
@@ -321,15 +344,34 @@ func (s *Server) handle(method, path string, h func(w http.ResponseWriter, r *ht
 // sendDeadline is a ResponseWriter whose every write (of at most
 // sendPiece bytes) must be taken by the client within wait: the
 // connection's write deadline moves on before each one. A handler may work or long-poll for longer than wait
-// before it writes; only a client that stops reading is cut off.
+// before it writes; only a client that stops reading is cut off. Once
+// squeezed (others wait for the read slot its answer holds), the
+// writes must also be done within wait of the squeeze.
 type sendDeadline struct {
 	http.ResponseWriter
-	rc   *http.ResponseController
-	wait time.Duration
+	rc       *http.ResponseController
+	wait     time.Duration
+	squeezed atomic.Int64 // when the answer must have gone out, in Unix ns; 0 if not squeezed
+}
+
+// setDeadline moves the write deadline on, to wait from now or the
+// squeeze's end if sooner.
+func (w *sendDeadline) setDeadline() {
+	d := time.Now().Add(w.wait)
+	if sq := w.squeezed.Load(); sq != 0 && sq < d.UnixNano() {
+		d = time.Unix(0, sq)
+	}
+	_ = w.rc.SetWriteDeadline(d)
+}
+
+// squeeze gives the answer wait from now to go out in full, reads not
+// moving it on; a write under way keeps its own deadline, which is sooner.
+func (w *sendDeadline) squeeze() {
+	w.squeezed.CompareAndSwap(0, time.Now().Add(w.wait).UnixNano())
 }
 
 func (w *sendDeadline) WriteHeader(code int) {
-	_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+	w.setDeadline()
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -341,7 +383,7 @@ const sendPiece = 64 << 10
 func (w *sendDeadline) Write(p []byte) (int, error) {
 	var n int
 	for len(p) > 0 {
-		_ = w.rc.SetWriteDeadline(time.Now().Add(w.wait))
+		w.setDeadline()
 		k, err := w.ResponseWriter.Write(p[:min(len(p), sendPiece)])
 		n += k
 		if err != nil {
@@ -359,10 +401,13 @@ func (w *sendDeadline) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // server's budget, and gives them back when the request is done.
 type bodyGate struct {
 	io.ReadCloser
-	ctx  context.Context
-	b    *budget
-	wait time.Duration
-	held int64
+	ctx      context.Context
+	b        *budget
+	wait     time.Duration
+	deadline *deadlineBody // the body's read deadline, if it has one
+	pace     float64       // ns a byte may take once squeezed: BodyTimeout for MaxBody
+	held     atomic.Int64  // bytes read and taken from b
+	arriving bool          // noted in b.arriving
 }
 
 // Read reads the next bytes of the body and takes as many from the
@@ -371,15 +416,46 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 	n, err := g.ReadCloser.Read(p[:min(len(p), bodyPiece, int(g.b.size))])
 	if n > 0 {
 		var holder *bodyGate
-		if g.held > 0 {
+		if g.held.Load() > 0 {
 			holder = g
 		}
 		if aerr := g.b.acquire(g.ctx, int64(n), g.wait, holder); aerr != nil {
 			return 0, aerr
 		}
-		g.held += int64(n)
+		g.held.Add(int64(n))
+		if !g.arriving && err == nil {
+			g.arriving = true
+			g.b.arrive(g)
+		}
+	}
+	if err != nil && g.arriving {
+		g.arriving = false
+		g.b.left(g)
 	}
 	return n, err
+}
+
+// waited moves on the pace squeeze asks by the time since start, which
+// the body spent waiting for the budget.
+func (g *bodyGate) waited(start time.Time) {
+	if g.deadline != nil {
+		g.deadline.mu.Lock()
+		if !g.deadline.squeezed.IsZero() {
+			g.deadline.squeezed = g.deadline.squeezed.Add(time.Since(start))
+		}
+		g.deadline.mu.Unlock()
+	}
+}
+
+// squeeze asks the body, others waiting for the bytes it holds, to keep
+// from now on to the pace that brings MaxBody in BodyTimeout, with
+// StallTimeout to spare: a body that keeps to the pace the server asks
+// of the largest is never cut off by it; one that trickles is, however
+// much it declared or holds.
+func (g *bodyGate) squeeze() {
+	if g.deadline != nil {
+		g.deadline.squeeze(time.Now(), g.pace)
+	}
 }
 
 // bodyPiece is the most of a body read before its bytes are taken from
@@ -388,38 +464,100 @@ func (g *bodyGate) Read(p []byte) (int, error) {
 const bodyPiece = 16 << 10
 
 func (g *bodyGate) release() {
-	g.b.release(g.held, g)
-	g.held = 0
+	if g.deadline != nil {
+		// The request is done: a squeeze now would set a deadline for
+		// whatever the connection reads next.
+		g.deadline.mu.Lock()
+		g.deadline.done = true
+		g.deadline.mu.Unlock()
+	}
+	if g.arriving {
+		g.arriving = false
+		g.b.left(g)
+	}
+	g.b.release(g.held.Swap(0), g)
 }
 
 // deadlineBody is a request body under a read deadline, lifted once the
 // body has been read to its end: end, or stall from now if sooner, moved
-// on before each read.
+// on before each read; or, once squeezed, the time by which the bytes
+// read so far had to come at the pace asked, if sooner.
 type deadlineBody struct {
 	io.ReadCloser
-	rc      *http.ResponseController
-	end     time.Time
-	stall   time.Duration
-	stalled bool // the deadline set is the stall's, not end
+	rc    *http.ResponseController
+	end   time.Time
+	stall time.Duration
+
+	mu       sync.Mutex // for the fields below, and the deadline set
+	got      int64      // bytes read
+	squeezed time.Time  // once squeezed, when the bytes read then had to be in, StallTimeout on
+	base     int64      // the bytes read then
+	pace     float64    // ns each byte after them may take
+	at       time.Time  // the deadline set
+	bound    string     // which it is: "stall", "squeeze" or "end"
+	done     bool       // read to its end (the deadline lifted), or the request done
 }
 
 func (b *deadlineBody) setDeadline() error {
-	d := time.Now().Add(b.stall)
-	b.stalled = d.Before(b.end)
-	if !b.stalled {
-		d = b.end
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.at, b.bound = time.Now().Add(b.stall), "stall"
+	if b.end.Before(b.at) {
+		b.at, b.bound = b.end, "end"
 	}
-	return b.rc.SetReadDeadline(d)
+	if sq := b.squeezeDeadline(); !sq.IsZero() && sq.Before(b.at) {
+		b.at, b.bound = sq, "squeeze"
+	}
+	return b.rc.SetReadDeadline(b.at)
+}
+
+// squeezeDeadline is when the next byte must have come at the pace the
+// squeeze asks, or zero if not squeezed. b.mu must be held.
+func (b *deadlineBody) squeezeDeadline() time.Time {
+	if b.squeezed.IsZero() {
+		return time.Time{}
+	}
+	return b.squeezed.Add(time.Duration(float64(b.got-b.base) * b.pace))
+}
+
+// squeeze asks the body to keep from now on to pace (ns a byte), with
+// its StallTimeout to spare, and moves the deadline set (of a read
+// waiting, say) on to what that asks if sooner.
+func (b *deadlineBody) squeeze(now time.Time, pace float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done || !b.squeezed.IsZero() {
+		return
+	}
+	b.squeezed, b.base, b.pace = now.Add(b.stall), b.got, pace
+	if sq := b.squeezeDeadline(); sq.Before(b.at) {
+		b.at, b.bound = sq, "squeeze"
+		_ = b.rc.SetReadDeadline(sq)
+	}
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	_ = b.setDeadline()
 	n, err := b.ReadCloser.Read(p)
-	switch {
-	case errors.Is(err, io.EOF):
+	b.mu.Lock()
+	b.got += int64(n)
+	b.mu.Unlock()
+	if errors.Is(err, io.EOF) {
+		b.mu.Lock()
+		b.done = true
 		_ = b.rc.SetReadDeadline(time.Time{})
-	case n == 0 && b.stalled && errors.Is(err, os.ErrDeadlineExceeded):
-		err = &stalledError{after: b.stall, err: err}
+		b.mu.Unlock()
+	} else if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		b.mu.Lock()
+		bound := b.bound
+		b.mu.Unlock()
+		switch bound {
+		case "stall":
+			err = &stalledError{after: b.stall, err: err}
+		case "squeeze":
+			err = &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf(
+				"request body: other requests waited for the room for request bodies it held, and it came too slowly then (slower than the pace of the server's limit of a body's size in its time to arrive, with %v to spare): send it at once, not in a trickle", b.stall)}
+		}
 	}
 	return n, err
 }
@@ -455,6 +593,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden", "without a token the server answers only requests addressed to a loopback host")
 		return
 	}
+	if !strings.HasPrefix(r.URL.Path, "/") {
+		// CONNECT host:port: no path to clean, nor any route to take it.
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s: this server is no proxy; its routes are under /v1/", r.Method, r.RequestURI))
+		return
+	}
 	if p := r.URL.EscapedPath(); p != cleanPath(p) {
 		// ServeMux would redirect it (307, which keeps the method and
 		// body) to another route: DELETE /v1/sessions/s/steps/.. would
@@ -486,6 +629,22 @@ func checkQuery(raw string) error {
 	return nil
 }
 
+// checkParams refuses a query parameter the route does not take (of
+// which a misspelt ?limt=5 or ?State=false was read as no parameter at
+// all: the whole log, the whole state), as unknown fields of a body are.
+func checkParams(r *http.Request, takes []string) error {
+	for k := range r.URL.Query() {
+		if slices.Contains(takes, k) {
+			continue
+		}
+		if len(takes) == 0 {
+			return badRequest("query parameter %s: %s %s takes no query parameters", termtext.Quote(k), r.Method, r.URL.Path)
+		}
+		return badRequest("query parameter %s: unknown (this path takes %s; names are case-sensitive)", termtext.Quote(k), strings.Join(takes, ", "))
+	}
+	return nil
+}
+
 // cleanPath is p with empty, "." and ".." segments resolved, keeping a
 // trailing slash, as ServeMux cleans paths.
 func cleanPath(p string) string {
@@ -507,6 +666,59 @@ func bearer(h string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimLeft(token, " "), true
+}
+
+// readers keeps the answers that hold read slots, so that a read
+// refused one, or waiting for one, can squeeze them: else a client that
+// took a large state slowly, never leaving a piece of it unread for
+// SendTimeout (about 1 KB a second by default), held its slot until the
+// whole answer had gone out (hours), and MaxReads such clients left
+// every other read 503 all that while.
+type readers struct {
+	mu   sync.Mutex
+	held map[*sendDeadline]bool // true once squeezed
+}
+
+// hold notes that the answer w sends holds a read slot, which release
+// frees; it returns the function that frees it and forgets w.
+func (rs *readers) hold(w http.ResponseWriter, release func()) func() {
+	sd, ok := w.(*sendDeadline)
+	if !ok {
+		return release
+	}
+	rs.mu.Lock()
+	rs.held[sd] = false
+	rs.mu.Unlock()
+	return func() {
+		rs.mu.Lock()
+		delete(rs.held, sd)
+		rs.mu.Unlock()
+		release()
+	}
+}
+
+// squeeze gives each answer holding a read slot SendTimeout from now to
+// go out in full.
+func (rs *readers) squeeze() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for sd, squeezed := range rs.held {
+		if !squeezed {
+			rs.held[sd] = true
+			sd.squeeze()
+		}
+	}
+}
+
+// readSlot takes a read slot for the answer w sends, or answers 503 and
+// squeezes the answers holding the slots.
+func (s *Server) readSlot(w http.ResponseWriter) (release func(), err error) {
+	release, err = slot(s.reads, "reads of states, logs and diffs")
+	if err != nil {
+		s.readers.squeeze()
+		return nil, err
+	}
+	return s.readers.hold(w, release), nil
 }
 
 // slot takes a slot of sem for a request, or answers 503: the server is

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // argSpec is what checkArgs knows of a tool's arguments.
@@ -70,10 +71,10 @@ func (a argSpec) check(tool string, raw json.RawMessage) error {
 	for _, m := range jsontext.Members([]byte(trimmed)) {
 		p := a.schema.Properties[m.Name]
 		if p == nil {
-			return fmt.Errorf("unknown argument %q (%s takes %s; names are case-sensitive)", m.Name, tool, strings.Join(names, ", "))
+			return fmt.Errorf("unknown argument %s (%s takes %s; names are case-sensitive)", termtext.Quote(m.Name), tool, strings.Join(names, ", "))
 		}
 		if seen[m.Name] {
-			return fmt.Errorf("argument %q is given twice; give each argument once", m.Name)
+			return fmt.Errorf("argument %s is given twice; give each argument once", termtext.Quote(m.Name))
 		}
 		seen[m.Name] = true
 		if a.types {
@@ -204,7 +205,7 @@ func describe(p *jsonschema.Schema) string {
 // valid session name.
 func sessionArg(arg, name string) error {
 	if cairn.ValidSession(name) != nil {
-		return fmt.Errorf("%s %q: want a session name, %s", arg, name, cairn.SessionNameRule)
+		return fmt.Errorf("%s %s: want a session name, %s", arg, termtext.Quote(name), cairn.SessionNameRule)
 	}
 	return nil
 }
@@ -219,7 +220,7 @@ func refArg(arg, ref string) error {
 		bad = bad || err != nil || n == 0
 	}
 	if bad {
-		return fmt.Errorf("%s %q: want SESSION or SESSION@N with N >= 1, a session name being %s", arg, ref, cairn.SessionNameRule)
+		return fmt.Errorf("%s %s: want SESSION or SESSION@N with N >= 1, a session name being %s", arg, termtext.Quote(ref), cairn.SessionNameRule)
 	}
 	return nil
 }

@@ -138,6 +138,11 @@ func TestEveryRequestAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping"}`, "null", -32600, "id -9007199254740993: want a string or an integer of at most 2^53"},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","id":8}`, "null", -32600, `"id" is given twice`},
 		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, "9", -32602, "want a JSON object, not [1]"},
+		{`{"jsonrpc":"2.0","id":14,"method":"ping"}{"jsonrpc":"2.0","id":15,"method":"ping"}`, "null", -32700, "goes on after its first JSON value (from byte 41), and none of it was run"},
+		{`{"jsonrpc":"2.0","id":16,"method":"ping"} x`, "null", -32700, "goes on after its first JSON value"},
+		{"\ufeff" + `{"jsonrpc":"2.0","id":17,"method":"ping"}`, "null", -32700, "byte order mark"},
+		{`{"jsonrpc":"2.0","id":18,"method":"` + strings.Repeat("m", 100_000) + `"}`, "18", -32601, `method not found: "` + strings.Repeat("m", 32) + `…" (100000 characters)`},
+		{`{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"` + strings.Repeat("t", 100_000) + `"}}`, "19", -32602, `unknown tool "` + strings.Repeat("t", 32) + `…" (100000 characters)`},
 		{`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"d","state_json":"{}","record":{"a":` + strings.Repeat("[", 997) + strings.Repeat("]", 997) + `}}}}`, "13", -32600, "nest more than 1000 levels deep (at byte 1132)"},
 		{`{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, `"deep"`, -32600, "nest more than 1000 levels deep"},
 		{`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":5}}`, "10", -32602, "name: want the tool's name"},
@@ -146,7 +151,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 	} {
 		s.send(tc.line)
 		r := s.next()
-		if string(r.ID) != tc.id || r.Error == nil || r.Error.Code != tc.code || !strings.Contains(r.Error.Message, tc.says) {
+		if string(r.ID) != tc.id || r.Error == nil || r.Error.Code != tc.code || !strings.Contains(r.Error.Message, tc.says) || len(r.raw) > 1000 {
 			t.Errorf("%s: answered %s, want error %d with id %s saying %q", tc.line, strings.TrimSpace(r.raw), tc.code, tc.id, tc.says)
 		}
 		for _, leak := range []string{"Go value", "mcp.", "unmarshal", "interface {}"} {

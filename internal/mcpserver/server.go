@@ -23,6 +23,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // Tool names.
@@ -308,7 +309,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	}
 	s, err := t.ws.Session(in.Session)
 	if err != nil {
-		return nil, fmt.Errorf("session %q: want %s", in.Session, cairn.SessionNameRule)
+		return nil, fmt.Errorf("session %s: want %s", termtext.Quote(in.Session), cairn.SessionNameRule)
 	}
 	patch, err := patchArg(in.Patch)
 	if err != nil {
@@ -335,7 +336,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	opts := cairn.CommitOptions{}
 	if in.Status != "" {
 		if opts.Status, err = cairn.ParseStatus(in.Status); err != nil {
-			return nil, fmt.Errorf("status %q: want running, awaiting_input or done", in.Status)
+			return nil, fmt.Errorf("status %s: want running, awaiting_input or done", termtext.Quote(in.Status))
 		}
 	}
 	rec, err := recordArg(in.Record)
@@ -354,7 +355,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	}
 	if in.IdempotencyKey != "" {
 		if cairn.ValidIdempotencyKey(in.IdempotencyKey) != nil {
-			return nil, fmt.Errorf("idempotency_key %q: want %s", in.IdempotencyKey, cairn.IdempotencyKeyRule)
+			return nil, fmt.Errorf("idempotency_key %s: want %s", termtext.Quote(in.IdempotencyKey), cairn.IdempotencyKeyRule)
 		}
 		opts.IdempotencyKey = in.IdempotencyKey
 	}
@@ -748,7 +749,7 @@ func (t *tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp
 		details = d
 	}
 	if in.IdempotencyKey != "" && cairn.ValidIdempotencyKey(in.IdempotencyKey) != nil {
-		return nil, AskOut{}, fmt.Errorf("idempotency_key %q: want %s", in.IdempotencyKey, cairn.IdempotencyKeyRule)
+		return nil, AskOut{}, fmt.Errorf("idempotency_key %s: want %s", termtext.Quote(in.IdempotencyKey), cairn.IdempotencyKeyRule)
 	}
 	st, err := hitl.AskWith(ctx, s, in.Question, details, hitl.AskOptions{IdempotencyKey: in.IdempotencyKey})
 	if err != nil {

@@ -50,3 +50,29 @@ func TestSessionNameRuleFromGoAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestLongValuesClipped: a session name, an idempotency key, a status or
+// an argument's name far past what any may be was echoed whole in its
+// error: a 100 KB value, a 100 KB error, read into the agent's context.
+// Each is shown by its first 32 characters and its length now, as the
+// HTTP API shows a long name.
+func TestLongValuesClipped(t *testing.T) {
+	ws := cairn.OpenStore(mem.New())
+	cs := connect(t, ws)
+	long := strings.Repeat("a", 100_000)
+	shown := `"` + strings.Repeat("a", 32) + `…" (100000 characters)`
+	for _, tc := range []struct{ tool, args, want string }{
+		{ToolResume, `{"session":"` + long + `"}`, `session ` + shown + `: want a session name`},
+		{ToolCheckpoint, `{"session":"` + long + `","state_json":"{}"}`, `session ` + shown + `: want`},
+		{ToolCheckpoint, `{"session":"s","state_json":"{}","idempotency_key":"` + long + `"}`, `idempotency_key ` + shown + `: want`},
+		{ToolCheckpoint, `{"session":"s","state_json":"{}","status":"` + long + `"}`, `status ` + shown + `: want`},
+		{ToolCheckpoint, `{"session":"s","state_json":"{}","` + long + `":1}`, `unknown argument ` + shown},
+		{ToolLog, `{"ref":"` + long + `"}`, `ref ` + shown + `: want SESSION`},
+		{ToolFork, `{"from":"s","to":"` + long + `"}`, `to ` + shown + `: want a session name`},
+	} {
+		msg := call(t, cs, tc.tool, json.RawMessage(tc.args), nil, true)
+		if !strings.Contains(msg, tc.want) || len(msg) > 400 {
+			t.Errorf("%s with a 100,000-character value: error %.300q (%d bytes), want %q", tc.tool, msg, len(msg), tc.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // MaxMessage bounds one inbound JSON-RPC message (one line), as the
@@ -714,6 +715,12 @@ func check(line []byte) ([]byte, message) {
 		return errorReply(idOfHead(line[:min(len(line), headBytes)]), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
 			"invalid request: arrays and objects nest more than %d levels deep (at byte %d), deeper than a message may", maxNesting, at)), none
 	}
+	if !json.Valid(line) {
+		// The SDK's decoder reads the first JSON value of a line and
+		// drops what follows: a second message on the line went
+		// unanswered, and its caller waited for ever.
+		return malformed(line), none
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil || bytes.TrimSpace(line)[0] == '[' {
 		return malformed(line), none
@@ -723,7 +730,7 @@ func check(line []byte) ([]byte, message) {
 	have := map[string]bool{}
 	for _, m := range members {
 		if have[m.Name] {
-			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: member %q is given twice; give each member once", m.Name)), none
+			return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: member %s is given twice; give each member once", termtext.Quote(m.Name))), none
 		}
 		have[m.Name] = true
 		switch m.Name {
@@ -764,7 +771,11 @@ func check(line []byte) ([]byte, message) {
 		// words: notifications/cancelled with an id cancelled the call it
 		// named and was answered "context canceled".
 		return errorReply(usableID(id), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
-			"invalid request: %q is a notification, which has no id: send it without one", name)), none
+			"invalid request: %s is a notification, which has no id: send it without one", termtext.Quote(name))), none
+	}
+	if have["id"] && len(name) > maxName {
+		// No method is named so long; the SDK's answer would echo it whole.
+		return errorReply(usableID(id), jsonrpc.CodeMethodNotFound, "method not found: "+termtext.Quote(name)), none
 	}
 	req := message{method: name, id: id, params: params}
 	if params == nil || string(params) == "null" {
@@ -779,7 +790,7 @@ func check(line []byte) ([]byte, message) {
 		// The SDK takes the last; a proxy or log reading the line may
 		// take the first (of a tools/call's "name", another tool).
 		if seen[m.Name] {
-			return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: member %q is given twice; give each member once", m.Name)), none
+			return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: member %s is given twice; give each member once", termtext.Quote(m.Name))), none
 		}
 		seen[m.Name] = true
 	}
@@ -790,16 +801,38 @@ func check(line []byte) ([]byte, message) {
 				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: name: want the tool's name, a string, not %s", clip(m.Value))), none
 			case m.Name == "arguments" && m.Value[0] != '{' && string(m.Value) != "null":
 				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: arguments: want a JSON object of the tool's arguments, not %s", clip(m.Value))), none
+			case m.Name == "name" && len(m.Value) > maxName:
+				// No tool is named so long; the SDK's answer would echo it whole.
+				var tool string
+				_ = json.Unmarshal(m.Value, &tool)
+				return errorReply(usableID(id), jsonrpc.CodeInvalidParams, "unknown tool "+termtext.Quote(tool)), none
 			}
 		}
 	}
 	return nil, req
 }
 
+// notJSON says why line, which is not one JSON value, is not.
+func notJSON(line []byte) string {
+	if bytes.HasPrefix(line, []byte("\ufeff")) {
+		return "the line starts with a byte order mark (U+FEFF), which JSON does not allow: send UTF-8 text without one"
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var first json.RawMessage
+	if dec.Decode(&first) == nil {
+		return fmt.Sprintf("the line goes on after its first JSON value (from byte %d), and none of it was run: send one message a line", dec.InputOffset())
+	}
+	return "the line is not JSON"
+}
+
+// maxName bounds the names of methods and tools, with room to spare:
+// a longer one names none, and is shown clipped.
+const maxName = 256
+
 // malformed returns the error reply for a line the SDK cannot decode.
 func malformed(line []byte) []byte {
 	if !json.Valid(line) {
-		return errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
+		return errorReply(nil, jsonrpc.CodeParseError, "parse error: "+notJSON(line))
 	}
 	if bytes.TrimSpace(line)[0] == '[' {
 		// MCP dropped JSON-RPC batches (2025-06-18); the SDK ends the

@@ -7,6 +7,7 @@ package termtext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -105,4 +106,25 @@ func Clip(s string, n int) string {
 		cut++
 	}
 	return s
+}
+
+// Quote returns s quoted as strconv.Quote does, for an error message that
+// names what a client sent: a session name, a key, an argument's name.
+// One past 128 bytes is shown by its first 32 characters and its length,
+// not echoed whole (a request may carry a name of megabytes, and an
+// agent reads its errors into its context).
+func Quote(s string) string {
+	if len(s) <= 128 {
+		return strconv.Quote(s)
+	}
+	start, n := s, 0
+	for i := range s {
+		if n == 32 {
+			start = s[:i]
+			break
+		}
+		n++
+	}
+	q := strconv.Quote(start)
+	return fmt.Sprintf("%s…\" (%d characters)", q[:len(q)-1], utf8.RuneCountInString(s))
 }

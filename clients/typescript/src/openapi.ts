@@ -85,7 +85,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** remove a session: its steps leave its history at once; forks keep what they share, and `cairn gc` frees the rest */
+        /** remove a session: its steps leave its history at once; forks keep what they share, and `cairn gc` frees the rest. It takes no request body: one is a 400, and nothing is removed */
         delete: operations["removeSession"];
         options?: never;
         head?: never;

@@ -332,7 +332,11 @@ var errNoCommit = errors.New("no commit")
 
 // update applies mutate to name's head document (nil if none) and commits
 // what it returns as the next step. If another writer got the step first,
-// the head is re-read and mutate applied again on top of it.
+// the head is re-read and mutate applied again on top of it. A commit is
+// fenced by the step slot, but a verdict without one (errNoCommit, or an
+// error such as "already exists") is not: one reached on the document this
+// process last wrote is reached again on the store's head, which another
+// process may have moved since.
 //
 // mutate gets the head document and, if known, its decoded form (which it
 // may change), and returns the next document and optionally its decoded
@@ -346,7 +350,8 @@ func (s *Service) update(ctx context.Context, name string, opts cairn.CommitOpti
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		if !e.loaded {
+		fresh := !e.loaded
+		if fresh {
 			if err := s.load(ctx, name, e); err != nil {
 				return err
 			}
@@ -354,6 +359,10 @@ func (s *Service) update(ctx context.Context, name string, opts cairn.CommitOpti
 		parsed := e.parsed
 		e.parsed = nil
 		next, nextParsed, err := mutate(e.doc, parsed)
+		if err != nil && !fresh {
+			e.loaded = false
+			continue
+		}
 		if errors.Is(err, errNoCommit) {
 			e.parsed = parsed
 			return nil

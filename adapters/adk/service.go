@@ -32,7 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -616,10 +616,10 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 		evs = append(evs, ev)
 	}
 	if !req.After.IsZero() {
-		// Events are in append order; like ADK's own services, assume
-		// their timestamps are too.
-		i := sort.Search(len(evs), func(i int) bool { return !evs[i].Timestamp.Before(req.After) })
-		evs = evs[i:]
+		// Every event at or after req.After, in append order. Their
+		// timestamps need not be in that order: writers on other machines
+		// re-apply their events on top of each other's.
+		evs = slices.DeleteFunc(evs, func(ev *session.Event) bool { return ev.Timestamp.Before(req.After) })
 	}
 	sessState, err := d.decodeState()
 	if err != nil {

@@ -62,7 +62,9 @@ type Options struct {
 
 // Service is an ADK session.Service on a cairn workspace. It is safe for
 // concurrent use, and several processes may share one workspace: writes to
-// the same session are fenced by cairn's conditional step slots and
+// the same session are fenced by cairn's conditional step slots. An event
+// appended with a session that another writer has appended to since it was
+// read is refused (ErrStaleSession); app and user state deltas are
 // re-applied on top of the winner.
 type Service struct {
 	ws     *cairn.Workspace
@@ -140,6 +142,9 @@ type sessionDoc struct {
 	Deleted bool                       `json:"deleted,omitempty"`
 	State   map[string]json.RawMessage `json:"state"`
 	Events  []json.RawMessage          `json:"events"`
+
+	// seen is how many events the document held when List dropped them.
+	seen int
 }
 
 // scopedDoc is the JSON state of an app's or a user's state session.
@@ -466,6 +471,24 @@ func merge(app, user, sess map[string]any) map[string]any {
 	return m
 }
 
+// ErrStaleSession is the error of AppendEvent for a session that another
+// writer (another runner, process or machine) appended to since it was
+// read: its event would be stored after events it never saw, and its state
+// changes made on state it never saw. Nothing is stored; Get the session
+// again to see what changed. ADK's database service refuses such an
+// append too.
+var ErrStaleSession = errors.New("stale session")
+
+// staleSession is ErrStaleSession for a session whose stored form holds
+// held events where the caller's copy has seen seen.
+func staleSession(app, user, id string, held, seen int) error {
+	what := "was changed by another writer"
+	if held > seen {
+		what = fmt.Sprintf("has %d event(s) another writer appended", held-seen)
+	}
+	return fmt.Errorf("%w: session %q of app %q user %q %s since it was read; get it again", ErrStaleSession, id, app, user, what)
+}
+
 // notFound is the error for a session that does not exist, without the
 // service's name (the caller adds it, once).
 func notFound(app, user, id string) error {
@@ -630,7 +653,7 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 		return nil, fmt.Errorf("adk session service: get session %q: %w", id, err)
 	}
 	return &session.GetResponse{Session: &adkSession{
-		appName: app, userID: user, id: id,
+		appName: app, userID: user, id: id, seen: len(d.Events),
 		state:   merge(appState, userState, sessState),
 		events:  evs,
 		updated: d.Updated,
@@ -688,7 +711,7 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 		if err != nil {
 			return nil, fmt.Errorf("adk session service: list: %s: %w", name, err)
 		}
-		out = append(out, &adkSession{appName: d.App, userID: d.User, id: d.ID,
+		out = append(out, &adkSession{appName: d.App, userID: d.User, id: d.ID, seen: d.seen,
 			state: merge(appState, us, st), events: []*session.Event{}, updated: d.Updated})
 	}
 	return &session.ListResponse{Sessions: out}, nil
@@ -741,7 +764,7 @@ func (s *Service) listDocs(ctx context.Context, names []string, req *session.Lis
 				if d.Deleted || d.App != req.AppName || (req.UserID != "" && d.User != req.UserID) || name != s.SessionName(d.App, d.User, d.ID) {
 					continue
 				}
-				d.Events = nil
+				d.seen, d.Events = len(d.Events), nil
 				docs[i] = d
 			}
 		}()
@@ -814,6 +837,13 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 	}
 	appDelta, userDelta, sessDelta := splitDelta(event.Actions.StateDelta)
 	name := s.SessionName(app, user, id)
+	// A session this service handed out knows how many events it has
+	// seen: an append on top of events it has not is refused.
+	own, _ := cur.(*adkSession)
+	if own != nil {
+		own.appending.Lock()
+		defer own.appending.Unlock()
+	}
 	err = s.update(ctx, name, cairn.CommitOptions{Record: record("event", event.ID)}, func(b []byte, parsed any) ([]byte, any, error) {
 		if b == nil {
 			return nil, nil, notFound(app, user, id)
@@ -827,6 +857,9 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 		}
 		if d.Deleted || d.App != app || d.User != user || d.ID != id {
 			return nil, nil, notFound(app, user, id)
+		}
+		if own != nil && len(d.Events) != own.seen {
+			return nil, nil, staleSession(app, user, id, len(d.Events), own.seen)
 		}
 		if d.State == nil {
 			d.State = make(map[string]json.RawMessage)
@@ -852,8 +885,8 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 			return fmt.Errorf("adk session service: append event %q: user state: %w", event.ID, err)
 		}
 	}
-	if sess, ok := cur.(*adkSession); ok {
-		sess.apply(event, stored)
+	if own != nil {
+		own.apply(event, stored)
 	}
 	return nil
 }

@@ -610,7 +610,13 @@ export class CairnSaver extends BaseCheckpointSaver {
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const id: string | undefined = config.configurable?.checkpoint_id || undefined;
     if (id !== undefined) {
-      const at = await this.locate(threadId, ns, id);
+      // A config that names the thread's newest checkpoint (as invoke and
+      // getState return it) names a head: found without reading history.
+      let head: { session: string; head: number; record: StepRecord } | undefined;
+      for (const h of await this.heads(this.base(threadId, ns))) {
+        if (h.record.checkpoint_id === id && (!head || h.record.writes > head.record.writes)) head = h;
+      }
+      const at = head ? { session: head.session, step: head.head } : await this.locate(threadId, ns, id);
       return at ? this.tuple(await this.state(at.session, at.step)) : undefined;
     }
     let newest: { session: string; head: number; record: StepRecord } | undefined;

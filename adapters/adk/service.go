@@ -32,7 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,7 +62,9 @@ type Options struct {
 
 // Service is an ADK session.Service on a cairn workspace. It is safe for
 // concurrent use, and several processes may share one workspace: writes to
-// the same session are fenced by cairn's conditional step slots and
+// the same session are fenced by cairn's conditional step slots. An event
+// appended with a session that another writer has appended to since it was
+// read is refused (ErrStaleSession); app and user state deltas are
 // re-applied on top of the winner.
 type Service struct {
 	ws     *cairn.Workspace
@@ -140,6 +142,9 @@ type sessionDoc struct {
 	Deleted bool                       `json:"deleted,omitempty"`
 	State   map[string]json.RawMessage `json:"state"`
 	Events  []json.RawMessage          `json:"events"`
+
+	// seen is how many events the document held when List dropped them.
+	seen int
 }
 
 // scopedDoc is the JSON state of an app's or a user's state session.
@@ -332,7 +337,11 @@ var errNoCommit = errors.New("no commit")
 
 // update applies mutate to name's head document (nil if none) and commits
 // what it returns as the next step. If another writer got the step first,
-// the head is re-read and mutate applied again on top of it.
+// the head is re-read and mutate applied again on top of it. A commit is
+// fenced by the step slot, but a verdict without one (errNoCommit, or an
+// error such as "already exists") is not: one reached on the document this
+// process last wrote is reached again on the store's head, which another
+// process may have moved since.
 //
 // mutate gets the head document and, if known, its decoded form (which it
 // may change), and returns the next document and optionally its decoded
@@ -346,7 +355,8 @@ func (s *Service) update(ctx context.Context, name string, opts cairn.CommitOpti
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		if !e.loaded {
+		fresh := !e.loaded
+		if fresh {
 			if err := s.load(ctx, name, e); err != nil {
 				return err
 			}
@@ -354,6 +364,10 @@ func (s *Service) update(ctx context.Context, name string, opts cairn.CommitOpti
 		parsed := e.parsed
 		e.parsed = nil
 		next, nextParsed, err := mutate(e.doc, parsed)
+		if err != nil && !fresh {
+			e.loaded = false
+			continue
+		}
 		if errors.Is(err, errNoCommit) {
 			e.parsed = parsed
 			return nil
@@ -455,6 +469,24 @@ func merge(app, user, sess map[string]any) map[string]any {
 		m[session.KeyPrefixUser+k] = v
 	}
 	return m
+}
+
+// ErrStaleSession is the error of AppendEvent for a session that another
+// writer (another runner, process or machine) appended to since it was
+// read: its event would be stored after events it never saw, and its state
+// changes made on state it never saw. Nothing is stored; Get the session
+// again to see what changed. ADK's database service refuses such an
+// append too.
+var ErrStaleSession = errors.New("stale session")
+
+// staleSession is ErrStaleSession for a session whose stored form holds
+// held events where the caller's copy has seen seen.
+func staleSession(app, user, id string, held, seen int) error {
+	what := "was changed by another writer"
+	if held > seen {
+		what = fmt.Sprintf("has %d event(s) another writer appended", held-seen)
+	}
+	return fmt.Errorf("%w: session %q of app %q user %q %s since it was read; get it again", ErrStaleSession, id, app, user, what)
 }
 
 // notFound is the error for a session that does not exist, without the
@@ -607,10 +639,10 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 		evs = append(evs, ev)
 	}
 	if !req.After.IsZero() {
-		// Events are in append order; like ADK's own services, assume
-		// their timestamps are too.
-		i := sort.Search(len(evs), func(i int) bool { return !evs[i].Timestamp.Before(req.After) })
-		evs = evs[i:]
+		// Every event at or after req.After, in append order. Their
+		// timestamps need not be in that order: writers on other machines
+		// re-apply their events on top of each other's.
+		evs = slices.DeleteFunc(evs, func(ev *session.Event) bool { return ev.Timestamp.Before(req.After) })
 	}
 	sessState, err := d.decodeState()
 	if err != nil {
@@ -621,7 +653,7 @@ func (s *Service) Get(ctx context.Context, req *session.GetRequest) (*session.Ge
 		return nil, fmt.Errorf("adk session service: get session %q: %w", id, err)
 	}
 	return &session.GetResponse{Session: &adkSession{
-		appName: app, userID: user, id: id,
+		appName: app, userID: user, id: id, seen: len(d.Events),
 		state:   merge(appState, userState, sessState),
 		events:  evs,
 		updated: d.Updated,
@@ -679,7 +711,7 @@ func (s *Service) List(ctx context.Context, req *session.ListRequest) (*session.
 		if err != nil {
 			return nil, fmt.Errorf("adk session service: list: %s: %w", name, err)
 		}
-		out = append(out, &adkSession{appName: d.App, userID: d.User, id: d.ID,
+		out = append(out, &adkSession{appName: d.App, userID: d.User, id: d.ID, seen: d.seen,
 			state: merge(appState, us, st), events: []*session.Event{}, updated: d.Updated})
 	}
 	return &session.ListResponse{Sessions: out}, nil
@@ -732,7 +764,7 @@ func (s *Service) listDocs(ctx context.Context, names []string, req *session.Lis
 				if d.Deleted || d.App != req.AppName || (req.UserID != "" && d.User != req.UserID) || name != s.SessionName(d.App, d.User, d.ID) {
 					continue
 				}
-				d.Events = nil
+				d.seen, d.Events = len(d.Events), nil
 				docs[i] = d
 			}
 		}()
@@ -805,6 +837,13 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 	}
 	appDelta, userDelta, sessDelta := splitDelta(event.Actions.StateDelta)
 	name := s.SessionName(app, user, id)
+	// A session this service handed out knows how many events it has
+	// seen: an append on top of events it has not is refused.
+	own, _ := cur.(*adkSession)
+	if own != nil {
+		own.appending.Lock()
+		defer own.appending.Unlock()
+	}
 	err = s.update(ctx, name, cairn.CommitOptions{Record: record("event", event.ID)}, func(b []byte, parsed any) ([]byte, any, error) {
 		if b == nil {
 			return nil, nil, notFound(app, user, id)
@@ -818,6 +857,9 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 		}
 		if d.Deleted || d.App != app || d.User != user || d.ID != id {
 			return nil, nil, notFound(app, user, id)
+		}
+		if own != nil && len(d.Events) != own.seen {
+			return nil, nil, staleSession(app, user, id, len(d.Events), own.seen)
 		}
 		if d.State == nil {
 			d.State = make(map[string]json.RawMessage)
@@ -843,8 +885,8 @@ func (s *Service) AppendEvent(ctx context.Context, cur session.Session, event *s
 			return fmt.Errorf("adk session service: append event %q: user state: %w", event.ID, err)
 		}
 	}
-	if sess, ok := cur.(*adkSession); ok {
-		sess.apply(event, stored)
+	if own != nil {
+		own.apply(event, stored)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package adk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -60,9 +61,18 @@ func TestResumeFromStore(t *testing.T) {
 	if err := b.AppendEvent(ctx, got.Session, &session.Event{ID: "e5", Author: "model", Timestamp: time.Unix(5, 0)}); err != nil {
 		t.Fatal(err)
 	}
-	// a's cached head is now stale: its next append loses the step slot,
-	// re-reads and lands on top.
-	if err := a.AppendEvent(ctx, created.Session, &session.Event{ID: "e6", Author: "user", Timestamp: time.Unix(6, 0)}); err != nil {
+	// a's session has not seen e5: appending with it is refused.
+	e6 := &session.Event{ID: "e6", Author: "user", Timestamp: time.Unix(6, 0)}
+	if err := a.AppendEvent(ctx, created.Session, e6); !errors.Is(err, ErrStaleSession) {
+		t.Fatalf("append with a stale session = %v, want ErrStaleSession", err)
+	}
+	// Got again, it appends; a's cached head is still stale, so the
+	// append loses the step slot, re-reads and lands on top.
+	again, err := a.Get(ctx, &session.GetRequest{AppName: "app", UserID: "u", SessionID: "s/1 é"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AppendEvent(ctx, again.Session, e6); err != nil {
 		t.Fatal(err)
 	}
 	got, err = open().Get(ctx, &session.GetRequest{AppName: "app", UserID: "u", SessionID: "s/1 é"})
@@ -84,8 +94,10 @@ func TestResumeFromStore(t *testing.T) {
 	}
 }
 
-// TestConcurrentAppends: two services appending to one session at once lose
-// no event; each loser re-applies its event on top of the winner.
+// TestConcurrentAppends: two services appending to one session at once
+// lose no event and no state change: an append on top of events the
+// session it was given has not seen is refused as stale, storing nothing,
+// and the writer gets the session again and appends its event to that.
 func TestConcurrentAppends(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -98,7 +110,7 @@ func TestConcurrentAppends(t *testing.T) {
 		defer ws.Close()
 		svcs = append(svcs, New(ws))
 	}
-	created, err := svcs[0].Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "s"})
+	created, err := svcs[0].Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u", SessionID: "s", State: map[string]any{"count": 0.0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,17 +121,24 @@ func TestConcurrentAppends(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := svc.Get(ctx, &session.GetRequest{AppName: "app", UserID: "u", SessionID: "s"})
-			if err != nil {
-				errs <- err
-				return
-			}
-			for i := 0; i < per; i++ {
-				ev := &session.Event{ID: fmt.Sprintf("w%d-%d", w, i), Author: "user",
-					Actions: session.EventActions{StateDelta: map[string]any{"app:count": float64(i)}}}
-				if err := svc.AppendEvent(ctx, got.Session, ev); err != nil {
+			for i := 0; i < per; {
+				got, err := svc.Get(ctx, &session.GetRequest{AppName: "app", UserID: "u", SessionID: "s"})
+				if err != nil {
 					errs <- err
+					return
 				}
+				n, _ := got.Session.State().Get("count")
+				ev := &session.Event{ID: fmt.Sprintf("w%d-%d", w, i), Author: "user",
+					Actions: session.EventActions{StateDelta: map[string]any{"count": n.(float64) + 1}}}
+				err = svc.AppendEvent(ctx, got.Session, ev)
+				if errors.Is(err, ErrStaleSession) {
+					continue
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				i++
 			}
 		}()
 	}
@@ -136,8 +155,11 @@ func TestConcurrentAppends(t *testing.T) {
 	for ev := range got.Session.Events().All() {
 		seen[ev.ID] = true
 	}
-	if len(seen) != 2*per {
-		t.Fatalf("stored %d distinct events, want %d", len(seen), 2*per)
+	if len(seen) != 2*per || got.Session.Events().Len() != 2*per {
+		t.Fatalf("stored %d events, %d distinct, want %d", got.Session.Events().Len(), len(seen), 2*per)
+	}
+	if n, _ := got.Session.State().Get("count"); n != float64(2*per) {
+		t.Fatalf("count = %v after %d increments", n, 2*per)
 	}
 }
 

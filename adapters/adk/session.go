@@ -14,6 +14,14 @@ import (
 type adkSession struct {
 	appName, userID, id string
 
+	// appending serialises the service's appends to this session, so
+	// that each sees the one before it in seen.
+	appending sync.Mutex
+	// seen is how many events the stored session held when this snapshot
+	// was read, or after its last append through it. Guarded by
+	// appending.
+	seen int
+
 	mu      sync.RWMutex
 	state   map[string]any
 	events  []*session.Event
@@ -54,6 +62,7 @@ func (s *adkSession) apply(ev, stored *session.Event) {
 	}
 	s.events = append(s.events, stored)
 	s.updated = ev.Timestamp
+	s.seen++
 }
 
 type events []*session.Event

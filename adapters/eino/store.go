@@ -220,6 +220,10 @@ func decodeEnvelope(doc []byte, id string, checkID bool) (data []byte, ok bool, 
 // Set saves data as the newest checkpoint of id: the next step of id's
 // session.
 func (s *Store) Set(ctx context.Context, id string, data []byte) error {
+	sess, err := s.session(id)
+	if err != nil {
+		return err
+	}
 	env := envelope{Version: envelopeVersion, ID: id}
 	if isCompactJSON(data) {
 		env.Checkpoint = data
@@ -227,7 +231,7 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 		b := base64.StdEncoding.EncodeToString(data)
 		env.Base64 = &b
 	}
-	if err := s.commit(ctx, id, env, cairn.AwaitingInput, len(data)); err != nil {
+	if err := s.commit(ctx, sess, env, cairn.AwaitingInput, len(data)); err != nil {
 		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
 	}
 	return nil
@@ -252,7 +256,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord) {
 		return nil // deleted already
 	}
-	if err := s.commit(ctx, id, envelope{Version: envelopeVersion, ID: id, Deleted: true}, cairn.Done, -1); err != nil {
+	if err := s.commit(ctx, sess, envelope{Version: envelopeVersion, ID: id, Deleted: true}, cairn.Done, -1); err != nil {
 		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
 	}
 	return nil
@@ -261,15 +265,11 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // deleteRecord is the record of a deletion step.
 var deleteRecord = []byte(`{"eino":"delete"}`)
 
-// commit writes env as the next step of id's session. Its record says
-// what happened, for `cairn log`: {"eino":"set","bytes":N} or
-// {"eino":"delete"} (size < 0).
-func (s *Store) commit(ctx context.Context, id string, env envelope, status cairn.Status, size int) error {
+// commit writes env as the next step of sess, its checkpoint's session.
+// Its record says what happened, for `cairn log`:
+// {"eino":"set","bytes":N} or {"eino":"delete"} (size < 0).
+func (s *Store) commit(ctx context.Context, sess *cairn.Session, env envelope, status cairn.Status, size int) error {
 	doc, err := marshalEnvelope(env)
-	if err != nil {
-		return err
-	}
-	sess, err := s.session(id)
 	if err != nil {
 		return err
 	}

@@ -120,14 +120,15 @@ const maxTips = 1024;
 /** Channel values whose encoding encChannel keeps, to read only what is new in the next. */
 const maxTexts = 64;
 const logPage = 1000;
-/** How long putWrites waits for its checkpoint's put (LangGraph issues the two concurrently). */
-const arrivalTimeoutMs = 120_000;
 
 /** The put of a checkpoint, awaited by its writes. */
 interface Arrival {
   promise: Promise<void>;
-  resolve: () => void;
+  /** settles the arrival: the checkpoint is stored, or (with failed) its put failed. */
+  resolve: (failed?: unknown) => void;
   done: boolean;
+  /** Why the checkpoint's last put failed, if it did. */
+  failed?: unknown;
 }
 
 /** NotYet: the checkpoint a putWrites names is not stored yet. */
@@ -325,7 +326,7 @@ export class CairnSaver extends BaseCheckpointSaver {
     if (!a) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => (resolve = r));
-      const b: Arrival = { promise, resolve: () => ((b.done = true), resolve()), done: false };
+      const b: Arrival = { promise, resolve: (failed?: unknown) => ((b.done = true), (b.failed = failed), resolve()), done: false };
       a = b;
       this.arrivals.set(key, a);
       if (this.arrivals.size > 1024) this.arrivals.delete(this.arrivals.keys().next().value!);
@@ -508,6 +509,10 @@ export class CairnSaver extends BaseCheckpointSaver {
     under.set(work, checkpoint.id);
     try {
       await work;
+    } catch (e) {
+      // Writes waiting for this checkpoint learn at once that it is not coming.
+      this.arrival(base + checkpoint.id).resolve(e);
+      throw e;
     } finally {
       under.delete(work);
       if (under.size === 0 && this.putting.get(base) === under) this.putting.delete(base);
@@ -552,11 +557,15 @@ export class CairnSaver extends BaseCheckpointSaver {
       await apply();
     } catch (e) {
       if (!(e instanceof NotYet)) throw e;
-      // LangGraph may send a checkpoint's writes before its put: wait for it.
-      const arrived = this.arrival(this.base(threadId, ns) + id).promise;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, arrivalTimeoutMs)))]);
-      clearTimeout(timer);
+      // LangGraph may send a checkpoint's writes before its put, which it
+      // makes once this process has put the older ones: wait while any
+      // put of the namespace is under way here, no longer.
+      await this.settle(base, id);
+      const failed = this.arrival(base + id).failed;
+      if (failed !== undefined) {
+        const why = failed instanceof Error ? failed.message : String(failed);
+        throw new Error(`put writes: checkpoint ${id} of thread ${JSON.stringify(threadId)} was not stored: ${why}`, { cause: failed });
+      }
       try {
         await apply();
       } catch (e2) {
@@ -601,7 +610,13 @@ export class CairnSaver extends BaseCheckpointSaver {
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const id: string | undefined = config.configurable?.checkpoint_id || undefined;
     if (id !== undefined) {
-      const at = await this.locate(threadId, ns, id);
+      // A config that names the thread's newest checkpoint (as invoke and
+      // getState return it) names a head: found without reading history.
+      let head: { session: string; head: number; record: StepRecord } | undefined;
+      for (const h of await this.heads(this.base(threadId, ns))) {
+        if (h.record.checkpoint_id === id && (!head || h.record.writes > head.record.writes)) head = h;
+      }
+      const at = head ? { session: head.session, step: head.head } : await this.locate(threadId, ns, id);
       return at ? this.tuple(await this.state(at.session, at.step)) : undefined;
     }
     let newest: { session: string; head: number; record: StepRecord } | undefined;

@@ -121,17 +121,23 @@ func (h *encHandle) put() {
 // textSample is how much of a blob looksLikeText reads.
 const textSample = 4 << 10
 
-// looksLikeText reports whether raw's first textSample bytes take at
-// most 192 of the 256 byte values. Text does (ASCII, UTF-8, base64: 65),
-// random or already compressed bytes do not (a sample of 1 KiB of them
-// takes about 250). zstd's fastest level stores a block in which it
-// finds no repeat of four bytes or more raw, and for random bytes that
-// is right: trying entropy coding on them would cost a large commit of
-// incompressible data half its throughput for nothing. For text with no
-// repeats, such as base64 (an image or a file inside a JSON state),
-// entropy coding stores it in about three quarters of its size, where
-// it was stored whole.
+// looksLikeText reports whether raw is at least 1 KiB and its first
+// textSample bytes take at most 192 of the 256 byte values. Text does
+// (ASCII, UTF-8, base64: 65), random or already compressed bytes do not
+// (a sample of 1 KiB of them takes about 250). zstd's fastest level
+// stores a block in which it finds no repeat of four bytes or more raw,
+// and for random bytes that is right: trying entropy coding on them
+// would cost a large commit of incompressible data half its throughput
+// for nothing. For text with no repeats, such as base64 (an image or a
+// file inside a JSON state), entropy coding stores it in about three
+// quarters of its size, where it was stored whole. Below 1 KiB (a
+// tree's nodes, short values) the gain is small and the second pool of
+// encoders cost a small commit twice its CPU: such blobs take the
+// binary pool.
 func looksLikeText(raw []byte) bool {
+	if len(raw) < 1024 {
+		return false
+	}
 	var seen [256]bool
 	n := 0
 	for _, c := range raw[:min(len(raw), textSample)] {

@@ -60,21 +60,26 @@ func TestStalledReaderLetsGo(t *testing.T) {
 // TestSendTimeoutSparesLiveClients: SendTimeout bounds each write, not
 // the answer: a long-poll that waits past it, a client that reads a large
 // state slowly but steadily, and a kept-alive connection idle past it
-// between two requests all get their whole answers.
+// between two requests all get their whole answers. SendTimeout is a
+// second, so that a test process the machine leaves unscheduled for a
+// moment (200 ms once cut the reader off under CI's load) is not taken
+// for a client that stopped reading; the reader's pauses still make its
+// whole read last longer than SendTimeout.
 func TestSendTimeoutSparesLiveClients(t *testing.T) {
+	const sendTimeout = time.Second
 	ws := cairn.OpenStore(memStore())
 	_, size := commitBomb(t, ws, "big", 8)
-	ts := httptest.NewServer(New(ws, Options{SendTimeout: 200 * time.Millisecond}))
+	ts := httptest.NewServer(New(ws, Options{SendTimeout: sendTimeout}))
 	t.Cleanup(ts.Close)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	t.Cleanup(client.CloseIdleConnections)
 
-	resp, err := client.Get(ts.URL + "/v1/sessions/big/wait?after=1&timeout=0.5")
+	resp, err := client.Get(ts.URL + "/v1/sessions/big/wait?after=1&timeout=1.5")
 	if err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("a long-poll past SendTimeout: %v %v; want 204", resp, err)
 	}
 	resp.Body.Close()
-	time.Sleep(400 * time.Millisecond) // the kept-alive connection idles past SendTimeout
+	time.Sleep(sendTimeout * 3 / 2) // the kept-alive connection idles past SendTimeout
 
 	resp, err = client.Get(ts.URL + "/v1/sessions/big/head")
 	if err != nil {
@@ -90,9 +95,13 @@ func TestSendTimeoutSparesLiveClients(t *testing.T) {
 		if err != nil {
 			break
 		}
-		time.Sleep(20 * time.Millisecond) // slow, but never stalled for SendTimeout
+		time.Sleep(60 * time.Millisecond) // slow, but never stalled for SendTimeout
 	}
+	took := time.Since(start)
 	if n < size {
-		t.Fatalf("a slow reader got %d bytes in %v, want the whole state of %d", n, time.Since(start), size)
+		t.Fatalf("a slow reader got %d bytes in %v, want the whole state of %d", n, took, size)
+	}
+	if took < sendTimeout {
+		t.Fatalf("the slow read took %v, less than SendTimeout: it proves nothing", took)
 	}
 }

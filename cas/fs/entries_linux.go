@@ -2,14 +2,10 @@ package fs
 
 import (
 	"os"
-	"sync"
-	"unsafe"
 
+	"github.com/cairnlog/cairn/internal/dirent"
 	"golang.org/x/sys/unix"
 )
-
-// direntBufs are getdents buffers, reused across listings.
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // eachEntry calls fn with each entry of d but "." and "..", in directory
 // order: its name, valid only during the call (a view of a reused
@@ -20,9 +16,6 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // session of 100,000 steps is one directory whose listing after the
 // head hint keeps a handful of them.
 func (d *dir) eachEntry(fn func(name []byte, isDir bool) error) error {
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
-	buf := *bp
 	fd, err := unix.Dup(d.fd)
 	if err != nil {
 		return &os.PathError{Op: "readdir", Path: d.path, Err: err}
@@ -33,53 +26,18 @@ func (d *dir) eachEntry(fn func(name []byte, isDir bool) error) error {
 	if _, err := unix.Seek(fd, 0, 0); err != nil {
 		return &os.PathError{Op: "readdir", Path: d.path, Err: err}
 	}
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return &os.PathError{Op: "readdir", Path: d.path, Err: err}
-		}
-		if n <= 0 {
-			return nil
-		}
-		for rec := buf[:n]; len(rec) > 0; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			const nameAt = 19
-			if len(rec) < nameAt {
-				return &os.PathError{Op: "readdir", Path: d.path, Err: unix.EIO}
+	return dirent.Each(fd, d.path, func(name []byte, typ byte) error {
+		isDir := typ == dirent.Dir
+		if typ == dirent.Unknown {
+			m, err := d.lstat(string(name))
+			if os.IsNotExist(err) {
+				return nil // deleted while listing
 			}
-			reclen := int(*(*uint16)(unsafe.Pointer(&rec[16])))
-			if reclen < nameAt || reclen > len(rec) {
-				return &os.PathError{Op: "readdir", Path: d.path, Err: unix.EIO}
-			}
-			typ := rec[18]
-			name := rec[nameAt:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
-			}
-			rec = rec[reclen:]
-			if len(name) == 0 || string(name) == "." || string(name) == ".." {
-				continue
-			}
-			isDir := typ == unix.DT_DIR
-			if typ == unix.DT_UNKNOWN {
-				m, err := d.lstat(string(name))
-				if os.IsNotExist(err) {
-					continue // deleted while listing
-				}
-				if err != nil {
-					return err
-				}
-				isDir = m.mode.IsDir()
-			}
-			if err := fn(name, isDir); err != nil {
+			if err != nil {
 				return err
 			}
+			isDir = m.mode.IsDir()
 		}
-	}
+		return fn(name, isDir)
+	})
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"sync"
 
+	"github.com/cairnlog/cairn/internal/dirent"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,30 +59,19 @@ func readDirStat(p string, root bool) ([]scanEntry, error) {
 	return entries, nil
 }
 
-// direntBufs are getdents buffers, reused: a fresh buffer for each
-// directory cost a page fault per page.
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
-
 // readNames returns the entry names of the open directory fd, "." and
-// ".." left out.
+// ".." left out. Its error is the system's alone: the caller names the
+// directory.
 func readNames(fd int) ([]string, error) {
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
-	buf := *bp
 	var names []string
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "getdents", Err: err}
-		}
-		if n <= 0 {
-			return names, nil
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	err := dirent.Each(fd, "", func(name []byte, _ byte) error {
+		names = append(names, string(name))
+		return nil
+	})
+	if pe, ok := err.(*fs.PathError); ok {
+		return nil, pe.Err
 	}
+	return names, err
 }
 
 // statOfSys returns the stat data of st, in the form statOf gives for

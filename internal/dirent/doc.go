@@ -3,6 +3,6 @@
 // a session's step objects (100,000 names for a long session, of which it
 // keeps a handful) and the scan of a directory state. Names are handed
 // over as views of a reused buffer, so a name the caller passes over
-// costs no allocation. Its reader is Linux's
-// alone; elsewhere callers use os.ReadDir.
+// costs no allocation. The reader is Linux's alone; elsewhere callers
+// use os.ReadDir.
 package dirent

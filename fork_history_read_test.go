@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas/mem"
-	"github.com/cairnlog/cairn/manifest"
 )
 
 // forkedAt commits n steps to a session named from and forks its step
@@ -237,8 +236,12 @@ func TestForkHistoryEdges(t *testing.T) {
 }
 
 // Reading a fork's step below its fork point costs a LIST and a GET per
-// fork level, whatever the length of the history in between; a chain
-// deeper than manifest.MaxForkLevels is refused as a limit, not walked.
+// fork level, whatever the length of the history in between. A chain of
+// forks of forks is as long as an agent that keeps forking its newest
+// branch makes it: 100 levels read (show, diff, checkout and fork of
+// such a step refused it as "more than 64 forks of forks" up to
+// a6ad8fb), and only a chain past Limits.MaxForkLevels is refused, as a
+// limit that names itself, not walked.
 func TestForkHistoryBounded(t *testing.T) {
 	ctx := context.Background()
 	ws := cairn.OpenStore(mem.New())
@@ -257,9 +260,10 @@ func TestForkHistoryBounded(t *testing.T) {
 
 	// A chain of forks: each fork gets a step, and the next fork is of
 	// that step, so that zK@1 is z1@1 (the copy of z0@1), K-1 fork
-	// levels down. The walk passes MaxForkLevels of them, no more.
+	// levels down.
+	const levels = 100
 	prev := commitSmall(t, ws, "z0", 1)
-	for i := 1; i <= manifest.MaxForkLevels+2; i++ {
+	for i := 1; i <= levels; i++ {
 		head, err := prev.Head(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -270,18 +274,36 @@ func TestForkHistoryBounded(t *testing.T) {
 		}
 		prev = commitSmall(t, ws, name, 1)
 	}
-	deepest := "z" + strconv.Itoa(manifest.MaxForkLevels+1)
+	deepest := "z" + strconv.Itoa(levels)
+	before = ws.Requests()
 	if st, err := ws.Resolve(ctx, deepest+"@1"); err != nil || st.String() != "z1@1" {
-		t.Errorf("%s@1: %v, %v; want z1@1", deepest, st, err)
+		t.Fatalf("%s@1: %v, %v; want z1@1", deepest, st, err)
 	}
-	tooDeep := "z" + strconv.Itoa(manifest.MaxForkLevels+2)
-	_, err = ws.Resolve(ctx, tooDeep+"@1")
-	if !errors.Is(err, cairn.ErrLimit) || !strings.Contains(err.Error(), "more than 64 forks") {
-		t.Fatalf("%s@1: %v; want ErrLimit", tooDeep, err)
+	used = ws.Requests().Sub(before)
+	if used.Get+used.List > 2*levels+12 {
+		t.Errorf("%s@1, %d fork levels down: %d GETs and %d LISTs; want about two a level", deepest, levels-1, used.Get, used.List)
+	}
+	t.Logf("%s@1, %d fork levels down: %d GETs, %d LISTs", deepest, levels-1, used.Get, used.List)
+	if old, err := ws.Resolve(ctx, deepest+"@1"); err != nil {
+		t.Fatal(err)
+	} else if _, err := ws.Fork(ctx, old, "from-deep"); err != nil {
+		t.Errorf("fork of %s@1: %v", deepest, err)
+	}
+
+	// Past the workspace's bound the walk stops, naming the limit.
+	if err := ws.SetLimits(cairn.Limits{MaxForkLevels: levels / 2}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ws.Resolve(ctx, deepest+"@1")
+	if !errors.Is(err, cairn.ErrLimit) || !strings.Contains(err.Error(), "more than 50 forks of forks") {
+		t.Fatalf("%s@1 over a bound of %d: %v; want ErrLimit", deepest, levels/2, err)
+	}
+	if hint := cairn.LimitHint(err); !strings.Contains(hint, "Limits.MaxForkLevels") || !strings.Contains(hint, "$CAIRN_MAX_FORK_LEVELS") {
+		t.Errorf("limit hint %q; want it to name Limits.MaxForkLevels and $CAIRN_MAX_FORK_LEVELS", hint)
 	}
 	noStoreWords(t, "a chain of forks too deep", err.Error())
 	// Its log, which reads every step, still goes all the way down.
-	if st, err := ws.Resolve(ctx, tooDeep); err != nil || len(historyOf(t, st)) != manifest.MaxForkLevels+3 {
-		t.Errorf("log of %s: %v; want all %d steps", tooDeep, err, manifest.MaxForkLevels+3)
+	if st, err := ws.Resolve(ctx, deepest); err != nil || len(historyOf(t, st)) != levels+1 {
+		t.Errorf("log of %s: %v; want all %d steps", deepest, err, levels+1)
 	}
 }

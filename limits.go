@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
@@ -26,6 +27,10 @@ type Limits struct {
 	MaxTotalBytes int64
 	// MaxDepth bounds the nesting of tree nodes. Default 528.
 	MaxDepth int
+	// MaxForkLevels bounds the forks of forks a read of a step below a
+	// fork's first step passes through (Session.Step: a LIST and a GET
+	// each). Default 65,536.
+	MaxForkLevels int
 }
 
 // DefaultLimits are the limits of a workspace unless SetLimits says otherwise.
@@ -34,6 +39,7 @@ var DefaultLimits = Limits{
 	MaxValueBytes:  64 << 30,
 	MaxTotalBytes:  64 << 30,
 	MaxDepth:       528,
+	MaxForkLevels:  manifest.MaxForkLevels,
 }
 
 // Environment variables read by LimitsFromEnv.
@@ -42,11 +48,12 @@ const (
 	EnvMaxValueBytes  = "CAIRN_MAX_VALUE_BYTES"
 	EnvMaxTotalBytes  = "CAIRN_MAX_TOTAL_BYTES"
 	EnvMaxDepth       = "CAIRN_MAX_DEPTH"
+	EnvMaxForkLevels  = "CAIRN_MAX_FORK_LEVELS"
 )
 
 // LimitsFromEnv returns DefaultLimits overridden by $CAIRN_MAX_OBJECT_BYTES,
-// $CAIRN_MAX_VALUE_BYTES, $CAIRN_MAX_TOTAL_BYTES and $CAIRN_MAX_DEPTH
-// (positive integers).
+// $CAIRN_MAX_VALUE_BYTES, $CAIRN_MAX_TOTAL_BYTES, $CAIRN_MAX_DEPTH and
+// $CAIRN_MAX_FORK_LEVELS (positive integers).
 func LimitsFromEnv() (Limits, error) {
 	l := DefaultLimits
 	for _, v := range []struct {
@@ -57,6 +64,7 @@ func LimitsFromEnv() (Limits, error) {
 		{EnvMaxValueBytes, func(n int64) { l.MaxValueBytes = n }},
 		{EnvMaxTotalBytes, func(n int64) { l.MaxTotalBytes = n }},
 		{EnvMaxDepth, func(n int64) { l.MaxDepth = int(min(n, 1<<20)) }},
+		{EnvMaxForkLevels, func(n int64) { l.MaxForkLevels = int(min(n, 1<<30)) }},
 	} {
 		s := os.Getenv(v.name)
 		if s == "" {
@@ -84,6 +92,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultLimits.MaxDepth
 	}
+	if l.MaxForkLevels <= 0 {
+		l.MaxForkLevels = DefaultLimits.MaxForkLevels
+	}
 	return l
 }
 
@@ -100,6 +111,7 @@ func (l Limits) check() error {
 		{"MaxValueBytes", l.MaxValueBytes},
 		{"MaxTotalBytes", l.MaxTotalBytes},
 		{"MaxDepth", int64(l.MaxDepth)},
+		{"MaxForkLevels", int64(l.MaxForkLevels)},
 	} {
 		if f.v < 0 {
 			return invalid(fmt.Errorf("Limits.%s is negative (%d): want 0 for the default or a positive bound (there is no unlimited)", f.name, f.v))
@@ -126,6 +138,7 @@ func (w *Workspace) SetLimits(l Limits) error {
 	w.limits = l.withDefaults()
 	w.repo.SetMaxObjectBytes(w.limits.MaxObjectBytes)
 	w.repo.MaxDepth = w.limits.MaxDepth
+	w.repo.MaxForkLevels = w.limits.MaxForkLevels
 	return nil
 }
 
@@ -160,6 +173,7 @@ func limitHint(err error, api bool) string {
 		"MaxTotal":       {"MaxTotalBytes", EnvMaxTotalBytes},
 		"MaxObjectBytes": {"MaxObjectBytes", EnvMaxObjectBytes},
 		"MaxDepth":       {"MaxDepth", EnvMaxDepth},
+		"MaxForkLevels":  {"MaxForkLevels", EnvMaxForkLevels},
 	}[le.Limit]
 	if !ok {
 		return ""

@@ -9,10 +9,20 @@ import (
 )
 
 // MaxForkLevels bounds the forks a walk down one history passes through
-// (HistoryStep): each costs a LIST and a GET, and a chain of forks of
-// forks read from a store is not trusted to end (I6). A deeper chain is
-// tree.ErrLimit.
-const MaxForkLevels = 64
+// (HistoryStep). A legitimate chain has one level per fork of a fork, so
+// an agent that keeps forking its newest branch (a retry, a tree search)
+// builds one as long as its history: 64, the bound of earlier versions,
+// refused show, diff, checkout and fork of old steps of such a session
+// while log, which reads step by step, walked it whole. The walk cannot
+// loop (each level's step number is below the last, and a session it
+// entered before ends it), but a chain read from a store is not trusted
+// to end (I6): a hostile store may make one up as it is read. Each level
+// costs a LIST and a GET, so this bound is where a walk stops being a
+// read and becomes a store's attack: tree.ErrLimit.
+const MaxForkLevels = 1 << 16
+
+// forkLevels is MaxForkLevels, lowered by tests of the bound.
+var forkLevels = MaxForkLevels
 
 // HistoryStep returns the step numbered n of the history that goes down
 // from step top through its parents, across forks: a fork's history
@@ -24,7 +34,7 @@ const MaxForkLevels = 64
 // no step between: in each session the history passes through, it finds
 // the session's oldest slot (one LIST) and, when that is above n (the
 // session is a fork too), reads that first step (one GET) and goes on to
-// its parent. It passes through at most MaxForkLevels sessions; each
+// its parent. It passes through at most r.MaxForkLevels sessions; each
 // step it enters a session by (top, and each fork's parent) is checked
 // against the hash its child recorded. The cost is one LIST and one GET
 // per fork level, never the session's length.
@@ -40,8 +50,15 @@ const MaxForkLevels = 64
 // returns a nil step and the number of that first step. A step the
 // history names that the store does not hold is cas.ErrNotFound.
 func (r *Repo) HistoryStep(ctx context.Context, top Pointer, n uint64) (st *Step, start uint64, err error) {
+	levels := r.MaxForkLevels
+	if levels <= 0 {
+		levels = MaxForkLevels
+	}
 	p := top
-	for range MaxForkLevels {
+	for range levels {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		if p.Number < n {
 			return nil, 0, fmt.Errorf("step %d is above %s@%d, where the history is read from", n, p.Session, p.Number)
 		}
@@ -73,5 +90,6 @@ func (r *Repo) HistoryStep(ctx context.Context, top Pointer, n uint64) (st *Step
 		}
 		p = *fst.Parent
 	}
-	return nil, 0, fmt.Errorf("%w: the history from %s@%d down to step %d goes through more than %d forks of forks", tree.ErrLimit, top.Session, top.Number, n, MaxForkLevels)
+	return nil, 0, &tree.LimitError{Limit: "MaxForkLevels", Max: int64(levels), Unit: "forks of forks",
+		What: fmt.Sprintf("the history from %s@%d down to step %d", top.Session, top.Number, n)}
 }

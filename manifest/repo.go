@@ -38,6 +38,9 @@ type Repo struct {
 	// MaxDepth bounds the nesting of trees that gc, usage and verify walk
 	// (0: tree.DefaultLimits.MaxDepth). Set it before use.
 	MaxDepth int
+	// MaxForkLevels bounds the forks of forks HistoryStep passes through
+	// (0: MaxForkLevels). Set it before use.
+	MaxForkLevels int
 	// ForkWait bounds how long a step put beside a fork to its session's
 	// name waits for the fork to end (AwaitForks; 0: DefaultForkWait).
 	ForkWait time.Duration

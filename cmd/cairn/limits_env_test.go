@@ -14,7 +14,7 @@ func TestLimitEnvRefusedNamingVariable(t *testing.T) {
 	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
 		t.Fatalf("commit: exit %d: %s", code, errs)
 	}
-	for _, name := range []string{"CAIRN_MAX_OBJECT_BYTES", "CAIRN_MAX_VALUE_BYTES", "CAIRN_MAX_TOTAL_BYTES", "CAIRN_MAX_DEPTH"} {
+	for _, name := range []string{"CAIRN_MAX_OBJECT_BYTES", "CAIRN_MAX_VALUE_BYTES", "CAIRN_MAX_TOTAL_BYTES", "CAIRN_MAX_DEPTH", "CAIRN_MAX_FORK_LEVELS"} {
 		for _, v := range []string{"-1", "0", "lots", "1.5", "1e9"} {
 			t.Run(name+"="+v, func(t *testing.T) {
 				t.Setenv(name, v)

@@ -88,7 +88,8 @@ type env struct {
 }
 
 // open opens the workspace with the read limits of the environment
-// ($CAIRN_MAX_OBJECT_BYTES, $CAIRN_MAX_VALUE_BYTES, $CAIRN_MAX_DEPTH).
+// ($CAIRN_MAX_OBJECT_BYTES, $CAIRN_MAX_VALUE_BYTES, $CAIRN_MAX_TOTAL_BYTES,
+// $CAIRN_MAX_DEPTH, $CAIRN_MAX_FORK_LEVELS).
 func (e *env) open(ctx context.Context) (*cairn.Workspace, error) {
 	limits, err := cairn.LimitsFromEnv()
 	if err != nil {

@@ -224,6 +224,14 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := s.commit(ctx, sess, checkpointEnvelope(id, data), cairn.AwaitingInput, len(data)); err != nil {
+		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
+	}
+	return nil
+}
+
+// checkpointEnvelope is the envelope of checkpoint data saved under id.
+func checkpointEnvelope(id string, data []byte) envelope {
 	env := envelope{Version: envelopeVersion, ID: id}
 	if isCompactJSON(data) {
 		env.Checkpoint = data
@@ -231,10 +239,7 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 		b := base64.StdEncoding.EncodeToString(data)
 		env.Base64 = &b
 	}
-	if err := s.commit(ctx, sess, env, cairn.AwaitingInput, len(data)); err != nil {
-		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
-	}
-	return nil
+	return env
 }
 
 // Delete marks checkpoint id deleted: a step that Get reads as "no
@@ -273,10 +278,7 @@ func (s *Store) commit(ctx context.Context, sess *cairn.Session, env envelope, s
 	if err != nil {
 		return err
 	}
-	rec := deleteRecord
-	if size >= 0 {
-		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
-	}
+	rec := setRecord(size)
 	// Each checkpoint replaces the one before, so a new one withdraws the
 	// pause the previous checkpoint (an interrupt) left pending. A
 	// withdrawal is refused on a head that asks nothing (the session's
@@ -303,14 +305,30 @@ func (s *Store) commit(ctx context.Context, sess *cairn.Session, env envelope, s
 	}
 }
 
+// setRecord is the record of a step that saves a checkpoint of size bytes,
+// or of a deletion if size < 0.
+func setRecord(size int) []byte {
+	if size < 0 {
+		return deleteRecord
+	}
+	return fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
+}
+
 // maxConflicts bounds how often a commit is made again after another
 // writer took its step.
 const maxConflicts = 16
 
 // Fork copies step n of checkpoint id into a new checkpoint id to (which must
-// not exist yet): zero bytes copied, one small manifest written. Resuming the
-// graph with compose.WithCheckPointID(to) then continues from that
-// checkpoint on its own branch, leaving id untouched.
+// not hold a checkpoint): zero bytes copied, one small manifest written.
+// Resuming the graph with compose.WithCheckPointID(to) then continues from
+// that checkpoint on its own branch, leaving id untouched.
+//
+// An id that was deleted holds no checkpoint, so it is free, as one never
+// saved is. Its cairn session still exists (Delete keeps the history), and
+// cairn forks only to a session name not in use: the forked checkpoint is
+// then saved as the next step of to's session instead, as Set would save
+// it (its JSON is shared with id's step, not stored again), so `cairn log`
+// of to shows to's own history, not id's.
 func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error {
 	from, err := s.session(id)
 	if err != nil {
@@ -331,6 +349,9 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 		return fmt.Errorf("eino store: fork checkpoint %q step %d: it is a deletion", id, n)
 	}
 	if _, err := s.ws.Fork(ctx, st, s.SessionName(to)); err != nil {
+		if errors.Is(err, cairn.ErrConflict) {
+			return s.forkOnto(ctx, id, n, to, data, err)
+		}
 		return fmt.Errorf("eino store: fork checkpoint %q step %d to %q: %w", id, n, to, err)
 	}
 	if s.hashed(to) {
@@ -341,6 +362,60 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 	}
 	return nil
 }
+
+// forkOnto saves data, step n of checkpoint id, as checkpoint to, whose
+// session already exists (forkErr says so): if to holds no checkpoint (it
+// was deleted, or its session removed), as the next step of its session,
+// fenced on the head it read, so that a checkpoint saved to to meanwhile
+// is never replaced; if it holds one, the fork is refused.
+func (s *Store) forkOnto(ctx context.Context, id string, n uint64, to string, data []byte, forkErr error) error {
+	what := fmt.Sprintf("eino store: fork checkpoint %q step %d to %q", id, n, to)
+	exists := func(err error) error {
+		return &userError{msg: fmt.Sprintf("%s: checkpoint %q already exists: fork to a new checkpoint id, or delete %q first", what, to, to), err: err}
+	}
+	sess, err := s.session(to)
+	if err != nil {
+		return err
+	}
+	var expect uint64
+	head, err := sess.Head(ctx)
+	switch {
+	case errors.Is(err, cairn.ErrNotFound):
+		// Removed (cairn rm): the name starts again, after no head.
+		var ce *cairn.ConflictError
+		if errors.As(forkErr, &ce) {
+			expect = ce.Head
+		}
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, hinted(err))
+	case head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord):
+		expect = head.Number
+	default:
+		return exists(forkErr)
+	}
+	doc, err := marshalEnvelope(checkpointEnvelope(to, data))
+	if err != nil {
+		return err
+	}
+	_, err = sess.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{Status: cairn.AwaitingInput, Record: setRecord(len(data)), Expect: cairn.ExpectHead(expect)})
+	switch {
+	case errors.Is(err, cairn.ErrConflict):
+		return exists(err) // saved meanwhile
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, hinted(err))
+	}
+	return nil
+}
+
+// userError says what went wrong in an Eino user's words and still
+// matches, with errors.Is and errors.As, the error it stands for.
+type userError struct {
+	msg string
+	err error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.err }
 
 // Steps returns the cairn steps of checkpoint id, newest first, following a
 // fork back into the checkpoint it was forked from.

@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -135,7 +136,7 @@ func (s *Store) session(id string) (*cairn.Session, error) {
 	}
 	sess, err := s.ws.Session(s.SessionName(id))
 	if err != nil {
-		return nil, fmt.Errorf("eino store: checkpoint %q: %w", id, err)
+		return nil, s.failed(err, []string{id}, "checkpoint %q", id)
 	}
 	return sess, nil
 }
@@ -152,7 +153,7 @@ func (s *Store) Get(ctx context.Context, id string) (data []byte, ok bool, err e
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q: %w", id, hinted(err))
+		return nil, false, s.failed(err, []string{id}, "get checkpoint %q", id)
 	}
 	return s.decode(ctx, head, id)
 }
@@ -166,7 +167,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 	}
 	st, err := sess.Step(ctx, n)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q step %d: %w", id, n, hinted(err))
+		return nil, false, s.failed(err, []string{id}, "get checkpoint %q step %d", id, n)
 	}
 	return s.decode(ctx, st, id)
 }
@@ -174,7 +175,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, bool, error) {
 	doc, err := st.JSON(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, hinted(err))
+		return nil, false, s.failed(err, []string{id}, "read checkpoint %q step %d", id, st.Number)
 	}
 	// The id the step records is checked, so that a session another
 	// store (with an overlapping prefix) or a hash collision shares is
@@ -184,7 +185,7 @@ func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, 
 	check := st.Session == s.SessionName(id) && st.Origin == nil
 	data, ok, err := decodeEnvelope(doc, id, check)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: checkpoint %q at %s: %w", id, st, err)
+		return nil, false, fmt.Errorf("eino store: checkpoint %q step %d: %w", id, st.Number, err)
 	}
 	return data, ok, nil
 }
@@ -200,7 +201,7 @@ func decodeEnvelope(doc []byte, id string, checkID bool) (data []byte, ok bool, 
 		return nil, false, fmt.Errorf("envelope version %d, want %d", env.Version, envelopeVersion)
 	}
 	if checkID && env.ID != recorded(id) {
-		return nil, false, fmt.Errorf("session holds checkpoint %q, not %q", env.ID, id)
+		return nil, false, fmt.Errorf("its cairn session holds checkpoint %q, not %q (another store's, whose prefix overlaps)", env.ID, id)
 	}
 	switch {
 	case env.Deleted:
@@ -225,7 +226,7 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 		return err
 	}
 	if err := s.commit(ctx, sess, checkpointEnvelope(id, data), cairn.AwaitingInput, len(data)); err != nil {
-		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
+		return s.failed(err, []string{id}, "set checkpoint %q", id)
 	}
 	return nil
 }
@@ -256,13 +257,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, hinted(err))
+		return s.failed(err, []string{id}, "delete checkpoint %q", id)
 	}
 	if head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord) {
 		return nil // deleted already
 	}
 	if err := s.commit(ctx, sess, envelope{Version: envelopeVersion, ID: id, Deleted: true}, cairn.Done, -1); err != nil {
-		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
+		return s.failed(err, []string{id}, "delete checkpoint %q", id)
 	}
 	return nil
 }
@@ -339,7 +340,7 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 	}
 	st, err := from.Step(ctx, n)
 	if err != nil {
-		return fmt.Errorf("eino store: fork checkpoint %q step %d: %w", id, n, hinted(err))
+		return s.failed(err, []string{id}, "fork checkpoint %q step %d", id, n)
 	}
 	data, ok, err := s.decode(ctx, st, id)
 	if err != nil {
@@ -352,7 +353,7 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 		if errors.Is(err, cairn.ErrConflict) {
 			return s.forkOnto(ctx, id, n, to, data, err)
 		}
-		return fmt.Errorf("eino store: fork checkpoint %q step %d to %q: %w", id, n, to, err)
+		return s.failed(err, []string{id, to}, "fork checkpoint %q step %d to %q", id, n, to)
 	}
 	if s.hashed(to) {
 		// A hashed name is checked against the id its head records, and the
@@ -387,7 +388,7 @@ func (s *Store) forkOnto(ctx context.Context, id string, n uint64, to string, da
 			expect = ce.Head
 		}
 	case err != nil:
-		return fmt.Errorf("%s: %w", what, hinted(err))
+		return s.failed(err, []string{to}, "fork checkpoint %q step %d to %q", id, n, to)
 	case head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord):
 		expect = head.Number
 	default:
@@ -402,9 +403,99 @@ func (s *Store) forkOnto(ctx context.Context, id string, n uint64, to string, da
 	case errors.Is(err, cairn.ErrConflict):
 		return exists(err) // saved meanwhile
 	case err != nil:
-		return fmt.Errorf("%s: %w", what, hinted(err))
+		return s.failed(err, []string{to}, "fork checkpoint %q step %d to %q", id, n, to)
 	}
 	return nil
+}
+
+// failed returns err, an error of cairn's, as the store's error of the
+// call that format and args describe ("get checkpoint %q step %d"), in
+// the words of checkpoint ids: every cairn session name of ids, and every
+// step reference SESSION@N of a session the store names, becomes the
+// checkpoint id (and step number) the user knows, and cairn's words for a
+// session's head the checkpoint's. It still matches err with errors.Is and
+// errors.As. A limit error says how to raise the limit (hinted).
+func (s *Store) failed(err error, ids []string, format string, args ...any) error {
+	what := "eino store: " + fmt.Sprintf(format, args...)
+	inner := s.speak(hinted(err).Error(), ids)
+	// The call already names what cairn's error begins with: say it once.
+	if i := strings.Index(inner, ": "); i > 0 && strings.HasPrefix(inner, "checkpoint ") && strings.Contains(what, inner[:i]) {
+		inner = inner[i+2:]
+	}
+	return &userError{msg: what + ": " + inner, err: err}
+}
+
+// sessionRef matches a cairn session name, with a step number after '@' if
+// it has one, and the word before it that cairn puts there.
+var sessionRef = regexp.MustCompile(`((?:step|session|head of|commit) )?([A-Za-z0-9._-]+)(?:@([0-9]+))?`)
+
+// cairnWords are cairn's phrases about sessions, and what they mean for a
+// checkpoint id.
+var cairnWords = strings.NewReplacer(
+	"the session's head is step ", "its newest step is ",
+	"its head is step ", "its newest step is ",
+	"session has no steps", "nothing was saved under it",
+	"the session was removed", "its cairn session was removed",
+	"fork to a new name", "fork to a new checkpoint id",
+)
+
+// speak rewrites msg, the text of a cairn error, in the words of
+// checkpoint ids (see failed).
+func (s *Store) speak(msg string, ids []string) string {
+	msg = sessionRef.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := sessionRef.FindStringSubmatch(m)
+		name, step := sub[2], sub[3]
+		id, ok := "", false
+		for _, x := range ids {
+			if x != "" && s.SessionName(x) == name {
+				id, ok = x, true
+				break
+			}
+		}
+		if !ok && step != "" {
+			// A step of another checkpoint's session: one a fork's history reaches.
+			id, ok = s.checkpointOf(name)
+		}
+		if !ok {
+			return m
+		}
+		verb := ""
+		if sub[1] == "commit " {
+			verb = sub[1]
+		}
+		if step != "" {
+			return fmt.Sprintf("%scheckpoint %q step %s", verb, id, step)
+		}
+		return fmt.Sprintf("%scheckpoint %q", verb, id)
+	})
+	return cairnWords.Replace(msg)
+}
+
+// checkpointOf returns the checkpoint id whose session is name, if the
+// store names a session so (not by a hash, which cannot be undone).
+func (s *Store) checkpointOf(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, s.prefix)
+	if !ok || strings.HasPrefix(rest, "_h") {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != '_' {
+			b.WriteByte(rest[i])
+			continue
+		}
+		if i+2 >= len(rest) {
+			return "", false
+		}
+		c, err := hex.DecodeString(rest[i+1 : i+3])
+		if err != nil {
+			return "", false
+		}
+		b.Write(c)
+		i += 2
+	}
+	id := b.String()
+	return id, id != "" && s.SessionName(id) == name
 }
 
 // userError says what went wrong in an Eino user's words and still
@@ -430,7 +521,7 @@ func (s *Store) Steps(ctx context.Context, id string) ([]*cairn.Step, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("eino store: log checkpoint %q: %w", id, hinted(err))
+		return nil, s.failed(err, []string{id}, "log checkpoint %q", id)
 	}
 	return steps, nil
 }

@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -135,7 +136,7 @@ func (s *Store) session(id string) (*cairn.Session, error) {
 	}
 	sess, err := s.ws.Session(s.SessionName(id))
 	if err != nil {
-		return nil, fmt.Errorf("eino store: checkpoint %q: %w", id, err)
+		return nil, s.failed(err, []string{id}, "checkpoint %q", id)
 	}
 	return sess, nil
 }
@@ -152,7 +153,7 @@ func (s *Store) Get(ctx context.Context, id string) (data []byte, ok bool, err e
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q: %w", id, hinted(err))
+		return nil, false, s.failed(err, []string{id}, "get checkpoint %q", id)
 	}
 	return s.decode(ctx, head, id)
 }
@@ -166,7 +167,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 	}
 	st, err := sess.Step(ctx, n)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: get checkpoint %q step %d: %w", id, n, hinted(err))
+		return nil, false, s.failed(err, []string{id}, "get checkpoint %q step %d", id, n)
 	}
 	return s.decode(ctx, st, id)
 }
@@ -174,7 +175,7 @@ func (s *Store) GetStep(ctx context.Context, id string, n uint64) (data []byte, 
 func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, bool, error) {
 	doc, err := st.JSON(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: read checkpoint %q at %s: %w", id, st, hinted(err))
+		return nil, false, s.failed(err, []string{id}, "read checkpoint %q step %d", id, st.Number)
 	}
 	// The id the step records is checked, so that a session another
 	// store (with an overlapping prefix) or a hash collision shares is
@@ -184,7 +185,7 @@ func (s *Store) decode(ctx context.Context, st *cairn.Step, id string) ([]byte, 
 	check := st.Session == s.SessionName(id) && st.Origin == nil
 	data, ok, err := decodeEnvelope(doc, id, check)
 	if err != nil {
-		return nil, false, fmt.Errorf("eino store: checkpoint %q at %s: %w", id, st, err)
+		return nil, false, fmt.Errorf("eino store: checkpoint %q step %d: %w", id, st.Number, err)
 	}
 	return data, ok, nil
 }
@@ -200,7 +201,7 @@ func decodeEnvelope(doc []byte, id string, checkID bool) (data []byte, ok bool, 
 		return nil, false, fmt.Errorf("envelope version %d, want %d", env.Version, envelopeVersion)
 	}
 	if checkID && env.ID != recorded(id) {
-		return nil, false, fmt.Errorf("session holds checkpoint %q, not %q", env.ID, id)
+		return nil, false, fmt.Errorf("its cairn session holds checkpoint %q, not %q (another store's, whose prefix overlaps)", env.ID, id)
 	}
 	switch {
 	case env.Deleted:
@@ -224,6 +225,14 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := s.commit(ctx, sess, checkpointEnvelope(id, data), cairn.AwaitingInput, len(data)); err != nil {
+		return s.failed(err, []string{id}, "set checkpoint %q", id)
+	}
+	return nil
+}
+
+// checkpointEnvelope is the envelope of checkpoint data saved under id.
+func checkpointEnvelope(id string, data []byte) envelope {
 	env := envelope{Version: envelopeVersion, ID: id}
 	if isCompactJSON(data) {
 		env.Checkpoint = data
@@ -231,10 +240,7 @@ func (s *Store) Set(ctx context.Context, id string, data []byte) error {
 		b := base64.StdEncoding.EncodeToString(data)
 		env.Base64 = &b
 	}
-	if err := s.commit(ctx, sess, env, cairn.AwaitingInput, len(data)); err != nil {
-		return fmt.Errorf("eino store: set checkpoint %q: %w", id, hinted(err))
-	}
-	return nil
+	return env
 }
 
 // Delete marks checkpoint id deleted: a step that Get reads as "no
@@ -251,13 +257,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, hinted(err))
+		return s.failed(err, []string{id}, "delete checkpoint %q", id)
 	}
 	if head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord) {
 		return nil // deleted already
 	}
 	if err := s.commit(ctx, sess, envelope{Version: envelopeVersion, ID: id, Deleted: true}, cairn.Done, -1); err != nil {
-		return fmt.Errorf("eino store: delete checkpoint %q: %w", id, err)
+		return s.failed(err, []string{id}, "delete checkpoint %q", id)
 	}
 	return nil
 }
@@ -273,10 +279,7 @@ func (s *Store) commit(ctx context.Context, sess *cairn.Session, env envelope, s
 	if err != nil {
 		return err
 	}
-	rec := deleteRecord
-	if size >= 0 {
-		rec = fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
-	}
+	rec := setRecord(size)
 	// Each checkpoint replaces the one before, so a new one withdraws the
 	// pause the previous checkpoint (an interrupt) left pending. A
 	// withdrawal is refused on a head that asks nothing (the session's
@@ -303,14 +306,30 @@ func (s *Store) commit(ctx context.Context, sess *cairn.Session, env envelope, s
 	}
 }
 
+// setRecord is the record of a step that saves a checkpoint of size bytes,
+// or of a deletion if size < 0.
+func setRecord(size int) []byte {
+	if size < 0 {
+		return deleteRecord
+	}
+	return fmt.Appendf(nil, `{"eino":"set","bytes":%d}`, size)
+}
+
 // maxConflicts bounds how often a commit is made again after another
 // writer took its step.
 const maxConflicts = 16
 
 // Fork copies step n of checkpoint id into a new checkpoint id to (which must
-// not exist yet): zero bytes copied, one small manifest written. Resuming the
-// graph with compose.WithCheckPointID(to) then continues from that
-// checkpoint on its own branch, leaving id untouched.
+// not hold a checkpoint): zero bytes copied, one small manifest written.
+// Resuming the graph with compose.WithCheckPointID(to) then continues from
+// that checkpoint on its own branch, leaving id untouched.
+//
+// An id that was deleted holds no checkpoint, so it is free, as one never
+// saved is. Its cairn session still exists (Delete keeps the history), and
+// cairn forks only to a session name not in use: the forked checkpoint is
+// then saved as the next step of to's session instead, as Set would save
+// it (its JSON is shared with id's step, not stored again), so `cairn log`
+// of to shows to's own history, not id's.
 func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error {
 	from, err := s.session(id)
 	if err != nil {
@@ -321,7 +340,7 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 	}
 	st, err := from.Step(ctx, n)
 	if err != nil {
-		return fmt.Errorf("eino store: fork checkpoint %q step %d: %w", id, n, hinted(err))
+		return s.failed(err, []string{id}, "fork checkpoint %q step %d", id, n)
 	}
 	data, ok, err := s.decode(ctx, st, id)
 	if err != nil {
@@ -331,7 +350,10 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 		return fmt.Errorf("eino store: fork checkpoint %q step %d: it is a deletion", id, n)
 	}
 	if _, err := s.ws.Fork(ctx, st, s.SessionName(to)); err != nil {
-		return fmt.Errorf("eino store: fork checkpoint %q step %d to %q: %w", id, n, to, err)
+		if errors.Is(err, cairn.ErrConflict) {
+			return s.forkOnto(ctx, id, n, to, data, err)
+		}
+		return s.failed(err, []string{id, to}, "fork checkpoint %q step %d to %q", id, n, to)
 	}
 	if s.hashed(to) {
 		// A hashed name is checked against the id its head records, and the
@@ -341,6 +363,150 @@ func (s *Store) Fork(ctx context.Context, id string, n uint64, to string) error 
 	}
 	return nil
 }
+
+// forkOnto saves data, step n of checkpoint id, as checkpoint to, whose
+// session already exists (forkErr says so): if to holds no checkpoint (it
+// was deleted, or its session removed), as the next step of its session,
+// fenced on the head it read, so that a checkpoint saved to to meanwhile
+// is never replaced; if it holds one, the fork is refused.
+func (s *Store) forkOnto(ctx context.Context, id string, n uint64, to string, data []byte, forkErr error) error {
+	what := fmt.Sprintf("eino store: fork checkpoint %q step %d to %q", id, n, to)
+	exists := func(err error) error {
+		return &userError{msg: fmt.Sprintf("%s: checkpoint %q already exists: fork to a new checkpoint id, or delete %q first", what, to, to), err: err}
+	}
+	sess, err := s.session(to)
+	if err != nil {
+		return err
+	}
+	var expect uint64
+	head, err := sess.Head(ctx)
+	switch {
+	case errors.Is(err, cairn.ErrNotFound):
+		// Removed (cairn rm): the name starts again, after no head.
+		var ce *cairn.ConflictError
+		if errors.As(forkErr, &ce) {
+			expect = ce.Head
+		}
+	case err != nil:
+		return s.failed(err, []string{to}, "fork checkpoint %q step %d to %q", id, n, to)
+	case head.Session == sess.Name() && bytes.Equal(head.Record, deleteRecord):
+		expect = head.Number
+	default:
+		return exists(forkErr)
+	}
+	doc, err := marshalEnvelope(checkpointEnvelope(to, data))
+	if err != nil {
+		return err
+	}
+	_, err = sess.Commit(ctx, cairn.JSON(doc), cairn.CommitOptions{Status: cairn.AwaitingInput, Record: setRecord(len(data)), Expect: cairn.ExpectHead(expect)})
+	switch {
+	case errors.Is(err, cairn.ErrConflict):
+		return exists(err) // saved meanwhile
+	case err != nil:
+		return s.failed(err, []string{to}, "fork checkpoint %q step %d to %q", id, n, to)
+	}
+	return nil
+}
+
+// failed returns err, an error of cairn's, as the store's error of the
+// call that format and args describe ("get checkpoint %q step %d"), in
+// the words of checkpoint ids: every cairn session name of ids, and every
+// step reference SESSION@N of a session the store names, becomes the
+// checkpoint id (and step number) the user knows, and cairn's words for a
+// session's head the checkpoint's. It still matches err with errors.Is and
+// errors.As. A limit error says how to raise the limit (hinted).
+func (s *Store) failed(err error, ids []string, format string, args ...any) error {
+	what := "eino store: " + fmt.Sprintf(format, args...)
+	inner := s.speak(hinted(err).Error(), ids)
+	// The call already names what cairn's error begins with: say it once.
+	if i := strings.Index(inner, ": "); i > 0 && strings.HasPrefix(inner, "checkpoint ") && strings.Contains(what, inner[:i]) {
+		inner = inner[i+2:]
+	}
+	return &userError{msg: what + ": " + inner, err: err}
+}
+
+// sessionRef matches a cairn session name, with a step number after '@' if
+// it has one, and the word before it that cairn puts there.
+var sessionRef = regexp.MustCompile(`((?:step|session|head of|commit) )?([A-Za-z0-9._-]+)(?:@([0-9]+))?`)
+
+// cairnWords are cairn's phrases about sessions, and what they mean for a
+// checkpoint id.
+var cairnWords = strings.NewReplacer(
+	"the session's head is step ", "its newest step is ",
+	"its head is step ", "its newest step is ",
+	"session has no steps", "nothing was saved under it",
+	"the session was removed", "its cairn session was removed",
+	"fork to a new name", "fork to a new checkpoint id",
+)
+
+// speak rewrites msg, the text of a cairn error, in the words of
+// checkpoint ids (see failed).
+func (s *Store) speak(msg string, ids []string) string {
+	msg = sessionRef.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := sessionRef.FindStringSubmatch(m)
+		name, step := sub[2], sub[3]
+		id, ok := "", false
+		for _, x := range ids {
+			if x != "" && s.SessionName(x) == name {
+				id, ok = x, true
+				break
+			}
+		}
+		if !ok && step != "" {
+			// A step of another checkpoint's session: one a fork's history reaches.
+			id, ok = s.checkpointOf(name)
+		}
+		if !ok {
+			return m
+		}
+		verb := ""
+		if sub[1] == "commit " {
+			verb = sub[1]
+		}
+		if step != "" {
+			return fmt.Sprintf("%scheckpoint %q step %s", verb, id, step)
+		}
+		return fmt.Sprintf("%scheckpoint %q", verb, id)
+	})
+	return cairnWords.Replace(msg)
+}
+
+// checkpointOf returns the checkpoint id whose session is name, if the
+// store names a session so (not by a hash, which cannot be undone).
+func (s *Store) checkpointOf(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, s.prefix)
+	if !ok || strings.HasPrefix(rest, "_h") {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != '_' {
+			b.WriteByte(rest[i])
+			continue
+		}
+		if i+2 >= len(rest) {
+			return "", false
+		}
+		c, err := hex.DecodeString(rest[i+1 : i+3])
+		if err != nil {
+			return "", false
+		}
+		b.Write(c)
+		i += 2
+	}
+	id := b.String()
+	return id, id != "" && s.SessionName(id) == name
+}
+
+// userError says what went wrong in an Eino user's words and still
+// matches, with errors.Is and errors.As, the error it stands for.
+type userError struct {
+	msg string
+	err error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.err }
 
 // Steps returns the cairn steps of checkpoint id, newest first, following a
 // fork back into the checkpoint it was forked from.
@@ -355,7 +521,7 @@ func (s *Store) Steps(ctx context.Context, id string) ([]*cairn.Step, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("eino store: log checkpoint %q: %w", id, hinted(err))
+		return nil, s.failed(err, []string{id}, "log checkpoint %q", id)
 	}
 	return steps, nil
 }

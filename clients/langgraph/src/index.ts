@@ -29,6 +29,14 @@
  * cannot be patched: the saver then looks the head up again. It also
  * remembers the newest step it wrote in each namespace, so that a
  * thread's next checkpoint or write goes out as one request.
+ *
+ * Reading. list and getTuple read a thread's branches newest first: the
+ * heads, then each branch's history a page at a time, only while it may
+ * hold a checkpoint newer than the newest one found, so list with a limit
+ * and time travel to a recent checkpoint read what they return, not the
+ * thread's history. Each step's record names the checkpoint before its
+ * own in its session (below), which also says that the session's ids
+ * never went down; a session without it is read whole.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -80,6 +88,17 @@ interface StepRecord {
   langgraph: "checkpoint" | "writes";
   checkpoint_id: string;
   writes: number;
+  /**
+   * The checkpoint of the session's own steps before this checkpoint's
+   * (null: none; a session's own steps are those after its fork point).
+   * Present, it also says that the session's own steps, from its first up
+   * to this one, have checkpoint ids that never go down, so its history
+   * read newest first holds each older checkpoint after every newer one,
+   * and below is the newest of them (see Branch). Absent on a session
+   * written otherwise (before savers wrote it, or a checkpoint put after a
+   * newer one): such a session is read whole.
+   */
+  below?: string | null;
 }
 
 /** Where the newest state of a checkpoint lives. */
@@ -94,6 +113,19 @@ interface Tip {
   session: string;
   step: number;
   checkpointId: string;
+  /** Its record's below. */
+  below: string | null | undefined;
+}
+
+/** A checkpoint's newest state in one branch, as a branch's history names it. */
+interface Found extends Located {
+  id: string;
+  /** The branch's session-name base (its thread and namespace): checkpoints are one per base and id. */
+  base: string;
+  /** What the merge orders by, newest first: id, then base. */
+  key: string;
+  /** The record's below. */
+  below: string | null | undefined;
 }
 
 /** Options of a {@link CairnSaver}. */
@@ -120,6 +152,8 @@ const maxTips = 1024;
 /** Channel values whose encoding encChannel keeps, to read only what is new in the next. */
 const maxTexts = 64;
 const logPage = 1000;
+/** The first page of a branch's history read lazily: each next page is twice as long, up to logPage. */
+const firstPage = 8;
 
 /** The put of a checkpoint, awaited by its writes. */
 interface Arrival {
@@ -255,12 +289,12 @@ export class CairnSaver extends BaseCheckpointSaver {
   }
 
   /** heads lists the sessions under prefix with their heads' records. */
-  private async heads(prefix: string): Promise<{ session: string; head: number; record: StepRecord }[]> {
+  private async heads(prefix: string): Promise<{ session: string; head: number; record: StepRecord; origin?: string }[]> {
     const out = [];
     for (const s of await this.client.sessions(prefix)) {
       const h = await this.client.head(s.session, { state: false });
       if (!h || !isRecord(h.record)) continue;
-      out.push({ session: s.session, head: h.step, record: h.record });
+      out.push({ session: s.session, head: h.step, record: h.record, origin: h.origin });
     }
     return out;
   }
@@ -287,24 +321,54 @@ export class CairnSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** index maps each checkpoint under prefix to its newest state (the one with the most writes). */
-  private async index(prefix: string): Promise<Map<string, Located>> {
-    const found = new Map<string, Located>();
+  /** branches opens every branch (session) under prefix at its head, to be read newest first. */
+  private async branches(prefix: string): Promise<Branch[]> {
+    const out: Branch[] = [];
     for (const s of await this.client.sessions(prefix)) {
-      const seen = new Set<string>();
-      for (const { step, record } of await this.ownSteps(s.session)) {
-        if (seen.has(record.checkpoint_id)) continue;
-        seen.add(record.checkpoint_id);
-        const have = found.get(record.checkpoint_id);
-        if (!have || record.writes > have.writes) found.set(record.checkpoint_id, { session: s.session, step, writes: record.writes });
-      }
+      const h = await this.client.head(s.session, { state: false });
+      // No steps, or none of its own yet (a fork whose first step did not land).
+      if (!h || h.origin) continue;
+      out.push(new Branch(this.client, s.session, h.step, isRecord(h.record) ? h.record : undefined));
     }
-    return found;
+    return out;
   }
 
-  /** locate finds the newest state of checkpoint id of a thread's namespace. */
-  private async locate(threadId: string, ns: string, id: string): Promise<Located | undefined> {
-    return (await this.index(this.base(threadId, ns))).get(id);
+  /**
+   * newestFirst yields each checkpoint of branches at its newest state (the
+   * one with the most writes), newest first by id (then by thread and
+   * namespace), reading the branches' histories only as far as it must:
+   * the heads come first, and a branch's history is read, a page at a
+   * time, only while it may hold a checkpoint newer than the newest one
+   * found. A caller that stops early reads no more.
+   */
+  private async *newestFirst(branches: Branch[]): AsyncGenerator<Found> {
+    for (;;) {
+      let top: Found | undefined;
+      for (const b of branches) if (b.front && (!top || b.front.key > top.key)) top = b.front;
+      // A branch whose unread history may hold top or a newer one is read on.
+      const behind = branches.find((b) => !b.front && !b.done && (!top || b.bound! >= top.key));
+      if (behind) {
+        await behind.load();
+        continue;
+      }
+      if (!top) return;
+      const key = top.key;
+      for (const b of branches) {
+        if (b.front?.key !== key) continue;
+        if (b.front.writes > top.writes) top = b.front;
+        b.consume();
+      }
+      yield top;
+    }
+  }
+
+  /** locate finds the newest state of checkpoint id of a thread's namespace, reading its branches newest first. */
+  private async locate(threadId: string, ns: string, id: string, branches?: Branch[]): Promise<Located | undefined> {
+    for await (const f of this.newestFirst(branches ?? (await this.branches(this.base(threadId, ns))))) {
+      if (f.id === id) return f;
+      if (f.id < id) return undefined;
+    }
+    return undefined;
   }
 
   // ---- writing steps ----
@@ -384,6 +448,8 @@ export class CairnSaver extends BaseCheckpointSaver {
       let target: string;
       let expect: number;
       let current: StepState | undefined;
+      /** The record of target@expect if it is one of target's own steps; null if target has none before this one. */
+      let prior: StepRecord | null | undefined;
       // The step this process wrote last here is most likely still the
       // head: try it without asking (expect fences it; a conflict asks).
       const tip = attempt === 0 && id !== undefined ? this.tips.get(base) : undefined;
@@ -394,29 +460,33 @@ export class CairnSaver extends BaseCheckpointSaver {
         target = tip.session;
         expect = tip.step;
         current = tipState;
+        prior = { langgraph: "checkpoint", checkpoint_id: tip.checkpointId, writes: 0, below: tip.below };
       } else if (id === undefined) {
         target = base + "0";
-        expect = (await this.client.head(target, { state: false }))?.step ?? 0;
+        ({ expect, prior } = await this.rootHead(target));
       } else if (atHead) {
         target = atHead.session;
         expect = atHead.head;
         current = await this.state(target, expect);
+        prior = atHead.origin ? null : atHead.record;
       } else {
         const at = await this.locate(threadId, ns, id);
         if (!at) {
           // An unknown parent: a new root on the thread's first branch.
           target = base + "0";
-          expect = (await this.client.head(target, { state: false }))?.step ?? 0;
+          ({ expect, prior } = await this.rootHead(target));
         } else {
           current = await this.state(at.session, at.step);
           target = base + "b" + randomBytes(8).toString("hex");
           const fork = await this.client.fork(at.session, target, { step: at.step });
           expect = fork.step;
+          prior = null;
           this.remember(`${target}@${fork.step}`, current);
         }
       }
       const out = await next(current);
       if (!out) return;
+      out.record = ordered(out.record, prior);
       try {
         // current is the state of target@expect: the head, if expect holds.
         const st = await this.commit(target, out, expect, current);
@@ -427,7 +497,8 @@ export class CairnSaver extends BaseCheckpointSaver {
         if (!(e instanceof ConflictError) || attempt >= maxRetries) throw e;
         if (id === undefined && e.head !== undefined && e.head !== expect) {
           // The session was removed and its name is in use again: go on after its old head.
-          const retry = await this.client.commit(target, out.state, { record: out.record, expect: e.head }).catch((err) => err);
+          // Its own steps before this one are not known: the record claims no order.
+          const retry = await this.client.commit(target, out.state, { record: ordered(out.record, undefined), expect: e.head }).catch((err) => err);
           if (!(retry instanceof Error)) {
             this.wrote(base, target, retry.step, out);
             return;
@@ -436,6 +507,13 @@ export class CairnSaver extends BaseCheckpointSaver {
         }
       }
     }
+  }
+
+  /** rootHead reads the head of a thread's first branch: the step a root follows, and its record (null: none). */
+  private async rootHead(target: string): Promise<{ expect: number; prior: StepRecord | null | undefined }> {
+    const h = await this.client.head(target, { state: false });
+    if (!h) return { expect: 0, prior: null };
+    return { expect: h.step, prior: h.origin ? null : isRecord(h.record) ? h.record : undefined };
   }
 
   /**
@@ -459,7 +537,7 @@ export class CairnSaver extends BaseCheckpointSaver {
   private wrote(base: string, session: string, step: number, out: { state: StepState; record: StepRecord }): void {
     this.remember(`${session}@${step}`, out.state);
     this.tips.delete(base);
-    this.tips.set(base, { session, step, checkpointId: out.record.checkpoint_id });
+    this.tips.set(base, { session, step, checkpointId: out.record.checkpoint_id, below: out.record.below });
     if (this.tips.size > maxTips) this.tips.delete(this.tips.keys().next().value!);
   }
 
@@ -612,11 +690,12 @@ export class CairnSaver extends BaseCheckpointSaver {
     if (id !== undefined) {
       // A config that names the thread's newest checkpoint (as invoke and
       // getState return it) names a head: found without reading history.
-      let head: { session: string; head: number; record: StepRecord } | undefined;
-      for (const h of await this.heads(this.base(threadId, ns))) {
-        if (h.record.checkpoint_id === id && (!head || h.record.writes > head.record.writes)) head = h;
-      }
-      const at = head ? { session: head.session, step: head.head } : await this.locate(threadId, ns, id);
+      // An older one is found reading the branches newest first, only as
+      // far down as its id.
+      const branches = await this.branches(this.base(threadId, ns));
+      let head: Found | undefined;
+      for (const b of branches) if (b.head?.id === id && (!head || b.head.writes > head.writes)) head = b.head;
+      const at = head ?? (await this.locate(threadId, ns, id, branches));
       return at ? this.tuple(await this.state(at.session, at.step)) : undefined;
     }
     let newest: { session: string; head: number; record: StepRecord } | undefined;
@@ -634,20 +713,21 @@ export class CairnSaver extends BaseCheckpointSaver {
     const ns: string | undefined = config.configurable?.checkpoint_ns;
     const onlyId: string | undefined = config.configurable?.checkpoint_id || undefined;
     const prefix = threadId !== undefined ? this.base(threadId, ns) : `${this.prefix}.`;
-    const index = await this.index(prefix);
-    let ids = [...index.keys()].sort().reverse();
     const beforeId: string | undefined = before?.configurable?.checkpoint_id;
-    if (beforeId !== undefined) ids = ids.filter((id) => id < beforeId);
-    if (onlyId !== undefined) ids = ids.filter((id) => id === onlyId);
-    for (const id of ids) {
-      if (limit !== undefined && limit <= 0) return;
-      const at = index.get(id)!;
+    if (limit !== undefined && limit <= 0) return;
+    // Newest first, reading the branches only as far as the caller reads.
+    for await (const at of this.newestFirst(await this.branches(prefix))) {
+      if (beforeId !== undefined && at.id >= beforeId) continue;
+      if (onlyId !== undefined && at.id !== onlyId) {
+        if (at.id < onlyId) return;
+        continue;
+      }
       const s = await this.state(at.session, at.step);
       if (ns !== undefined && s.checkpoint_ns !== ns) continue;
       const t = await this.tuple(s);
       if (filter && !Object.entries(filter).every(([k, v]) => deepEqual((t.metadata as Record<string, unknown> | undefined)?.[k], v))) continue;
-      if (limit !== undefined) limit--;
       yield t;
+      if (limit !== undefined && --limit <= 0) return;
     }
   }
 
@@ -692,4 +772,154 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+}
+
+/**
+ * ordered returns record with its below (see StepRecord.below), given
+ * prior, the record of the step it follows in its session: null if the
+ * session has no own step before it, undefined if not known. It has none
+ * unless prior is null or has one and an id no greater than record's.
+ */
+function ordered(record: StepRecord, prior: StepRecord | null | undefined): StepRecord {
+  const { below: _, ...rest } = record;
+  if (prior === null) return { ...rest, below: null };
+  if (prior === undefined || prior.below === undefined || prior.checkpoint_id > record.checkpoint_id) return rest;
+  return { ...rest, below: prior.checkpoint_id === record.checkpoint_id ? prior.below : prior.checkpoint_id };
+}
+
+/**
+ * Branch reads one branch (session) of a thread newest first: each
+ * checkpoint of its own steps (not those its fork point copied), at its
+ * newest state there, one at a time. front is the next one, once loaded;
+ * the history not read yet holds no checkpoint whose key is above bound.
+ * A session whose head has a below (an ordered session) is read lazily, a
+ * page at a time, pages growing from firstPage to logPage, and not at all
+ * below a checkpoint whose below is null; any other one is read whole at
+ * its first load, and sorted.
+ */
+class Branch {
+  /** The checkpoint of the head step, if its record names one. */
+  readonly head: Found | undefined;
+  front: Found | undefined;
+  bound: string | undefined;
+  done = false;
+  private readonly base: string;
+  private readonly queue: Found[] = [];
+  private readonly seen = new Set<string>();
+  /** Where the next page starts, or undefined once there are none. */
+  private from: number | undefined;
+  private page = firstPage;
+  private readonly lazy: boolean;
+
+  constructor(
+    private readonly client: CairnClient,
+    readonly session: string,
+    head: number,
+    record: StepRecord | undefined,
+  ) {
+    this.base = session.slice(0, session.lastIndexOf(".") + 1);
+    this.head = record ? this.found(head, record) : undefined;
+    this.lazy = this.head?.below !== undefined;
+    if (this.lazy) {
+      this.front = this.head;
+      this.seen.add(this.head!.id);
+      this.from = head > 1 ? head - 1 : undefined;
+    } else {
+      this.from = head;
+      this.bound = "\uffff";
+    }
+  }
+
+  private found(step: number, r: StepRecord): Found {
+    const key = (id: string) => id + "\0" + this.base;
+    return { session: this.session, step, writes: r.writes, id: r.checkpoint_id, base: this.base, key: key(r.checkpoint_id), below: typeof r.below === "string" ? key(r.below) : r.below };
+  }
+
+  /** consume drops front: the history not read yet lies below it. */
+  consume(): void {
+    const f = this.front;
+    if (!f) return;
+    this.front = this.queue.shift();
+    if (this.front) return;
+    // below is the key of the next checkpoint of an ordered session (null: there is none).
+    if (f.below === null || this.from === undefined) this.done = true;
+    else this.bound = f.below ?? f.key;
+  }
+
+  /** load reads the history until front is the next checkpoint, or there is none. */
+  async load(): Promise<void> {
+    while (!this.front && !this.done) {
+      if (this.queue.length > 0) {
+        this.front = this.queue.shift();
+        return;
+      }
+      if (this.from === undefined) {
+        this.done = true;
+        return;
+      }
+      if (this.lazy) await this.readPage();
+      else await this.readWhole();
+    }
+  }
+  /** readPage queues the checkpoints of the next page of the history, newest first. */
+  private async readPage(): Promise<void> {
+    const limit = this.page;
+    this.page = Math.min(this.page * 2, logPage);
+    let page: Step[];
+    try {
+      page = await this.client.log(this.session, { limit, from: this.from });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      page = [];
+    }
+    this.from = undefined;
+    for (const st of page) {
+      if (st.session !== this.session || st.origin) return;
+      if (isRecord(st.record) && !this.seen.has(st.record.checkpoint_id)) {
+        this.seen.add(st.record.checkpoint_id);
+        this.queue.push(this.found(st.step, st.record));
+      }
+      if (st.truncated || st.parent === null) return;
+    }
+    const last = page[page.length - 1];
+    if (page.length === limit && last.step > 1) this.from = last.step - 1;
+  }
+
+  /** readWhole queues every checkpoint of the session's own steps, newest first by id. */
+  private async readWhole(): Promise<void> {
+    const from = this.from!;
+    this.from = undefined;
+    const all: Found[] = [];
+    let next: number | undefined = from;
+    while (next !== undefined) {
+      let page: Step[];
+      try {
+        page = await this.client.log(this.session, { limit: logPage, from: next });
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+        break;
+      }
+      next = undefined;
+      let end = false;
+      for (const st of page) {
+        if (st.session !== this.session || st.origin) {
+          end = true;
+          break;
+        }
+        // The newest step of a checkpoint in a session holds all its writes there.
+        if (isRecord(st.record) && !this.seen.has(st.record.checkpoint_id)) {
+          this.seen.add(st.record.checkpoint_id);
+          all.push(this.found(st.step, st.record));
+        }
+        if (st.truncated || st.parent === null) {
+          end = true;
+          break;
+        }
+      }
+      const last = page[page.length - 1];
+      if (!end && page.length === logPage && last.step > 1) next = last.step - 1;
+    }
+    all.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+    this.queue.push(...all);
+  }
 }

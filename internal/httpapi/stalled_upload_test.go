@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,36 +22,10 @@ func TestStalledUploadLetsOthersCommit(t *testing.T) {
 	srv := New(cairn.OpenStore(memStore()), Options{MaxBody: maxBody, StallTimeout: 200 * time.Millisecond})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(60 * time.Second)) // a guard, not a measurement
-	sent := `{"state":"` + strings.Repeat("x", maxBody-20)
-	fmt.Fprintf(conn, "POST /v1/sessions/stalled/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", maxBody, sent)
-	settled(t, "the stalled upload did not take its bytes", func() bool {
-		srv.bodies.mu.Lock()
-		defer srv.bodies.mu.Unlock()
-		return srv.bodies.free < 16<<10
-	})
-
-	// Well short of BodyTimeout (60 s): the guard a client would give up at.
-	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Post(ts.URL+"/v1/sessions/other/steps", "application/json", strings.NewReader(`{"state":"`+strings.Repeat("y", 16<<10)+`"}`))
-	if err != nil {
-		t.Fatalf("a commit to another session beside a stalled upload: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("a commit to another session beside a stalled upload: %s", resp.Status)
-	}
-	r, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("the stalled upload got no answer: %v", err)
-	}
-	b, _ := io.ReadAll(r.Body)
-	if r.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "stopped arriving") {
-		t.Fatalf("the stalled upload: %d %s; want 408 saying it stopped arriving", r.StatusCode, b)
+	conn := startUpload(t, ts, "stalled", fmt.Sprintf("Content-Length: %d", maxBody), `{"state":"`+strings.Repeat("x", maxBody-20))
+	settled(t, "the stalled upload did not take its bytes", func() bool { return bodiesFree(srv) < 16<<10 })
+	commitBeside(t, ts, "a stalled upload")
+	if code, b := uploadAnswer(t, conn); code != http.StatusRequestTimeout || !strings.Contains(b, "stopped arriving") {
+		t.Fatalf("the stalled upload: %d %s; want 408 saying it stopped arriving", code, b)
 	}
 }

@@ -547,13 +547,15 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 		b.done = true
 		_ = b.rc.SetReadDeadline(time.Time{})
 		b.mu.Unlock()
-	} else if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+	} else if errors.Is(err, os.ErrDeadlineExceeded) {
+		// With or without bytes: a chunked body read to the middle of a
+		// chunk returns those bytes with the error.
 		b.mu.Lock()
-		bound := b.bound
+		bound, got := b.bound, b.got
 		b.mu.Unlock()
 		switch bound {
 		case "stall":
-			err = &stalledError{after: b.stall, err: err}
+			err = &stalledError{got: got, after: b.stall, err: err}
 		case "squeeze":
 			err = &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf(
 				"request body: other requests waited for the room for request bodies it held, and it came too slowly then (slower than the pace of the server's limit of a body's size in its time to arrive, with %v to spare): send it at once, not in a trickle", b.stall)}
@@ -562,14 +564,16 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// stalledError is the error of a body that sent nothing for after.
+// stalledError is the error of a body that sent nothing for after,
+// once got bytes of it had come.
 type stalledError struct {
+	got   int64
 	after time.Duration
 	err   error
 }
 
 func (e *stalledError) Error() string {
-	return fmt.Sprintf("request body stalled for %v: %v", e.after, e.err)
+	return fmt.Sprintf("request body stalled for %v after %d bytes: %v", e.after, e.got, e.err)
 }
 func (e *stalledError) Unwrap() error { return e.err }
 

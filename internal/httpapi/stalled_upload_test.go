@@ -29,3 +29,28 @@ func TestStalledUploadLetsOthersCommit(t *testing.T) {
 		t.Fatalf("the stalled upload: %d %s; want 408 saying it stopped arriving", code, b)
 	}
 }
+
+// TestStalledChunkedUploadSaysSo: a chunked body that stalled in the
+// middle of a chunk was 408 "it did not arrive in full in time", the
+// answer to a body slower than BodyTimeout, though it had stalled for
+// StallTimeout: the chunks' reader hands over the bytes it read with the
+// timeout, which went unrecognised. Every stalled body is now said to
+// have stopped arriving, after how many bytes, however it is framed.
+func TestStalledChunkedUploadSaysSo(t *testing.T) {
+	srv := New(cairn.OpenStore(memStore()), Options{MaxBody: 64 << 10, StallTimeout: 500 * time.Millisecond})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	part := `{"state":"` + strings.Repeat("x", 1000) // 1010 bytes
+	for _, tc := range []struct{ name, framing, sent string }{
+		{"Content-Length", "Content-Length: 5000", part},
+		{"chunked, between chunks", "Transfer-Encoding: chunked", fmt.Sprintf("%x\r\n%s\r\n", len(part), part)},
+		{"chunked, in a chunk's size", "Transfer-Encoding: chunked", fmt.Sprintf("%x\r\n%s\r\n13", len(part), part)},
+		{"chunked, in a chunk", "Transfer-Encoding: chunked", fmt.Sprintf("%x\r\n%s", 5000, part)},
+	} {
+		conn := startUpload(t, ts, "stalled", tc.framing, tc.sent)
+		want := "request body: it stopped arriving after 1010 bytes, nothing more of it came for 500ms"
+		if code, b := uploadAnswer(t, conn); code != http.StatusRequestTimeout || !strings.Contains(b, want) {
+			t.Errorf("a body stalled part-way, %s: %d %s; want 408 saying %q", tc.name, code, b, want)
+		}
+	}
+}

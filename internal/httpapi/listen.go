@@ -47,8 +47,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	base, cancel := context.WithCancel(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	defer cancel()
+	cs := newConns(s.opts.MaxConns)
+	ln = &listener{Listener: ln, cs: cs}
 	hs := &http.Server{
 		Handler:           s,
+		ConnState:         cs.setState,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

@@ -16,7 +16,8 @@
 // Bounds: states and logs stream out; reads and long-polls at once are
 // capped (503 with Retry-After beyond); one poller per session serves all
 // of its long-polls; idle sessions are forgotten beyond a few dozen; a
-// client that stops taking an answer is cut off (SendTimeout).
+// client that stops taking an answer is cut off (SendTimeout); Serve keeps
+// at most MaxConns connections open, closing idle ones first.
 package httpapi
 
 import (
@@ -102,6 +103,12 @@ type Options struct {
 	// except the first body waiting, which may go over by one body so
 	// that bodies half arrived never wait on each other (see budget).
 	MaxBodies int64
+	// MaxConns bounds the connections Serve keeps open (default 2048).
+	// Past it, a new connection takes the place of the one waiting
+	// longest for a request (idle after one, or silent since it
+	// connected), which is closed; if every one is at work on a request,
+	// the new one gets 503 with Retry-After and is closed.
+	MaxConns int
 }
 
 // Defaults.
@@ -116,6 +123,7 @@ const (
 	DefaultBodyTimeout     = 60 * time.Second
 	DefaultStallTimeout    = 10 * time.Second
 	DefaultSendTimeout     = 60 * time.Second
+	DefaultMaxConns        = 2048
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
 	maxLogLimit            = 10000
@@ -178,6 +186,9 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	}
 	if opts.SendTimeout <= 0 {
 		opts.SendTimeout = DefaultSendTimeout
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
 	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
 	if opts.IdleBytes <= 0 {

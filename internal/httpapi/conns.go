@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -19,8 +21,9 @@ import (
 // when every one is at work on a request, the new one is answered 503
 // busy and closed.
 type conns struct {
-	max  int
-	busy []byte // the 503 a connection past max gets
+	max       int
+	maxHeader int    // http.Server's MaxHeaderBytes, for the words of its 431
+	busy      []byte // the 503 a connection past max gets
 
 	mu        sync.Mutex
 	open      map[*conn]struct{}
@@ -40,13 +43,13 @@ type conn struct {
 	once  sync.Once
 }
 
-func newConns(max int) *conns {
+func newConns(max, maxHeader int) *conns {
 	body, _ := json.Marshal(errorBody{Code: "busy", Error: fmt.Sprintf(
 		"the server is at its limit of %d open connections, each at work on a request; retry shortly", max)})
 	body = append(body, '\n')
 	busy := fmt.Appendf(nil, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nRetry-After: %s\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
 		retryAfter, len(body), body)
-	return &conns{max: max, busy: busy, open: map[*conn]struct{}{}}
+	return &conns{max: max, maxHeader: maxHeader, busy: busy, open: map[*conn]struct{}{}}
 }
 
 // Close closes the connection and forgets it.
@@ -152,4 +155,70 @@ func (cs *conns) setState(nc net.Conn, state http.ConnState) {
 	default:
 		c.state, c.since = state, time.Now()
 	}
+}
+
+// goErrorHeaders are the headers of the answers net/http's server writes
+// itself, in plain text, to a request it cannot read, before any handler
+// runs (conn.serve in net/http/server.go).
+const goErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+// Write writes p, net/http's own plain-text answer to a request it could
+// not read rewritten in the API's error shape (see apiAnswer).
+func (c *conn) Write(p []byte) (int, error) {
+	if a := c.cs.apiAnswer(p); a != nil {
+		if _, err := c.Conn.Write(a); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// apiAnswer returns p, if it is one of the answers net/http's server
+// writes itself to a request it cannot read (a head over MaxHeaderBytes:
+// 431; a head it cannot parse, two Content-Length headers, no Host: 400;
+// a transfer coding it does not know: 501; an Expect it does not meet:
+// 417), as the same answer in the API's error shape; else nil. It writes
+// each of those with one Write on the connection, and no answer of a
+// handler can be taken for one: their headers differ (a handler's answer
+// has a Date, and sorts Connection before Content-Type), and a JSON body
+// holds no line break a status line could follow.
+func (cs *conns) apiAnswer(p []byte) []byte {
+	rest, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
+	if !ok || len(rest) < 4 {
+		return nil
+	}
+	var status int
+	var msg string
+	if line, _, ok := bytes.Cut(rest, []byte(goErrorHeaders)); ok && !bytes.ContainsAny(line, "\r\n") {
+		status, _ = strconv.Atoi(string(line[:3]))
+		// "400 Bad Request: missing required Host header", the same in body.
+		why, detailed := bytes.CutPrefix(line[3:], []byte(" "+http.StatusText(status)+": "))
+		switch {
+		case status == http.StatusRequestHeaderFieldsTooLarge:
+			msg = fmt.Sprintf("request headers: over the server's limit of %d KiB together (send large data in the body)", cs.maxHeader>>10)
+		case status == http.StatusHTTPVersionNotSupported:
+			msg = "request: its HTTP version: the server speaks HTTP/1.1 and HTTP/1.0"
+		case status == http.StatusNotImplemented:
+			msg = "request: Transfer-Encoding: the server takes a body as sent or chunked, in no other coding"
+		case detailed && status >= 400 && status < 600:
+			msg = "request: " + string(why) // missing required Host header, unsupported protocol version…
+		case status == http.StatusBadRequest:
+			msg = "request: its head could not be read as HTTP/1.1 (a request line, a header line or its framing is malformed: two Content-Length headers, say)"
+		default:
+			return nil
+		}
+	} else if bytes.HasPrefix(rest, []byte("417 Expectation Failed\r\n")) && bytes.HasSuffix(rest, []byte("\r\nContent-Length: 0\r\n\r\n")) {
+		status, msg = http.StatusExpectationFailed, "request: Expect: the server meets only 100-continue"
+	} else {
+		return nil
+	}
+	code := "bad_request"
+	if status == http.StatusRequestHeaderFieldsTooLarge {
+		code = "too_large"
+	}
+	body, _ := json.Marshal(errorBody{Code: code, Error: msg})
+	body = append(body, '\n')
+	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+		status, http.StatusText(status), len(body), body)
 }

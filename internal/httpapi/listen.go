@@ -34,6 +34,9 @@ func Listen(addr, token string) (net.Listener, error) {
 	return ln, nil
 }
 
+// maxHeaderBytes bounds a request's head.
+const maxHeaderBytes = 64 << 10
+
 // stopGrace is how long Serve gives requests in flight when it stops.
 const stopGrace = 5 * time.Second
 
@@ -47,14 +50,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	base, cancel := context.WithCancel(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	defer cancel()
-	cs := newConns(s.opts.MaxConns)
+	cs := newConns(s.opts.MaxConns, maxHeaderBytes)
 	ln = &listener{Listener: ln, cs: cs}
 	hs := &http.Server{
 		Handler:           s,
 		ConnState:         cs.setState,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	errc := make(chan error, 1)

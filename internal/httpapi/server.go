@@ -17,7 +17,8 @@
 // capped (503 with Retry-After beyond); one poller per session serves all
 // of its long-polls; idle sessions are forgotten beyond a few dozen; a
 // client that stops taking an answer is cut off (SendTimeout); Serve keeps
-// at most MaxConns connections open, closing idle ones first.
+// at most MaxConns connections open, closing idle ones first, and answers
+// in the API's error shape the requests net/http refuses itself.
 package httpapi
 
 import (

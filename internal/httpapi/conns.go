@@ -62,6 +62,17 @@ func (c *conn) Close() error {
 	return c.Conn.Close()
 }
 
+// CloseWrite shuts down the writing side of the connection, as
+// net/http does before it closes one whose client may still be sending
+// (after a 431, or an answer sent before the body was read), so that
+// the client reads the answer before it finds the connection closed.
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // listener is a net.Listener that keeps to its conns' bound.
 type listener struct {
 	net.Listener

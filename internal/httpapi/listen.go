@@ -43,6 +43,9 @@ const stopGrace = 5 * time.Second
 // Serve answers requests on ln until ctx ends, then stops accepting and
 // gives requests in flight up to 5 seconds (long-polls end at once).
 // Those still unanswered then are cut off, and Serve says how many.
+// It keeps at most Options.MaxConns connections open (see conns), and
+// answers in the API's error shape the requests net/http refuses
+// itself (see conns.apiAnswer).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Requests run under base, cancelled only once the 5 s are over;
 	// stopping, which long-polls watch, ends as soon as ctx does.

@@ -14,7 +14,7 @@ import (
 	"github.com/cairnlog/cairn/internal/httpapi"
 )
 
-const serveUsage = "[--listen ADDR] [--token-file F] [--max-body BYTES] [--stop-on-stdin-eof]"
+const serveUsage = "[--listen ADDR] [--token-file F] [--max-body BYTES] [--max-conns N] [--stop-on-stdin-eof]"
 
 var serveCmd = command{
 	summary: "serve the workspace as an HTTP JSON API (see internal/httpapi/openapi.json)",
@@ -32,6 +32,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:7474", "listen on `ADDR`; anything but loopback needs a token")
 	tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (default $CAIRN_TOKEN; none: loopback only)")
 	maxBody := fs.wholeIn("max-body", httpapi.DefaultMaxBody, 1, math.MaxInt64, "a size in bytes", "", "refuse request bodies over `BYTES`")
+	maxConns := fs.wholeIn("max-conns", httpapi.DefaultMaxConns, 1, math.MaxInt32, "a number of connections", "", "keep at most `N` connections open: past it the one idle longest is closed, and if every one is at work a new one gets 503")
 	stopOnEOF := fs.Bool("stop-on-stdin-eof", false, "stop, as on SIGTERM, when standard input ends: a program that starts a private server with a pipe as its stdin stops it by exiting, however it exits")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -78,5 +79,5 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}()
 	}
 	fmt.Fprintf(e.stdout, "cairn serve: http://%s\n", ln.Addr())
-	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody)}).Serve(ctx, ln)
+	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody), MaxConns: int(*maxConns)}).Serve(ctx, ln)
 }

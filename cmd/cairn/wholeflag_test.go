@@ -36,6 +36,7 @@ func TestWholeFlagsSayWhatTheyAccept(t *testing.T) {
 		{[]string{"run", "--session", "s", "--restart", big, "--", "true"}, `--restart "` + big + `": out of range: want a whole number from 0 to 18446744073709551615`},
 		{[]string{"serve", "--max-body", "-1"}, `--max-body "-1": want a size in bytes from 1 to 9223372036854775807`},
 		{[]string{"serve", "--max-body", "0"}, `--max-body "0": want a size in bytes from 1 to 9223372036854775807`},
+		{[]string{"serve", "--max-conns", "0"}, `--max-conns "0": want a number of connections from 1 to 2147483647`},
 		{[]string{"serve", "--max-body", "9223372036854775808"}, `--max-body "9223372036854775808": out of range: want a size in bytes from 1 to 9223372036854775807`},
 		{[]string{"serve", "--max-body", big}, `--max-body "` + big + `": out of range: want a size in bytes from 1 to 9223372036854775807`},
 	} {

@@ -142,8 +142,10 @@ func readError(err error) error {
 	switch {
 	case errors.As(err, &mbe), errors.As(err, &ae), errors.Is(err, context.Canceled): // ae: the bodies' budget (bodyGate)
 		return err
+	case errors.As(err, &stall) && stall.got == 0:
+		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf("request body: it never arrived, nothing of it came for %v (send it at once, not in a trickle)", stall.after)}
 	case errors.As(err, &stall):
-		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf("request body: it stopped arriving, nothing of it came for %v (send it at once, not in a trickle)", stall.after)}
+		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf("request body: it stopped arriving after %d %s, nothing more of it came for %v (send it at once, not in a trickle)", stall.got, plural(stall.got, "byte", "bytes"), stall.after)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: "request body: it did not arrive in full in time (send it at once, not in a trickle)"}
 	case errors.Is(err, io.ErrUnexpectedEOF):

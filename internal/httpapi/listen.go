@@ -34,12 +34,18 @@ func Listen(addr, token string) (net.Listener, error) {
 	return ln, nil
 }
 
+// maxHeaderBytes bounds a request's head.
+const maxHeaderBytes = 64 << 10
+
 // stopGrace is how long Serve gives requests in flight when it stops.
 const stopGrace = 5 * time.Second
 
 // Serve answers requests on ln until ctx ends, then stops accepting and
 // gives requests in flight up to 5 seconds (long-polls end at once).
 // Those still unanswered then are cut off, and Serve says how many.
+// It keeps at most Options.MaxConns connections open (see conns), and
+// answers in the API's error shape the requests net/http refuses
+// itself (see conns.apiAnswer).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Requests run under base, cancelled only once the 5 s are over;
 	// stopping, which long-polls watch, ends as soon as ctx does.
@@ -47,11 +53,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	base, cancel := context.WithCancel(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	defer cancel()
+	cs := newConns(s.opts.MaxConns, maxHeaderBytes)
+	ln = &listener{Listener: ln, cs: cs}
 	hs := &http.Server{
 		Handler:           s,
+		ConnState:         cs.setState,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	errc := make(chan error, 1)

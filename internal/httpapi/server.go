@@ -16,7 +16,9 @@
 // Bounds: states and logs stream out; reads and long-polls at once are
 // capped (503 with Retry-After beyond); one poller per session serves all
 // of its long-polls; idle sessions are forgotten beyond a few dozen; a
-// client that stops taking an answer is cut off (SendTimeout).
+// client that stops taking an answer is cut off (SendTimeout); Serve keeps
+// at most MaxConns connections open, closing idle ones first, and answers
+// in the API's error shape the requests net/http refuses itself.
 package httpapi
 
 import (
@@ -102,6 +104,12 @@ type Options struct {
 	// except the first body waiting, which may go over by one body so
 	// that bodies half arrived never wait on each other (see budget).
 	MaxBodies int64
+	// MaxConns bounds the connections Serve keeps open (default 2048).
+	// Past it, a new connection takes the place of the one waiting
+	// longest for a request (idle after one, or silent since it
+	// connected), which is closed; if every one is at work on a request,
+	// the new one gets 503 with Retry-After and is closed.
+	MaxConns int
 }
 
 // Defaults.
@@ -116,6 +124,7 @@ const (
 	DefaultBodyTimeout     = 60 * time.Second
 	DefaultStallTimeout    = 10 * time.Second
 	DefaultSendTimeout     = 60 * time.Second
+	DefaultMaxConns        = 2048
 	defaultWait            = 30 * time.Second
 	defaultLogLimit        = 100
 	maxLogLimit            = 10000
@@ -178,6 +187,9 @@ func New(ws *cairn.Workspace, opts Options) *Server {
 	}
 	if opts.SendTimeout <= 0 {
 		opts.SendTimeout = DefaultSendTimeout
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
 	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
 	if opts.IdleBytes <= 0 {
@@ -547,13 +559,15 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 		b.done = true
 		_ = b.rc.SetReadDeadline(time.Time{})
 		b.mu.Unlock()
-	} else if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+	} else if errors.Is(err, os.ErrDeadlineExceeded) {
+		// With or without bytes: a chunked body read to the middle of a
+		// chunk returns those bytes with the error.
 		b.mu.Lock()
-		bound := b.bound
+		bound, got := b.bound, b.got
 		b.mu.Unlock()
 		switch bound {
 		case "stall":
-			err = &stalledError{after: b.stall, err: err}
+			err = &stalledError{got: got, after: b.stall, err: err}
 		case "squeeze":
 			err = &apiError{status: http.StatusRequestTimeout, code: "timeout", msg: fmt.Sprintf(
 				"request body: other requests waited for the room for request bodies it held, and it came too slowly then (slower than the pace of the server's limit of a body's size in its time to arrive, with %v to spare): send it at once, not in a trickle", b.stall)}
@@ -562,14 +576,16 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// stalledError is the error of a body that sent nothing for after.
+// stalledError is the error of a body that sent nothing for after,
+// once got bytes of it had come.
 type stalledError struct {
+	got   int64
 	after time.Duration
 	err   error
 }
 
 func (e *stalledError) Error() string {
-	return fmt.Sprintf("request body stalled for %v: %v", e.after, e.err)
+	return fmt.Sprintf("request body stalled for %v after %d bytes: %v", e.after, e.got, e.err)
 }
 func (e *stalledError) Unwrap() error { return e.err }
 

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -18,43 +17,10 @@ import (
 // read, for ever. Each write of an answer now has SendTimeout to go out;
 // past it the stalled client is cut off and its slot freed.
 func TestStalledReaderLetsGo(t *testing.T) {
-	ws := cairn.OpenStore(memStore())
-	commitBomb(t, ws, "big", 32) // 32 MiB of state: more than the socket buffers hold
-	c, err := ws.Session("small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Commit(t.Context(), cairn.JSON([]byte(`{"n":1}`)), cairn.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(New(ws, Options{MaxReads: 1, SendTimeout: 300 * time.Millisecond}))
-	t.Cleanup(ts.Close)
-
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.(*net.TCPConn).SetReadBuffer(4 << 10)
-	if _, err := conn.Write([]byte("GET /v1/sessions/big/head HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	// The stalled client reads nothing; another asks for a small state.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(ts.URL + "/v1/sessions/small/head")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			break
-		}
-		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
-			t.Fatalf("a read beside a client that stopped reading: %s; want 200 once the stalled one is cut off", resp.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// 32 MiB of state; the stalled client reads nothing, another asks
+	// for a small state.
+	_, ts, _ := bigRead(t, 32, 300*time.Millisecond, 4<<10)
+	readSmallBeside(t, ts, "stopped reading", "once the stalled one is cut off")
 }
 
 // TestSendTimeoutSparesLiveClients: SendTimeout bounds each write, not

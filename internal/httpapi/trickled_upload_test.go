@@ -38,19 +38,8 @@ func TestTrickledUploadsLetOthersCommit(t *testing.T) {
 			t.Cleanup(ts.Close)
 			var conns []net.Conn
 			for i, n := range tc.sends {
-				conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer conn.Close()
-				conn.SetDeadline(time.Now().Add(60 * time.Second)) // a guard, not a measurement
-				fmt.Fprintf(conn, "POST /v1/sessions/trickle%d/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", i, maxBody, `{"state":"`+strings.Repeat("x", n-10))
-				conns = append(conns, conn)
-				settled(t, "a trickled upload did not take its bytes", func() bool {
-					srv.bodies.mu.Lock()
-					defer srv.bodies.mu.Unlock()
-					return len(srv.bodies.arriving) == i+1
-				})
+				conns = append(conns, startUpload(t, ts, fmt.Sprintf("trickle%d", i), fmt.Sprintf("Content-Length: %d", maxBody), `{"state":"`+strings.Repeat("x", n-10)))
+				settled(t, "a trickled upload did not take its bytes", func() bool { return bodiesArriving(srv) == i+1 })
 			}
 			stop := make(chan struct{})
 			trickled := make(chan struct{})
@@ -68,30 +57,11 @@ func TestTrickledUploadsLetOthersCommit(t *testing.T) {
 				}
 			}()
 			defer func() { close(stop); <-trickled }()
-			settled(t, "the trickled uploads did not fill the budget", func() bool {
-				srv.bodies.mu.Lock()
-				defer srv.bodies.mu.Unlock()
-				return srv.bodies.free < 1<<10
-			})
-
-			// Far short of BodyTimeout: the guard a client would give up at.
-			client := &http.Client{Timeout: 30 * time.Second}
-			resp, err := client.Post(ts.URL+"/v1/sessions/other/steps", "application/json", strings.NewReader(`{"state":"`+strings.Repeat("y", 16<<10)+`"}`))
-			if err != nil {
-				t.Fatalf("a commit beside trickled uploads: %v", err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusCreated {
-				t.Fatalf("a commit beside trickled uploads: %s", resp.Status)
-			}
+			settled(t, "the trickled uploads did not fill the budget", func() bool { return bodiesFree(srv) < 1<<10 })
+			commitBeside(t, ts, "trickled uploads")
 			for i, conn := range conns {
-				r, err := http.ReadResponse(bufio.NewReader(conn), nil)
-				if err != nil {
-					t.Fatalf("trickled upload %d got no answer: %v", i, err)
-				}
-				b, _ := io.ReadAll(r.Body)
-				if r.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "waited") {
-					t.Errorf("trickled upload %d: %d %s; want 408 saying others waited for it", i, r.StatusCode, b)
+				if code, b := uploadAnswer(t, conn); code != http.StatusRequestTimeout || !strings.Contains(b, "waited") {
+					t.Errorf("trickled upload %d: %d %s; want 408 saying others waited for it", i, code, b)
 				}
 			}
 		})
@@ -115,13 +85,7 @@ func TestSteadyUploadsBesideOthersWaiting(t *testing.T) {
 	// StallTimeout.
 	steady := func(session string, first int) (status chan int) {
 		status = make(chan int, 1)
-		conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		conn.SetDeadline(time.Now().Add(60 * time.Second)) // a guard, not a measurement
-		fmt.Fprintf(conn, "POST /v1/sessions/%s/steps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", session, len(body), body[:first])
+		conn := startUpload(t, ts, session, fmt.Sprintf("Content-Length: %d", len(body)), body[:first])
 		go func() {
 			for rest := body[first:]; len(rest) > 0; {
 				time.Sleep(100 * time.Millisecond)
@@ -144,17 +108,9 @@ func TestSteadyUploadsBesideOthersWaiting(t *testing.T) {
 		return status
 	}
 	a := steady("a", 384<<10)
-	settled(t, "the first upload did not take its bytes", func() bool {
-		srv.bodies.mu.Lock()
-		defer srv.bodies.mu.Unlock()
-		return srv.bodies.free <= 640<<10+16<<10
-	})
+	settled(t, "the first upload did not take its bytes", func() bool { return bodiesFree(srv) <= 640<<10+16<<10 })
 	b := steady("b", 634<<10)
-	settled(t, "the uploads did not fill the budget", func() bool {
-		srv.bodies.mu.Lock()
-		defer srv.bodies.mu.Unlock()
-		return srv.bodies.free < 16<<10
-	})
+	settled(t, "the uploads did not fill the budget", func() bool { return bodiesFree(srv) < 16<<10 })
 	// A commit that does not fit beside them, and waits.
 	resp, err := http.Post(ts.URL+"/v1/sessions/other/steps", "application/json", strings.NewReader(`{"state":"`+strings.Repeat("y", 16<<10)+`"}`))
 	if err != nil {

@@ -794,6 +794,11 @@ func check(line []byte) ([]byte, message) {
 		}
 		seen[m.Name] = true
 	}
+	if what, ok := listed[name]; ok {
+		if reply := checkCursor(usableID(id), what, members); reply != nil {
+			return reply, none
+		}
+	}
 	if string(method) == `"tools/call"` {
 		for _, m := range members {
 			switch {
@@ -933,4 +938,36 @@ func errorReply(id json.RawMessage, code int, msg string) []byte {
 		Error   rpcError        `json:"error"`
 	}{"2.0", id, rpcError{code, msg}})
 	return append(b, '\n')
+}
+
+// listed names what each list method of MCP lists.
+var listed = map[string]string{
+	"tools/list":               "tool",
+	"prompts/list":             "prompt",
+	"resources/list":           "resource",
+	"resources/templates/list": "resource template",
+}
+
+// checkCursor returns the error reply for a list request whose cursor
+// (among members, its params) is not one this server gave, or nil. It
+// gives none: it lists everything in one page. The SDK answered such a
+// cursor "invalid params" without a reason, or in Go's words for one
+// that is no string, and answered a cursor of its own making that a
+// client forged with a page it never offered.
+func checkCursor(id json.RawMessage, what string, members []jsontext.Member) []byte {
+	for _, m := range members {
+		if m.Name != "cursor" {
+			continue
+		}
+		var cursor string
+		if m.Value[0] != '"' || json.Unmarshal(m.Value, &cursor) != nil {
+			return errorReply(id, jsonrpc.CodeInvalidParams, fmt.Sprintf(
+				"invalid params: cursor: want a string, a cursor this server gave, not %s (this server lists every %s in one page and gives no cursor: send the request without one)", clip(m.Value), what))
+		}
+		if cursor != "" {
+			return errorReply(id, jsonrpc.CodeInvalidParams, fmt.Sprintf(
+				"invalid params: this server lists every %s in one page and gives no cursor, so the cursor %s is not one it gave: send the request without one", what, clip(m.Value)))
+		}
+	}
+	return nil
 }

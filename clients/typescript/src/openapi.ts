@@ -440,7 +440,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description code busy: the server is at its limit of concurrent long-polls, reads or request body bytes; retry after Retry-After seconds. Code unavailable: the store could not be reached or did not answer (nothing listening at its address, a host name that does not resolve, a timeout on every attempt), or no credentials were found for it; the message names the store as given and what went undone (a commit's step was not written, or may have been), and there is no Retry-After */
+        /** @description code busy: the server is at its limit of concurrent long-polls, reads or request body bytes, or of open connections each at work on a request (then the connection is closed after the answer); retry after Retry-After seconds. Code unavailable: the store could not be reached or did not answer (nothing listening at its address, a host name that does not resolve, a timeout on every attempt), or no credentials were found for it; the message names the store as given and what went undone (a commit's step was not written, or may have been), and there is no Retry-After */
         Unavailable: {
             headers: {
                 /** @description on code busy: seconds to wait before retrying */

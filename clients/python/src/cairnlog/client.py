@@ -44,6 +44,23 @@ def _idempotency_key(key: Optional[str]) -> str:
     return key
 
 
+def _header_safe(token: Optional[str]) -> Optional[str]:
+    """token, or InvalidError if an Authorization header cannot carry it:
+    http.client refuses a newline with a bare ValueError, and a character
+    past U+00FF with UnicodeEncodeError; one past U+007E would go out as
+    Latin-1, never the server's UTF-8 token. As the TypeScript client says."""
+    if token is None:
+        return None
+    if not isinstance(token, str):
+        raise TypeError(f"token: want a str, not {token!r}")
+    for c in token:
+        if not (" " <= c <= "~" or c == "\t"):
+            hint = " (a newline read with it from a file?)" if c in "\r\n" else ""
+            raise InvalidError(400, "bad_request", f"token: it holds U+{ord(c):04X}, a character an HTTP header "
+                                                   f"cannot carry: want printable ASCII{hint}")
+    return token
+
+
 MAX_TIMEOUT = (2**31 - 1) / 1000
 """The longest a request waits for the server (seconds, 24.8 days), whatever a longer timeout says."""
 
@@ -286,7 +303,8 @@ class Client:
             raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
         self.url = url.rstrip("/")
         self._host = parts.hostname
-        self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
+        # Checked up front: a token no header carries fails every call.
+        self.token = _header_safe(token if token is not None else os.environ.get("CAIRN_TOKEN"))
         self.timeout = timeout
         self._keys_honoured = False
 
@@ -306,7 +324,7 @@ class Client:
             data = _encode(body)
             hdrs["Content-Type"] = "application/json"
         if self.token:
-            hdrs["Authorization"] = "Bearer " + self.token
+            hdrs["Authorization"] = "Bearer " + _header_safe(self.token)  # type: ignore[operator]
         req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
         try:
             # At most what TypeScript's timers hold (24.8 days): past the

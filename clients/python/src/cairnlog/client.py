@@ -498,7 +498,11 @@ class Client:
 
     def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None,
             idempotency_key: Optional[str] = None, **record: Any) -> Step:
-        """Commit state as a step that awaits a human, with record {"question": question, ...}."""
+        """Commit state as a step that awaits a human, with record {"question": question, ...}.
+        question is any JSON value but None: a step awaiting an answer to no question
+        would sit in the inbox with nothing to show."""
+        if question is None:
+            raise InvalidError(400, "bad_request", "question: want a question (any JSON value but null), not None")
         return self.commit(session, state, record=dict(question=question, **record),
                            status="awaiting_input", expect=expect, idempotency_key=idempotency_key)
 

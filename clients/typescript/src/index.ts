@@ -274,7 +274,9 @@ export class CairnClient {
     const url = opts.url ?? process.env.CAIRN_URL;
     if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
     this.url = url.replace(/\/+$/, "");
-    this.token = opts.token ?? process.env.CAIRN_TOKEN ?? undefined;
+    // Checked up front: node:http refuses a header with a newline as the
+    // request goes out, which said the server was unreachable.
+    this.token = headerSafe(opts.token ?? process.env.CAIRN_TOKEN ?? undefined);
     this.timeout = opts.timeout ?? 90;
     if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
@@ -652,6 +654,25 @@ function either(a: AbortSignal, b: AbortSignal): AbortSignal {
     s.addEventListener("abort", () => c.abort(s.reason), { once: true, signal: c.signal });
   }
   return c.signal;
+}
+
+/**
+ * headerSafe returns token, or throws InvalidError if an Authorization
+ * header cannot carry it: a control character (a newline read with it from
+ * a file) makes node:http refuse the request as it goes out, and one past
+ * U+007E would go out as Latin-1, never the server's UTF-8 token. As the
+ * Python client says.
+ */
+function headerSafe(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (typeof token !== "string") throw new TypeError(`token: want a string, not ${typeof token}`);
+  const bad = /[^\t\x20-\x7e]/.exec(token);
+  if (bad) {
+    const c = bad[0].codePointAt(0)!;
+    const hint = c === 10 || c === 13 ? " (a newline read with it from a file?)" : "";
+    throw new InvalidError(400, "bad_request", `token: it holds U+${c.toString(16).toUpperCase().padStart(4, "0")}, a character an HTTP header cannot carry: want printable ASCII${hint}`);
+  }
+  return token;
 }
 
 /** The fewest digits an integer past 2^53 (9007199254740992) is written with. */

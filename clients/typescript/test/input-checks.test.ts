@@ -1,7 +1,7 @@
 // What the client refuses before it sends anything, and what it refuses
 // to read rather than read wrong.
 import { describe, expect, it } from "vitest";
-import { LimitError } from "../src/index.js";
+import { CairnClient, InvalidError, LimitError } from "../src/index.js";
 import { type LocalServer } from "../src/local.js";
 import { cairnBin, required } from "./harness.js";
 import { serveForSuite } from "./serve.js";
@@ -57,5 +57,30 @@ describe.skipIf(!bin)("checks against cairn serve", () => {
     // 2^60 as Python writes it, every digit: a double holds it exactly.
     await post("exact2", `{"state":{"a":1152921504606846976,"b":100000000000000000000}}`);
     expect((await c.head("exact2"))?.state).toEqual({ a: 2 ** 60, b: 1e20 });
+  });
+
+  it("refuses a token an HTTP header cannot carry when the client is made", async () => {
+    // A newline was "could not reach the cairn server: ERR_INVALID_CHAR":
+    // unreachable, when the server was never asked.
+    for (const [token, shown] of [
+      ["tok\n", "U+000A"],
+      ["a\r\nb", "U+000D"],
+      ["a\0b", "U+0000"],
+      ["é", "U+00E9"],
+      ["\u2603", "U+2603"],
+      ["a\x7fb", "U+007F"],
+    ]) {
+      let e: unknown;
+      try {
+        new CairnClient({ url: srv.url, token });
+      } catch (x) {
+        e = x;
+      }
+      expect(e, JSON.stringify(token)).toBeInstanceOf(InvalidError);
+      expect((e as Error).message).toMatch(new RegExp(`^cairn: 400 bad_request: token: it holds ${shown.replace("+", "\\+")}, a character an HTTP header cannot carry: want printable ASCII`));
+    }
+    // A printable one goes out: this server's 401 says it arrived.
+    const e = await new CairnClient({ url: srv.url, token: "a b\tc~" }).head("x").catch((x) => x);
+    expect(e.status).toBe(401);
   });
 });

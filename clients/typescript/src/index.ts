@@ -498,13 +498,20 @@ export class CairnClient {
     return this.post(session, body, opts);
   }
 
-  /** Commit state as a step that awaits a human, with record {question, ...extra}. */
+  /**
+   * Commit state as a step that awaits a human, with record {question, ...extra}.
+   * The question is any JSON value but null (undefined and null are InvalidError).
+   */
   async ask(
     session: string,
     state: unknown,
     question: unknown,
     opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
   ): Promise<Step> {
+    if (question === undefined || question === null) {
+      // A step awaiting the answer to no question, in the inbox with nothing to show.
+      throw new InvalidError(400, "bad_request", `question: want a question (any JSON value but null), not ${question}`);
+    }
     return this.commit(session, state, {
       record: { ...opts.record, question },
       status: "awaiting_input",

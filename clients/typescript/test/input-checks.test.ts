@@ -83,4 +83,20 @@ describe.skipIf(!bin)("checks against cairn serve", () => {
     const e = await new CairnClient({ url: srv.url, token: "a b\tc~" }).head("x").catch((x) => x);
     expect(e.status).toBe(401);
   });
+
+  it("refuses ask without a question", async () => {
+    // ask(s, state, undefined) committed a record without a question, and
+    // null {"question": null}: a step awaiting the answer to nothing.
+    const c = srv.client;
+    for (const q of [undefined, null]) {
+      const e = await c.ask("noq", {}, q).catch((x) => x);
+      expect(e).toBeInstanceOf(InvalidError);
+      expect(e.message).toBe(`cairn: 400 bad_request: question: want a question (any JSON value but null), not ${q}`);
+    }
+    expect(await c.head("noq")).toBeUndefined();
+    for (const q of ["q?", 0, false, "", { text: "q?" }]) {
+      const st = await c.ask(`q${JSON.stringify(q).length}`, {}, q);
+      expect(st.record).toEqual({ question: q });
+    }
+  });
 });

@@ -274,7 +274,9 @@ export class CairnClient {
     const url = opts.url ?? process.env.CAIRN_URL;
     if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
     this.url = url.replace(/\/+$/, "");
-    this.token = opts.token ?? process.env.CAIRN_TOKEN ?? undefined;
+    // Checked up front: node:http refuses a header with a newline as the
+    // request goes out, which said the server was unreachable.
+    this.token = headerSafe(opts.token ?? process.env.CAIRN_TOKEN ?? undefined);
     this.timeout = opts.timeout ?? 90;
     if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
@@ -355,11 +357,14 @@ export class CairnClient {
       throw errorFor(res.status, err.code, typeof err.error === "string" ? err.error : res.statusText, typeof err.head === "number" ? err.head : undefined);
     }
     if (!text) return { status: res.status, body: undefined as T };
+    let parsed: T;
     try {
-      return { status: res.status, body: JSON.parse(text) as T };
+      parsed = JSON.parse(text) as T;
     } catch {
       throw new CairnError(res.status, "http", this.foreign(res.status, res.statusText));
     }
+    refuseInexactIntegers(text);
+    return { status: res.status, body: parsed };
   }
 
   /** The message for an answer that is not cairn's. */
@@ -493,13 +498,20 @@ export class CairnClient {
     return this.post(session, body, opts);
   }
 
-  /** Commit state as a step that awaits a human, with record {question, ...extra}. */
+  /**
+   * Commit state as a step that awaits a human, with record {question, ...extra}.
+   * The question is any JSON value but null (undefined and null are InvalidError).
+   */
   async ask(
     session: string,
     state: unknown,
     question: unknown,
     opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
   ): Promise<Step> {
+    if (question === undefined || question === null) {
+      // A step awaiting the answer to no question, in the inbox with nothing to show.
+      throw new InvalidError(400, "bad_request", `question: want a question (any JSON value but null), not ${question}`);
+    }
     return this.commit(session, state, {
       record: { ...opts.record, question },
       status: "awaiting_input",
@@ -649,6 +661,77 @@ function either(a: AbortSignal, b: AbortSignal): AbortSignal {
     s.addEventListener("abort", () => c.abort(s.reason), { once: true, signal: c.signal });
   }
   return c.signal;
+}
+
+/**
+ * headerSafe returns token, or throws InvalidError if an Authorization
+ * header cannot carry it: a control character (a newline read with it from
+ * a file) makes node:http refuse the request as it goes out, and one past
+ * U+007E would go out as Latin-1, never the server's UTF-8 token. As the
+ * Python client says.
+ */
+function headerSafe(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (typeof token !== "string") throw new TypeError(`token: want a string, not ${typeof token}`);
+  const bad = /[^\t\x20-\x7e]/.exec(token);
+  if (bad) {
+    const c = bad[0].codePointAt(0)!;
+    const hint = c === 10 || c === 13 ? " (a newline read with it from a file?)" : "";
+    throw new InvalidError(400, "bad_request", `token: it holds U+${c.toString(16).toUpperCase().padStart(4, "0")}, a character an HTTP header cannot carry: want printable ASCII${hint}`);
+  }
+  return token;
+}
+
+/** The fewest digits an integer past 2^53 (9007199254740992) is written with. */
+const longDigits = /\d{16}/;
+
+/**
+ * refuseInexactIntegers throws LimitError if the JSON text holds an
+ * integer that JSON.parse reads as another number (12345678901234567890
+ * as 12345678901234567000), as a state another client committed may: a
+ * number silently changed is worse than none. Integers past 2^53 that a
+ * double holds exactly (1152921504606846976, 1e20) read as they are, and so
+ * does a double's own text, as JSON.stringify writes it (2**60 as
+ * 1152921504606847000, which is not 2^60 but no double is nearer). Only a
+ * text with 16 digits in a row is scanned.
+ */
+function refuseInexactIntegers(text: string): void {
+  if (!longDigits.test(text)) return;
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Past the string: the next quote not escaped (after an even run of backslashes).
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return;
+        let b = i - 1;
+        while (text.charCodeAt(b) === 92 /* \ */) b--;
+        if ((i - 1 - b) % 2 === 0) break;
+      }
+      i++;
+    } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i;
+      let integer = true;
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d >= 48 && d <= 57) continue;
+        if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) integer = false;
+        else break;
+      }
+      if (integer && i - start >= 16) {
+        const t = text.slice(start, i);
+        const read = Number(t);
+        // A double's own text (JSON.stringify(2**60) is 1152921504606847000)
+        // reads as the number written: a state this client committed reads back.
+        if (String(read) !== t && BigInt(t) !== BigInt(read)) {
+          throw new LimitError(422, "limit", `the answer holds the integer ${t}, which a JavaScript number cannot hold exactly (JSON.parse would read it as ${read}): read it with a client that keeps such integers (the Python client does), or store them as strings`);
+        }
+      }
+    } else {
+      i++;
+    }
+  }
 }
 
 /** tooDeep reports whether JSON.stringify failed for want of stack (not, say, a string too long). */

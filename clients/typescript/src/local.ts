@@ -39,26 +39,22 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   const args: string[] = [];
   const store = opts.store ?? process.env.CAIRN_STORE;
   if (store) args.push("--store", store);
-  // The server stops when its stdin ends: when this program exits, even
-  // killed by a signal that runs no exit handler, the pipe's end closes.
-  args.push("serve", "--listen", "127.0.0.1:0", "--stop-on-stdin-eof");
-  const child = spawn(bin, args, {
-    env: { ...process.env, ...opts.env, CAIRN_TOKEN: token },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  // A binary that cannot be started emits "error" and never "exit".
-  const exited = new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    child.once("error", () => resolve());
-  });
-  let url: string;
+  args.push("serve", "--listen", "127.0.0.1:0");
+  const env = { ...process.env, ...opts.env, CAIRN_TOKEN: token };
+  const timeoutMs = (opts.startTimeout ?? 30) * 1000;
+  let started: Started;
   try {
-    url = await listening(child, (opts.startTimeout ?? 30) * 1000);
+    // The server stops when its stdin ends: when this program exits, even
+    // killed by a signal that runs no exit handler, the pipe's end closes.
+    started = await launch(bin, [...args, stopOnEOF], env, timeoutMs);
   } catch (e) {
-    child.kill("SIGKILL");
-    await exited;
-    throw e;
+    if (!(e instanceof Refused) || !e.refuses(stopOnEOF)) throw e;
+    // A cairn older than the flag: it stops on close() and at this
+    // program's exit (the "exit" handler below), not when the program is
+    // killed by a signal.
+    started = await launch(bin, args, env, timeoutMs);
   }
+  const { child, exited, url } = started;
   // The server's later output goes nowhere; keep the pipes drained.
   child.stdout?.resume();
   child.stderr?.resume();
@@ -83,6 +79,55 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
       held(child, false);
     },
   };
+}
+
+/**
+ * The flag that stops a private server when this program ends, however it
+ * ends; cairn before it refuses it (exit 2, "unknown flag").
+ */
+const stopOnEOF = "--stop-on-stdin-eof";
+
+/** A server that listens: its process, its exit, and its URL. */
+interface Started {
+  child: ChildProcess;
+  exited: Promise<void>;
+  url: string;
+}
+
+/** cairn serve exited instead of listening: its exit status and standard error. */
+class Refused extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+
+  /**
+   * refuses reports whether cairn refused flag: exit 2 (usage), naming it
+   * ("unknown flag --F", or the flag package's "flag provided but not defined: -F").
+   */
+  refuses(flag: string): boolean {
+    return this.exitCode === 2 && this.stderr.includes(flag.replace(/^-+/, ""));
+  }
+}
+
+/** launch starts `bin args` and resolves once it listens; a server that does not is killed. */
+async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Started> {
+  const child = spawn(bin, args, { env, stdio: ["pipe", "pipe", "pipe"] });
+  // A binary that cannot be started emits "error" and never "exit".
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
+  try {
+    return { child, exited, url: await listening(child, timeoutMs) };
+  } catch (e) {
+    child.kill("SIGKILL");
+    await exited;
+    throw e;
+  }
 }
 
 /** The servers started and not yet closed, stopped when the program exits. */
@@ -137,6 +182,7 @@ function listening(child: ChildProcess, timeoutMs: number): Promise<string> {
         ),
       ),
     );
-    child.once("exit", (code) => done(new Error(`start cairn serve: exited with ${code}: ${errText.trim()}`)));
+    // "close", not "exit": all it wrote to stderr has been read by then.
+    child.once("close", (code) => done(new Refused(`start cairn serve: exited with ${code}: ${errText.trim()}`, code, errText)));
   });
 }

@@ -44,6 +44,23 @@ def _idempotency_key(key: Optional[str]) -> str:
     return key
 
 
+def _header_safe(token: Optional[str]) -> Optional[str]:
+    """token, or InvalidError if an Authorization header cannot carry it:
+    http.client refuses a newline with a bare ValueError, and a character
+    past U+00FF with UnicodeEncodeError; one past U+007E would go out as
+    Latin-1, never the server's UTF-8 token. As the TypeScript client says."""
+    if token is None:
+        return None
+    if not isinstance(token, str):
+        raise TypeError(f"token: want a str, not {token!r}")
+    for c in token:
+        if not (" " <= c <= "~" or c == "\t"):
+            hint = " (a newline read with it from a file?)" if c in "\r\n" else ""
+            raise InvalidError(400, "bad_request", f"token: it holds U+{ord(c):04X}, a character an HTTP header "
+                                                   f"cannot carry: want printable ASCII{hint}")
+    return token
+
+
 MAX_TIMEOUT = (2**31 - 1) / 1000
 """The longest a request waits for the server (seconds, 24.8 days), whatever a longer timeout says."""
 
@@ -149,14 +166,99 @@ def _why_not_json(value: Any, e: BaseException) -> str:
     return str(e)
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
+def _has_odd_key(value: Any) -> bool:
+    """True if a dict in value has a key that is no str. value must be one
+    json.dumps encoded (no cycles, not too deep)."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    return True
+                if isinstance(x, _CONTAINERS):
+                    todo.append(x)
+        elif isinstance(v, (list, tuple)):
+            todo.extend(x for x in v if isinstance(x, _CONTAINERS))
+    return False
+
+
+def _pointer_token(key: Any) -> str:
+    """key as a JSON pointer's token: its JSON name (~ and / escaped)."""
+    if isinstance(key, str):
+        name = key
+    elif key is None or isinstance(key, (bool, int, float)):
+        name = json.dumps(key)
+    else:
+        name = str(key)
+    return "/" + name.replace("~", "~0").replace("/", "~1")
+
+
+def _odd_key(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[Any, str]]:
+    """The first dict key in value that is no str, and its path (a JSON
+    pointer, as diff's paths), or None. A container within itself is not
+    walked again."""
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    if id(value) in within:
+        return None
+    within += (id(value),)
+    for k, x in items:
+        at = path + _pointer_token(k)
+        if isinstance(value, dict) and not isinstance(k, str):
+            return k, at
+        found = _odd_key(x, at, within)
+        if found is not None:
+            return found
+    return None
+
+
+def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
+    """InvalidError for a dict key that is no str anywhere in the body:
+    json.dumps would make it one, and {1: "a", "1": "b"} would go out as
+    two "1"s, of which the server keeps one: a value lost without a word.
+    encoded: json.dumps took the body (no cycles, not too deep), so a quick
+    walk can rule odd keys out first."""
+    for field, v in body.items():
+        if not isinstance(v, _CONTAINERS) or (encoded and not _has_odd_key(v)):
+            continue
+        try:
+            found = _odd_key(v)
+        except RecursionError:
+            found = None
+        if found is None:
+            continue
+        key, at = found
+        kind = type(key).__name__
+        sent = ""
+        if key is None or isinstance(key, (bool, int, float)):
+            name = json.dumps(key)
+            sent = f" (json would send it as {json.dumps(name)}, over any value under {json.dumps(name)} beside it)"
+        raise InvalidError(400, "bad_request", f"{field}: the key {key!r} at {at} is {'an' if kind[0] in 'aeiou' else 'a'} "
+                                               f"{kind}, not a str: JSON object keys are strings{sent}: send str keys")
+
+
 def _encode(body: Dict[str, Any]) -> bytes:
     """The JSON text of a request body, as UTF-8. A value JSON cannot hold
-    (NaN, infinities, a circular or too deep structure) is InvalidError
-    naming the field; a type it cannot hold (a set, say) stays TypeError.
-    A str holding half a surrogate pair is sent escaped, as JSON.stringify
-    does, so the server's 400 says which field holds it."""
+    (NaN, infinities, a circular or too deep structure, a dict key that is
+    no str) is InvalidError naming the field; a type it cannot hold (a set,
+    say) stays TypeError. A str holding half a surrogate pair is sent
+    escaped, as JSON.stringify does, so the server's 400 says which field
+    holds it."""
     try:
         text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except TypeError:
+        # A key json refuses (a tuple, say) is said as any other odd key;
+        # a value it cannot hold stays its TypeError.
+        _refuse_odd_keys(body, encoded=False)
+        raise
     except (ValueError, RecursionError) as e:
         field = "request body"
         for k, v in body.items():
@@ -168,6 +270,7 @@ def _encode(body: Dict[str, Any]) -> bytes:
             except TypeError:
                 pass
         raise InvalidError(400, "bad_request", f"{field}: {_why_not_json(body, e)}") from None
+    _refuse_odd_keys(body)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -200,7 +303,8 @@ class Client:
             raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
         self.url = url.rstrip("/")
         self._host = parts.hostname
-        self.token = token if token is not None else os.environ.get("CAIRN_TOKEN")
+        # Checked up front: a token no header carries fails every call.
+        self.token = _header_safe(token if token is not None else os.environ.get("CAIRN_TOKEN"))
         self.timeout = timeout
         self._keys_honoured = False
 
@@ -220,7 +324,7 @@ class Client:
             data = _encode(body)
             hdrs["Content-Type"] = "application/json"
         if self.token:
-            hdrs["Authorization"] = "Bearer " + self.token
+            hdrs["Authorization"] = "Bearer " + _header_safe(self.token)  # type: ignore[operator]
         req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
         try:
             # At most what TypeScript's timers hold (24.8 days): past the
@@ -394,7 +498,11 @@ class Client:
 
     def ask(self, session: str, state: Any, question: Any, expect: Optional[int] = None,
             idempotency_key: Optional[str] = None, **record: Any) -> Step:
-        """Commit state as a step that awaits a human, with record {"question": question, ...}."""
+        """Commit state as a step that awaits a human, with record {"question": question, ...}.
+        question is any JSON value but None: a step awaiting an answer to no question
+        would sit in the inbox with nothing to show."""
+        if question is None:
+            raise InvalidError(400, "bad_request", "question: want a question (any JSON value but null), not None")
         return self.commit(session, state, record=dict(question=question, **record),
                            status="awaiting_input", expect=expect, idempotency_key=idempotency_key)
 

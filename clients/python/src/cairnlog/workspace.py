@@ -146,8 +146,47 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
         cmd += ["--store", store]
     # The server stops when its stdin ends: when this process exits, even
     # killed by a signal that runs no finaliser, the pipe's end closes.
-    cmd += ["serve", "--listen", "127.0.0.1:0", "--stop-on-stdin-eof"]
+    cmd += ["serve", "--listen", "127.0.0.1:0", STOP_ON_EOF]
     env = dict(os.environ, CAIRN_TOKEN=token)
+    try:
+        p, url, readers = _start(cmd, env, start_timeout)
+    except _Refused as e:
+        if not e.refuses_flag(STOP_ON_EOF):
+            raise RuntimeError(f"start cairn serve: {e.stderr or 'no address printed'}") from None
+        # A cairn older than the flag: it stops at close() and at this
+        # interpreter's exit (the workspace's finaliser), not when this
+        # process is killed by a signal.
+        try:
+            p, url, readers = _start(cmd[:-1], env, start_timeout)
+        except _Refused as e2:
+            raise RuntimeError(f"start cairn serve: {e2.stderr or 'no address printed'}") from None
+    return Workspace(Client(url, token, timeout), store=store, bin=exe, process=p, _readers=readers)
+
+
+STOP_ON_EOF = "--stop-on-stdin-eof"
+"""The flag that stops a private server when this process ends, however it
+ends; cairn before it refuses it (exit 2, "unknown flag")."""
+
+
+class _Refused(Exception):
+    """cairn serve exited (or printed no address in time) instead of listening."""
+
+    def __init__(self, returncode: Optional[int], stderr: str) -> None:
+        super().__init__(stderr)
+        self.returncode = returncode
+        self.stderr = stderr
+
+    def refuses_flag(self, flag: str) -> bool:
+        """True if cairn refused flag: exit 2 (usage), naming it ("unknown flag --F",
+        or the flag package's "flag provided but not defined: -F")."""
+        return self.returncode == 2 and flag.lstrip("-") in self.stderr
+
+
+def _start(cmd: List[str], env: Dict[str, str],
+           start_timeout: float) -> "tuple[subprocess.Popen[str], str, tuple[threading.Thread, ...]]":
+    """Start cmd, a `cairn serve`, and wait for the URL it listens on: the
+    process, its URL and the threads that drain its output; or _Refused
+    with its exit status and standard error."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE, env=env, text=True)
     found: List[str] = []
     ready = threading.Event()
@@ -184,8 +223,8 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
         assert p.stderr is not None
         with p.stderr:
             err = p.stderr.read()
-        raise RuntimeError(f"start cairn serve: {err.strip() or 'no address printed'}")
+        raise _Refused(p.returncode, err.strip())
     # Drain stderr too, so the server never blocks on a full pipe.
     drainer = threading.Thread(target=drain, daemon=True)
     drainer.start()
-    return Workspace(Client(found[0], token, timeout), store=store, bin=exe, process=p, _readers=(reader, drainer))
+    return p, found[0], (reader, drainer)

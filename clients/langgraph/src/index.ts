@@ -497,8 +497,11 @@ export class CairnSaver extends BaseCheckpointSaver {
         if (!(e instanceof ConflictError) || attempt >= maxRetries) throw e;
         if (id === undefined && e.head !== undefined && e.head !== expect) {
           // The session was removed and its name is in use again: go on after its old head.
-          // Its own steps before this one are not known: the record claims no order.
-          const retry = await this.client.commit(target, out.state, { record: ordered(out.record, undefined), expect: e.head }).catch((err) => err);
+          // Its own steps before this one are not known: the record claims
+          // no order, nor may the tip wrote keeps of it (the next step put
+          // there would claim one from it).
+          out.record = ordered(out.record, undefined);
+          const retry = await this.client.commit(target, out.state, { record: out.record, expect: e.head }).catch((err) => err);
           if (!(retry instanceof Error)) {
             this.wrote(base, target, retry.step, out);
             return;

@@ -724,7 +724,8 @@ function refuseInexactIntegers(text: string): void {
         const read = Number(t);
         // A double's own text (JSON.stringify(2**60) is 1152921504606847000)
         // reads as the number written: a state this client committed reads back.
-        if (String(read) !== t && BigInt(t) !== BigInt(read)) {
+        // One past the largest double reads as Infinity, which BigInt refuses.
+        if (!Number.isFinite(read) || (String(read) !== t && BigInt(t) !== BigInt(read))) {
           throw new LimitError(422, "limit", `the answer holds the integer ${t}, which a JavaScript number cannot hold exactly (JSON.parse would read it as ${read}): read it with a client that keeps such integers (the Python client does), or store them as strings`);
         }
       }

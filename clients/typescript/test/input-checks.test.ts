@@ -48,6 +48,16 @@ describe.skipIf(!bin)("checks against cairn serve", () => {
     expect((await c.head("str"))?.record).toEqual({ big: "-9007199254740993", f: 1e300, g: 12345678901234567890.5 });
   });
 
+  it("refuses an integer past the largest double as it refuses any other it would change", async () => {
+    // JSON.parse reads a 400-digit integer as Infinity; the check threw
+    // a RangeError of BigInt(Infinity) instead of saying so.
+    const c = srv.client;
+    await post("huge", `{"state":{"n":1${"0".repeat(400)}}}`);
+    const e = await c.head("huge").catch((x) => x);
+    expect(e).toBeInstanceOf(LimitError);
+    expect(e.message).toContain("JSON.parse would read it as Infinity");
+  });
+
   it("reads integers past 2^53 that a number holds exactly, and those JSON.stringify writes", async () => {
     // JSON.stringify writes 2**60 as 1152921504606847000 (no double is
     // nearer to it): this client's own states read back.

@@ -17,12 +17,11 @@ import (
 // loop (each level's step number is below the last, and a session it
 // entered before ends it), but a chain read from a store is not trusted
 // to end (I6): a hostile store may make one up as it is read. Each level
-// costs a LIST and a GET, so this bound is where a walk stops being a
-// read and becomes a store's attack: tree.ErrLimit.
+// costs a LIST and a GET, up to some 131,000 requests at this bound, past
+// which a walk is taken for a store's attack: a tree.LimitError naming
+// "MaxForkLevels". Repo.MaxForkLevels (Limits.MaxForkLevels) sets
+// another bound.
 const MaxForkLevels = 1 << 16
-
-// forkLevels is MaxForkLevels, lowered by tests of the bound.
-var forkLevels = MaxForkLevels
 
 // HistoryStep returns the step numbered n of the history that goes down
 // from step top through its parents, across forks: a fork's history

@@ -201,7 +201,7 @@ func (cs *conns) apiAnswer(p []byte) []byte {
 	}
 	var status int
 	var msg string
-	if line, _, ok := bytes.Cut(rest, []byte(goErrorHeaders)); ok && !bytes.ContainsAny(line, "\r\n") {
+	if line, _, ok := bytes.Cut(rest, []byte(goErrorHeaders)); ok && len(line) >= 3 && !bytes.ContainsAny(line, "\r\n") {
 		status, _ = strconv.Atoi(string(line[:3]))
 		// "400 Bad Request: missing required Host header", the same in body.
 		why, detailed := bytes.CutPrefix(line[3:], []byte(" "+http.StatusText(status)+": "))

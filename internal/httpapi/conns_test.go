@@ -113,3 +113,19 @@ func TestConnectionsCapped(t *testing.T) {
 		t.Fatalf("a connection beside MaxConns connections at work: %d %s; want 503 busy in the API's error shape, saying the server is at its limit of connections", code, b)
 	}
 }
+
+// TestAPIAnswerShortStatusLine: a write that starts like Go's own error
+// answer but holds less than a status code is passed through, not
+// sliced past its end (it panicked).
+func TestAPIAnswerShortStatusLine(t *testing.T) {
+	cs := newConns(8, 1<<16)
+	for _, p := range []string{
+		"HTTP/1.1 4" + goErrorHeaders,
+		"HTTP/1.1 40" + goErrorHeaders + "x",
+		"HTTP/1.1 " + goErrorHeaders,
+	} {
+		if got := cs.apiAnswer([]byte(p)); got != nil {
+			t.Errorf("apiAnswer(%q) = %q; want it left alone", p, got)
+		}
+	}
+}

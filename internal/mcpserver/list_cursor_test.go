@@ -9,8 +9,8 @@ import (
 // was answered -32602 "invalid params" and nothing more, so a client
 // could not tell its cursor from any other parameter. MCP answers an
 // unknown cursor -32602; the message says now why: this server lists
-// every tool in one page and gives no cursor. An empty cursor is no
-// cursor, and lists the tools.
+// every tool in one page and gives no cursor. An empty or null cursor is
+// no cursor, and lists the tools (null was refused as "want a string").
 func TestListCursorSaysWhy(t *testing.T) {
 	s := startStdio(t)
 	for _, tc := range []struct{ params, want string }{
@@ -25,8 +25,12 @@ func TestListCursorSaysWhy(t *testing.T) {
 			t.Errorf("tools/list with %s: %s; want -32602 saying %q and that every tool is listed in one page", tc.params, r.raw, tc.want)
 		}
 	}
-	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":""}}`)
-	if r := s.next(); r.Error != nil || !strings.Contains(string(r.Result), `"checkpoint"`) {
-		t.Errorf("tools/list with an empty cursor: %s; want the tools", r.raw)
+	// An empty or null cursor is none (clients that serialise an unset
+	// field send null): the tools are listed.
+	for _, c := range []string{`""`, `null`} {
+		s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":` + c + `}}`)
+		if r := s.next(); r.Error != nil || !strings.Contains(string(r.Result), `"checkpoint"`) {
+			t.Errorf("tools/list with the cursor %s: %s; want the tools", c, r.raw)
+		}
 	}
 }

@@ -953,11 +953,12 @@ var listed = map[string]string{
 // gives none: it lists everything in one page. The SDK answered such a
 // cursor "invalid params" without a reason, or in Go's words for one
 // that is no string, and answered a cursor of its own making that a
-// client forged with a page it never offered.
+// client forged with a page it never offered. A cursor that is null or
+// empty is no cursor.
 func checkCursor(id json.RawMessage, what string, members []jsontext.Member) []byte {
 	for _, m := range members {
-		if m.Name != "cursor" {
-			continue
+		if m.Name != "cursor" || string(m.Value) == "null" {
+			continue // a null cursor is none, as an empty one: clients send it so
 		}
 		var cursor string
 		if m.Value[0] != '"' || json.Unmarshal(m.Value, &cursor) != nil {

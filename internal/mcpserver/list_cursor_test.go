@@ -20,6 +20,9 @@ func TestListCursorSaysWhy(t *testing.T) {
 	} {
 		s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":` + tc.params + `}`)
 		r := s.next()
+		if string(r.ID) != "1" {
+			t.Errorf("tools/list with %s: answered with id %s, not the request's 1: %s", tc.params, r.ID, r.raw)
+		}
 		if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, tc.want) ||
 			!strings.Contains(r.Error.Message, "one page") || strings.Contains(r.Error.Message, "Go") {
 			t.Errorf("tools/list with %s: %s; want -32602 saying %q and that every tool is listed in one page", tc.params, r.raw, tc.want)

@@ -53,6 +53,13 @@ const (
 // Options select what to export and how.
 type Options struct {
 	Format string
+	// WholeLines makes out receive whole lines only (every format but
+	// Parquet): a line is built, in memory up to 4 MiB and beyond that
+	// in a temporary file, before any of it is written, so an export
+	// that fails part-way through a long trajectory's line (the store
+	// changed between its two reads) leaves only whole lines on an
+	// output that cannot be taken back, such as stdout.
+	WholeLines bool
 	// Sessions are glob patterns (path.Match) on session names; a
 	// session is selected if it matches any (none: all sessions).
 	Sessions []string
@@ -301,6 +308,19 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 		return Summary{}, err
 	}
 	e := &exporter{ws: ws, opts: opts}
+	if opts.WholeLines && opts.Format != Parquet {
+		g := newLineGate(out)
+		sum, err := e.export(ctx, g)
+		if cerr := g.close(); err == nil && cerr != nil {
+			err = cerr // never: every line the formats write ends
+		}
+		return sum, err
+	}
+	return e.export(ctx, out)
+}
+
+func (e *exporter) export(ctx context.Context, out io.Writer) (Summary, error) {
+	opts := e.opts
 	if opts.Format == Preference {
 		if opts.FromHeads != nil {
 			return Summary{}, fmt.Errorf("preference pairs cannot be re-exported from an export manifest's heads")

@@ -30,8 +30,10 @@ import (
 // holds is flat in the trajectory's length but for one step per run
 // (and ATIF's tool call ids). Should a
 // read fail part-way through a chat line (the store damaged or pruned
-// between two passes), the export fails with that line's start written:
-// --out naming a file then removes its temporary file, as on any failure.
+// between two passes), the export fails, its error naming the session
+// and the step gone: --out naming a file then removes its temporary
+// file, as on any failure, and an output that cannot be taken back
+// (stdout) is given whole lines only (Options.WholeLines).
 
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
@@ -208,6 +210,10 @@ func (f *firstPass) trajectory() *Trajectory {
 	return t
 }
 
+// rereadRun, if set (by tests), is called with the head of a path too
+// long to hold before each run of it is read again.
+var rereadRun func(h *cairn.Step)
+
 // errEnough ends a Log that has read what it was asked.
 var errEnough = errors.New("enough steps")
 
@@ -226,6 +232,9 @@ func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 			seen += want
 			continue
 		}
+		if rereadRun != nil {
+			rereadRun(l.head)
+		}
 		steps = steps[:0]
 		err := l.runs[j].newest.Log(l.ctx, func(st *cairn.Step) error {
 			steps = append(steps, st)
@@ -238,9 +247,14 @@ func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 			return fmt.Errorf("read trajectory of %s again: %w", l.head, err)
 		}
 		if len(steps) != want {
-			// Pruned or removed between the two passes.
-			return fmt.Errorf("read trajectory of %s again: below %s: %d steps, but %d the first time (pruned or removed since?)",
-				l.head, l.runs[j].newest, len(steps), want)
+			// Pruned or removed between the two passes: the step
+			// below the last one read is gone from the history.
+			gone := l.runs[j].newest.String()
+			if k := len(steps); k > 0 && steps[k-1].Parent != nil {
+				gone = steps[k-1].Parent.String()
+			}
+			return fmt.Errorf("session %s changed while it was exported: %s, in its history when first read, no longer is (pruned or removed since?); read %d of the %d steps up to %s that the first read found",
+				l.head.Session, gone, len(steps), want, l.runs[j].newest)
 		}
 		slices.Reverse(steps)
 		for k, st := range steps {

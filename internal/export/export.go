@@ -933,17 +933,23 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 	}
 	if f != nil {
-		if !f.adapterSession() {
+		c := f.stateChat()
+		if c == nil {
 			return f.trajectory(), nil
 		}
-		// An adapter's conversation is read from its states, whole.
-		err = h.Log(ctx, func(st *cairn.Step) error {
-			steps = append(steps, stepOf(st))
-			return nil
-		})
-		if err != nil {
+		// An adapter's conversation is read from its states, a step
+		// at a time (fromstate_long.go).
+		l := f.l
+		l.ws = e.ws
+		if err := l.checkAdapter(c); err != nil {
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 		}
+		if err := l.foldAdapted(); err != nil {
+			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+		}
+		t := f.trajectory()
+		t.fromState = true
+		return t, nil
 	}
 	slices.Reverse(steps)
 	return e.trajectory(ctx, h, steps)

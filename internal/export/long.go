@@ -90,6 +90,11 @@ type longPath struct {
 	model, forkedFrom string
 	tools             []json.RawMessage
 	toolsSeen         bool
+	// adapter is set if a framework adapter wrote the path's records:
+	// its conversation is read from its states (fromstate_long.go),
+	// through ws.
+	adapter *adapterPath
+	ws      *cairn.Workspace
 }
 
 // firstPass folds a trajectory's steps, fed newest first, into what
@@ -186,15 +191,15 @@ func (f *firstPass) add(s Step) {
 	}
 }
 
-// adapterSession reports whether a framework adapter wrote the path's
-// records (stateChatOf): its conversation is then read from its states.
-func (f *firstPass) adapterSession() bool {
-	for i := range stateChats {
+// stateChat returns the adapter that wrote the path's records, as
+// stateChatOf does, or nil.
+func (f *firstPass) stateChat() stateChat {
+	for i, c := range stateChats {
 		if f.adapter[i] && !f.other[i] {
-			return true
+			return c
 		}
 	}
-	return false
+	return nil
 }
 
 // trajectory returns the trajectory the first pass read.
@@ -271,6 +276,23 @@ func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 	return nil
 }
 
+// eachStepOf calls fn with each step of the path from its index from
+// on, oldest first, its record parsed (or, for an adapter's session,
+// read from its state) and its arguments settled.
+func (l *longPath) eachStepOf(from int, fn func(Step) error) error {
+	if a := l.adapter; a != nil {
+		return l.eachAdapted(from, func(s Step) error {
+			settle(&s, a.c)
+			return fn(s)
+		})
+	}
+	return l.eachStepFrom(from, func(st *cairn.Step) error {
+		s := stepOf(st)
+		settle(&s, nil)
+		return fn(s)
+	})
+}
+
 // eachSettled calls fn with each step of the path, oldest first, its
 // record settled as a held trajectory's is (arguments, tool call ids:
 // see exporter.trajectory). A step waits only while a tool result of it
@@ -289,13 +311,7 @@ func (l *longPath) eachSettled(fn func(Step) error) (unpaired string, err error)
 		held = held[:0]
 		return nil
 	}
-	err = l.eachStep(func(st *cairn.Step) error {
-		s := stepOf(st)
-		if s.Rec != nil {
-			if err := settleArguments(s.Rec); err != nil {
-				s.Rec, s.Broken = nil, fmt.Errorf("step record: %w", err)
-			}
-		}
+	err = l.eachStepOf(0, func(s Step) error {
 		c.step(s)
 		held = append(held, s)
 		if len(c.waiting) > 0 {

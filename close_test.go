@@ -66,6 +66,7 @@ func TestClosedWorkspaceRefusesEveryCall(t *testing.T) {
 		"Workspace.ReadHead":     func() error { _, err := ws.ReadHead(ctx, "j"); return err },
 		"Workspace.ReadStep":     func() error { _, err := ws.ReadStep(ctx, "j", 1); return err },
 		"Workspace.ForkOrigin":   func() error { _, err := ws.ForkOrigin(ctx, "j"); return err },
+		"Workspace.FirstStep":    func() error { _, err := ws.FirstStep(ctx, "j"); return err },
 		"Workspace.Fork":         func() error { _, err := ws.Fork(ctx, head, "k"); return err },
 		"Workspace.Diff":         func() error { _, err := ws.Diff(ctx, head, head); return err },
 		"Workspace.Usage":        func() error { _, err := ws.Usage(ctx); return err },

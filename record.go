@@ -161,6 +161,17 @@ var recordKeys = []string{"messages", "tools", "agent", "model", "tokens", "cost
 // Keys outside the convention are allowed and ignored.
 func ParseRecord(raw []byte) (rec *Record, err error) {
 	raw = bytes.TrimSpace(raw)
+	if rec, ok := parseRecordFast(raw); ok {
+		return rec, nil
+	}
+	return parseRecord(raw)
+}
+
+// parseRecord is ParseRecord of raw, trimmed, the plain way: a map of
+// the record's keys, then the record, each message and each tool call
+// through its own UnmarshalJSON, so a record's text is checked and read
+// several times over.
+func parseRecord(raw []byte) (rec *Record, err error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrNotConventional)
 	}
@@ -186,6 +197,211 @@ func ParseRecord(raw []byte) (rec *Record, err error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// parseRecordFast is parseRecord of a record that follows the
+// convention, read in one pass: the top-level keys are scanned (no map),
+// and the messages and tool calls are decoded by the one Unmarshal
+// (wireRecord), as their UnmarshalJSON methods decode them. ok is false
+// for anything else (no convention key, a text that is not JSON, a
+// value of the wrong kind, a record Validate refuses): parseRecord then
+// says why, in its words.
+func parseRecordFast(raw []byte) (rec *Record, ok bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	if known, scanned := hasRecordKey(raw); !known || !scanned {
+		return nil, false
+	}
+	var w wireRecord
+	if json.Unmarshal(raw, &w) != nil {
+		return nil, false
+	}
+	rec = w.record()
+	if rec.Validate() != nil {
+		return nil, false
+	}
+	return rec, true
+}
+
+// wireRecord decodes as Record does, its messages and their tool calls
+// as Message.UnmarshalJSON and ToolCall.UnmarshalJSON do, without a
+// json.Unmarshal of its own for each.
+type wireRecord struct {
+	Messages  []wireMessage     `json:"messages,omitempty"`
+	Tools     []json.RawMessage `json:"tools,omitzero"`
+	Agent     *Agent            `json:"agent,omitempty"`
+	Model     string            `json:"model,omitempty"`
+	Tokens    *Tokens           `json:"tokens,omitempty"`
+	CostUSD   *float64          `json:"cost_usd,omitempty"`
+	LatencyMS *float64          `json:"latency_ms,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Outcome   string            `json:"outcome,omitempty"`
+	Reward    *float64          `json:"reward,omitempty"`
+}
+
+type wireMessage struct {
+	Role             string         `json:"role"`
+	Content          string         `json:"content"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
+	Name             string         `json:"name,omitempty"`
+	ReasoningContent string         `json:"reasoning_content"`
+}
+
+type wireToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Function  *struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+func (w *wireRecord) record() *Record {
+	r := &Record{Tools: w.Tools, Agent: w.Agent, Model: w.Model, Tokens: w.Tokens, CostUSD: w.CostUSD,
+		LatencyMS: w.LatencyMS, Labels: w.Labels, Outcome: w.Outcome, Reward: w.Reward}
+	if w.Messages != nil {
+		r.Messages = make([]Message, len(w.Messages))
+	}
+	for i, wm := range w.Messages {
+		m := Message{Role: wm.Role, Content: wm.Content, Reasoning: wm.Reasoning, ToolCallID: wm.ToolCallID, Name: wm.Name}
+		if m.Reasoning == "" {
+			m.Reasoning = wm.ReasoningContent
+		}
+		if wm.ToolCalls != nil {
+			m.ToolCalls = make([]ToolCall, len(wm.ToolCalls))
+		}
+		for j, wc := range wm.ToolCalls {
+			tc := ToolCall{ID: wc.ID, Name: wc.Name, Arguments: wc.Arguments}
+			if f := wc.Function; f != nil {
+				if tc.Name == "" {
+					tc.Name = f.Name
+				}
+				if len(tc.Arguments) == 0 {
+					tc.Arguments = f.Arguments
+				}
+			}
+			m.ToolCalls[j] = tc
+		}
+		r.Messages[i] = m
+	}
+	return r
+}
+
+// hasRecordKey reports whether the JSON object text raw has one of the
+// convention's keys at its top level, as parseRecord's map of its keys
+// would: scanned is false if raw could not be read as an object.
+func hasRecordKey(raw []byte) (known, scanned bool) {
+	i := skipSpace(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		return false, true
+	}
+	for i < len(raw) {
+		if raw[i] != '"' {
+			return false, false
+		}
+		end, escaped := stringEnd(raw, i)
+		if end < 0 {
+			return false, false
+		}
+		key := raw[i+1 : end]
+		if escaped {
+			var k string
+			if json.Unmarshal(raw[i:end+1], &k) != nil {
+				return false, false
+			}
+			key = []byte(k)
+		}
+		if slices.Contains(recordKeys, string(key)) {
+			return true, true
+		}
+		i = skipSpace(raw, end+1)
+		if i >= len(raw) || raw[i] != ':' {
+			return false, false
+		}
+		if i = valueEnd(raw, skipSpace(raw, i+1)); i < 0 {
+			return false, false
+		}
+		i = skipSpace(raw, i)
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		case i < len(raw) && raw[i] == '}':
+			return false, true
+		default:
+			return false, false
+		}
+	}
+	return false, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index of the quote that ends the JSON string
+// starting at b[i], or -1, and whether the string holds an escape.
+func stringEnd(b []byte, i int) (end int, escaped bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
+}
+
+// valueEnd returns the index just past the JSON value starting at b[i],
+// or -1: strings and nesting are followed, not checked (json.Unmarshal
+// checks the text after).
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		end, _ := stringEnd(b, i)
+		if end < 0 {
+			return -1
+		}
+		return end + 1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, _ := stringEnd(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[j])) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 // Validate reports the first way r breaks the convention.

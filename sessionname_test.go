@@ -25,8 +25,9 @@ func TestSessionNameRuleIsTheOneText(t *testing.T) {
 	_, errPrune := ws.Prune(ctx, bad, 1)
 	_, errRemove := ws.Remove(ctx, bad)
 	_, errOrigin := ws.ForkOrigin(ctx, bad)
+	_, errFirst := ws.FirstStep(ctx, bad)
 	for name, err := range map[string]error{"ValidSession": cairn.ValidSession(bad), "Session": errSession,
-		"ReadHead": errHead, "Prune": errPrune, "Remove": errRemove, "ForkOrigin": errOrigin} {
+		"ReadHead": errHead, "Prune": errPrune, "Remove": errRemove, "ForkOrigin": errOrigin, "FirstStep": errFirst} {
 		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, cairn.ErrInvalid) {
 			t.Errorf("%s(%q): %v; want ErrInvalid saying %q", name, bad, err, want)
 		}

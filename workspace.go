@@ -533,6 +533,27 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 	return refOf(st.Origin), nil
 }
 
+// FirstStep returns the oldest step of session's history (the step at
+// its base, once pruned), or nil if it has none, as ForkOrigin finds it.
+// Its Parent, if the older history was pruned, names a step below the
+// base, which ReadStep reads until gc sweeps it. It costs one LIST and
+// two GETs.
+func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err error) {
+	if err := w.enter("first step of " + session); err != nil {
+		return nil, err
+	}
+	defer w.exit()
+	defer w.classifyTo(&err)
+	if err := ValidSession(session); err != nil {
+		return nil, err
+	}
+	st, err := w.firstStep(ctx, session)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return newStep(w, st), nil
+}
+
 // firstStep returns the oldest step of session's history, or nil if it
 // has none: see ForkOrigin.
 func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.Step, error) {

@@ -258,6 +258,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		w = f
 	}
+	// Stdout, a FIFO or a device cannot be taken back: if the export
+	// fails part-way through a line (the store changed between a long
+	// trajectory's two reads), none of that line is written there.
+	opts.WholeLines = outT == nil || outT.direct
 	var bar *export.ProgressBar
 	var last export.Progress
 	if isTerminal(e.stderr) {

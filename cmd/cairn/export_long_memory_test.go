@@ -118,3 +118,61 @@ func TestLongExportKeepsMemoryFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestLongAdapterExportKeepsMemoryFlat: a framework adapter's session
+// (here the ADK session service's: every step's state holds the
+// session's events so far, its record only names the event) was read
+// whole on export however long, its newest state, its events and their
+// messages all held at once, while every other session too long to hold
+// is read a run of steps at a time. It is now read so too, its events
+// handed out one at a time as the newest state is written out: 1,500
+// events of 32 KB (48 MB of conversation) must be exported in at most
+// twice their size. Parquet is left out: whatever the session, it holds
+// the row group it writes (up to 8,192 rows; here every row, each
+// answer in two columns), 82 to 116 MB live in runs here, not flat in
+// the session's length below 8,192 steps.
+func TestLongAdapterExportKeepsMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("commits 48 MB")
+	}
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	const n, bound = 1500, 96 // MB
+	dir := t.TempDir()
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ws.Session("adk")
+	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"adk_session":1,"app":"app","user":"u","id":"s","state":{},"events":[]}`)),
+		cairn.CommitOptions{Record: []byte(`{"adk":"create"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		role, text := "user", fmt.Sprintf("question %d", i)
+		ev := map[string]any{"ID": fmt.Sprintf("ev-%d", i), "Author": "user", "Partial": false}
+		if i%2 == 0 {
+			role, text = "model", strings.Repeat(fmt.Sprintf("answer %d says lorem ipsum dolor sit amet. ", i), 1600)
+			ev["Author"], ev["ModelVersion"] = "agent", "gemini-x"
+			ev["UsageMetadata"] = map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 10}
+		}
+		ev["Content"] = map[string]any{"role": role, "parts": []any{map[string]any{"text": text}}}
+		patch, _ := json.Marshal([]any{map[string]any{"op": "add", "path": "/events/-", "value": ev}})
+		rec := fmt.Sprintf(`{"adk":"event","event":"ev-%d"}`, i)
+		if _, err := s.Commit(ctx, cairn.Patch(patch), cairn.CommitOptions{Record: []byte(rec)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.Close()
+	for _, format := range []string{"openai-jsonl", "sharegpt", "atif"} {
+		out := filepath.Join(t.TempDir(), "out")
+		live, stderr := liveHeapMB(t, "export", "--format", format, "--store", dir, "--out", out)
+		if want := fmt.Sprintf("exported 1 trajectory, %d steps", n+1); !bytes.Contains(stderr, []byte(want)) {
+			t.Fatalf("cairn export --format %s did not export the session:\n%s", format, stderr)
+		}
+		t.Logf("cairn export --format %s of %d ADK events: at most %d MB live after a collection", format, n, live)
+		if live > bound {
+			t.Errorf("cairn export --format %s of %d ADK events: %d MB live after a collection, want at most %d MB", format, n, live, bound)
+		}
+	}
+}

@@ -42,6 +42,9 @@ func (w *jsonlWriter) writeATIFLong(t *Trajectory) (verdict, error) {
 	t.unpaired = unpaired
 	if dry.n == 0 {
 		v.skip = reasonNoATIFSteps
+		if l.adapter != nil {
+			v.skip = reasonNoStateMessages
+		}
 		return v, nil
 	}
 	doc, err := textJSON(dry.doc(t))

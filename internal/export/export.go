@@ -53,6 +53,13 @@ const (
 // Options select what to export and how.
 type Options struct {
 	Format string
+	// WholeLines makes out receive whole lines only (every format but
+	// Parquet): a line is built, in memory up to 4 MiB and beyond that
+	// in a temporary file, before any of it is written, so an export
+	// that fails part-way through a long trajectory's line (the store
+	// changed between its two reads) leaves only whole lines on an
+	// output that cannot be taken back, such as stdout.
+	WholeLines bool
 	// Sessions are glob patterns (path.Match) on session names; a
 	// session is selected if it matches any (none: all sessions).
 	Sessions []string
@@ -301,6 +308,19 @@ func Export(ctx context.Context, ws *cairn.Workspace, out io.Writer, opts Option
 		return Summary{}, err
 	}
 	e := &exporter{ws: ws, opts: opts}
+	if opts.WholeLines && opts.Format != Parquet {
+		g := newLineGate(out)
+		sum, err := e.export(ctx, g)
+		if cerr := g.close(); err == nil && cerr != nil {
+			err = cerr // never: every line the formats write ends
+		}
+		return sum, err
+	}
+	return e.export(ctx, out)
+}
+
+func (e *exporter) export(ctx context.Context, out io.Writer) (Summary, error) {
+	opts := e.opts
 	if opts.Format == Preference {
 		if opts.FromHeads != nil {
 			return Summary{}, fmt.Errorf("preference pairs cannot be re-exported from an export manifest's heads")
@@ -461,6 +481,9 @@ type found struct {
 
 // forkOf reads session name's fork origin for scanForks.
 func (e *exporter) forkOf(ctx context.Context, name string, withGroups bool) (found, error) {
+	if withGroups {
+		return e.branchOf(ctx, name)
+	}
 	origin, err := e.ws.ForkOrigin(ctx, name)
 	if err != nil || origin == nil {
 		return found{name: name}, err
@@ -476,11 +499,66 @@ func (e *exporter) forkOf(ctx context.Context, name string, withGroups bool) (fo
 	if live, err := e.live(ctx, name, origin.Number); err != nil || !live {
 		return found{name: name}, err
 	}
-	if !withGroups {
-		return found{name: name, origin: origin}, nil
+	return found{name: name, origin: origin}, nil
+}
+
+// branchOf is forkOf for the preference pairs: a fork, as for the
+// leaves, or a fork pruned to the steps after its copy of the origin.
+// Its history then starts at the step after the fork point, whose
+// Origin is unset (to ForkOrigin it continues no fork), yet it holds the
+// whole branch after the point: its first step's parent, the copy, is
+// below the base but still read, until gc sweeps it, and names the
+// origin. Without this the branch was never grouped, so never paired.
+func (e *exporter) branchOf(ctx context.Context, name string) (found, error) {
+	first, err := e.ws.FirstStep(ctx, name)
+	if err != nil || first == nil {
+		return found{name: name}, err
+	}
+	origin, copied := first.Origin, first.Parent
+	if origin == nil {
+		if origin, err = e.prunedCopyOrigin(ctx, first); err != nil || origin == nil {
+			return found{name: name}, err
+		}
+	}
+	if h, err := e.head(ctx, name); err != nil || h == nil {
+		return found{name: name}, err
+	}
+	if first.Origin != nil {
+		if live, err := e.live(ctx, name, origin.Number); err != nil || !live {
+			return found{name: name}, err
+		}
 	}
 	point, err := e.resolvePoint(ctx, *origin)
+	if err == nil && first.Origin == nil {
+		// group resolves the pruned copy (isPoint) without reading it again.
+		e.mu.Lock()
+		e.points[refKey(*copied)] = point
+		e.mu.Unlock()
+	}
 	return found{name, origin, &point}, err
+}
+
+// prunedCopyOrigin returns the origin of the fork copy that first's
+// parent is, if first is the oldest step of a fork pruned right above
+// that copy; else nil. A copy gc swept, or that does not read, leaves
+// the session no fork, as ForkOrigin has it.
+func (e *exporter) prunedCopyOrigin(ctx context.Context, first *cairn.Step) (*cairn.StepRef, error) {
+	p := first.Parent
+	if p == nil || p.Session != first.Session || p.Number+1 != first.Number {
+		return nil, nil
+	}
+	st, err := e.ws.ReadStep(ctx, p.Session, p.Number)
+	var ne *cas.NotObjectError
+	if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrCorrupt) || errors.As(err, &ne) {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.ID.String() != p.ID || st.Origin == nil {
+		return nil, nil
+	}
+	return st.Origin, nil
 }
 
 // DefaultReadAheadBytes is Options.ReadAheadBytes's default.
@@ -855,17 +933,23 @@ func (e *exporter) load(ctx context.Context, h *cairn.Step) (*Trajectory, error)
 		return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 	}
 	if f != nil {
-		if !f.adapterSession() {
+		c := f.stateChat()
+		if c == nil {
 			return f.trajectory(), nil
 		}
-		// An adapter's conversation is read from its states, whole.
-		err = h.Log(ctx, func(st *cairn.Step) error {
-			steps = append(steps, stepOf(st))
-			return nil
-		})
-		if err != nil {
+		// An adapter's conversation is read from its states, a step
+		// at a time (fromstate_long.go).
+		l := f.l
+		l.ws = e.ws
+		if err := l.checkAdapter(c); err != nil {
 			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
 		}
+		if err := l.foldAdapted(); err != nil {
+			return nil, fmt.Errorf("read trajectory of %s: %w", h, err)
+		}
+		t := f.trajectory()
+		t.fromState = true
+		return t, nil
 	}
 	slices.Reverse(steps)
 	return e.trajectory(ctx, h, steps)

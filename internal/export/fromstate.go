@@ -127,7 +127,7 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 			continue
 		}
 		if prev >= 0 {
-			n, known, rewritten, err := e.appended(ctx, t.Steps[prev].Step, s.Step, c.pointer(), counts[prev])
+			n, known, rewritten, err := appended(ctx, e.ws, t.Steps[prev].Step, s.Step, c.pointer(), counts[prev])
 			if err != nil {
 				return err
 			}
@@ -214,8 +214,8 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 // list at pointer: it returns the number of elements b's list holds if
 // the difference says (known), or that b changed or removed one of the
 // first had (rewritten).
-func (e *exporter) appended(ctx context.Context, a, b *cairn.Step, pointer string, had int) (n int, known, rewritten bool, err error) {
-	changes, err := e.ws.Diff(ctx, a, b)
+func appended(ctx context.Context, ws *cairn.Workspace, a, b *cairn.Step, pointer string, had int) (n int, known, rewritten bool, err error) {
+	changes, err := ws.Diff(ctx, a, b)
 	if err != nil {
 		return 0, false, false, fmt.Errorf("compare %s with %s: %w", b, a, err)
 	}

@@ -969,11 +969,8 @@ func (b *atifBuilder) finish(l *longPath) error {
 	}
 	if first > 0 {
 		fed := first
-		err := l.eachStepFrom(first-1, func(cs *cairn.Step) error {
-			s := stepOf(cs)
-			if s.Rec != nil && settleArguments(s.Rec) != nil {
-				s.Rec = nil
-			}
+		err := l.eachStepOf(first-1, func(s Step) error {
+			cs := s.Step
 			for _, c := range todo {
 				if c.fed != fed || c.msg < 0 {
 					continue

@@ -30,8 +30,10 @@ import (
 // holds is flat in the trajectory's length but for one step per run
 // (and ATIF's tool call ids). Should a
 // read fail part-way through a chat line (the store damaged or pruned
-// between two passes), the export fails with that line's start written:
-// --out naming a file then removes its temporary file, as on any failure.
+// between two passes), the export fails, its error naming the session
+// and the step gone: --out naming a file then removes its temporary
+// file, as on any failure, and an output that cannot be taken back
+// (stdout) is given whole lines only (Options.WholeLines).
 
 // longFormat reports whether format writes a trajectory too long to
 // hold without holding it: Parquet a row at a time, openai-jsonl a
@@ -88,6 +90,11 @@ type longPath struct {
 	model, forkedFrom string
 	tools             []json.RawMessage
 	toolsSeen         bool
+	// adapter is set if a framework adapter wrote the path's records:
+	// its conversation is read from its states (fromstate_long.go),
+	// through ws.
+	adapter *adapterPath
+	ws      *cairn.Workspace
 }
 
 // firstPass folds a trajectory's steps, fed newest first, into what
@@ -184,15 +191,15 @@ func (f *firstPass) add(s Step) {
 	}
 }
 
-// adapterSession reports whether a framework adapter wrote the path's
-// records (stateChatOf): its conversation is then read from its states.
-func (f *firstPass) adapterSession() bool {
-	for i := range stateChats {
+// stateChat returns the adapter that wrote the path's records, as
+// stateChatOf does, or nil.
+func (f *firstPass) stateChat() stateChat {
+	for i, c := range stateChats {
 		if f.adapter[i] && !f.other[i] {
-			return true
+			return c
 		}
 	}
-	return false
+	return nil
 }
 
 // trajectory returns the trajectory the first pass read.
@@ -207,6 +214,10 @@ func (f *firstPass) trajectory() *Trajectory {
 	t.Unjudged = cmp.Or(f.unjudged.outcome, f.unjudged.reward)
 	return t
 }
+
+// rereadRun, if set (by tests), is called with the head of a path too
+// long to hold before each run of it is read again.
+var rereadRun func(h *cairn.Step)
 
 // errEnough ends a Log that has read what it was asked.
 var errEnough = errors.New("enough steps")
@@ -226,6 +237,9 @@ func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 			seen += want
 			continue
 		}
+		if rereadRun != nil {
+			rereadRun(l.head)
+		}
 		steps = steps[:0]
 		err := l.runs[j].newest.Log(l.ctx, func(st *cairn.Step) error {
 			steps = append(steps, st)
@@ -238,9 +252,14 @@ func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 			return fmt.Errorf("read trajectory of %s again: %w", l.head, err)
 		}
 		if len(steps) != want {
-			// Pruned or removed between the two passes.
-			return fmt.Errorf("read trajectory of %s again: below %s: %d steps, but %d the first time (pruned or removed since?)",
-				l.head, l.runs[j].newest, len(steps), want)
+			// Pruned or removed between the two passes: the step
+			// below the last one read is gone from the history.
+			gone := l.runs[j].newest.String()
+			if k := len(steps); k > 0 && steps[k-1].Parent != nil {
+				gone = steps[k-1].Parent.String()
+			}
+			return fmt.Errorf("session %s changed while it was exported: %s, in its history when first read, no longer is (pruned or removed since?); read %d of the %d steps up to %s that the first read found",
+				l.head.Session, gone, len(steps), want, l.runs[j].newest)
 		}
 		slices.Reverse(steps)
 		for k, st := range steps {
@@ -255,6 +274,23 @@ func (l *longPath) eachStepFrom(from int, fn func(*cairn.Step) error) error {
 		clear(steps)
 	}
 	return nil
+}
+
+// eachStepOf calls fn with each step of the path from its index from
+// on, oldest first, its record parsed (or, for an adapter's session,
+// read from its state) and its arguments settled.
+func (l *longPath) eachStepOf(from int, fn func(Step) error) error {
+	if a := l.adapter; a != nil {
+		return l.eachAdapted(from, func(s Step) error {
+			settle(&s, a.c)
+			return fn(s)
+		})
+	}
+	return l.eachStepFrom(from, func(st *cairn.Step) error {
+		s := stepOf(st)
+		settle(&s, nil)
+		return fn(s)
+	})
 }
 
 // eachSettled calls fn with each step of the path, oldest first, its
@@ -275,13 +311,7 @@ func (l *longPath) eachSettled(fn func(Step) error) (unpaired string, err error)
 		held = held[:0]
 		return nil
 	}
-	err = l.eachStep(func(st *cairn.Step) error {
-		s := stepOf(st)
-		if s.Rec != nil {
-			if err := settleArguments(s.Rec); err != nil {
-				s.Rec, s.Broken = nil, fmt.Errorf("step record: %w", err)
-			}
-		}
+	err = l.eachStepOf(0, func(s Step) error {
 		c.step(s)
 		held = append(held, s)
 		if len(c.waiting) > 0 {

@@ -32,10 +32,14 @@ type chatCheck struct {
 	openAt, n, keep int
 	forNoCall       string // resultForNoCall's
 	ids             []string
-	firstAssistant  int // the first assistant message's index (-1: none)
+	firstAssistant  int  // the first assistant message's index (-1: none)
+	fromState       bool // the path's conversation is read from its states
 }
 
-func newChatCheck() *chatCheck { return &chatCheck{keep: -1, firstAssistant: -1} }
+// newChatCheck returns the check of l.
+func (l *longPath) newChatCheck() *chatCheck {
+	return &chatCheck{keep: -1, firstAssistant: -1, fromState: l.adapter != nil}
+}
 
 func (c *chatCheck) say() string {
 	return fmt.Sprintf("%s: messages[%d]: tool call %q", c.open, c.openAt, c.pending[0])
@@ -152,6 +156,8 @@ func (c *chatCheck) chatVerdict(v *verdict) (keep int, ok bool) {
 	switch {
 	case keep == 0 && c.raw:
 		v.skip = reasonRawOnly
+	case keep == 0 && c.fromState:
+		v.skip = reasonNoStateMessages
 	case keep == 0:
 		v.skip = reasonNoMessages
 	case c.raw:
@@ -166,7 +172,7 @@ func (c *chatCheck) chatVerdict(v *verdict) (keep int, ok bool) {
 func (w *jsonlWriter) writeOpenAILong(t *Trajectory) (verdict, error) {
 	var v verdict
 	l := t.long
-	c := newChatCheck()
+	c := l.newChatCheck()
 	unpaired, err := l.eachSettled(func(s Step) error { c.add(s); return nil })
 	if err != nil {
 		return v, err
@@ -263,7 +269,7 @@ func (l *longPath) eachKept(from, keep int, fn func(cairn.Message) error) error 
 func (w *jsonlWriter) writeShareGPTLong(t *Trajectory) (verdict, error) {
 	var v verdict
 	l := t.long
-	c := newChatCheck()
+	c := l.newChatCheck()
 	// The turns of every message, checked as they are read; read again
 	// if the last assistant message is cut.
 	var tv verdict

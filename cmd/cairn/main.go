@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -28,6 +29,7 @@ import (
 	_ "github.com/cairnlog/cairn/cas/minio" // minio:// stores
 	_ "github.com/cairnlog/cairn/cas/s3"    // s3:// stores
 	"github.com/cairnlog/cairn/internal/runner"
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // command is one subcommand: its flags are set up by flags, and run does the work.
@@ -140,6 +142,9 @@ func (e *env) checkStore() error {
 	if problem := localStoreProblem(path); problem != "" {
 		return usagef("%s %s: %s (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url, problem)
 	}
+	if err := checkStorePlace(from, url, path); err != nil {
+		return err
+	}
 	if !e.needStore {
 		return nil
 	}
@@ -170,6 +175,30 @@ func localStoreProblem(path string) string {
 		}
 	}
 	return ""
+}
+
+// checkStorePlace refuses a local store directory where a store cannot
+// be kept apart from other files: the root of the filesystem, which
+// holds every file of the machine (and whose stray temporary files
+// opening a store removes), or a directory inside another store, whose
+// files would be that store's keys (--store A/steps/s, a session's
+// directory of the store at A).
+func checkStorePlace(from, url, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil // Open says what is wrong with it
+	}
+	if filepath.Dir(abs) == abs {
+		return usagef("%s %s: is the root of the filesystem, which cannot be a store: give a directory of its own, such as %s", from, url, cairn.DefaultStore())
+	}
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		if manifest.IsLocalStore(p) {
+			return usagef("%s %s: is inside the store at %s; give a directory outside it", from, url, p)
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
 
 // defaultStoreUnmade reports whether the command uses the default store

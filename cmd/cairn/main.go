@@ -4,7 +4,10 @@
 // Exit codes: 0 ok, 1 error, 2 usage or bad input, 3 conflict (another
 // writer already wrote that step, or --expect did not hold). A command
 // whose reader went away (cairn log S | head -n 1) stops and exits 0
-// without a message, as Unix tools do.
+// without a message, as Unix tools do. SIGINT or SIGTERM stops a
+// command, which removes what it wrote of an unfinished checkout or
+// export and exits 1 ("interrupted before it finished"); serve and mcp
+// stop serving.
 package main
 
 import (
@@ -272,7 +275,12 @@ func main() {
 		os.Exit(runner.GuardMain(os.Args[1:]))
 	}
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (kill, a container's stop, a supervisor) ends a command as
+	// Ctrl-C does: it stops, removes what it wrote of an unfinished
+	// checkout or export, and says it was interrupted, exit 1; serve and
+	// mcp stop serving, exit 0. Without it, SIGTERM killed the process
+	// where it stood (exit 143), leaving half-written files behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Without a handler, the Go runtime kills a program whose write to
 	// stdout finds the pipe closed (status 141 in a shell). With one, the
@@ -427,7 +435,7 @@ func exitCode(stderr io.Writer, name string, err error) int {
 	case errors.Is(err, errProblems):
 		return 1 // already reported
 	case errors.Is(err, context.Canceled):
-		// SIGINT: say so, not which store request the signal cut short.
+		// SIGINT or SIGTERM: say so, not which store request the signal cut short.
 		msg := "interrupted before it finished"
 		if errors.Is(err, cairn.ErrMaybeWritten) {
 			msg += " (the step may have been written: cairn log shows the head)"

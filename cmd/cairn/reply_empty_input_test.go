@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestReplyEmptyInputGiven: --input '' (--input "$A" with A unset) is
+// TestReplyEmptyInputGiven: --input "" (--input "$A" with A unset) is
 // an answer given empty, told apart from no --input at all: it said
 // "--input is required" to a user who had given it.
 func TestReplyEmptyInputGiven(t *testing.T) {

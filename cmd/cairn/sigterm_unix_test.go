@@ -196,4 +196,3 @@ func waitExit(t *testing.T, cmd *exec.Cmd) error {
 		return nil
 	}
 }
-

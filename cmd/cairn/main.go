@@ -274,6 +274,7 @@ func main() {
 		// The guard of a command under cairn run (see runner.Config.Guard).
 		os.Exit(runner.GuardMain(os.Args[1:]))
 	}
+	stdoutClosed = startedWithStdoutClosed()
 	tuneGC()
 	// SIGTERM (kill, a container's stop, a supervisor) ends a command as
 	// Ctrl-C does: it stops, removes what it wrote of an unfinished

@@ -95,7 +95,10 @@ func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err e
 		damaged := &UnreadableError{}
 		for _, d := range mu.Unreadable {
 			damaged.Sessions = append(damaged.Sessions, d.Session)
-			damaged.Errs = append(damaged.Errs, classify(d.Err))
+			// Each said in words on its own (the store as the user
+			// named it, never a key), so that one session's damage
+			// does not stand for all of them.
+			damaged.Errs = append(damaged.Errs, w.refused(classify(d.Err), ""))
 		}
 		return u, damaged
 	}

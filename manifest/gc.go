@@ -142,6 +142,9 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
 	l, err := r.list(ctx)
+	if err == nil {
+		err = l.folderErr() // nothing is deleted until it is removed
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}

@@ -27,6 +27,20 @@ type listing struct {
 	packs    []string
 	bytes    int64
 	stepKeys int
+	// folders are the step keys at which a folder stands (see folders),
+	// in key order: the store's damage, which no commit passes. gc
+	// deletes nothing while one stands; du reports its session.
+	folders []string
+}
+
+// folderErr is the error of the first folder the listing found at a
+// step's key, nil if it found none: gc refuses such a store, deleting
+// nothing until the folder is removed.
+func (l *listing) folderErr() error {
+	if len(l.folders) == 0 {
+		return nil
+	}
+	return fmt.Errorf("list steps: %w", folderError(l.folders[0]))
 }
 
 // list takes the snapshot. Everything a later mark finds live was either
@@ -39,9 +53,9 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 		if k, ok := f.at(i); ok {
 			if _, _, step := ParseStepKey(k); step {
 				// A folder where a step belongs (see folders): the
-				// store's damage, which no commit passes. Nothing is
-				// counted or deleted until it is removed.
-				return folderError(k)
+				// store's damage, which no commit passes.
+				l.folders = append(l.folders, k)
+				return nil
 			}
 		}
 		if s, n, ok := ParseStepKey(i.Key); ok && ValidSession(s) == nil && i.NotObject != "" {

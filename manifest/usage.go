@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/cairnlog/cairn/cas"
@@ -127,6 +128,18 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("du: %w", err)
+	}
+	// A folder where a step belongs is its session's damage, reported
+	// as verify does, per session: the session is passed over (its
+	// objects stay counted as live), the others measured.
+	for _, k := range l.folders {
+		s, _, _ := ParseStepKey(k)
+		switch {
+		case perRoot[s] != nil && dataErr[s] == nil:
+			dataErr[s] = folderError(k)
+		case perRoot[s] == nil && !slices.ContainsFunc(damaged, func(d Unreadable) bool { return d.Session == s }):
+			damaged = append(damaged, Unreadable{Session: s, Err: folderError(k)})
+		}
 	}
 	u := &Usage{Objects: len(l.objects), Bytes: l.bytes, Unreadable: damaged}
 	users := map[string]int{} // object key -> number of sessions using it

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/export"
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/realpath"
 )
 
@@ -465,7 +466,8 @@ const maxPipedHeads = 256 << 20
 // checkHeads reads the export manifest --heads names through once, so
 // a path that is no export manifest is refused before any work, and
 // returns how to read it again. A pipe or other non-regular file (such
-// as <(cat m.json)) can be read only once: it is read into memory.
+// as <(cat m.json)) can be read only once: it is read into memory, up
+// to maxPipedHeads, and refused at its first byte that cannot be one.
 func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -479,29 +481,55 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 		return nil, usagef("--heads %s: %v", path, pathProblem(err))
 	}
 	defer f.Close()
-	var r io.Reader = f
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
-	if !fi.Mode().IsRegular() {
-		b, err := io.ReadAll(io.LimitReader(f, maxPipedHeads+1))
-		if err != nil {
-			return nil, usagef("--heads %s: %v", path, pathProblem(err))
-		}
-		if len(b) > maxPipedHeads {
-			return nil, usagef("--heads %s: over %d MiB from a pipe; give the manifest as a file", path, maxPipedHeads>>20)
-		}
-		r = bytes.NewReader(b)
-		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	}
-	err = export.ReadManifestHeads(r, func(h export.ManifestHead) error {
+	check := func(h export.ManifestHead) error {
 		if err := cairn.ValidSession(h.Session); err != nil {
 			return fmt.Errorf("head %s: %v", h, err)
 		}
 		return nil
-	})
+	}
+	if fi.Mode().IsRegular() {
+		err = export.ReadManifestHeads(f, check)
+	} else {
+		// Kept as it is read, and checked as it comes: input that is no
+		// export manifest (a binary stream, a wrong file, one that
+		// never ends) is refused at its first bad byte, not read up to
+		// the limit first; only a manifest that checks out is read to
+		// its end, to be read again.
+		var b bytes.Buffer
+		in := &readErr{r: &io.LimitedReader{R: &jsontext.StopReader{R: f}, N: maxPipedHeads + 1}}
+		err = export.ReadManifestHeads(io.TeeReader(in, &b), check)
+		if err == nil {
+			_, _ = io.Copy(&b, in)
+		}
+		switch {
+		case b.Len() > maxPipedHeads:
+			return nil, usagef("--heads %s: over %d MiB from a pipe; give the manifest as a file", path, maxPipedHeads>>20)
+		case in.err != nil:
+			return nil, usagef("--heads %s: %v", path, pathProblem(in.err))
+		}
+		piped := b.Bytes()
+		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(piped)), nil }
+	}
 	if err != nil {
 		return nil, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
 	}
 	return open, nil
+}
+
+// readErr is r, remembering the first error of a read other than io.EOF:
+// a reader that wraps it (a JSON decoder) may report it as its own.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // stdoutAliases are the paths that name this process's stdout: written

@@ -4,7 +4,10 @@
 // Exit codes: 0 ok, 1 error, 2 usage or bad input, 3 conflict (another
 // writer already wrote that step, or --expect did not hold). A command
 // whose reader went away (cairn log S | head -n 1) stops and exits 0
-// without a message, as Unix tools do.
+// without a message, as Unix tools do. SIGINT or SIGTERM stops a
+// command, which removes what it wrote of an unfinished checkout or
+// export and exits 1 ("interrupted before it finished"); serve and mcp
+// stop serving.
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -28,6 +32,7 @@ import (
 	_ "github.com/cairnlog/cairn/cas/minio" // minio:// stores
 	_ "github.com/cairnlog/cairn/cas/s3"    // s3:// stores
 	"github.com/cairnlog/cairn/internal/runner"
+	"github.com/cairnlog/cairn/manifest"
 )
 
 // command is one subcommand: its flags are set up by flags, and run does the work.
@@ -141,6 +146,9 @@ func (e *env) checkStore() error {
 	if problem := localStoreProblem(path); problem != "" {
 		return usagef("%s %s: %s (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url, problem)
 	}
+	if err := checkStorePlace(from, url, path); err != nil {
+		return err
+	}
 	if !e.needStore {
 		return nil
 	}
@@ -171,6 +179,30 @@ func localStoreProblem(path string) string {
 		}
 	}
 	return ""
+}
+
+// checkStorePlace refuses a local store directory where a store cannot
+// be kept apart from other files: the root of the filesystem, which
+// holds every file of the machine (and whose stray temporary files
+// opening a store removes), or a directory inside another store, whose
+// files would be that store's keys (--store A/steps/s, a session's
+// directory of the store at A).
+func checkStorePlace(from, url, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil // Open says what is wrong with it
+	}
+	if filepath.Dir(abs) == abs {
+		return usagef("%s %s: is the root of the filesystem, which cannot be a store: give a directory of its own, such as %s", from, url, cairn.DefaultStore())
+	}
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		if manifest.IsLocalStore(p) {
+			return usagef("%s %s: is inside the store at %s; give a directory outside it", from, url, p)
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
 
 // defaultStoreUnmade reports whether the command uses the default store
@@ -243,8 +275,14 @@ func main() {
 		// The guard of a command under cairn run (see runner.Config.Guard).
 		os.Exit(runner.GuardMain(os.Args[1:]))
 	}
+	stdoutClosed = startedWithStdoutClosed()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (kill, a container's stop, a supervisor) ends a command as
+	// Ctrl-C does: it stops, removes what it wrote of an unfinished
+	// checkout or export, and says it was interrupted, exit 1; serve and
+	// mcp stop serving, exit 0. Without it, SIGTERM killed the process
+	// where it stood (exit 143), leaving half-written files behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Without a handler, the Go runtime kills a program whose write to
 	// stdout finds the pipe closed (status 141 in a shell). With one, the
@@ -399,7 +437,7 @@ func exitCode(stderr io.Writer, name string, err error) int {
 	case errors.Is(err, errProblems):
 		return 1 // already reported
 	case errors.Is(err, context.Canceled):
-		// SIGINT: say so, not which store request the signal cut short.
+		// SIGINT or SIGTERM: say so, not which store request the signal cut short.
 		msg := "interrupted before it finished"
 		if errors.Is(err, cairn.ErrMaybeWritten) {
 			msg += " (the step may have been written: cairn log shows the head)"

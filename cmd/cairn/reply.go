@@ -44,6 +44,10 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return usagef("--input -: the reply read from stdin is empty; give a JSON value, such as {\"approved\":true}")
 	case len(bytes.TrimSpace(in)) == 0 && *input != "":
 		return usagef("--input is empty; give a JSON value, such as {\"approved\":true}")
+	case len(in) == 0 && given(fs, "input"):
+		// --input "$A" with A unset: an answer left empty, not one
+		// forgotten.
+		return usagef("--input \"\": the answer is empty; give a JSON value, such as {\"approved\":true}, or - to read it from stdin")
 	case len(in) == 0:
 		return usagef("--input is required")
 	case len(in) > hitl.MaxInput:

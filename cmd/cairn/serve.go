@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -78,6 +79,20 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			stop()
 		}()
 	}
-	fmt.Fprintf(e.stdout, "cairn serve: http://%s\n", ln.Addr())
+	if stdoutClosed {
+		// Started with stdout closed (cairn serve >&-), whose writes
+		// the runtime sends to /dev/null: the address goes where the
+		// user can still read it rather than nowhere.
+		fmt.Fprintf(e.stderr, "cairn serve: http://%s (on stderr: standard output is closed)\n", ln.Addr())
+	} else if _, err := fmt.Fprintf(e.stdout, "cairn serve: http://%s\n", ln.Addr()); err != nil {
+		// Served unannounced, no client could learn a port chosen by
+		// the system (--listen 127.0.0.1:0), nor be sure the server is
+		// this one: refuse to start rather than serve unseen.
+		ln.Close()
+		if errors.Is(err, errReaderGone) {
+			return err // its reader went away: stop quietly, as every command
+		}
+		return fmt.Errorf("cannot print the address it serves on (http://%s): %w", ln.Addr(), err)
+	}
 	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody), MaxConns: int(*maxConns)}).Serve(ctx, ln)
 }

@@ -192,18 +192,7 @@ func (e *exporter) fromState(ctx context.Context, t *Trajectory, c stateChat) er
 				s.Rec = nil
 				return nil
 			}
-			rec.Messages = append(rec.Messages, msgs...)
-			if model != "" {
-				rec.Model = model
-			}
-			if tokens != nil {
-				if rec.Tokens == nil {
-					rec.Tokens = &cairn.Tokens{}
-				}
-				rec.Tokens.Prompt += tokens.Prompt
-				rec.Tokens.Completion += tokens.Completion
-				rec.Tokens.Cached += tokens.Cached
-			}
+			addConverted(rec, msgs, model, tokens)
 		}
 		from = counts[i]
 	}
@@ -294,5 +283,23 @@ func jsonKind(v json.RawMessage) string {
 		return "null"
 	default:
 		return "a number"
+	}
+}
+
+// addConverted adds to rec what one element of an adapter's state
+// converted to: its messages, its model (the newest wins) and its
+// tokens (summed).
+func addConverted(rec *cairn.Record, msgs []cairn.Message, model string, tokens *cairn.Tokens) {
+	rec.Messages = append(rec.Messages, msgs...)
+	if model != "" {
+		rec.Model = model
+	}
+	if tokens != nil {
+		if rec.Tokens == nil {
+			rec.Tokens = &cairn.Tokens{}
+		}
+		rec.Tokens.Prompt += tokens.Prompt
+		rec.Tokens.Completion += tokens.Completion
+		rec.Tokens.Cached += tokens.Cached
 	}
 }

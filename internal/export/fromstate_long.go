@@ -214,18 +214,7 @@ func (l *longPath) eachAdapted(from int, fn func(Step) error) error {
 				s.Rec, halted = nil, true
 				break
 			}
-			rec.Messages = append(rec.Messages, msgs...)
-			if model != "" {
-				rec.Model = model
-			}
-			if tokens != nil {
-				if rec.Tokens == nil {
-					rec.Tokens = &cairn.Tokens{}
-				}
-				rec.Tokens.Prompt += tokens.Prompt
-				rec.Tokens.Completion += tokens.Completion
-				rec.Tokens.Cached += tokens.Cached
-			}
+			addConverted(rec, msgs, model, tokens)
 		}
 		return emitFrom(i, from, s, fn)
 	})

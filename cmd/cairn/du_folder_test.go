@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/cairnlog/cairn/internal/s3test"
 )
@@ -23,13 +22,7 @@ import (
 func TestDuFolderAtStepKeyPerSession(t *testing.T) {
 	b := s3test.StartMinIO(t)
 	s3Env(t, b, b.SecretKey)
-	mc, err := minio.New(b.Host, &minio.Options{
-		Creds: credentials.NewStaticV4(b.AccessKey, b.SecretKey, ""), Region: b.Region,
-		BucketLookup: minio.BucketLookupPath,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mc := b.Client(t)
 	for _, scheme := range []string{"s3", "minio"} {
 		t.Run(scheme, func(t *testing.T) {
 			prefix := "du-folder-" + scheme

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/s3test"
@@ -34,13 +33,7 @@ func TestS3FolderAtKeySaidInWords(t *testing.T) {
 		t.Run(srv.Name, func(t *testing.T) {
 			b := srv.Start(t)
 			s3Env(t, b, b.SecretKey)
-			mc, err := minio.New(b.Host, &minio.Options{
-				Creds: credentials.NewStaticV4(b.AccessKey, b.SecretKey, ""), Region: b.Region,
-				BucketLookup: minio.BucketLookupPath,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			mc := b.Client(t)
 			for _, scheme := range []string{"s3", "minio"} {
 				t.Run(scheme, func(t *testing.T) {
 					prefix := "folder-" + scheme

@@ -310,6 +310,18 @@ func cleanEnv() []string {
 	return env
 }
 
+// Client returns a client of the server (minio-go), for a test that
+// puts or reads objects behind cairn's back, as a console or another
+// tool would.
+func (s *Server) Client(t testing.TB) *minio.Client {
+	t.Helper()
+	c, err := s.client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func (s *Server) client() (*minio.Client, error) {
 	return minio.New(s.Host, &minio.Options{
 		Creds:        credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""),

@@ -251,16 +251,7 @@ func (l *longPath) foldAdapted() error {
 				l.tools = r.Tools
 			}
 		}
-		for _, m := range r.Messages {
-			for _, tc := range m.ToolCalls {
-				if mayBeFresh(tc.ID) {
-					l.taken[tc.ID] = true
-				}
-			}
-			if mayBeFresh(m.ToolCallID) {
-				l.taken[m.ToolCallID] = true
-			}
-		}
+		l.takeIDs(r.Messages)
 		return nil
 	})
 }

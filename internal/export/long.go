@@ -165,16 +165,7 @@ func (f *firstPass) add(s Step) {
 				f.labels[k] = v
 			}
 		}
-		for _, m := range r.Messages {
-			for _, tc := range m.ToolCalls {
-				if mayBeFresh(tc.ID) {
-					l.taken[tc.ID] = true
-				}
-			}
-			if mayBeFresh(m.ToolCallID) {
-				l.taken[m.ToolCallID] = true
-			}
-		}
+		l.takeIDs(r.Messages)
 	}
 	j := judgementOf(s)
 	if j.hasOutcome && f.outcome == nil {
@@ -327,4 +318,19 @@ func (l *longPath) eachSettled(fn func(Step) error) (unpaired string, err error)
 		return "", err
 	}
 	return c.unpaired, nil
+}
+
+// takeIDs notes the tool call ids of msgs that a fresh id could collide
+// with (mayBeFresh) as taken on the path.
+func (l *longPath) takeIDs(msgs []cairn.Message) {
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if mayBeFresh(tc.ID) {
+				l.taken[tc.ID] = true
+			}
+		}
+		if mayBeFresh(m.ToolCallID) {
+			l.taken[m.ToolCallID] = true
+		}
+	}
 }

@@ -135,14 +135,15 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	}
 	dir := cfg.Dir
 	var wd *workDir // the run record of cfg.Dir
+	// Runs killed before they removed their temporary directories left
+	// them behind, each with a session's state in it: remove them.
+	sweepTempDirs()
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "cairn-run-"); err != nil {
+		var unlock func()
+		if dir, unlock, err = makeTempDir(); err != nil {
 			return res, fmt.Errorf("make work directory: %w", err)
 		}
-		defer os.RemoveAll(dir)
-		if dir, err = filepath.Abs(dir); err != nil {
-			return res, fmt.Errorf("work directory: %w", err)
-		}
+		defer func() { removeTree(dir); unlock() }()
 	} else {
 		// Where the system takes the path (realpath.Resolve), which is
 		// where cairn run's own checks look: a ".." after a link goes up

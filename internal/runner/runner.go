@@ -384,6 +384,11 @@ func runCommand(ctx context.Context, cmd *exec.Cmd, guardProgram string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	// What the command started in its group and left running when it
+	// exited (a process sent to the background, a helper it forgot) goes
+	// with it: left, it would run on beside the command restarted from the
+	// head, or after the run, both working on the session.
+	defer endGroup(cmd)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

@@ -238,6 +238,9 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 				return res, fmt.Errorf("wait for a reply: %w", err)
 			}
 			res.Head, res.Status = number(head), statusOf(head)
+			// Steps landed (the question, and the step past it): a
+			// failure from here is the first in a row.
+			failures = 0
 			continue
 		}
 		wd.note(head, false, cfg.Log)

@@ -32,12 +32,21 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	in := []byte(*input)
+	over := false // more than the limit, whitespace around the value aside
 	if *input == "-" {
-		// Read as a commit reads its stdin; its limit is said below.
+		// Read as a commit reads its stdin; its limit is said below. The
+		// limit is the value's, as the HTTP API counts it and as it is
+		// stored: the newline ending a file, or spaces after the value,
+		// are read beyond it, up to replySpace.
 		limit := inputLimit{max: math.MaxInt64 - 1, json: true}
-		if in, err = readInput(ctx, &env{stdin: io.LimitReader(e.stdin, hitl.MaxInput+1)}, "--input", "-", limit); err != nil {
+		if in, err = readInput(ctx, &env{stdin: io.LimitReader(e.stdin, hitl.MaxInput+replySpace+1)}, "--input", "-", limit); err != nil {
 			return err
 		}
+		over = len(in) > hitl.MaxInput+replySpace
+	}
+	if !over && len(bytes.TrimSpace(in)) > 0 {
+		// Only what follows the value: an error's offsets stay the input's.
+		in = bytes.TrimRight(in, " \t\r\n")
 	}
 	switch {
 	case *input == "-" && len(bytes.TrimSpace(in)) == 0:
@@ -50,7 +59,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return usagef("--input \"\": the answer is empty; give a JSON value, such as {\"approved\":true}, or - to read it from stdin")
 	case len(in) == 0:
 		return usagef("--input is required")
-	case len(in) > hitl.MaxInput:
+	case over || len(in) > hitl.MaxInput:
 		// Before the JSON check: a cut-off read is not valid JSON,
 		// and the limit is what the user needs to hear.
 		return usagef("--input is over the limit of %d bytes (512 KiB) for a reply", hitl.MaxInput)
@@ -95,6 +104,10 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s %s (reply to %s@%d)\n", st, st.ID.Short(), st.Session, st.Number-1)
 	return nil
 }
+
+// replySpace is how much whitespace after a reply read from stdin is
+// read beyond the reply's limit (hitl.MaxInput) and dropped.
+const replySpace = 64 << 10
 
 // replyResult is what reply --json prints: the answer's step, named as
 // commit --json and log --json name a step, and the question's step

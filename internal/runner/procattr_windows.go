@@ -47,3 +47,7 @@ func interrupt(cmd *exec.Cmd) {
 // kill kills the command (TerminateProcess); processes it started are
 // not killed with it.
 func kill(cmd *exec.Cmd) { cmd.Process.Kill() }
+
+// endGroup does nothing on Windows: a console process group only routes
+// console events, and nothing kills a group (see the package's docs).
+func endGroup(*exec.Cmd) {}

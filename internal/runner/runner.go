@@ -135,14 +135,15 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 	}
 	dir := cfg.Dir
 	var wd *workDir // the run record of cfg.Dir
+	// Runs killed before they removed their temporary directories left
+	// them behind, each with a session's state in it: remove them.
+	sweepTempDirs()
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "cairn-run-"); err != nil {
+		var unlock func()
+		if dir, unlock, err = makeTempDir(); err != nil {
 			return res, fmt.Errorf("make work directory: %w", err)
 		}
-		defer os.RemoveAll(dir)
-		if dir, err = filepath.Abs(dir); err != nil {
-			return res, fmt.Errorf("work directory: %w", err)
-		}
+		defer func() { removeTree(dir); unlock() }()
 	} else {
 		// Where the system takes the path (realpath.Resolve), which is
 		// where cairn run's own checks look: a ".." after a link goes up
@@ -237,6 +238,9 @@ func Run(ctx context.Context, ws *cairn.Workspace, cfg Config) (Result, error) {
 				return res, fmt.Errorf("wait for a reply: %w", err)
 			}
 			res.Head, res.Status = number(head), statusOf(head)
+			// Steps landed (the question, and the step past it): a
+			// failure from here is the first in a row.
+			failures = 0
 			continue
 		}
 		wd.note(head, false, cfg.Log)
@@ -383,6 +387,11 @@ func runCommand(ctx context.Context, cmd *exec.Cmd, guardProgram string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	// What the command started in its group and left running when it
+	// exited (a process sent to the background, a helper it forgot) goes
+	// with it: left, it would run on beside the command restarted from the
+	// head, or after the run, both working on the session.
+	defer endGroup(cmd)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

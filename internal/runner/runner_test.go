@@ -84,6 +84,21 @@ func child(mode string) int {
 		// End the session, then fail.
 		commit(`{}`, "done")
 		return 3
+	case "askfail":
+		// Fail, then ask a question (exit 0); given the answer, fail
+		// once more, then end the session.
+		attempt := os.Getenv(EnvAttempt)
+		switch {
+		case step == 0 && attempt == "0":
+			return 3
+		case step == 0:
+			commit(`{"asking":true}`, "awaiting_input")
+			return 0
+		case attempt == "1":
+			return 3
+		}
+		commit(`{}`, "done")
+		return 0
 	case "pause":
 		_, head := do("GET", "/v1/sessions/"+os.Getenv(EnvSession)+"/head", "", token)
 		if rec, ok := head["record"].(map[string]any); ok && rec["reply"] != nil {

@@ -22,3 +22,12 @@ func signalCommand(cmd *exec.Cmd, sig syscall.Signal) {
 		cmd.Process.Signal(sig)
 	}
 }
+
+// endGroup kills what is left of the process group of a command that has
+// exited (processes it started and did not wait for), if it had a group of
+// its own; with none left it does nothing.
+func endGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid && cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

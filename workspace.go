@@ -42,7 +42,9 @@ type Workspace struct {
 	repo     *manifest.Repo
 	// fanout is the compaction fanout of commits (0: no compaction).
 	fanout int
-	limits Limits
+	// limitsMu guards limits, which SetLimits may set beside reads.
+	limitsMu sync.Mutex
+	limits   Limits
 	// heads is the directory of the head cache ("": none; UseHeadCache).
 	heads string
 

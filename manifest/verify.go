@@ -758,7 +758,7 @@ func (v *verifier) walk(ctx context.Context, ix *View, root tree.Ref, ref string
 	if root.Kind != tree.Node {
 		return
 	}
-	if max := v.r.maxDepth(); depth > max {
+	if max := v.r.depthBound(); depth > max {
 		// As show and du refuse it: the workspace's limit, not the
 		// default, so verify checks what readers will read.
 		v.problem(locKey(ix, root.ID), ref, &tree.LimitError{Limit: "MaxDepth", Max: int64(max), What: "tree nesting", Unit: "levels"})

@@ -32,7 +32,9 @@ import (
 	"github.com/cairnlog/cairn/manifest"
 )
 
-// Workspace is one cairn store. It is safe for concurrent use.
+// Workspace is one cairn store, opened by Open or OpenStore (the zero
+// Workspace has no store: its calls fail with ErrInvalid, its setters
+// and Close do nothing). It is safe for concurrent use.
 type Workspace struct {
 	url string
 	// location is the backend's cas.Locator name, if it has one: what
@@ -76,6 +78,9 @@ func (w *Workspace) enter(what string) error {
 	if w == nil {
 		return nil
 	}
+	if !w.opened() {
+		return invalid(fmt.Errorf("%s: the workspace was not opened (a Workspace is made by Open or OpenStore)", what))
+	}
 	w.life.Lock()
 	defer w.life.Unlock()
 	if w.closed {
@@ -85,9 +90,17 @@ func (w *Workspace) enter(what string) error {
 	return nil
 }
 
+// opened reports whether Open or OpenStore made the workspace: a
+// Workspace declared as a value has no store, and every call on it
+// fails (enter) or does nothing (the setters, Close).
+func (w *Workspace) opened() bool { return w.repo != nil }
+
 // isClosed reports whether Close was called: the setters, which return
 // no error, do nothing then.
 func (w *Workspace) isClosed() bool {
+	if !w.opened() {
+		return true
+	}
 	w.life.Lock()
 	defer w.life.Unlock()
 	return w.closed
@@ -300,6 +313,9 @@ func (w *Workspace) URL() string {
 // from inside one. It is safe to call concurrently and more than once;
 // every call returns nil unless closing the store failed.
 func (w *Workspace) Close() error {
+	if !w.opened() {
+		return nil
+	}
 	w.life.Lock()
 	defer w.life.Unlock()
 	if !w.closed {
@@ -312,7 +328,12 @@ func (w *Workspace) Close() error {
 }
 
 // Requests returns the object-store requests made so far.
-func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
+func (w *Workspace) Requests() Requests {
+	if w.meter == nil {
+		return Requests{}
+	}
+	return Requests(w.meter.Counts())
+}
 
 // Session returns the session named name (which need not exist yet).
 // Names are SessionNameRule. The same *Session is returned for

@@ -471,7 +471,7 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 	// an index of each step's whole layout (manifest/readindex.go).
 	v, err := w.repo.View(ctx, a.m.Layout, b.m.Layout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("diff %s %s: %w", a, b, err)
 	}
 	r := &tree.Reader{Src: v, Limits: w.treeLimits()}
 	var out []Change

@@ -369,8 +369,10 @@ func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
-	err = w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil })
-	return names, err
+	if err := w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil }); err != nil {
+		return names, fmt.Errorf("list sessions: %w", err)
+	}
+	return names, nil
 }
 
 // Resolve returns the step named by ref: "S" (the head of session S) or
@@ -447,7 +449,17 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
-	return w.repo.Sessions(ctx, fn)
+	// fn's error is the caller's own, passed through as it is; the
+	// listing's own failure (a cancelled ctx, the store) says so.
+	var fnErr error
+	err = w.repo.Sessions(ctx, func(name string) error { fnErr = fn(name); return fnErr })
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	return nil
 }
 
 // ReadHead returns the newest step of session like Session.Head, but

@@ -210,7 +210,7 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 			v.rep.Sessions++
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("verify %s: %w", name, err)
 		}
 	}
 	prefixes := []string{""}

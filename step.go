@@ -309,6 +309,11 @@ func StateIDOf(state State) (_ StateID, err error) {
 		return StateID{}, invalid(errors.New("no state"))
 	}
 	if ss, ok := state.(stepState); ok {
+		// A step not read from a workspace has no state: its zero
+		// StateID is no answer (two of them would compare equal).
+		if err := ss.st.readable("state id of"); err != nil {
+			return StateID{}, err
+		}
 		return ss.st.StateID(), nil
 	}
 	kind, root, err := state.build(discard{}, nil)

@@ -547,7 +547,8 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 }
 
 // ForkOrigin returns the step session was forked from (the Origin of the
-// oldest step of its history), or nil if it was not forked. The history
+// oldest step of its history), or nil if it was not forked; a session
+// with no steps stored (a mistyped name) is ErrNotFound. The history
 // starts at the session's base (see Prune and Remove): a fork whose first
 // step was pruned, or a removed fork whose name was committed to again,
 // continues no fork, whether or not gc has swept the older steps. It
@@ -562,6 +563,10 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
+	if errors.Is(err, manifest.ErrNoSession) {
+		// A typo must not read as "not forked".
+		return nil, fmt.Errorf("fork origin of %s: %w: %w", session, ErrNotFound, err)
+	}
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -569,11 +574,15 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 }
 
 // firstStep returns the oldest step of session's history, or nil if it
-// has none: see ForkOrigin.
+// has none (a removed session): see ForkOrigin. A session with no steps
+// stored at all is manifest.ErrNoSession.
 func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.Step, error) {
 	n, err := w.repo.FirstStep(ctx, session)
-	if err != nil || n == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, manifest.ErrNoSession
 	}
 	base, err := w.repo.ReadBase(ctx, session)
 	if err != nil {

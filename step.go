@@ -159,7 +159,11 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.JSON(ctx, st.m.Root)
+	b, err := r.JSON(ctx, st.m.Root)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", st, err)
+	}
+	return b, nil
 }
 
 // WriteJSON writes the step's JSON state to w. A state beyond a read
@@ -245,7 +249,10 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 		out = append(out, FileInfo{Path: fi.Path, Mode: FileMode(fi.Mode), Size: fi.Size})
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", st, err)
+	}
+	return out, nil
 }
 
 // Checkout writes the step's state into dir, which must not exist or be

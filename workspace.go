@@ -621,6 +621,9 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 	if err := ValidSession(session); err != nil {
 		return nil, err
 	}
+	if n == 0 {
+		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", session))
+	}
 	st, err := w.repo.ReadStep(ctx, session, n)
 	if errors.Is(err, cas.ErrNotFound) {
 		return nil, fmt.Errorf("step %s@%d: %w", session, n, ErrNotFound)

@@ -611,7 +611,12 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 }
 
 // ReadStep returns step n of session without registering the session in
-// the workspace. A missing step is ErrNotFound.
+// the workspace. It reads the step's object as stored, nothing more: a
+// step that Prune or Remove dropped from the session's history is still
+// returned until gc deletes it (Session.Step and Resolve refuse it with
+// ErrNotFound), and a fork's step below its first step is not found
+// there (Session.Step reads it in the history it was forked from).
+// A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
 	if err := w.enter(fmt.Sprintf("step %s@%d", session, n)); err != nil {
 		return nil, err

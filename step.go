@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -261,10 +262,11 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // path, once, as the checkout starts: a ".." after a symbolic link is
 // applied to the link's target, as the kernel does, so link/../out is
 // out beside the link's target, and a dir that is a link to a directory
-// is written through. A state beyond a read limit (Limits) writes
-// nothing, not even dir: the whole state is checked against the limits
-// first, reading its nodes, not its files. A checkout that fails
-// part-way (a damaged object, a cancelled ctx) removes what it wrote.
+// is written through (a link to nothing is ErrInvalid). A state beyond a
+// read limit (Limits) writes nothing, not even dir: the whole state is
+// checked against the limits first, reading its nodes, not its files. A
+// checkout that fails part-way (a damaged object, a cancelled ctx)
+// removes what it wrote.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err
@@ -275,6 +277,13 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
 	given := dir
+	// A link to a directory is written through; a link to nothing is
+	// not made into one at its target (mkdir of the path fails there).
+	if fi, err := os.Lstat(given); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if _, err := os.Stat(given); errors.Is(err, fs.ErrNotExist) {
+			return invalid(fmt.Errorf("checkout %s: directory %s is a symbolic link to nothing", st, given))
+		}
+	}
 	if dir, err = resolveDir(dir); err != nil {
 		return fmt.Errorf("checkout %s: %w", st, err)
 	}

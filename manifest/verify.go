@@ -176,6 +176,18 @@ type VerifyReport struct {
 // failures to run at all.
 func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, error) {
 	whole := len(sessions) == 0
+	if !whole {
+		// A session named twice is checked, and counted, once.
+		named := make(map[string]bool, len(sessions))
+		once := make([]string, 0, len(sessions))
+		for _, n := range sessions {
+			if !named[n] {
+				named[n] = true
+				once = append(once, n)
+			}
+		}
+		sessions = once
+	}
 	if whole {
 		// Every session with a marker, and every one with step objects:
 		// a session whose marker is gone is still checked (and reported).

@@ -750,7 +750,18 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 // walk re-hashes every blob and node below root, reporting each bad one
 // and going on with its siblings.
 func (v *verifier) walk(ctx context.Context, ix *View, root tree.Ref, ref string, depth int) {
-	if root.Kind == tree.Inline || v.blobs[root.ID] {
+	if root.Kind == tree.Inline {
+		return
+	}
+	if v.blobs[root.ID] {
+		// Re-hashed already, through another step's layout: a reader of
+		// this step finds it only in this step's layout, which must hold
+		// it too (every object's table is loaded: a lookup, no read).
+		if _, _, ok := ix.locate(root.ID); !ok && !v.unloaded {
+			if _, err := ix.Blob(ctx, root.ID); err != nil {
+				v.problem("", ref, err)
+			}
+		}
 		return
 	}
 	v.blobs[root.ID] = true

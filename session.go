@@ -1187,11 +1187,13 @@ func (w *Workspace) checkOwnStep(ctx context.Context, st *Step) error {
 	if st.ws == w {
 		return nil
 	}
-	m, err := w.repo.ReadStep(ctx, st.Session, st.Number)
+	// The step as read decides, not its exported fields, which a caller
+	// may have set: what a fork or diff uses is st.m.
+	m, err := w.repo.ReadStep(ctx, st.m.Session, st.m.Number)
 	if errors.Is(err, cas.ErrNotFound) {
 		return fmt.Errorf("step %s: %w: it was read through another workspace, and this workspace's store does not hold it", st, ErrNotFound)
 	}
-	if err == nil && m.ID != st.ID {
+	if err == nil && m.ID != st.m.ID {
 		return invalid(fmt.Errorf("step %s was read through another workspace, from another store: this store's %s is a different step", st, st))
 	}
 	return err

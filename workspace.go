@@ -174,6 +174,9 @@ func (r Requests) Sub(o Requests) Requests {
 // stores (see the README for their forms), opened by the backend
 // registered for the scheme (see cas.Register; a program links the
 // s3:// and minio:// backends by importing packages cas/s3 and cas/minio).
+// A local directory need not exist (its first commit creates it), but a
+// path that names a file, runs through one or loops through symbolic
+// links is ErrInvalid.
 func Open(ctx context.Context, url string) (_ *Workspace, err error) {
 	url = StoreURL(url)
 	defer openedTo(url, &err)

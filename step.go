@@ -422,6 +422,11 @@ func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 		}
 	}
 	for cur := st; cur != nil; {
+		// Parents held in memory are read without a request: the walk
+		// itself notices a cancelled ctx, before the next step.
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("log %s: stopped before %s: %w", st, cur, err)
+		}
 		if p := cur.m.Parent; p != nil && p.Number < floor {
 			// A copy: cur may be st, the caller's, which other
 			// goroutines may be reading or logging from too.

@@ -7,6 +7,9 @@ package cairn
 // which reads the head from the store again. Forget does nothing if the
 // workspace already caches another *Session under that name.
 func (w *Workspace) Forget(s *Session) {
+	if s == nil {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.sessions[s.name] == s {

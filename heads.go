@@ -27,11 +27,16 @@ func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *S
 		return invalid(fmt.Errorf("%q is not the start of a session name: want %s", prefix, SessionNameRule))
 	}
 	var damaged UnreadableError
+	// inner is what stopped the walk from inside: fn's error, passed
+	// through as it is, or a head's, which names its session. Any other
+	// error is the listing's own (a cancelled ctx, the store), said so.
+	var inner error
 	err = w.repo.SessionsPrefixed(ctx, prefix, func(name string) error {
 		head, err := w.readHead(ctx, name)
 		switch {
 		case err == nil:
-			return fn(head)
+			inner = fn(head)
+			return inner
 		case errors.Is(err, ErrNotFound):
 			return nil // marked but never committed, or removed
 		case isDamage(err) && ctx.Err() == nil:
@@ -39,10 +44,14 @@ func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *S
 			damaged.Errs = append(damaged.Errs, err)
 			return nil
 		}
+		inner = err
 		return err
 	})
-	if err != nil {
-		return err
+	switch {
+	case inner != nil:
+		return inner
+	case err != nil:
+		return fmt.Errorf("list sessions: %w", err)
 	}
 	if len(damaged.Sessions) > 0 {
 		return &damaged

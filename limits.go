@@ -135,18 +135,28 @@ func (w *Workspace) SetLimits(l Limits) error {
 	if err := l.check(); err != nil {
 		return err
 	}
-	w.limits = l.withDefaults()
-	w.repo.SetMaxObjectBytes(w.limits.MaxObjectBytes)
-	w.repo.MaxDepth = w.limits.MaxDepth
-	w.repo.MaxForkLevels = w.limits.MaxForkLevels
+	l = l.withDefaults()
+	// SetLimits may run beside reads and beside itself: the limits are
+	// set under limitsMu, so a read takes one whole set of them.
+	w.limitsMu.Lock()
+	defer w.limitsMu.Unlock()
+	w.limits = l
+	w.repo.SetMaxObjectBytes(l.MaxObjectBytes)
+	w.repo.SetMaxDepth(l.MaxDepth)
+	w.repo.SetMaxForkLevels(l.MaxForkLevels)
 	return nil
 }
 
 // Limits returns the workspace's read limits.
-func (w *Workspace) Limits() Limits { return w.limits }
+func (w *Workspace) Limits() Limits {
+	w.limitsMu.Lock()
+	defer w.limitsMu.Unlock()
+	return w.limits
+}
 
 func (w *Workspace) treeLimits() tree.Limits {
-	return tree.Limits{MaxDepth: w.limits.MaxDepth, MaxBytes: w.limits.MaxValueBytes, MaxTotal: w.limits.MaxTotalBytes}
+	l := w.Limits()
+	return tree.Limits{MaxDepth: l.MaxDepth, MaxBytes: l.MaxValueBytes, MaxTotal: l.MaxTotalBytes}
 }
 
 // LimitHint says how to raise the limit err ran into, in a Go

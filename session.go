@@ -15,8 +15,9 @@ import (
 	"github.com/cairnlog/cairn/manifest/tree"
 )
 
-// Session is one chain of steps. Its methods are safe for concurrent
-// use; commits through one *Session are serialised.
+// Session is one chain of steps, got from Workspace.Session (the zero
+// Session names none: its calls fail with ErrInvalid). Its methods are
+// safe for concurrent use; commits through one *Session are serialised.
 type Session struct {
 	ws   *Workspace
 	name string
@@ -61,6 +62,16 @@ type Session struct {
 
 // Name returns the session's name.
 func (s *Session) Name() string { return s.name }
+
+// enter begins a call on the session (Workspace.enter). A Session not
+// got from Workspace.Session (a zero Session) has no workspace: every
+// call on it fails, saying so.
+func (s *Session) enter(what string) error {
+	if s.ws == nil {
+		return invalid(errors.New("the session was not got from a workspace (a Session is made by Workspace.Session): it names no session to read or commit to"))
+	}
+	return s.ws.enter(what)
+}
 
 // CommitOptions describe a commit.
 type CommitOptions struct {
@@ -296,7 +307,7 @@ func (s *Session) rewindTo(ctx context.Context, h *manifest.Step) error {
 // returned; if another writer got there first it returns an error
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
-	if err := s.ws.enter("commit " + s.name); err != nil {
+	if err := s.enter("commit " + s.name); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -888,7 +899,7 @@ func (s *Session) nextNum() uint64 {
 // Head returns the session's newest step, read from the store. A session
 // with no steps is ErrNotFound.
 func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
-	if err := s.ws.enter("head of " + s.name); err != nil {
+	if err := s.enter("head of " + s.name); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -933,7 +944,7 @@ func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 // never a walk through the history. Its Log and a Fork of it follow the
 // fork's history.
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
-	if err := s.ws.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
+	if err := s.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -1049,7 +1060,7 @@ func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err er
 // Log calls fn for each step from the session's head back to its first
 // step, following parents across forks, newest first.
 func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
-	if err := s.ws.enter("log " + s.name); err != nil {
+	if err := s.enter("log " + s.name); err != nil {
 		return err
 	}
 	defer s.ws.exit()
@@ -1176,11 +1187,13 @@ func (w *Workspace) checkOwnStep(ctx context.Context, st *Step) error {
 	if st.ws == w {
 		return nil
 	}
-	m, err := w.repo.ReadStep(ctx, st.Session, st.Number)
+	// The step as read decides, not its exported fields, which a caller
+	// may have set: what a fork or diff uses is st.m.
+	m, err := w.repo.ReadStep(ctx, st.m.Session, st.m.Number)
 	if errors.Is(err, cas.ErrNotFound) {
 		return fmt.Errorf("step %s: %w: it was read through another workspace, and this workspace's store does not hold it", st, ErrNotFound)
 	}
-	if err == nil && m.ID != st.ID {
+	if err == nil && m.ID != st.m.ID {
 		return invalid(fmt.Errorf("step %s was read through another workspace, from another store: this store's %s is a different step", st, st))
 	}
 	return err

@@ -130,9 +130,13 @@ func checkReuse(state State, head *manifest.Step) error {
 	if !ok {
 		return nil
 	}
-	if head == nil || head.ID != ss.st.ID {
-		err := fmt.Errorf("state of %s can only be committed as the next step after it", ss.st)
-		if head != nil && ss.st.Session == head.Session && ss.st.Number < head.Number {
+	// The step as read from the store decides, not its exported fields,
+	// which a caller may have set: a state committed after a step that
+	// is not the head would name blobs the new step's layout lacks.
+	m := ss.st.m
+	if head == nil || head.ID != m.ID {
+		err := fmt.Errorf("state of %s@%d can only be committed as the next step after it", m.Session, m.Number)
+		if head != nil && m.Session == head.Session && m.Number < head.Number {
 			// It was the head once: another step landed above it since.
 			return &kindError{kind: ErrConflict, err: fmt.Errorf("%w, and the session's head is now step %d", err, head.Number)}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -159,7 +160,11 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.JSON(ctx, st.m.Root)
+	b, err := r.JSON(ctx, st.m.Root)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", st, err)
+	}
+	return b, nil
 }
 
 // WriteJSON writes the step's JSON state to w. A state beyond a read
@@ -245,7 +250,10 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 		out = append(out, FileInfo{Path: fi.Path, Mode: FileMode(fi.Mode), Size: fi.Size})
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", st, err)
+	}
+	return out, nil
 }
 
 // Checkout writes the step's state into dir, which must not exist or be
@@ -254,10 +262,11 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // path, once, as the checkout starts: a ".." after a symbolic link is
 // applied to the link's target, as the kernel does, so link/../out is
 // out beside the link's target, and a dir that is a link to a directory
-// is written through. A state beyond a read limit (Limits) writes
-// nothing, not even dir: the whole state is checked against the limits
-// first, reading its nodes, not its files. A checkout that fails
-// part-way (a damaged object, a cancelled ctx) removes what it wrote.
+// is written through (a link to nothing is ErrInvalid). A state beyond a
+// read limit (Limits) writes nothing, not even dir: the whole state is
+// checked against the limits first, reading its nodes, not its files. A
+// checkout that fails part-way (a damaged object, a cancelled ctx)
+// removes what it wrote.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.readable("checkout"); err != nil {
 		return err
@@ -268,6 +277,13 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
 	given := dir
+	// A link to a directory is written through; a link to nothing is
+	// not made into one at its target (mkdir of the path fails there).
+	if fi, err := os.Lstat(given); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if _, err := os.Stat(given); errors.Is(err, fs.ErrNotExist) {
+			return invalid(fmt.Errorf("checkout %s: directory %s is a symbolic link to nothing", st, given))
+		}
+	}
 	if dir, err = resolveDir(dir); err != nil {
 		return fmt.Errorf("checkout %s: %w", st, err)
 	}
@@ -309,6 +325,11 @@ func StateIDOf(state State) (_ StateID, err error) {
 		return StateID{}, invalid(errors.New("no state"))
 	}
 	if ss, ok := state.(stepState); ok {
+		// A step not read from a workspace has no state: its zero
+		// StateID is no answer (two of them would compare equal).
+		if err := ss.st.readable("state id of"); err != nil {
+			return StateID{}, err
+		}
 		return ss.st.StateID(), nil
 	}
 	kind, root, err := state.build(discard{}, nil)
@@ -401,6 +422,11 @@ func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 		}
 	}
 	for cur := st; cur != nil; {
+		// Parents held in memory are read without a request: the walk
+		// itself notices a cancelled ctx, before the next step.
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("log %s: stopped before %s: %w", st, cur, err)
+		}
 		if p := cur.m.Parent; p != nil && p.Number < floor {
 			// A copy: cur may be st, the caller's, which other
 			// goroutines may be reading or logging from too.
@@ -471,7 +497,7 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 	// an index of each step's whole layout (manifest/readindex.go).
 	v, err := w.repo.View(ctx, a.m.Layout, b.m.Layout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("diff %s %s: %w", a, b, err)
 	}
 	r := &tree.Reader{Src: v, Limits: w.treeLimits()}
 	var out []Change

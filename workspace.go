@@ -32,7 +32,9 @@ import (
 	"github.com/cairnlog/cairn/manifest"
 )
 
-// Workspace is one cairn store. It is safe for concurrent use.
+// Workspace is one cairn store, opened by Open or OpenStore (the zero
+// Workspace has no store: its calls fail with ErrInvalid, its setters
+// and Close do nothing). It is safe for concurrent use.
 type Workspace struct {
 	url string
 	// location is the backend's cas.Locator name, if it has one: what
@@ -42,7 +44,9 @@ type Workspace struct {
 	repo     *manifest.Repo
 	// fanout is the compaction fanout of commits (0: no compaction).
 	fanout int
-	limits Limits
+	// limitsMu guards limits, which SetLimits may set beside reads.
+	limitsMu sync.Mutex
+	limits   Limits
 	// heads is the directory of the head cache ("": none; UseHeadCache).
 	heads string
 
@@ -74,6 +78,9 @@ func (w *Workspace) enter(what string) error {
 	if w == nil {
 		return nil
 	}
+	if !w.opened() {
+		return invalid(fmt.Errorf("%s: the workspace was not opened (a Workspace is made by Open or OpenStore)", what))
+	}
 	w.life.Lock()
 	defer w.life.Unlock()
 	if w.closed {
@@ -83,9 +90,17 @@ func (w *Workspace) enter(what string) error {
 	return nil
 }
 
+// opened reports whether Open or OpenStore made the workspace: a
+// Workspace declared as a value has no store, and every call on it
+// fails (enter) or does nothing (the setters, Close).
+func (w *Workspace) opened() bool { return w.repo != nil }
+
 // isClosed reports whether Close was called: the setters, which return
 // no error, do nothing then.
 func (w *Workspace) isClosed() bool {
+	if !w.opened() {
+		return true
+	}
 	w.life.Lock()
 	defer w.life.Unlock()
 	return w.closed
@@ -159,6 +174,9 @@ func (r Requests) Sub(o Requests) Requests {
 // stores (see the README for their forms), opened by the backend
 // registered for the scheme (see cas.Register; a program links the
 // s3:// and minio:// backends by importing packages cas/s3 and cas/minio).
+// A local directory need not exist (its first commit creates it), but a
+// path that names a file, runs through one or loops through symbolic
+// links is ErrInvalid.
 func Open(ctx context.Context, url string) (_ *Workspace, err error) {
 	url = StoreURL(url)
 	defer openedTo(url, &err)
@@ -298,6 +316,9 @@ func (w *Workspace) URL() string {
 // from inside one. It is safe to call concurrently and more than once;
 // every call returns nil unless closing the store failed.
 func (w *Workspace) Close() error {
+	if !w.opened() {
+		return nil
+	}
 	w.life.Lock()
 	defer w.life.Unlock()
 	if !w.closed {
@@ -310,7 +331,12 @@ func (w *Workspace) Close() error {
 }
 
 // Requests returns the object-store requests made so far.
-func (w *Workspace) Requests() Requests { return Requests(w.meter.Counts()) }
+func (w *Workspace) Requests() Requests {
+	if w.meter == nil {
+		return Requests{}
+	}
+	return Requests(w.meter.Counts())
+}
 
 // Session returns the session named name (which need not exist yet).
 // Names are SessionNameRule. The same *Session is returned for
@@ -346,8 +372,10 @@ func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
-	err = w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil })
-	return names, err
+	if err := w.repo.Sessions(ctx, func(n string) error { names = append(names, n); return nil }); err != nil {
+		return names, fmt.Errorf("list sessions: %w", err)
+	}
+	return names, nil
 }
 
 // Resolve returns the step named by ref: "S" (the head of session S) or
@@ -424,7 +452,17 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
-	return w.repo.Sessions(ctx, fn)
+	// fn's error is the caller's own, passed through as it is; the
+	// listing's own failure (a cancelled ctx, the store) says so.
+	var fnErr error
+	err = w.repo.Sessions(ctx, func(name string) error { fnErr = fn(name); return fnErr })
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	return nil
 }
 
 // ReadHead returns the newest step of session like Session.Head, but
@@ -512,7 +550,8 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 }
 
 // ForkOrigin returns the step session was forked from (the Origin of the
-// oldest step of its history), or nil if it was not forked. The history
+// oldest step of its history), or nil if it was not forked; a session
+// with no steps stored (a mistyped name) is ErrNotFound. The history
 // starts at the session's base (see Prune and Remove): a fork whose first
 // step was pruned, or a removed fork whose name was committed to again,
 // continues no fork, whether or not gc has swept the older steps. It
@@ -527,6 +566,10 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
+	if errors.Is(err, manifest.ErrNoSession) {
+		// A typo must not read as "not forked".
+		return nil, fmt.Errorf("fork origin of %s: %w: %w", session, ErrNotFound, err)
+	}
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -555,11 +598,15 @@ func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err
 }
 
 // firstStep returns the oldest step of session's history, or nil if it
-// has none: see ForkOrigin.
+// has none (a removed session): see ForkOrigin. A session with no steps
+// stored at all is manifest.ErrNoSession.
 func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.Step, error) {
 	n, err := w.repo.FirstStep(ctx, session)
-	if err != nil || n == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, manifest.ErrNoSession
 	}
 	base, err := w.repo.ReadBase(ctx, session)
 	if err != nil {
@@ -588,7 +635,12 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 }
 
 // ReadStep returns step n of session without registering the session in
-// the workspace. A missing step is ErrNotFound.
+// the workspace. It reads the step's object as stored, nothing more: a
+// step that Prune or Remove dropped from the session's history is still
+// returned until gc deletes it (Session.Step and Resolve refuse it with
+// ErrNotFound), and a fork's step below its first step is not found
+// there (Session.Step reads it in the history it was forked from).
+// A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
 	if err := w.enter(fmt.Sprintf("step %s@%d", session, n)); err != nil {
 		return nil, err
@@ -597,6 +649,9 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 	defer w.classifyTo(&err)
 	if err := ValidSession(session); err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		return nil, invalid(fmt.Errorf("step %s@0: steps are numbered from 1", session))
 	}
 	st, err := w.repo.ReadStep(ctx, session, n)
 	if errors.Is(err, cas.ErrNotFound) {

@@ -64,7 +64,7 @@ func FuzzReadStep(f *testing.F) {
 			t.Fatal(err)
 		}
 		repo := manifest.NewRepo(store, 1<<20)
-		repo.MaxObjectBytes = 1 << 20
+		repo.SetMaxObjectBytes(1 << 20)
 		st, err := repo.ReadStep(ctx, "s", 1)
 		if err != nil {
 			return

@@ -33,8 +33,8 @@ const MaxForkLevels = 1 << 16
 // no step between: in each session the history passes through, it finds
 // the session's oldest slot (one LIST) and, when that is above n (the
 // session is a fork too), reads that first step (one GET) and goes on to
-// its parent. It passes through at most r.MaxForkLevels sessions; each
-// step it enters a session by (top, and each fork's parent) is checked
+// its parent. It passes through at most the sessions SetMaxForkLevels
+// allows (MaxForkLevels by default); each step it enters a session by (top, and each fork's parent) is checked
 // against the hash its child recorded. The cost is one LIST and one GET
 // per fork level, never the session's length.
 //
@@ -49,7 +49,7 @@ const MaxForkLevels = 1 << 16
 // returns a nil step and the number of that first step. A step the
 // history names that the store does not hold is cas.ErrNotFound.
 func (r *Repo) HistoryStep(ctx context.Context, top Pointer, n uint64) (st *Step, start uint64, err error) {
-	levels := r.MaxForkLevels
+	levels := int(r.maxForkLevels.Load())
 	if levels <= 0 {
 		levels = MaxForkLevels
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -31,16 +32,16 @@ const defaultCacheBytes = 256 << 20
 // against comes from outside it (I7). It is safe for concurrent use.
 type Repo struct {
 	store cas.Store
-	// MaxObjectBytes bounds the size of one object read from the store
+	// maxObjectBytes bounds the size of one object read from the store
 	// (0: DefaultMaxObjectBytes); a larger one is an error wrapping
-	// tree.ErrLimit, not an allocation. Set it before use.
-	MaxObjectBytes int64
-	// MaxDepth bounds the nesting of trees that gc, usage and verify walk
-	// (0: tree.DefaultLimits.MaxDepth). Set it before use.
-	MaxDepth int
-	// MaxForkLevels bounds the forks of forks HistoryStep passes through
-	// (0: MaxForkLevels). Set it before use.
-	MaxForkLevels int
+	// tree.ErrLimit, not an allocation. maxDepth bounds the nesting of
+	// trees that gc, usage and verify walk (0: tree.DefaultLimits.MaxDepth),
+	// maxForkLevels the forks of forks HistoryStep passes through (0:
+	// MaxForkLevels). Their setters may run beside reads (a workspace's
+	// SetLimits): each read takes the bound it finds as it starts.
+	maxObjectBytes atomic.Int64
+	maxDepth       atomic.Int64
+	maxForkLevels  atomic.Int64
 	// ForkWait bounds how long a step put beside a fork to its session's
 	// name waits for the fork to end (AwaitForks; 0: DefaultForkWait).
 	ForkWait time.Duration
@@ -99,7 +100,9 @@ func (r *Repo) DropCaches() {
 	r.blobs.clear()
 }
 
-// SetMaxObjectBytes sets MaxObjectBytes to max (0: the default). What
+// SetMaxObjectBytes sets the bound on the size of one object read to
+// max (0: DefaultMaxObjectBytes); a larger object is an error wrapping
+// tree.ErrLimit, not an allocation. It may be called beside reads. What
 // the caches hold was read under the bound before, and a reader that
 // finds an object there does not read it again: a lower bound empties
 // them (DropCaches), so that every object is read again under it, and
@@ -108,7 +111,7 @@ func (r *Repo) DropCaches() {
 // with this bound.
 func (r *Repo) SetMaxObjectBytes(max int64) {
 	old := r.maxObject()
-	r.MaxObjectBytes = max
+	r.maxObjectBytes.Store(max)
 	if r.maxObject() < old {
 		r.DropCaches()
 	}
@@ -719,8 +722,8 @@ func (r *Repo) listObjects(ctx context.Context, prefix, after string, fn func(ca
 
 // maxObject returns the bound on one object read.
 func (r *Repo) maxObject() int64 {
-	if r.MaxObjectBytes > 0 {
-		return r.MaxObjectBytes
+	if n := r.maxObjectBytes.Load(); n > 0 {
+		return n
 	}
 	return DefaultMaxObjectBytes
 }
@@ -864,11 +867,20 @@ func (r *Repo) forget(key string) {
 	r.reads.forget(key)
 }
 
-// maxDepth returns the nesting of trees gc, usage and verify walk at
-// most: MaxDepth, or tree.DefaultLimits.MaxDepth if it is not set.
-func (r *Repo) maxDepth() int {
-	if r.MaxDepth > 0 {
-		return r.MaxDepth
+// SetMaxDepth sets the nesting of trees that gc, usage and verify walk
+// at most (0: tree.DefaultLimits.MaxDepth). It may be called beside
+// reads.
+func (r *Repo) SetMaxDepth(n int) { r.maxDepth.Store(int64(n)) }
+
+// SetMaxForkLevels sets the forks of forks HistoryStep passes through at
+// most (0: MaxForkLevels). It may be called beside reads.
+func (r *Repo) SetMaxForkLevels(n int) { r.maxForkLevels.Store(int64(n)) }
+
+// depthBound returns the nesting of trees gc, usage and verify walk at
+// most: the bound SetMaxDepth set, or tree.DefaultLimits.MaxDepth.
+func (r *Repo) depthBound() int {
+	if n := r.maxDepth.Load(); n > 0 {
+		return int(n)
 	}
 	return tree.DefaultLimits.MaxDepth
 }

@@ -246,8 +246,8 @@ func (r *Repo) stepLogicalBytes(ctx context.Context, st *Step, sizes *nodeSizes)
 	if err != nil {
 		return 0, fmt.Errorf("measure %s@%d: %w", st.Session, st.Number, err)
 	}
-	tr := &tree.Reader{Src: v, Limits: tree.Limits{MaxDepth: r.MaxDepth}}
-	maxDepth := r.maxDepth()
+	maxDepth := r.depthBound()
+	tr := &tree.Reader{Src: v, Limits: tree.Limits{MaxDepth: maxDepth}}
 	var size func(ref tree.Ref, depth int) (int64, error)
 	size = func(ref tree.Ref, depth int) (int64, error) {
 		if depth > maxDepth {

@@ -176,6 +176,18 @@ type VerifyReport struct {
 // failures to run at all.
 func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, error) {
 	whole := len(sessions) == 0
+	if !whole {
+		// A session named twice is checked, and counted, once.
+		named := make(map[string]bool, len(sessions))
+		once := make([]string, 0, len(sessions))
+		for _, n := range sessions {
+			if !named[n] {
+				named[n] = true
+				once = append(once, n)
+			}
+		}
+		sessions = once
+	}
 	if whole {
 		// Every session with a marker, and every one with step objects:
 		// a session whose marker is gone is still checked (and reported).
@@ -210,7 +222,7 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 			v.rep.Sessions++
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("verify %s: %w", name, err)
 		}
 	}
 	prefixes := []string{""}
@@ -738,7 +750,18 @@ func (v *verifier) step(ctx context.Context, st *Step, ref string) {
 // walk re-hashes every blob and node below root, reporting each bad one
 // and going on with its siblings.
 func (v *verifier) walk(ctx context.Context, ix *View, root tree.Ref, ref string, depth int) {
-	if root.Kind == tree.Inline || v.blobs[root.ID] {
+	if root.Kind == tree.Inline {
+		return
+	}
+	if v.blobs[root.ID] {
+		// Re-hashed already, through another step's layout: a reader of
+		// this step finds it only in this step's layout, which must hold
+		// it too (every object's table is loaded: a lookup, no read).
+		if _, _, ok := ix.locate(root.ID); !ok && !v.unloaded {
+			if _, err := ix.Blob(ctx, root.ID); err != nil {
+				v.problem("", ref, err)
+			}
+		}
 		return
 	}
 	v.blobs[root.ID] = true
@@ -758,7 +781,7 @@ func (v *verifier) walk(ctx context.Context, ix *View, root tree.Ref, ref string
 	if root.Kind != tree.Node {
 		return
 	}
-	if max := v.r.maxDepth(); depth > max {
+	if max := v.r.depthBound(); depth > max {
 		// As show and du refuse it: the workspace's limit, not the
 		// default, so verify checks what readers will read.
 		v.problem(locKey(ix, root.ID), ref, &tree.LimitError{Limit: "MaxDepth", Max: int64(max), What: "tree nesting", Unit: "levels"})

@@ -61,8 +61,21 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open fs store %s: %w", dir, err)
 	}
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("open fs store %s: not a directory", dir)
+	// A path that names a file, runs through one, or loops through
+	// symbolic links can never hold the store: say so now, naming the
+	// path (ErrInvalidURL: the caller's input), not at the first put in
+	// words naming an object's key. A path not there yet, or one this
+	// user may not look into, is the store's to answer (created by the
+	// first put, or refused then).
+	switch fi, err := os.Stat(abs); {
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("open fs store %s: %w: not a directory", dir, cas.ErrInvalidURL)
+	case err != nil && !errors.Is(err, iofs.ErrNotExist) && !errors.Is(err, iofs.ErrPermission):
+		var pe *iofs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once, as given
+		}
+		return nil, fmt.Errorf("open fs store %s: %w: %v", dir, cas.ErrInvalidURL, err)
 	}
 	s := &Store{root: abs}
 	// Best effort: a read-only store still opens.

@@ -485,6 +485,11 @@ func (e *exporter) forkOf(ctx context.Context, name string, withGroups bool) (fo
 		return e.branchOf(ctx, name)
 	}
 	origin, err := e.ws.ForkOrigin(ctx, name)
+	if errors.Is(err, cairn.ErrNotFound) {
+		// Listed, but no step stored (marked and never committed, or
+		// swept since the listing): no fork.
+		return found{name: name}, nil
+	}
 	if err != nil || origin == nil {
 		return found{name: name}, err
 	}

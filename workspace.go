@@ -577,7 +577,9 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 }
 
 // FirstStep returns the oldest step of session's history (the step at
-// its base, once pruned), or nil if it has none, as ForkOrigin finds it.
+// its base, once pruned), as ForkOrigin finds it: an error matching
+// ErrNotFound if the session has no step, nil if its steps are all
+// pruned or removed.
 // Its Parent, if the older history was pruned, names a step below the
 // base, which ReadStep reads until gc sweeps it. It costs one LIST and
 // two GETs.

@@ -516,6 +516,11 @@ func (e *exporter) forkOf(ctx context.Context, name string, withGroups bool) (fo
 // origin. Without this the branch was never grouped, so never paired.
 func (e *exporter) branchOf(ctx context.Context, name string) (found, error) {
 	first, err := e.ws.FirstStep(ctx, name)
+	if errors.Is(err, cairn.ErrNotFound) {
+		// Listed, but no step stored (marked and never committed, or
+		// swept since the listing): no branch, as for forkOf.
+		return found{name: name}, nil
+	}
 	if err != nil || first == nil {
 		return found{name: name}, err
 	}

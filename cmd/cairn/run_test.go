@@ -522,3 +522,45 @@ func TestServeTokenFile(t *testing.T) {
 		}
 	}
 }
+
+// TestServeTokenFromEnvLikeTheFile: a $CAIRN_TOKEN with white space at
+// an end (a value read from a file with its newline, a CRLF) was the
+// server's token as it stood, which no client can send (a header's
+// value loses it): every request was refused 401. It is trimmed as a
+// token file's is; one that holds a character no header can carry is
+// refused at start, exit 2, naming where it came from.
+func TestServeTokenFromEnvLikeTheFile(t *testing.T) {
+	bin := cairnBinary(t)
+	dir := t.TempDir()
+	t.Setenv("CAIRN_TOKEN", "t0ken\r\n")
+	url := startServe(t, bin, filepath.Join(dir, "store"))
+	for _, c := range []struct {
+		token string
+		want  int
+	}{{"", 401}, {"t0ken2", 401}, {"t0ken", 200}} {
+		req, _ := http.NewRequest("GET", url+"/v1/sessions", nil)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("$CAIRN_TOKEN %q, token %q: %d, want %d", "t0ken\r\n", c.token, resp.StatusCode, c.want)
+		}
+	}
+	for _, bad := range []string{"t0\x01ken", "t0kén"} {
+		// A server that takes the token serves on: stop it after a while.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "--store", filepath.Join(dir, "store"), "serve", "--listen", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), "CAIRN_TOKEN="+bad)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "$CAIRN_TOKEN holds U+") {
+			t.Errorf("$CAIRN_TOKEN %q: %v, %q; want exit 2 naming $CAIRN_TOKEN and the character", bad, err, out)
+		}
+	}
+}

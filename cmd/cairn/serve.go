@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn/internal/httpapi"
 )
@@ -38,16 +39,24 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	token := os.Getenv("CAIRN_TOKEN")
+	// White space at either end of a token cannot reach the server (a
+	// header's value loses it), so it is no part of the token, whether
+	// the token comes from the file or the environment.
+	token, from := strings.TrimSpace(os.Getenv("CAIRN_TOKEN")), "$CAIRN_TOKEN"
 	if *tokenFile != "" {
 		b, err := readInput(ctx, e, "--token-file", *tokenFile, inputLimit{maxTokenBytes, "more than a token needs", false})
 		if err != nil {
 			return err
 		}
-		token = strings.TrimSpace(string(b))
+		token, from = strings.TrimSpace(string(b)), "token file "+*tokenFile
 		if token == "" {
 			return usagef("token file %s is empty", *tokenFile)
 		}
+	}
+	if i := strings.IndexFunc(token, func(r rune) bool { return r != '\t' && (r < 0x20 || r > 0x7e) }); i >= 0 {
+		// No client can send it: every request would be refused 401.
+		r, _ := utf8.DecodeRuneInString(token[i:])
+		return usagef("%s holds U+%04X, a character an HTTP header cannot carry, so no client could send the token: want printable ASCII", from, r)
 	}
 	if _, port, err := net.SplitHostPort(*listen); err != nil {
 		return usagef("--listen %q: want HOST:PORT, such as 127.0.0.1:7474", *listen)

@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/cairnlog/cairn/manifest"
@@ -44,7 +45,9 @@ type GCOptions struct {
 	// Now, if set, is taken as the store's clock (tests); zero: gc reads
 	// the store's clock, from an object it writes, so that ages are never
 	// measured on a machine's clock that is off (a dry run, which writes
-	// nothing, measures on this machine's).
+	// nothing, measures on this machine's). It must be in years 1 to
+	// 9999 (UTC), which the gc state can record; another is ErrInvalid,
+	// before the run does anything.
 	Now time.Time
 }
 
@@ -96,6 +99,10 @@ func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err er
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
+	if !opts.Now.IsZero() && !manifest.GCTimeOK(opts.Now) {
+		return nil, invalid(fmt.Errorf("gc: GCOptions.Now %s is outside the years 1 to 9999 that the gc state can record; nothing deleted",
+			opts.Now.UTC().Format(time.RFC3339)))
+	}
 	if opts.Grace < 0 {
 		opts.Grace = DefaultGrace
 	}

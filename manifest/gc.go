@@ -126,6 +126,13 @@ const SlotFenceAge = 30 * time.Minute
 //     filled again by a writer paused below it.
 func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	start := time.Now()
+	if !opts.Now.IsZero() && !GCTimeOK(opts.Now) {
+		// Checked before anything: every new candidate is recorded at
+		// it, and a state that cannot be written is found only after
+		// the sweep.
+		return nil, fmt.Errorf("gc: %w: GCOptions.Now %s is outside the years 1 to 9999 the gc state can record; nothing deleted",
+			ErrInvalidGCOptions, opts.Now.UTC().Format(time.RFC3339))
+	}
 	grace := max(opts.Grace, 0)
 	rep := &GCReport{DryRun: opts.DryRun}
 	prev, err := r.readGCState(ctx)
@@ -178,6 +185,10 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	now, err := r.gcNow(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
+	}
+	if !GCTimeOK(now) {
+		return nil, fmt.Errorf("gc: the store's clock reads %s, which the gc state cannot record (years 1 to 9999); nothing deleted",
+			now.UTC().Format(time.RFC3339))
 	}
 	seenSince := func(key string, modTime time.Time, grace time.Duration) (first time.Time, due bool) {
 		first, seen := prev.Candidates[key]
@@ -405,6 +416,9 @@ func (r *Repo) expirePin(ctx context.Context, p *Pin) error {
 	}
 	return r.WriteBase(ctx, p.Target, p.Step+1)
 }
+
+// ErrInvalidGCOptions reports GCOptions that gc cannot run with.
+var ErrInvalidGCOptions = errors.New("invalid gc options")
 
 // ErrRevived reports that a fence's slot was already taken by a step
 // that is no tombstone: a writer extended the session first.

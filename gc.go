@@ -93,6 +93,13 @@ type GCReport struct {
 // not examined, and one committed before it is reachable from its
 // session's head. A failure to read any live step aborts the run before
 // anything is deleted.
+//
+// A run that fails after it changed the store (a delete, a tombstone or
+// the gc state's write failed) returns its error together with a report
+// of what it did: Deleted and DeletedKeys are the objects it deleted,
+// Tombstones the fences it wrote, and Candidates counts the unreachable
+// objects still there. A failure before that returns a nil report, and
+// deleted nothing.
 func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err error) {
 	if err := w.enter("gc"); err != nil {
 		return nil, err
@@ -107,8 +114,8 @@ func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err er
 		opts.Grace = DefaultGrace
 	}
 	rep, err := w.repo.GC(ctx, manifest.GCOptions{Grace: opts.Grace, DryRun: opts.DryRun, Now: opts.Now, Clock: w.clock})
-	if err != nil {
+	if rep == nil {
 		return nil, err
 	}
-	return (*GCReport)(rep), nil
+	return (*GCReport)(rep), err
 }

@@ -257,6 +257,31 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
+	// From here the run changes the store. A step that fails returns the
+	// report of what the run did so far (its tombstones, the objects it
+	// deleted) with the error, which says it too: the caller must not
+	// take a failed run for one that deleted nothing.
+	done := 0 // of doomed, deleted
+	fail := func(err error) (*GCReport, error) {
+		rep.DeletedKeys = doomed[:done:done]
+		rep.Deleted, rep.DeletedBytes = done, 0
+		for _, k := range rep.DeletedKeys {
+			rep.DeletedBytes += l.objects[k].Size
+		}
+		for _, k := range doomed[done:] { // still there, for a later run
+			rep.Candidates++
+			rep.CandidateBytes += l.objects[k].Size
+		}
+		rep.Duration = time.Since(start)
+		did := "nothing deleted"
+		if done > 0 {
+			did = fmt.Sprintf("%d objects (%d bytes) deleted before it", done, rep.DeletedBytes)
+		}
+		if rep.Tombstones > 0 {
+			did += fmt.Sprintf(", %d tombstones written", rep.Tombstones)
+		}
+		return rep, fmt.Errorf("gc: %w; %s", err, did)
+	}
 	// Fences first: once every removed session's next slot is taken, no
 	// writer that read one of their steps can acknowledge a step naming
 	// what the sweep deletes.
@@ -275,7 +300,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return fail(err)
 		}
 		rep.Tombstones++
 		rep.TombstoneKeys = append(rep.TombstoneKeys, StepKey(sess, top+1))
@@ -284,7 +309,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		// A fence whose base was never raised (gc stopped between the
 		// two): the session is removed, not headed by its tombstone.
 		if err := r.WriteBase(ctx, sess, top+1); err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return fail(err)
 		}
 	}
 	for _, p := range expiredPins {
@@ -297,7 +322,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			continue
 		}
 		if err != nil && !errors.Is(err, ErrRevived) {
-			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
+			return fail(fmt.Errorf("expire %s: %w", DescribeKey(p.Key), err))
 		}
 		if err == nil {
 			rep.Tombstones++
@@ -307,17 +332,18 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	}
 	for _, key := range doomed {
 		if err := r.store.Delete(ctx, key); err != nil {
-			return nil, fmt.Errorf("gc: delete %s: %w", DescribeKey(key), err)
+			return fail(fmt.Errorf("delete %s: %w", DescribeKey(key), err))
 		}
 		r.forget(key)
+		done++
 	}
 	for _, p := range stalePins {
 		if err := r.DeletePin(ctx, p.Key); err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return fail(err)
 		}
 	}
 	if err := r.writeGCState(ctx, next); err != nil {
-		return nil, fmt.Errorf("gc: %w", err)
+		return fail(err)
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil

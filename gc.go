@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/cairnlog/cairn/manifest"
@@ -44,7 +45,9 @@ type GCOptions struct {
 	// Now, if set, is taken as the store's clock (tests); zero: gc reads
 	// the store's clock, from an object it writes, so that ages are never
 	// measured on a machine's clock that is off (a dry run, which writes
-	// nothing, measures on this machine's).
+	// nothing, measures on this machine's). It must be in years 1 to
+	// 9999 (UTC), which the gc state can record; another is ErrInvalid,
+	// before the run does anything.
 	Now time.Time
 }
 
@@ -90,18 +93,29 @@ type GCReport struct {
 // not examined, and one committed before it is reachable from its
 // session's head. A failure to read any live step aborts the run before
 // anything is deleted.
+//
+// A run that fails after it changed the store (a delete, a tombstone or
+// the gc state's write failed) returns its error together with a report
+// of what it did: Deleted and DeletedKeys are the objects it deleted,
+// Tombstones the fences it wrote, and Candidates counts the unreachable
+// objects still there. A failure before that returns a nil report, and
+// deleted nothing.
 func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err error) {
 	if err := w.enter("gc"); err != nil {
 		return nil, err
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
+	if !opts.Now.IsZero() && !manifest.GCTimeOK(opts.Now) {
+		return nil, invalid(fmt.Errorf("gc: GCOptions.Now %s is outside the years 1 to 9999 that the gc state can record; nothing deleted",
+			opts.Now.UTC().Format(time.RFC3339)))
+	}
 	if opts.Grace < 0 {
 		opts.Grace = DefaultGrace
 	}
 	rep, err := w.repo.GC(ctx, manifest.GCOptions{Grace: opts.Grace, DryRun: opts.DryRun, Now: opts.Now, Clock: w.clock})
-	if err != nil {
+	if rep == nil {
 		return nil, err
 	}
-	return (*GCReport)(rep), nil
+	return (*GCReport)(rep), err
 }

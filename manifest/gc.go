@@ -126,6 +126,13 @@ const SlotFenceAge = 30 * time.Minute
 //     filled again by a writer paused below it.
 func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	start := time.Now()
+	if !opts.Now.IsZero() && !GCTimeOK(opts.Now) {
+		// Checked before anything: every new candidate is recorded at
+		// it, and a state that cannot be written is found only after
+		// the sweep.
+		return nil, fmt.Errorf("gc: %w: GCOptions.Now %s is outside the years 1 to 9999 the gc state can record; nothing deleted",
+			ErrInvalidGCOptions, opts.Now.UTC().Format(time.RFC3339))
+	}
 	grace := max(opts.Grace, 0)
 	rep := &GCReport{DryRun: opts.DryRun}
 	prev, err := r.readGCState(ctx)
@@ -178,6 +185,10 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	now, err := r.gcNow(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w; nothing deleted", err)
+	}
+	if !GCTimeOK(now) {
+		return nil, fmt.Errorf("gc: the store's clock reads %s, which the gc state cannot record (years 1 to 9999); nothing deleted",
+			now.UTC().Format(time.RFC3339))
 	}
 	seenSince := func(key string, modTime time.Time, grace time.Duration) (first time.Time, due bool) {
 		first, seen := prev.Candidates[key]
@@ -246,6 +257,31 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
+	// From here the run changes the store. A step that fails returns the
+	// report of what the run did so far (its tombstones, the objects it
+	// deleted) with the error, which says it too: the caller must not
+	// take a failed run for one that deleted nothing.
+	done := 0 // of doomed, deleted
+	fail := func(err error) (*GCReport, error) {
+		rep.DeletedKeys = doomed[:done:done]
+		rep.Deleted, rep.DeletedBytes = done, 0
+		for _, k := range rep.DeletedKeys {
+			rep.DeletedBytes += l.objects[k].Size
+		}
+		for _, k := range doomed[done:] { // still there, for a later run
+			rep.Candidates++
+			rep.CandidateBytes += l.objects[k].Size
+		}
+		rep.Duration = time.Since(start)
+		did := "nothing deleted"
+		if done > 0 {
+			did = fmt.Sprintf("%d objects (%d bytes) deleted before it", done, rep.DeletedBytes)
+		}
+		if rep.Tombstones > 0 {
+			did += fmt.Sprintf(", %d tombstones written", rep.Tombstones)
+		}
+		return rep, fmt.Errorf("gc: %w; %s", err, did)
+	}
 	// Fences first: once every removed session's next slot is taken, no
 	// writer that read one of their steps can acknowledge a step naming
 	// what the sweep deletes.
@@ -264,7 +300,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return fail(err)
 		}
 		rep.Tombstones++
 		rep.TombstoneKeys = append(rep.TombstoneKeys, StepKey(sess, top+1))
@@ -273,7 +309,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		// A fence whose base was never raised (gc stopped between the
 		// two): the session is removed, not headed by its tombstone.
 		if err := r.WriteBase(ctx, sess, top+1); err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return fail(err)
 		}
 	}
 	for _, p := range expiredPins {
@@ -286,7 +322,7 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			continue
 		}
 		if err != nil && !errors.Is(err, ErrRevived) {
-			return nil, fmt.Errorf("gc: expire %s: %w", DescribeKey(p.Key), err)
+			return fail(fmt.Errorf("expire %s: %w", DescribeKey(p.Key), err))
 		}
 		if err == nil {
 			rep.Tombstones++
@@ -296,17 +332,18 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	}
 	for _, key := range doomed {
 		if err := r.store.Delete(ctx, key); err != nil {
-			return nil, fmt.Errorf("gc: delete %s: %w", DescribeKey(key), err)
+			return fail(fmt.Errorf("delete %s: %w", DescribeKey(key), err))
 		}
 		r.forget(key)
+		done++
 	}
 	for _, p := range stalePins {
 		if err := r.DeletePin(ctx, p.Key); err != nil {
-			return nil, fmt.Errorf("gc: %w", err)
+			return fail(err)
 		}
 	}
 	if err := r.writeGCState(ctx, next); err != nil {
-		return nil, fmt.Errorf("gc: %w", err)
+		return fail(err)
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
@@ -405,6 +442,9 @@ func (r *Repo) expirePin(ctx context.Context, p *Pin) error {
 	}
 	return r.WriteBase(ctx, p.Target, p.Step+1)
 }
+
+// ErrInvalidGCOptions reports GCOptions that gc cannot run with.
+var ErrInvalidGCOptions = errors.New("invalid gc options")
 
 // ErrRevived reports that a fence's slot was already taken by a step
 // that is no tombstone: a writer extended the session first.

@@ -52,7 +52,7 @@ func DecodeGCState(b []byte, what string) (*GCState, error) {
 	}
 	validTime := func(t time.Time) (time.Time, bool) {
 		t = t.UTC()
-		return t, t.Year() >= 1 && t.Year() <= 9999 // what Encode can write back
+		return t, GCTimeOK(t)
 	}
 	var ok bool
 	if st.Time, ok = validTime(st.Time); !ok {
@@ -70,6 +70,15 @@ func DecodeGCState(b []byte, what string) (*GCState, error) {
 		st.Candidates = map[string]time.Time{}
 	}
 	return &st, nil
+}
+
+// GCTimeOK reports whether the gc state can record t: a time in years
+// 1..9999 UTC, what Encode can write and DecodeGCState reads back. A
+// run's time (GCOptions.Now, or the store's clock) must be one, as it is
+// recorded for every new candidate.
+func GCTimeOK(t time.Time) bool {
+	t = t.UTC()
+	return t.Year() >= 1 && t.Year() <= 9999
 }
 
 // Encode returns the stored form of st. Its times must be in years

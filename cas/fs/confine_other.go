@@ -59,7 +59,7 @@ func (d *dir) sub(name string, create bool) (*dir, error) {
 		return nil, err
 	case fi.IsDir():
 		return &dir{path: path}, nil
-	case fi.Mode().IsRegular():
+	case fi.Mode().IsRegular() && !create:
 		return nil, &os.PathError{Op: "open", Path: path, Err: errNotDir}
 	}
 	return nil, &os.PathError{Op: "open", Path: path, Err: &standsError{mode: fi.Mode()}}

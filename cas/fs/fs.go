@@ -143,7 +143,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	}
 	tmp, err := openDir(s.root, tmpDir, true)
 	if err != nil {
-		return notObject("put", tmpDir, fmt.Errorf("put %s: %w", key, cas.NotStored(err)), false)
+		// What stands there is in the place of the store's own
+		// directory; what went undone is the put of key.
+		return notObjectAt("put", key, tmpDir, fmt.Errorf("put %s: %w", key, cas.NotStored(err)), false)
 	}
 	defer tmp.close()
 	tmpName, err := tmp.createTemp(data)
@@ -512,12 +514,18 @@ func kind(mode iofs.FileMode) string {
 // but its damage, which no retry removes. Any other error is returned
 // as it is.
 func notObject(op, key string, err error, parent bool) error {
+	return notObjectAt(op, key, key, err, parent)
+}
+
+// notObjectAt is notObject for something standing at place (a dot-name:
+// the store's own directory), not at key or on its way.
+func notObjectAt(op, key, place string, err error, parent bool) error {
 	var se *standsError
 	if !errors.As(err, &se) {
 		return err
 	}
 	what := kind(se.mode)
-	ne := &cas.NotObjectError{Key: key, What: what, Parent: parent}
+	ne := &cas.NotObjectError{Key: place, What: what, Parent: parent}
 	cause := error(ne)
 	if cas.IsNotStored(err) {
 		cause = cas.NotStored(ne)

@@ -16,7 +16,9 @@ import (
 // key (nothing of the session is there), but a writer needs the
 // directory: it is the store's damage, said as for a link or a pipe
 // there, in words (what stands where, to remove it), exit 1, and nothing
-// is written.
+// is written. A file where the store's own directory of temporary files
+// (.tmp) belongs is named so, not as "an object of unknown kind", and
+// what went undone is the object the command wrote.
 func TestFileWhereStoreDirectoryBelongs(t *testing.T) {
 	t.Setenv("CAIRN_CACHE_DIR", "off")
 	for _, c := range []struct {
@@ -30,6 +32,13 @@ func TestFileWhereStoreDirectoryBelongs(t *testing.T) {
 			" holds a file where a directory holding step s@1 belongs: remove it to repair; step s@1 was not written"},
 		{"sessions", "sessions", []string{"fork", "t@1", "u"}, "",
 			" holds a file where a directory holding the marker of session u belongs: remove it to repair"},
+		// The store's own directory of temporary files, through which a
+		// fork (and rm, prune) writes: it was named "an object of
+		// unknown kind", twice, and before that by the key put.
+		{"temporary files", ".tmp", []string{"fork", "t@1", "u"}, "",
+			" holds a file where the directory .tmp the store keeps for itself belongs: remove it to repair; the marker of session u was not written"},
+		{"temporary files, rm", ".tmp", []string{"rm", "t"}, "",
+			" holds a file where the directory .tmp the store keeps for itself belongs: remove it to repair; the base marker of session t was not written"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			store := filepath.Join(t.TempDir(), "store")

@@ -52,6 +52,8 @@ func (d *dir) sub(name string, create bool) (*dir, error) {
 	if errors.Is(err, iofs.ErrNotExist) && create {
 		if err = os.Mkdir(path, 0o755); err == nil || errors.Is(err, iofs.ErrExist) {
 			fi, err = os.Lstat(path)
+		} else {
+			err = &mkdirError{err: err}
 		}
 	}
 	switch {

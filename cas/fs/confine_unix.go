@@ -60,6 +60,8 @@ func (d *dir) sub(name string, create bool) (*dir, error) {
 	if errors.Is(err, unix.ENOENT) && create {
 		if err = unix.Mkdirat(d.fd, name, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
 			fd, err = openNoIntr(d.fd, name, flags, 0)
+		} else {
+			err = &mkdirError{err: err}
 		}
 	}
 	path := d.path + string(os.PathSeparator) + name

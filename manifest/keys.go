@@ -278,6 +278,11 @@ func DescribePrefix(prefix string) string {
 // it ("a directory holding step a@3"); if list, key is a listing's
 // prefix ("a directory holding the steps of session a").
 func DescribePlace(key string, list, parent bool) string {
+	if strings.HasPrefix(key, ".") {
+		// No key's: a dot-name is the backend's own (cas.ValidateKey),
+		// as a local store's directory of temporary files.
+		return "the directory " + key + " the store keeps for itself"
+	}
 	what := objectWords(key)
 	if list {
 		what = DescribePrefix(key)

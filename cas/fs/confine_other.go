@@ -52,6 +52,8 @@ func (d *dir) sub(name string, create bool) (*dir, error) {
 	if errors.Is(err, iofs.ErrNotExist) && create {
 		if err = os.Mkdir(path, 0o755); err == nil || errors.Is(err, iofs.ErrExist) {
 			fi, err = os.Lstat(path)
+		} else {
+			err = &mkdirError{err: err}
 		}
 	}
 	switch {
@@ -59,7 +61,7 @@ func (d *dir) sub(name string, create bool) (*dir, error) {
 		return nil, err
 	case fi.IsDir():
 		return &dir{path: path}, nil
-	case fi.Mode().IsRegular():
+	case fi.Mode().IsRegular() && !create:
 		return nil, &os.PathError{Op: "open", Path: path, Err: errNotDir}
 	}
 	return nil, &os.PathError{Op: "open", Path: path, Err: &standsError{mode: fi.Mode()}}

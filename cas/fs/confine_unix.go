@@ -60,12 +60,17 @@ func (d *dir) sub(name string, create bool) (*dir, error) {
 	if errors.Is(err, unix.ENOENT) && create {
 		if err = unix.Mkdirat(d.fd, name, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
 			fd, err = openNoIntr(d.fd, name, flags, 0)
+		} else {
+			err = &mkdirError{err: err}
 		}
 	}
 	path := d.path + string(os.PathSeparator) + name
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EMLINK) {
-			if m, serr := d.lstat(name); serr == nil && !m.mode.IsDir() && !m.mode.IsRegular() {
+			// A file there is another key to a reader ("a" beside "a/b",
+			// as in S3), but to a writer, who needs the directory, it is
+			// what stands in its place: the store's damage, in words.
+			if m, serr := d.lstat(name); serr == nil && !m.mode.IsDir() && (create || !m.mode.IsRegular()) {
 				return nil, &os.PathError{Op: "open", Path: path, Err: &standsError{mode: m.mode}}
 			}
 		}

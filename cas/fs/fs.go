@@ -143,7 +143,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 	}
 	tmp, err := openDir(s.root, tmpDir, true)
 	if err != nil {
-		return notObject("put", tmpDir, fmt.Errorf("put %s: %w", key, cas.NotStored(err)), false)
+		// What stands there is in the place of the store's own
+		// directory; what went undone is the put of key.
+		return notObjectAt("put", key, tmpDir, fmt.Errorf("put %s: %w", key, cas.NotStored(err)), false)
 	}
 	defer tmp.close()
 	tmpName, err := tmp.createTemp(data)
@@ -446,6 +448,7 @@ func (s *Store) CleanTemp(age time.Duration) (int, error) {
 // later request may succeed. Any other error is returned as it is.
 func refusal(op, key string, err error) error {
 	var why string
+	var me *mkdirError
 	switch {
 	case err == nil:
 		return nil
@@ -453,6 +456,17 @@ func refusal(op, key string, err error) error {
 		why = "permission denied (this user must be able to read and write the store's files)"
 	case errors.Is(err, syscall.ENOSPC):
 		why = "its disk is out of space (" + syscall.ENOSPC.Error() + ")"
+	case errors.As(err, &me):
+		// A directory the store's layout needs could not be made, as
+		// on a file system that makes none (/proc): not a key that is
+		// missing, but the store refusing what a put needs. The
+		// system's reason, not the directory's path.
+		reason := me.err.Error()
+		var errno syscall.Errno
+		if errors.As(me.err, &errno) {
+			reason = errno.Error()
+		}
+		why = "a directory of its layout could not be made in it (" + reason + ")"
 	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
 		// Not the store's refusal: this process (or the system) has all
 		// the files open it may have, for now; a later request may find
@@ -468,6 +482,13 @@ func refusal(op, key string, err error) error {
 	}
 	return &cas.RefusedError{Op: op, Key: key, Why: why, Err: err}
 }
+
+// mkdirError is a directory of the store's layout that a put needed and
+// could not make (the system's error): said as the store's refusal.
+type mkdirError struct{ err error }
+
+func (e *mkdirError) Error() string { return "mkdir: " + e.err.Error() }
+func (e *mkdirError) Unwrap() error { return e.err }
 
 // errNotDir is a file where a directory belongs, where the system does
 // not say ENOTDIR.
@@ -512,12 +533,18 @@ func kind(mode iofs.FileMode) string {
 // but its damage, which no retry removes. Any other error is returned
 // as it is.
 func notObject(op, key string, err error, parent bool) error {
+	return notObjectAt(op, key, key, err, parent)
+}
+
+// notObjectAt is notObject for something standing at place (a dot-name:
+// the store's own directory), not at key or on its way.
+func notObjectAt(op, key, place string, err error, parent bool) error {
 	var se *standsError
 	if !errors.As(err, &se) {
 		return err
 	}
 	what := kind(se.mode)
-	ne := &cas.NotObjectError{Key: key, What: what, Parent: parent}
+	ne := &cas.NotObjectError{Key: place, What: what, Parent: parent}
 	cause := error(ne)
 	if cas.IsNotStored(err) {
 		cause = cas.NotStored(ne)

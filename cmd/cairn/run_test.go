@@ -504,10 +504,18 @@ func TestServeTokenFile(t *testing.T) {
 	tok := filepath.Join(dir, "token")
 	os.WriteFile(tok, []byte("t0ken\n"), 0o600)
 	url := startServe(t, bin, filepath.Join(dir, "store"), "--token-file", tok)
+	wantsToken(t, url, "t0ken", "--token-file holding t0ken and a newline")
+}
+
+// wantsToken checks that the server at url refuses a request with no
+// token or another one (401) and serves one with token (200); how says
+// how the server was given its token, for the errors.
+func wantsToken(t *testing.T, url, token, how string) {
+	t.Helper()
 	for _, c := range []struct {
 		token string
 		want  int
-	}{{"", 401}, {"t0ken2", 401}, {"t0ken", 200}} {
+	}{{"", 401}, {token + "2", 401}, {token, 200}} {
 		req, _ := http.NewRequest("GET", url+"/v1/sessions", nil)
 		if c.token != "" {
 			req.Header.Set("Authorization", "Bearer "+c.token)
@@ -518,7 +526,7 @@ func TestServeTokenFile(t *testing.T) {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != c.want {
-			t.Errorf("token %q: %d, want %d", c.token, resp.StatusCode, c.want)
+			t.Errorf("%s, token %q: %d, want %d", how, c.token, resp.StatusCode, c.want)
 		}
 	}
 }
@@ -534,23 +542,7 @@ func TestServeTokenFromEnvLikeTheFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("CAIRN_TOKEN", "t0ken\r\n")
 	url := startServe(t, bin, filepath.Join(dir, "store"))
-	for _, c := range []struct {
-		token string
-		want  int
-	}{{"", 401}, {"t0ken2", 401}, {"t0ken", 200}} {
-		req, _ := http.NewRequest("GET", url+"/v1/sessions", nil)
-		if c.token != "" {
-			req.Header.Set("Authorization", "Bearer "+c.token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != c.want {
-			t.Errorf("$CAIRN_TOKEN %q, token %q: %d, want %d", "t0ken\r\n", c.token, resp.StatusCode, c.want)
-		}
-	}
+	wantsToken(t, url, "t0ken", `$CAIRN_TOKEN "t0ken\r\n"`)
 	for _, bad := range []string{"t0\x01ken", "t0kén"} {
 		// A server that takes the token serves on: stop it after a while.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -19,7 +19,7 @@ import (
 // to end (I6): a hostile store may make one up as it is read. Each level
 // costs a LIST and a GET, up to some 131,000 requests at this bound, past
 // which a walk is taken for a store's attack: a tree.LimitError naming
-// "MaxForkLevels". Repo.MaxForkLevels (Limits.MaxForkLevels) sets
+// "MaxForkLevels". Repo.SetMaxForkLevels (Limits.MaxForkLevels) sets
 // another bound.
 const MaxForkLevels = 1 << 16
 
@@ -34,8 +34,9 @@ const MaxForkLevels = 1 << 16
 // the session's oldest slot (one LIST) and, when that is above n (the
 // session is a fork too), reads that first step (one GET) and goes on to
 // its parent. It passes through at most the sessions SetMaxForkLevels
-// allows (MaxForkLevels by default); each step it enters a session by (top, and each fork's parent) is checked
-// against the hash its child recorded. The cost is one LIST and one GET
+// allows (MaxForkLevels by default); each step it enters a session by
+// (top, and each fork's parent) is checked against the hash its child
+// recorded. The cost is one LIST and one GET
 // per fork level, never the session's length.
 //
 // n must be at or above the base of the session whose history it is

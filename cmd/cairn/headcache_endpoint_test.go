@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/cairnlog/cairn/internal/s3test"
 )
@@ -21,12 +20,7 @@ import (
 func TestHeadCacheEndpointFromEnvironment(t *testing.T) {
 	bin := cairnBinary(t)
 	a, v := s3test.StartMinIO(t), s3test.StartVersityGW(t)
-	c, err := minio.New(v.Host, &minio.Options{
-		Creds: credentials.NewStaticV4(v.AccessKey, v.SecretKey, ""), Region: v.Region, BucketLookup: minio.BucketLookupPath,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := v.Client(t)
 	if err := c.MakeBucket(context.Background(), a.Name, minio.MakeBucketOptions{Region: v.Region}); err != nil {
 		t.Fatal(err)
 	}

@@ -499,5 +499,9 @@ func TestGCStopsForRevivedSession(t *testing.T) {
 // start: a gc run on it (Now: slotsAged) counts the step objects a test
 // wrote as old enough to delete, and a writer on it (cairn.SetClock)
 // has held its head long enough to check it against the store's first
-// (manifest.HeadTrust).
-var slotsAged = time.Now().Add(manifest.SlotFenceAge + 10*time.Minute)
+// (manifest.HeadTrust). The margin is a day, not minutes: a step
+// written later than the margin after the start is not old enough on
+// this clock, and under load (or -count=2) the package has run for
+// longer than 10 minutes, the margin this had, and its last gc tests
+// deleted nothing.
+var slotsAged = time.Now().Add(manifest.SlotFenceAge + 24*time.Hour)

@@ -171,12 +171,17 @@ func (s slowStore) Put(ctx context.Context, key string, data []byte, opts cas.Pu
 // it answers: calls piped in and closed (`printf ... | cairn mcp`) that
 // take longer together than the grace, each answered in turn, are all
 // answered, although the end of input is read long before the last.
+//
+// The grace is 2 s, and answers go out about every 250 ms: a loaded
+// machine must not leave the test's reader, or the server, without the
+// CPU for a whole grace (with 300 ms and 60 ms it failed under a load
+// average of 12).
 func TestEndOfInputWaitsWhileAnswered(t *testing.T) {
 	was := endGrace
-	endGrace = 300 * time.Millisecond
+	endGrace = 2 * time.Second
 	t.Cleanup(func() { endGrace = was })
-	s := startStdioOn(t, slowStore{Store: mem.New(), d: 60 * time.Millisecond}, MaxInFlight)
-	const calls = 6 * MaxCalls // about 6 * 2 * 60 ms, well past endGrace
+	s := startStdioOn(t, slowStore{Store: mem.New(), d: 250 * time.Millisecond}, MaxInFlight)
+	const calls = 6 * MaxCalls // about 6 * 2 * 250 ms, well past endGrace
 	for i := range calls {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"checkpoint","arguments":{"session":"s%d","state_json":"{}"}}}`, i, i))
 	}

@@ -152,6 +152,9 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	if err == nil {
 		err = l.folderErr() // nothing is deleted until it is removed
 	}
+	if err == nil {
+		err = l.blockedErr() // nor while a session's steps cannot be listed
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}

@@ -70,7 +70,7 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 	l := &listing{objects: map[string]cas.Info{}, steps: map[string][]uint64{}}
 	var f folders
 	var odd []string // objects at the key of a session's steps directory
-	err := r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+	err := r.listStore(ctx, stepsPrefix, "", func(i cas.Info) error {
 		if rest, ok := strings.CutPrefix(i.Key, stepsPrefix); ok && i.NotObject == "" && ValidSession(rest) == nil {
 			odd = append(odd, rest)
 			return nil
@@ -107,7 +107,7 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 		// keeps it beside the session's steps, which the listing shows;
 		// a local store keeps it as a file in place of their directory,
 		// and then can list none of them: ask the store which it is.
-		if err := r.store.List(ctx, sessionStepsPrefix(s), "", func(cas.Info) error { return errListed }); err != nil && !errors.Is(err, errListed) {
+		if err := r.listStore(ctx, sessionStepsPrefix(s), "", func(cas.Info) error { return errListed }); err != nil && !errors.Is(err, errListed) {
 			l.blocked = append(l.blocked, Unreadable{Session: s, Err: fmt.Errorf("list steps of %s: %w", s, err)})
 		}
 	}

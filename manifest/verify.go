@@ -266,7 +266,7 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 // which no reader meets but no commit passes.
 func (v *verifier) notObjects(ctx context.Context, prefix string) error {
 	var f folders
-	err := v.r.store.List(ctx, prefix, "", func(i cas.Info) error {
+	err := v.r.listStore(ctx, prefix, "", func(i cas.Info) error {
 		if k, ok := f.at(i); ok {
 			v.damage(k, placeSession(k), &cas.NotObjectError{Key: k, What: folderWhat}, "")
 			return nil

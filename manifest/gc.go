@@ -152,6 +152,9 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	if err == nil {
 		err = l.folderErr() // nothing is deleted until it is removed
 	}
+	if err == nil {
+		err = l.blockedErr() // nor while a session's steps cannot be listed
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
@@ -294,7 +297,19 @@ func (r *Repo) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		top := live.removed[sess]
 		err := r.Fence(ctx, sess, top+1)
 		if errors.Is(err, ErrRevived) {
-			rep.Note = fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, top+1)
+			note := fmt.Sprintf("removed session %s got step %d during the run; nothing deleted", sess, top+1)
+			if rep.Note != "" {
+				note = rep.Note + "; " + note
+			}
+			rep.Note = note
+			// What was to be deleted stays, for a later run (which
+			// finds it anew: its grace starts over): counted as a
+			// candidate, so that the report still adds up to the
+			// objects listed.
+			for _, k := range doomed {
+				rep.Candidates++
+				rep.CandidateBytes += l.objects[k].Size
+			}
 			rep.Deleted, rep.DeletedBytes, rep.DeletedKeys = 0, 0, nil
 			doomed = nil
 			continue

@@ -90,6 +90,9 @@ func (r *Repo) HistoryStep(ctx context.Context, top Pointer, n uint64) (st *Step
 		}
 		p = *fst.Parent
 	}
+	// Said where the walk stopped, the step it was to enter next: a
+	// chain this long is a store's attack or a tree search's, and that
+	// step is where to look (or to read on from, with a higher bound).
 	return nil, 0, &tree.LimitError{Limit: "MaxForkLevels", Max: int64(levels), Unit: "forks of forks",
-		What: fmt.Sprintf("the history from %s@%d down to step %d", top.Session, top.Number, n)}
+		What: fmt.Sprintf("the history from %s@%d down to step %d, which stopped at %s@%d", top.Session, top.Number, n, p.Session, p.Number)}
 }

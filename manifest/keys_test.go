@@ -25,6 +25,25 @@ func FuzzParseBaseKey(f *testing.F) {
 	})
 }
 
+// FuzzParseStepKey: a key from a listing (a store's bytes, I6) parses as
+// a step's, or a pack's, only if StepKey (PackKey) spells it, with the
+// same session and a number above 0 back: gc deletes what parses so.
+func FuzzParseStepKey(f *testing.F) {
+	for _, k := range []string{StepKey("d", 1), StepKey("a-b", 1<<63), PackKey("d", 7), SpillKey("d", 7, 1), HintKey("d"),
+		BaseKeyAt("d", 3), "steps/d/00000000000000000000", "steps/d/99999999999999999999", "steps/d/+0000000000000000001",
+		"steps//00000000000000000001", "steps/d/x/00000000000000000001", "steps/d/0000000000000000001", "packs/d/00000000000000000002"} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if s, n, ok := ParseStepKey(key); ok && (n == 0 || StepKey(s, n) != key) {
+			t.Fatalf("ParseStepKey(%q) = %q, %d: not what StepKey spells", key, s, n)
+		}
+		if s, n, ok := ParsePackKey(key); ok && (n == 0 || PackKey(s, n) != key) {
+			t.Fatalf("ParsePackKey(%q) = %q, %d: not what PackKey spells", key, s, n)
+		}
+	})
+}
+
 // TestDescribeKey: every kind of key the layout spells is described in
 // the user's words (session, step, what the object is), with no part of
 // the key itself.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/pack"
@@ -20,6 +21,9 @@ import (
 // it (the layout names every object holding blobs the state may use, and
 // writers deduplicate against all of them).
 
+// errListed stops a listing at its first key: the listing answered.
+var errListed = errors.New("listed")
+
 // listing is one snapshot of the data objects of a store.
 type listing struct {
 	objects  map[string]cas.Info // steps/<s>/<n> and packs/<s>/<n>
@@ -31,6 +35,22 @@ type listing struct {
 	// in key order: the store's damage, which no commit passes. gc
 	// deletes nothing while one stands; du reports its session.
 	folders []string
+	// blocked are the sessions whose steps the store cannot list for
+	// what stands where the directory of their steps belongs (a file,
+	// on a local store), with the store's error: the listing of steps/
+	// shows no step of theirs, yet they may have had many. gc deletes
+	// nothing while one stands (what their steps use would look
+	// unused); du reports them.
+	blocked []Unreadable
+}
+
+// blockedErr is the error of the first session whose steps the listing
+// could not see (see listing.blocked), nil if none.
+func (l *listing) blockedErr() error {
+	if len(l.blocked) == 0 {
+		return nil
+	}
+	return l.blocked[0].Err
 }
 
 // folderErr is the error of the first folder the listing found at a
@@ -49,7 +69,12 @@ func (l *listing) folderErr() error {
 func (r *Repo) list(ctx context.Context) (*listing, error) {
 	l := &listing{objects: map[string]cas.Info{}, steps: map[string][]uint64{}}
 	var f folders
-	err := r.store.List(ctx, stepsPrefix, "", func(i cas.Info) error {
+	var odd []string // objects at the key of a session's steps directory
+	err := r.listStore(ctx, stepsPrefix, "", func(i cas.Info) error {
+		if rest, ok := strings.CutPrefix(i.Key, stepsPrefix); ok && i.NotObject == "" && ValidSession(rest) == nil {
+			odd = append(odd, rest)
+			return nil
+		}
 		if k, ok := f.at(i); ok {
 			if _, _, step := ParseStepKey(k); step {
 				// A folder where a step belongs (see folders): the
@@ -76,6 +101,15 @@ func (r *Repo) list(ctx context.Context) (*listing, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list steps: %w", err)
+	}
+	for _, s := range odd {
+		// An object steps/<s> is no key of the layout. An S3 server
+		// keeps it beside the session's steps, which the listing shows;
+		// a local store keeps it as a file in place of their directory,
+		// and then can list none of them: ask the store which it is.
+		if err := r.listStore(ctx, sessionStepsPrefix(s), "", func(cas.Info) error { return errListed }); err != nil && !errors.Is(err, errListed) {
+			l.blocked = append(l.blocked, Unreadable{Session: s, Err: fmt.Errorf("list steps of %s: %w", s, err)})
+		}
 	}
 	err = r.listObjects(ctx, packsPrefix, "", func(i cas.Info) error {
 		s, _, ok := ParsePackKey(i.Key)

@@ -601,7 +601,7 @@ func (r *Repo) SessionsPrefixed(ctx context.Context, prefix string, fn func(name
 	}
 	// Not listKeys, which passes over a place holding no object: a
 	// session whose marker is a link vanished from every listing.
-	return r.store.List(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
+	return r.listStore(ctx, sessionsPrefix+prefix, "", func(i cas.Info) error {
 		name := strings.TrimPrefix(i.Key, sessionsPrefix)
 		if ValidSession(name) != nil {
 			return nil
@@ -625,6 +625,53 @@ func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) err
 	})
 }
 
+// listStore is the store's List, held to its contract: every key it
+// hands fn starts with prefix and sorts after startAfter and after the
+// key before it. Every listing of the layout goes through it. A store
+// that breaks the contract (a broken or hostile S3-compatible server:
+// keys unsorted, repeated, or outside the prefix) is damaged, and the
+// listing fails with ErrCorrupt at the first such key: a reader that
+// took it as it came could pass over a live step (head discovery takes
+// the last key listed, FirstStep the first), count one twice (du), or
+// be led round for ever; gc deletes nothing.
+func (r *Repo) listStore(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
+	last := after
+	return r.store.List(ctx, prefix, after, func(i cas.Info) error {
+		var what string
+		switch {
+		case !strings.HasPrefix(i.Key, prefix):
+			what = "a key outside it"
+		case i.Key <= after:
+			what = "a key before the one it was asked to list after"
+		case i.Key == last:
+			what = "a key twice"
+		case i.Key < last:
+			what = "keys out of order"
+		}
+		if what != "" {
+			return &ListingError{Prefix: prefix, What: what}
+		}
+		last = i.Key
+		return fn(i)
+	})
+}
+
+// ListingError is a store's listing that broke the store's contract
+// (see cas.Store.List): the store is damaged, or its server is no
+// S3-compatible one. It is cas.ErrCorrupt.
+type ListingError struct {
+	Prefix string // the listing's prefix
+	What   string // what it gave: "keys out of order", "a key twice", "a key outside it"
+}
+
+func (e *ListingError) Error() string {
+	return fmt.Sprintf("%v: the store's listing of %s gave %s (a store lists each key once, in order, under the prefix asked for): its server is broken or not S3-compatible",
+		cas.ErrCorrupt, DescribePrefix(e.Prefix), e.What)
+}
+
+// Unwrap makes errors.Is(err, cas.ErrCorrupt) true.
+func (e *ListingError) Unwrap() error { return cas.ErrCorrupt }
+
 // listKeys is the store's List as the layout's readers see it. An entry
 // that is no object (cas.Info.NotObject: a link, a directory, a pipe that
 // a local store found where an object belongs) is passed over, unless it
@@ -637,7 +684,7 @@ func (r *Repo) StepSessions(ctx context.Context, fn func(name string) error) err
 // notObjects), and gc and du refuse a store with one at a step's key
 // (see list).
 func (r *Repo) listKeys(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
-	return r.store.List(ctx, prefix, after, func(i cas.Info) error {
+	return r.listStore(ctx, prefix, after, func(i cas.Info) error {
 		if i.NotObject != "" {
 			if _, _, ok := ParseStepKey(i.Key); !ok || i.Apart {
 				return nil
@@ -712,7 +759,7 @@ const folderWhat = "a directory"
 // delete) is one: it never deletes a link or a directory in an object's
 // place, nor counts it.
 func (r *Repo) listObjects(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
-	return r.store.List(ctx, prefix, after, func(i cas.Info) error {
+	return r.listStore(ctx, prefix, after, func(i cas.Info) error {
 		if i.NotObject != "" {
 			return nil
 		}

@@ -141,6 +141,13 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 			damaged = append(damaged, Unreadable{Session: s, Err: folderError(k)})
 		}
 	}
+	// So is a session whose steps the store cannot list: it shows no
+	// step, so the mark never met it.
+	for _, b := range l.blocked {
+		if perRoot[b.Session] == nil && !slices.ContainsFunc(damaged, func(d Unreadable) bool { return d.Session == b.Session }) {
+			damaged = append(damaged, b)
+		}
+	}
 	u := &Usage{Objects: len(l.objects), Bytes: l.bytes, Unreadable: damaged}
 	users := map[string]int{} // object key -> number of sessions using it
 	for _, ls := range perRoot {

@@ -53,14 +53,28 @@ func (p Problem) Words() string {
 	default:
 		b.WriteString(what)
 	}
-	b.WriteString(" " + damageWords(p.Err))
-	if why := reason(p.Err, p.Object); why != "" {
-		b.WriteString(" (" + why + ")")
+	var ne *cas.NotObjectError
+	if p.Object != "" && p.Step == "" && layoutDir(p.Object) && errors.As(p.Err, &ne) {
+		// A directory of the layout, not an object: "the steps of
+		// session a cannot be listed (the store holds a file where
+		// their directory belongs)".
+		b.WriteString(" cannot be listed (the store holds " + ne.What + " where their directory belongs)")
+	} else {
+		b.WriteString(" " + damageWords(p.Err))
+		if why := reason(p.Err, p.Object); why != "" {
+			b.WriteString(" (" + why + ")")
+		}
 	}
 	if p.Effect != "" {
 		b.WriteString(": " + p.Effect)
 	}
 	return b.String()
+}
+
+// layoutDir reports whether key names no object but a directory of the
+// layout, as objectWords says it ("the steps of session a").
+func layoutDir(key string) bool {
+	return DescribeKey(key) == describeUnknown && DescribePrefix(key+"/") != DescribePrefix("")
 }
 
 // objectWords names an object as Problem.String does: a step object as
@@ -252,7 +266,7 @@ func (r *Repo) Verify(ctx context.Context, sessions ...string) (*VerifyReport, e
 // which no reader meets but no commit passes.
 func (v *verifier) notObjects(ctx context.Context, prefix string) error {
 	var f folders
-	err := v.r.store.List(ctx, prefix, "", func(i cas.Info) error {
+	err := v.r.listStore(ctx, prefix, "", func(i cas.Info) error {
 		if k, ok := f.at(i); ok {
 			v.damage(k, placeSession(k), &cas.NotObjectError{Key: k, What: folderWhat}, "")
 			return nil
@@ -331,15 +345,18 @@ func (v *verifier) damage(object, at string, err error, effect string) {
 	if errors.As(err, &ne) {
 		// Something other than an object stands in its place: said
 		// once, whichever reader met it, with what to do.
-		if v.misplaced[ne.Key] {
+		// A listing's prefix ("steps/a/") is said as the directory it
+		// names ("steps/a": the steps of session a), once.
+		key := strings.TrimSuffix(ne.Key, "/")
+		if v.misplaced[key] {
 			return
 		}
 		if v.misplaced == nil {
 			v.misplaced = map[string]bool{}
 		}
-		v.misplaced[ne.Key] = true
+		v.misplaced[key] = true
 		if object == "" || ne.Parent {
-			object = ne.Key
+			object = key
 		}
 		effect = effectNotObject
 	}

@@ -265,8 +265,16 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	case err == nil:
 		_, err = l.dir(d, base)
 		d.close()
+	case errors.Is(err, syscall.ENOTDIR) || errors.Is(err, errNotDir):
+		// A file stands where a directory of the prefix belongs. To a
+		// Get it is another key ("a" beside "a/b", as in S3), but here
+		// no key under the prefix can be written while it stands, and a
+		// listing that answered "none" would pass off the keys it hides
+		// (a session's steps, say) as gone: gc would free what they use.
+		// It is the store's damage, said as what stands there.
+		err = notObject("list", prefix, fmt.Errorf("%w", &standsError{mode: 0}), true)
 	case notFound(err):
-		err = nil // nothing there, or a key where the prefix names a directory
+		err = nil // nothing there
 	default:
 		err = notObject("list", prefix, err, true)
 	}

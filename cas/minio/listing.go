@@ -57,7 +57,7 @@ func (t listingCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	case len(body) > maxListing:
 		resp.Body = failingBody{&notListing{"a listing larger than any S3 server sends"}}
 	default:
-		if what := notS3Listing(body, req.URL.Query().Get("prefix")); what != "" {
+		if what := notS3Listing(body, req.URL.Query().Get("prefix"), req.URL.Query().Get("continuation-token")); what != "" {
 			resp.Body = failingBody{&notListing{what}}
 		} else {
 			resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -66,19 +66,25 @@ func (t listingCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// notS3Listing says how body, the answer to a listing of prefix, is no
-// S3 listing, or returns "" if it is one.
-func notS3Listing(body []byte, prefix string) string {
+// notS3Listing says how body, the answer to a listing of prefix from
+// the page token (none: the first page), is no S3 listing, or returns ""
+// if it is one. A page whose next page is itself is none: minio-go
+// would ask for it again for as long as the server answered.
+func notS3Listing(body []byte, prefix, token string) string {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return "a listing with an empty body"
 	}
 	var l struct {
-		XMLName      xml.Name
-		Prefix       *string
-		EncodingType string
+		XMLName               xml.Name
+		Prefix                *string
+		EncodingType          string
+		IsTruncated           bool
+		NextContinuationToken string
 	}
 	listing := xml.Unmarshal(body, &l) == nil && l.XMLName.Local == "ListBucketResult"
 	switch {
+	case listing && token != "" && l.IsTruncated && l.NextContinuationToken == token:
+		return "a listing whose next page is the page it gave"
 	case prefix == "" && listing:
 		return "" // some servers leave an empty prefix out
 	case prefix == "":

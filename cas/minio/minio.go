@@ -377,6 +377,9 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			}
 			return mapErr("list", prefix, o.Err)
 		}
+		if err := l.Next(lo.Prefix, o.Key); err != nil {
+			return err
+		}
 		info, ok := s3compat.Listed(strings.TrimPrefix(o.Key, s.prefix), o.Size, o.LastModified)
 		if !ok || !l.Want(info) {
 			continue

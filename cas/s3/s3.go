@@ -483,6 +483,9 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			return s3compat.NotS3("list", prefix, "a listing without the prefix it was asked for")
 		}
 		for _, o := range out.Contents {
+			if err := l.Next(aws.ToString(in.Prefix), aws.ToString(o.Key)); err != nil {
+				return err
+			}
 			info, ok := s3compat.Listed(strings.TrimPrefix(aws.ToString(o.Key), s.prefix), aws.ToInt64(o.Size), aws.ToTime(o.LastModified))
 			if !ok || !l.Want(info) {
 				continue
@@ -496,6 +499,10 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		}
 		if aws.ToString(out.NextContinuationToken) == "" {
 			return fmt.Errorf("list %s: truncated listing without a continuation token", prefix)
+		}
+		if in.ContinuationToken != nil && aws.ToString(out.NextContinuationToken) == aws.ToString(in.ContinuationToken) {
+			// The same page again: the listing would go round for ever.
+			return s3compat.NotS3("list", prefix, "a listing whose next page is the page it gave")
 		}
 		in.ContinuationToken = out.NextContinuationToken
 	}

@@ -169,6 +169,32 @@ func Listed(key string, size int64, mod time.Time) (cas.Info, bool) {
 type Lister struct {
 	Prefix, StartAfter string
 	last               string
+	lastRaw            string // the last name the server listed (Next)
+}
+
+// Next checks the next name in the server's answer to a listing of
+// rawPrefix (the store's prefix and the listing's), before it is taken
+// for an entry (Listed, Want): every S3 server lists each name once, in
+// byte order, under the prefix asked for, across pages. A server that
+// does not (a broken or hostile one) is no S3 server, and the listing
+// fails (NotS3): passed over, a name out of order would hide a key (a
+// session's step) from the listing, and a page repeated without end
+// would keep the listing going round.
+func (l *Lister) Next(rawPrefix, rawName string) error {
+	var what string
+	switch {
+	case !strings.HasPrefix(rawName, rawPrefix):
+		what = "a listing with keys outside the prefix it was asked for"
+	case l.lastRaw != "" && rawName == l.lastRaw:
+		what = "a listing that names a key twice"
+	case rawName < l.lastRaw:
+		what = "a listing with keys out of order"
+	}
+	if what != "" {
+		return NotS3("list", l.Prefix, what)
+	}
+	l.lastRaw = rawName
+	return nil
 }
 
 // Want reports whether the listing hands i over, and then takes it as

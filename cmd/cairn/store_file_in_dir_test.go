@@ -28,8 +28,10 @@ func TestFileWhereStoreDirectoryBelongs(t *testing.T) {
 		stdin string
 		want  string
 	}{
+		// Met first by the commit's head discovery, whose listing of the
+		// session's steps fails on it (it is no session without steps).
 		{"steps of the session", "steps/s", []string{"commit", "s", "-"}, `{"n":3}`,
-			" holds a file where a directory holding step s@1 belongs: remove it to repair; step s@1 was not written"},
+			" holds a file where a directory holding the steps of session s belongs: remove it to repair; the step was not written"},
 		{"sessions", "sessions", []string{"fork", "t@1", "u"}, "",
 			" holds a file where a directory holding the marker of session u belongs: remove it to repair"},
 		// The store's own directory of temporary files, through which a

@@ -179,13 +179,37 @@ func (e *env) insideStore(path string) bool {
 // checkDirOutsideStore refuses a directory to commit that holds the
 // local store the commit writes to (--store inside it, or the default
 // store under a home directory committed whole): each step would carry
-// the store's previous steps, and grow with them.
+// the store's previous steps, and grow with them. It refuses one that
+// holds cairn's cache directory too (see cacheIn).
 func (e *env) checkDirOutsideStore(flagName, dir string) error {
 	if store := e.storeIn(dir); store != "" {
 		return usagef("%s %s holds the store %s, so each step would hold the store's earlier steps: keep the store outside the directory (--store or $CAIRN_STORE)", flagName, dir, store)
 	}
+	if cache := cacheIn(dir); cache != "" {
+		return usagef("%s %s holds cairn's cache directory %s, which each commit writes to, so each step would hold the caches of the step before: %s", flagName, dir, cache, cacheAdvice)
+	}
 	return nil
 }
+
+// cacheIn returns cairn's local cache directory (cairn.DefaultCacheDir:
+// $CAIRN_CACHE_DIR, $XDG_CACHE_HOME/cairn or ~/.cache/cairn) if it lies
+// in dir (or is dir), "" if it does not or the caches are off. A commit
+// writes there while it reads dir (its stat cache, its head cache and
+// in-flight marker, cairn run's record of the work directory), so a
+// directory holding it is refused as one holding the store is: each step
+// would carry cairn's own caches of the step before, a directory left
+// alone would never commit unchanged, and cairn run, which empties its
+// work directory, would delete them, then check the stored copies out
+// into the live cache on its next start.
+func cacheIn(dir string) string {
+	if c := cairn.DefaultCacheDir(); c != "" && realpath.Within(c, dir) {
+		return c
+	}
+	return ""
+}
+
+// cacheAdvice says how to keep the caches out of a directory.
+const cacheAdvice = "keep the caches outside the directory ($CAIRN_CACHE_DIR=DIR moves them, $CAIRN_CACHE_DIR=off turns them off)"
 
 // storeIn returns the local store the command writes to if it lies in
 // dir (or is dir), "" if it does not.

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
@@ -121,6 +124,31 @@ func checkInputDir(flagName, dir string) error {
 	return nil
 }
 
+// unexpandedTilde says why path, a store, directory or file a command
+// would create, is refused when it starts with a ~ that the shell did
+// not expand
+// (--store=~/agents, a quoted "~/agents", CAIRN_STORE=~/agents in a
+// systemd unit or an env file): cairn would make a directory named ~
+// in the current directory, where the user looks for nothing, and which
+// a later rm -rf ~ meant for it removes the home directory instead.
+// A path whose ~ names something that exists is taken as written, and
+// so is ./~/…, for a directory truly named so. It returns "" for a path
+// without such a ~.
+func unexpandedTilde(path string) string {
+	first, rest, _ := strings.Cut(filepath.ToSlash(path), "/")
+	if !strings.HasPrefix(first, "~") {
+		return ""
+	}
+	if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	instead := "the home directory's path"
+	if home, err := os.UserHomeDir(); err == nil && first == "~" {
+		instead = filepath.Join(home, filepath.FromSlash(rest))
+	}
+	return fmt.Sprintf("~ is not expanded here (a shell expands it only at the start of an unquoted word, not after --flag= or in an environment file): give %s, or ./%s for a directory named %s", instead, filepath.ToSlash(path), first)
+}
+
 // checkOutputDir checks that the directory a flag names is absent or an
 // empty directory, as a command that writes into it needs.
 func checkOutputDir(flagName, dir string) error {
@@ -143,6 +171,9 @@ func checkOutputDir(flagName, dir string) error {
 func checkDirTarget(flagName, dir string) (exists bool, err error) {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		if problem := unexpandedTilde(dir); problem != "" {
+			return false, usagef("%s %s: %s", flagName, dir, problem)
+		}
 		if _, lerr := os.Lstat(dir); lerr == nil {
 			return false, usagef("%s %s: a symlink to nothing", flagName, dir)
 		}

@@ -7,6 +7,7 @@ import (
 	iofs "io/fs"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/targetdir"
 )
 
 const checkoutUsage = "SESSION[@N] --dir DIR"
@@ -40,9 +41,31 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	st := steps[0]
+	// Two checkouts into one new or empty directory at once would both
+	// find it empty and fill it with their two states mixed, each saying
+	// it succeeded. The directory is made and locked first, as cairn run
+	// locks its work directory, and found empty under the lock; a
+	// directory this checkout made is removed again if it fails.
+	unmake, err := targetdir.Make(*dir)
+	if err != nil {
+		return usagef("--dir %s: cannot write it: %v", *dir, pathProblem(err))
+	}
+	unlock, err := targetdir.Lock(*dir)
+	switch {
+	case errors.Is(err, targetdir.ErrLocked):
+		// Not unmade: the directory is the other command's to fill.
+		return usagef("--dir %s is in use: another command (a checkout, a cairn run) is writing into it; give another directory", *dir)
+	case err != nil:
+		unlock = func() {} // a filesystem that cannot lock: unguarded, as before
+	}
+	defer unlock()
+	if err := checkOutputDir("--dir", *dir); err != nil {
+		return err
+	}
 	// Written where the kernel takes the path (Step.Checkout resolves
 	// it): LINK/../x is x beside the link's target, not the text cleaned.
 	if err := st.Checkout(ctx, *dir); err != nil {
+		unmake()
 		if errors.Is(err, iofs.ErrPermission) && !errors.Is(err, cairn.ErrRefused) {
 			// Not the store's refusal but the target's, as export
 			// says of an --out it may not write: bad input.

@@ -247,7 +247,7 @@ func readRecordFile(ctx context.Context, e *env, path string) (json.RawMessage, 
 func checkJSONText(what string, b []byte, depth int) error {
 	switch {
 	case !json.Valid(b):
-		return usagef("%s is not valid JSON", what)
+		return usagef("%s is not valid JSON: %s", what, jsontext.Problem(b))
 	case !utf8.Valid(b):
 		return usagef("%s is not UTF-8, as JSON must be", what)
 	}

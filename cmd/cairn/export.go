@@ -374,6 +374,9 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 	if path == "" {
 		return nil, usagef("%s: give a file name", flagName)
 	}
+	if problem := unexpandedTilde(path); problem != "" {
+		return nil, usagef("%s %s: %s", flagName, path, problem)
+	}
 	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
 		// A link is never replaced: what it names is. A link into /dev
 		// or /proc (/dev/stderr, /dev/fd/3) is written through.

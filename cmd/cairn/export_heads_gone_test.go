@@ -12,17 +12,19 @@ import (
 // read whole again, so the re-export exits 1 naming it and writes
 // nothing, instead of a shorter trajectory with exit 0. A trajectory
 // that was already cut by a prune when it was exported re-exports as it
-// was.
+// was. A removal is said as one: for g below it said "held 1 step below
+// which history was pruned when exported, now 1 step", counts alike.
 func TestExportHeadsAfterPruneOrRemove(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change []string // run after the first export
 		gone   string   // the session the re-export must name; "" for none
+		says   string   // and what it must say of it
 	}{
-		{"unchanged", nil, ""},
-		{"pruned", []string{"prune", "a", "--keep-last", "1"}, "a"},
-		{"removed", []string{"rm", "a"}, "a"},
-		{"removed fork of a pruned history", []string{"rm", "g"}, "g"},
+		{"unchanged", nil, "", ""},
+		{"pruned", []string{"prune", "a", "--keep-last", "1"}, "a", "(older steps pruned"},
+		{"removed", []string{"rm", "a"}, "a", "session a was removed (cairn rm) since the export"},
+		{"removed fork of a pruned history", []string{"rm", "g"}, "g", "session g was removed (cairn rm) since the export"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := t.TempDir()
@@ -58,8 +60,8 @@ func TestExportHeadsAfterPruneOrRemove(t *testing.T) {
 				}
 				return
 			}
-			if code != 1 || !strings.Contains(errs, tc.gone+"@") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-				t.Errorf("re-export after %v: exit %d, stderr %q; want exit 1, one line naming %s", tc.change, code, errs, tc.gone)
+			if code != 1 || !strings.Contains(errs, tc.gone+"@") || !strings.Contains(errs, tc.says) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+				t.Errorf("re-export after %v: exit %d, stderr %q; want exit 1, one line naming %s and saying %q", tc.change, code, errs, tc.gone, tc.says)
 			}
 			if _, err := os.Stat(again); !os.IsNotExist(err) {
 				t.Errorf("re-export after %v left %s (%v)", tc.change, again, err)

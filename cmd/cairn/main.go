@@ -143,6 +143,9 @@ func (e *env) checkStore() error {
 	if !local || path == "" {
 		return nil // file:// naming no directory: Open refuses it
 	}
+	if problem := unexpandedTilde(path); problem != "" {
+		return usagef("%s %s: %s", from, url, problem)
+	}
 	if problem := localStoreProblem(path); problem != "" {
 		return usagef("%s %s: %s (a local store is a directory; s3:// and minio:// URLs name object stores)", from, url, problem)
 	}

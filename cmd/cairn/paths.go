@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
@@ -121,6 +124,31 @@ func checkInputDir(flagName, dir string) error {
 	return nil
 }
 
+// unexpandedTilde says why path, a store, directory or file a command
+// would create, is refused when it starts with a ~ that the shell did
+// not expand
+// (--store=~/agents, a quoted "~/agents", CAIRN_STORE=~/agents in a
+// systemd unit or an env file): cairn would make a directory named ~
+// in the current directory, where the user looks for nothing, and which
+// a later rm -rf ~ meant for it removes the home directory instead.
+// A path whose ~ names something that exists is taken as written, and
+// so is ./~/…, for a directory truly named so. It returns "" for a path
+// without such a ~.
+func unexpandedTilde(path string) string {
+	first, rest, _ := strings.Cut(filepath.ToSlash(path), "/")
+	if !strings.HasPrefix(first, "~") {
+		return ""
+	}
+	if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	instead := "the home directory's path"
+	if home, err := os.UserHomeDir(); err == nil && first == "~" {
+		instead = filepath.Join(home, filepath.FromSlash(rest))
+	}
+	return fmt.Sprintf("~ is not expanded here (a shell expands it only at the start of an unquoted word, not after --flag= or in an environment file): give %s, or ./%s for a directory named %s", instead, filepath.ToSlash(path), first)
+}
+
 // checkOutputDir checks that the directory a flag names is absent or an
 // empty directory, as a command that writes into it needs.
 func checkOutputDir(flagName, dir string) error {
@@ -143,6 +171,9 @@ func checkOutputDir(flagName, dir string) error {
 func checkDirTarget(flagName, dir string) (exists bool, err error) {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		if problem := unexpandedTilde(dir); problem != "" {
+			return false, usagef("%s %s: %s", flagName, dir, problem)
+		}
 		if _, lerr := os.Lstat(dir); lerr == nil {
 			return false, usagef("%s %s: a symlink to nothing", flagName, dir)
 		}
@@ -179,13 +210,37 @@ func (e *env) insideStore(path string) bool {
 // checkDirOutsideStore refuses a directory to commit that holds the
 // local store the commit writes to (--store inside it, or the default
 // store under a home directory committed whole): each step would carry
-// the store's previous steps, and grow with them.
+// the store's previous steps, and grow with them. It refuses one that
+// holds cairn's cache directory too (see cacheIn).
 func (e *env) checkDirOutsideStore(flagName, dir string) error {
 	if store := e.storeIn(dir); store != "" {
 		return usagef("%s %s holds the store %s, so each step would hold the store's earlier steps: keep the store outside the directory (--store or $CAIRN_STORE)", flagName, dir, store)
 	}
+	if cache := cacheIn(dir); cache != "" {
+		return usagef("%s %s holds cairn's cache directory %s, which each commit writes to, so each step would hold the caches of the step before: %s", flagName, dir, cache, cacheAdvice)
+	}
 	return nil
 }
+
+// cacheIn returns cairn's local cache directory (cairn.DefaultCacheDir:
+// $CAIRN_CACHE_DIR, $XDG_CACHE_HOME/cairn or ~/.cache/cairn) if it lies
+// in dir (or is dir), "" if it does not or the caches are off. A commit
+// writes there while it reads dir (its stat cache, its head cache and
+// in-flight marker, cairn run's record of the work directory), so a
+// directory holding it is refused as one holding the store is: each step
+// would carry cairn's own caches of the step before, a directory left
+// alone would never commit unchanged, and cairn run, which empties its
+// work directory, would delete them, then check the stored copies out
+// into the live cache on its next start.
+func cacheIn(dir string) string {
+	if c := cairn.DefaultCacheDir(); c != "" && realpath.Within(c, dir) {
+		return c
+	}
+	return ""
+}
+
+// cacheAdvice says how to keep the caches out of a directory.
+const cacheAdvice = "keep the caches outside the directory ($CAIRN_CACHE_DIR=DIR moves them, $CAIRN_CACHE_DIR=off turns them off)"
 
 // storeIn returns the local store the command writes to if it lies in
 // dir (or is dir), "" if it does not.

@@ -69,6 +69,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		if store := e.storeIn(*dir); store != "" {
 			return usagef("--dir %s holds the store %s, which the run would delete when it empties the directory: keep the store outside the directory (--store or $CAIRN_STORE)", *dir, store)
 		}
+		if cache := cacheIn(*dir); cache != "" {
+			return usagef("--dir %s holds cairn's cache directory %s, which the run would delete when it empties the directory, and which its command's commits would store in each step: %s", *dir, cache, cacheAdvice)
+		}
 	}
 	// A command that cannot start would only fail each restart.
 	if _, err := exec.LookPath(command[0]); err != nil {

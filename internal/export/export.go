@@ -875,7 +875,12 @@ func (e *exporter) fromHeads(ctx context.Context, w writer) error {
 		}
 		if t.steps() != r.Steps || t.Truncated != r.Truncated {
 			// The path is pinned by hashes, but where it ends is not:
-			// a prune, or a removal, since the export cut it.
+			// a prune, or a removal, since the export cut it. A removal
+			// is said as one: its counts may well be alike ("held 1
+			// step below which history was pruned, now 1 step").
+			if _, herr := e.ws.ReadHead(ctx, r.Session); errors.Is(herr, cairn.ErrRemoved) {
+				return nil, fmt.Errorf("%s: %w: session %s was removed (cairn rm) since the export", r, ErrHistoryGone, r.Session)
+			}
 			return nil, fmt.Errorf("%s: %w: its trajectory held %s when exported, now %s (older steps pruned, or the session removed, since the export)",
 				r, ErrHistoryGone, stepsWord(r.Steps, r.Truncated), stepsWord(t.steps(), t.Truncated))
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"syscall"
 	"time"
 )
 
@@ -29,10 +31,37 @@ func Listen(addr, token string) (net.Listener, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		return nil, listenError{addr, err}
 	}
 	return ln, nil
 }
+
+// listenError is a listen that failed, said in words: the address, and
+// what the system refused, without the net package's own text ("listen
+// tcp ADDR: bind: ..."). It unwraps to the system's error.
+type listenError struct {
+	addr string
+	err  error
+}
+
+func (e listenError) Error() string {
+	why := e.err.Error()
+	var se *os.SyscallError
+	if errors.As(e.err, &se) {
+		why = se.Err.Error() // the errno's words
+	}
+	switch {
+	case errors.Is(e.err, syscall.EADDRINUSE):
+		why = "address already in use: another program listens on that port (another cairn serve?): stop it, or give another port (port 0: one the system chooses)"
+	case errors.Is(e.err, syscall.EADDRNOTAVAIL):
+		why = "no network interface of this machine has that address (check the host: 127.0.0.1 for this machine only, 0.0.0.0 for every interface)"
+	case errors.Is(e.err, syscall.EACCES):
+		why = "permission denied: ports below 1024 need privileges (give a port above 1023)"
+	}
+	return fmt.Sprintf("cannot listen on %s: %s", e.addr, why)
+}
+
+func (e listenError) Unwrap() error { return e.err }
 
 // maxHeaderBytes bounds a request's head.
 const maxHeaderBytes = 64 << 10

@@ -2,7 +2,7 @@
 // for what encoding/json does not report: the members of an object
 // exactly as written (names twice, names in another case), and \u
 // escapes that are no Unicode text; and says what is wrong with text
-// that is not valid (SyntaxWords) or nests too deep (Deeper). It is shared by the HTTP and MCP
+// that is not valid (SyntaxWords, Problem) or nests too deep (Deeper). It is shared by the HTTP and MCP
 // servers, which take JSON from untrusted clients, and by the JSON Patch
 // decoder (manifest/tree), whose operations' members must be exact.
 // It also carries, for every JSON output, a file name that is not UTF-8
@@ -13,6 +13,7 @@ package jsontext
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -198,6 +199,19 @@ func SyntaxWords(se *json.SyntaxError, text []byte) string {
 		return strings.Replace(msg, "character "+seen, fmt.Sprintf("byte 0x%02x (not UTF-8)", text[at]), 1)
 	}
 	return strings.Replace(msg, seen, fmt.Sprintf("%q", r), 1)
+}
+
+// Problem says where and why text, which is not valid JSON, is not:
+// "at byte N: " and what SyntaxWords says there (a byte order mark by
+// name, a character as the character), as the CLI, the HTTP API and the
+// MCP tools say it.
+func Problem(text []byte) string {
+	var v json.RawMessage
+	var se *json.SyntaxError
+	if err := json.Unmarshal(text, &v); errors.As(err, &se) {
+		return fmt.Sprintf("at byte %d: %s", se.Offset, SyntaxWords(se, text))
+	}
+	return "it is not one JSON value"
 }
 
 // NameBytes returns the exact bytes of a file name that is not UTF-8,

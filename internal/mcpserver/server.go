@@ -327,7 +327,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	case in.StateJSON == "":
 		return nil, errors.New("state_json is required: the whole state as JSON text (or patch: a JSON Patch to apply to the last checkpoint's state)")
 	case !json.Valid([]byte(in.StateJSON)):
-		return nil, fmt.Errorf("state_json is not valid JSON text: %s", syntaxError([]byte(in.StateJSON)))
+		return nil, fmt.Errorf("state_json is not valid JSON text: %s", jsontext.Problem([]byte(in.StateJSON)))
 	case unicodeText("state_json", []byte(in.StateJSON)) != nil:
 		return nil, unicodeText("state_json", []byte(in.StateJSON))
 	default:
@@ -526,16 +526,6 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 		out.Reply = r
 	}
 	return nil, out, nil
-}
-
-// syntaxError says where and why text, which is not valid JSON, is not.
-func syntaxError(text []byte) string {
-	var v json.RawMessage
-	var se *json.SyntaxError
-	if err := json.Unmarshal(text, &v); errors.As(err, &se) {
-		return fmt.Sprintf("at byte %d: %s", se.Offset, jsontext.SyntaxWords(se, text))
-	}
-	return "it is not one JSON value"
 }
 
 // withState is st's description with its state (a JSON state's text, a

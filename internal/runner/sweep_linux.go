@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/cairnlog/cairn/internal/targetdir"
 )
 
 // sweepTempDirs removes the temporary work directories that runs of this
@@ -25,7 +27,7 @@ func sweepTempDirs() {
 		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uint32(os.Getuid()) {
 			continue
 		}
-		unlock, err := lockDir(dir)
+		unlock, err := targetdir.Lock(dir)
 		if err != nil {
 			continue // a live run's, or not ours to judge
 		}

@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/cairnlog/cairn/internal/targetdir"
 )
 
 // tempPrefix begins the name of the temporary work directory of a run
-// given no Config.Dir. A run holds a lock on its directory (lockDir) for
+// given no Config.Dir. A run holds a lock on its directory (targetdir.Lock) for
 // as long as it lives; one killed before it removed the directory
 // (SIGKILL, the OOM killer) leaves it, the session's state in it, and a
 // later run on the machine removes it (sweepTempDirs). Runs of earlier
@@ -30,7 +32,7 @@ func makeTempDir() (dir string, unlock func(), err error) {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
-	if unlock, err = lockDir(dir); err != nil {
+	if unlock, err = targetdir.Lock(dir); err != nil {
 		unlock = func() {}
 	}
 	return dir, unlock, nil

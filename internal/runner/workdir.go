@@ -15,6 +15,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/cachedir"
 	"github.com/cairnlog/cairn/internal/realpath"
+	"github.com/cairnlog/cairn/internal/targetdir"
 )
 
 // A work directory given with --dir (Config.Dir) outlives a run killed
@@ -265,8 +266,8 @@ func openWorkDir(dir, cacheDir, store, session string, log io.Writer) (*workDir,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make work directory: %w", err)
 	}
-	unlock, err := lockDir(dir)
-	if errors.Is(err, errLocked) {
+	unlock, err := targetdir.Lock(dir)
+	if errors.Is(err, targetdir.ErrLocked) {
 		return nil, &DirError{Dir: dir, Reason: "is in use by another cairn run on this machine", Conflict: true}
 	}
 	if err != nil {
@@ -607,6 +608,3 @@ func stepHolding(ctx context.Context, sess *cairn.Session, head *cairn.Step, id 
 	}
 	return match, nil
 }
-
-// errLocked reports a work directory another process holds (lockDir).
-var errLocked = errors.New("locked")

@@ -56,6 +56,9 @@ func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
 	// what it wants, never a Go type.
 	var raw []json.RawMessage
 	if err := json.Unmarshal(ops, &raw); err != nil {
+		if !json.Valid(ops) {
+			return Ref{}, fmt.Errorf("%w: not JSON: %s", ErrPatch, jsontext.Problem(ops))
+		}
 		return Ref{}, fmt.Errorf("%w: not a JSON array of operations", ErrPatch)
 	}
 	if len(raw) > MaxPatchOps {

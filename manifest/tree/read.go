@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/targetdir"
 )
 
 // Source returns the raw bytes of a blob or node by id, verified.
@@ -446,7 +447,7 @@ func (r *Reader) Checkout(ctx context.Context, ref Ref, dir string) (err error) 
 	if err := r.CheckCheckout(ctx, ref); err != nil {
 		return err
 	}
-	unmake, err := makeDir(dir)
+	unmake, err := targetdir.Make(dir)
 	if err != nil {
 		return fmt.Errorf("checkout: %w", err)
 	}
@@ -514,7 +515,7 @@ func (r *Reader) CheckoutJSON(ctx context.Context, ref Ref, dir, name string) (e
 	if err := r.CheckJSON(ctx, ref); err != nil {
 		return err
 	}
-	unmake, err := makeDir(dir)
+	unmake, err := targetdir.Make(dir)
 	if err != nil {
 		return err
 	}
@@ -536,34 +537,6 @@ func (r *Reader) CheckoutJSON(ctx context.Context, ref Ref, dir, name string) (e
 		unmake()
 	}
 	return err
-}
-
-// makeDir makes dir and the parents it lacks, and returns a function
-// that removes again those it made, if they are empty: what a failed
-// checkout undoes.
-func makeDir(dir string) (unmake func(), err error) {
-	var missing []string // dir first, then each missing parent
-	for p := filepath.Clean(dir); ; {
-		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		missing = append(missing, p)
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return func() {
-		for _, p := range missing {
-			if os.Remove(p) != nil {
-				return
-			}
-		}
-	}, nil
 }
 
 // CheckCheckout reports the error Checkout of the directory state at

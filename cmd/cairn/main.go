@@ -298,7 +298,7 @@ func main() {
 
 // run executes one cairn invocation and returns its exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out := &stdoutWriter{w: stdout}
+	out := &stdoutWriter{w: stdout, closed: stdoutClosed && stdout == io.Writer(os.Stdout)}
 	e := &env{stdin: stdin, stdout: out, stderr: stderr}
 	code := runArgs(ctx, e, args)
 	if out.readerGone() {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -59,5 +60,48 @@ func TestServeStdoutClosed(t *testing.T) {
 	}
 	if err := waitExit(t, cmd); err != nil {
 		t.Errorf("cairn serve >&- after SIGTERM: %v, want exit 0", err)
+	}
+}
+
+// TestStdoutClosedSaidAsLostOutput: a command started with its stdout
+// closed (cairn log s >&-) says its output had nowhere to go, exit 1,
+// as it does when stdout is a full disk, and as a Unix tool does. It
+// printed into the /dev/null the Go runtime puts in a closed stdout's
+// place and exited 0. A commit still lands (the step is there, as with
+// a full disk: the output is what was lost); > /dev/null stays exit 0.
+func TestStdoutClosedSaidAsLostOutput(t *testing.T) {
+	bin := cairnBinary(t)
+	store := filepath.Join(t.TempDir(), "store")
+	sh := func(script string) (string, int) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script, bin, store)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	if out, code := sh(`echo '{"n":1}' | "$0" --store "$1" commit s - > /dev/null`); code != 0 {
+		t.Fatalf("commit > /dev/null: exit %d, %s", code, out)
+	}
+	const said = "standard output is closed (started with >&-)"
+	for _, script := range []string{
+		`"$0" --store "$1" log s >&-`,
+		`"$0" --store "$1" show s >&-`,
+		`"$0" --store "$1" sessions >&-`,
+		`echo '{"n":2}' | "$0" --store "$1" commit s - >&-`,
+	} {
+		if out, code := sh(script); code != 1 || !strings.Contains(out, said) || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q; want exit 1 and one line saying %q", script, code, out, said)
+		}
+	}
+	if out, code := sh(`"$0" --store "$1" log s`); code != 0 || !strings.Contains(out, "s@2") {
+		t.Errorf("log after a commit with stdout closed: exit %d, %q; want s@2 there", code, out)
+	}
+	if out, code := sh(`"$0" --store "$1" log s > /dev/null`); code != 0 || out != "" {
+		t.Errorf("log > /dev/null: exit %d, %q; want exit 0, nothing said", code, out)
 	}
 }

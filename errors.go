@@ -156,7 +156,7 @@ func classify(err error) error {
 	case errors.Is(err, manifest.ErrSlotTaken):
 		kind = ErrConflict
 	case errors.Is(err, tree.ErrSyntax), errors.Is(err, tree.ErrPatch), errors.Is(err, tree.ErrUnsafeLink), errors.Is(err, tree.ErrUnsupportedFile), errors.Is(err, tree.ErrUnsafeName), errors.Is(err, tree.ErrTooDeep), errors.Is(err, tree.ErrUnreadable), errors.Is(err, manifest.ErrInvalidName), errors.Is(err, manifest.ErrInvalidGCOptions),
-		errors.Is(err, cas.ErrInvalidKey), errors.Is(err, cas.ErrInvalidURL):
+		errors.Is(err, cas.ErrInvalidKey), errors.Is(err, cas.ErrInvalidURL), errors.Is(err, cas.ErrInvalidSetting):
 		kind = ErrInvalid
 	default:
 		return err

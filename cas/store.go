@@ -23,6 +23,7 @@ package cas
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -39,7 +40,22 @@ var (
 	// ErrInvalidURL: a store URL a backend cannot parse (its caller's
 	// input, never a failure of the store).
 	ErrInvalidURL = errors.New("invalid store url")
+	// ErrInvalidSetting: a setting a backend reads from the environment
+	// ($CAIRN_S3_TIMEOUT, …) that it cannot use: its caller's input, as
+	// ErrInvalidURL, but no fault of the URL, which its error does not
+	// blame (see URLError).
+	ErrInvalidSetting = errors.New("invalid setting")
 )
+
+// URLError is the error a backend's Open returns for err, its failure
+// to parse the store's URL: err matching ErrInvalidURL, unless it is an
+// ErrInvalidSetting, which is said as it is.
+func URLError(err error) error {
+	if errors.Is(err, ErrInvalidSetting) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrInvalidURL, err)
+}
 
 // Locator is implemented by a store that can say where its objects are
 // more exactly than the URL it was opened with: an s3:// URL leaves the

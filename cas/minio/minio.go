@@ -219,7 +219,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	}
 	tc, err := timeout.FromEnv()
 	if err != nil {
-		return fail("%v", err)
+		return "", "", Options{}, err // the environment's, not the URL's
 	}
 	opts = Options{Endpoint: u.Host, Secure: true}
 	for k, v := range params {

@@ -2,7 +2,6 @@ package minio
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 
 	"github.com/cairnlog/cairn/cas"
@@ -13,7 +12,7 @@ func init() {
 	cas.Register("minio", cas.Backend{Remote: true, Open: func(ctx context.Context, u *url.URL) (cas.Store, error) {
 		bucket, prefix, opts, err := ParseURL(u)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", cas.ErrInvalidURL, err)
+			return nil, cas.URLError(err)
 		}
 		return Open(ctx, bucket, prefix, opts)
 	}})

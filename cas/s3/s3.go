@@ -296,7 +296,7 @@ func ParseURL(u *url.URL) (bucket, prefix string, opts Options, err error) {
 	}
 	tc, err := timeout.FromEnv()
 	if err != nil {
-		return "", "", Options{}, fmt.Errorf("parse s3 url %q: %w", s3compat.ShowURL(u), err)
+		return "", "", Options{}, err // the environment's, not the URL's
 	}
 	params, err := s3compat.URLParams(u)
 	if err != nil {

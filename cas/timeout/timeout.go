@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/cairnlog/cairn/cas"
 )
 
 // Environment variables read by FromEnv; a store URL's query parameters
@@ -43,13 +45,15 @@ type Config struct {
 }
 
 // FromEnv returns the defaults overridden by $CAIRN_S3_TIMEOUT (a Go
-// duration such as 10s) and $CAIRN_S3_ATTEMPTS (a positive integer).
+// duration such as 10s) and $CAIRN_S3_ATTEMPTS (a positive integer). A
+// value it cannot use is an error matching cas.ErrInvalidSetting that
+// names the variable.
 func FromEnv() (Config, error) {
 	c := Config{Timeout: DefaultTimeout, Attempts: DefaultAttempts}
 	for _, kv := range [][2]string{{"timeout", EnvTimeout}, {"attempts", EnvAttempts}} {
 		if v := os.Getenv(kv[1]); v != "" {
 			if _, err := c.Set(kv[0], v); err != nil {
-				return Config{}, fmt.Errorf("$%s: %w", kv[1], err)
+				return Config{}, fmt.Errorf("%w: $%s=%q: %s", cas.ErrInvalidSetting, kv[1], v, want(kv[0]))
 			}
 		}
 	}
@@ -63,19 +67,27 @@ func (c *Config) Set(key, value string) (bool, error) {
 	case "timeout":
 		d, err := time.ParseDuration(value)
 		if err != nil || d <= 0 {
-			return true, fmt.Errorf("timeout %q: want a positive duration such as 10s", value)
+			return true, fmt.Errorf("timeout %q: %s", value, want(key))
 		}
 		c.Timeout = d
 	case "attempts":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 || n > maxAttempts {
-			return true, fmt.Errorf("attempts %q: want a whole number from 1 to %d", value, maxAttempts)
+			return true, fmt.Errorf("attempts %q: %s", value, want(key))
 		}
 		c.Attempts = n
 	default:
 		return false, nil
 	}
 	return true, nil
+}
+
+// want says what Set wants of key's value.
+func want(key string) string {
+	if key == "timeout" {
+		return "want a positive duration such as 10s"
+	}
+	return fmt.Sprintf("want a whole number from 1 to %d", maxAttempts)
 }
 
 // Error is the error of a request aborted for making no progress. It is

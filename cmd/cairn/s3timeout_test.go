@@ -65,3 +65,26 @@ func TestHungServerGivesUp(t *testing.T) {
 		t.Errorf("a bad timeout: exit %d, %q; want a usage error naming it", code, out)
 	}
 }
+
+// TestS3SettingFromEnvironmentSaidAsIts: a $CAIRN_S3_TIMEOUT or
+// $CAIRN_S3_ATTEMPTS cairn cannot use is said as the variable's, exit 2,
+// as a bad $CAIRN_MAX_* is. It was said as the store URL's fault
+// ("invalid store url: parse minio url …: $CAIRN_S3_TIMEOUT: …"), a URL
+// that was fine. A bad ?timeout= in the URL is still the URL's.
+func TestS3SettingFromEnvironmentSaidAsIts(t *testing.T) {
+	for _, c := range []struct{ env, value, store, want string }{
+		{"CAIRN_S3_TIMEOUT", "abc", "minio://127.0.0.1:9/bkt/p?secure=false", `cairn log: invalid setting: $CAIRN_S3_TIMEOUT="abc": want a positive duration such as 10s` + "\n"},
+		{"CAIRN_S3_ATTEMPTS", "0", "s3://bkt/p?region=us-east-1", `cairn log: invalid setting: $CAIRN_S3_ATTEMPTS="0": want a whole number from 1 to 100` + "\n"},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv(c.env, c.value)
+			if out, errs, code := cli(t, c.store, "", "log", "s"); code != 2 || errs != c.want {
+				t.Errorf("exit %d, %q %q; want exit 2, %q", code, out, errs, c.want)
+			}
+		})
+	}
+	_, errs, code := cli(t, "s3://bkt/p?attempts=0", "", "log", "s")
+	if want := `parse s3 url "s3://bkt/p?attempts=0": attempts "0": want a whole number from 1 to 100`; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("?attempts=0: exit %d, %q; want exit 2 and %q", code, errs, want)
+	}
+}

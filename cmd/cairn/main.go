@@ -401,14 +401,17 @@ func didYouMean(name string) string {
 	return "did you mean " + best + "? "
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
+// editDistance is the edit distance between a and b, in bytes: the
+// fewest insertions, deletions, substitutions and swaps of two adjacent
+// bytes that make one the other (optimal string alignment), so that a
+// swap ("lgo" for log) is one slip, not two.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	for j := range rows[1] {
+		rows[1][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
+		before, prev, cur := rows[0], rows[1], rows[2]
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -416,10 +419,13 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
 		}
-		prev = cur
+		rows[0], rows[1], rows[2] = prev, cur, before
 	}
-	return prev[len(b)]
+	return rows[1][len(b)]
 }
 
 func exitCode(stderr io.Writer, name string, err error) int {

@@ -3,6 +3,7 @@ package cairn
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/internal/dircache"
@@ -35,13 +36,18 @@ func DirWithCache(path, cacheDir string) State { return cachedDirState{path, cac
 // DefaultCacheDir returns where the CLI keeps local caches (the stat
 // caches of DirWithCache and the head cache of UseHeadCache):
 // $CAIRN_CACHE_DIR if set, else $XDG_CACHE_HOME/cairn, or ~/.cache/cairn.
-// CAIRN_CACHE_DIR=off turns the caches off: it returns "". A relative
-// $XDG_CACHE_HOME is ignored, as the XDG base directory specification
-// says.
+// CAIRN_CACHE_DIR=off (in any case: OFF, Off) turns the caches off: it
+// returns "". A relative $CAIRN_CACHE_DIR is taken from the working
+// directory, and returned absolute, so that a process that changes its
+// directory keeps its caches. A relative $XDG_CACHE_HOME is ignored, as
+// the XDG base directory specification says.
 func DefaultCacheDir() string {
-	if d := os.Getenv("CAIRN_CACHE_DIR"); d == "off" {
+	if d := os.Getenv("CAIRN_CACHE_DIR"); strings.EqualFold(d, "off") {
 		return ""
 	} else if d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			return abs
+		}
 		return d
 	}
 	if d := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {

@@ -374,7 +374,7 @@ func checkOutput(flagName, path string) (*outTarget, error) {
 	if path == "" {
 		return nil, usagef("%s: give a file name", flagName)
 	}
-	if problem := unexpandedTilde(path); problem != "" {
+	if problem := notMeantAsPath(path); problem != "" {
 		return nil, usagef("%s %s: %s", flagName, path, problem)
 	}
 	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cairnlog/cairn"
@@ -149,6 +150,31 @@ func unexpandedTilde(path string) string {
 	return fmt.Sprintf("~ is not expanded here (a shell expands it only at the start of an unquoted word, not after --flag= or in an environment file): give %s, or ./%s for a directory named %s", instead, filepath.ToSlash(path), first)
 }
 
+// urlScheme matches the start of a URL (s3://, minio://, file://, http://).
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// notMeantAsPath says why path, a directory or file a command would
+// create (checkout --dir, run --dir, export --out), is refused as not
+// the local path the user meant: a ~ the shell did not expand
+// (unexpandedTilde), or a URL (checkout --dir s3://b/x made a directory
+// named "s3:" here: a command writes only to local paths). A path whose
+// first element exists is taken as written, and so is ./s3:/…, for a
+// directory truly named so. It returns "" for a path meant as one.
+func notMeantAsPath(path string) string {
+	if problem := unexpandedTilde(path); problem != "" {
+		return problem
+	}
+	scheme := urlScheme.FindString(path)
+	if scheme == "" {
+		return ""
+	}
+	first, _, _ := strings.Cut(path, "/")
+	if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return fmt.Sprintf("a URL, not a path: this writes to a local directory or file only (give ./%s for a directory named %s)", filepath.ToSlash(filepath.Clean(path)), first)
+}
+
 // checkOutputDir checks that the directory a flag names is absent or an
 // empty directory, as a command that writes into it needs.
 func checkOutputDir(flagName, dir string) error {
@@ -171,7 +197,7 @@ func checkOutputDir(flagName, dir string) error {
 func checkDirTarget(flagName, dir string) (exists bool, err error) {
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		if problem := unexpandedTilde(dir); problem != "" {
+		if problem := notMeantAsPath(dir); problem != "" {
 			return false, usagef("%s %s: %s", flagName, dir, problem)
 		}
 		if _, lerr := os.Lstat(dir); lerr == nil {

@@ -59,3 +59,35 @@ func TestUnexpandedTildeRefused(t *testing.T) {
 		t.Errorf("log --store ~/agents once ./~ exists: exit %d, %q, %s; want the store made there", code, out, errs)
 	}
 }
+
+// TestURLWhereAPathBelongsRefused: a URL given where a command writes a
+// local directory or file (checkout --dir s3://b/x, run --dir, export
+// --out) is refused, exit 2, saying so. checkout and run made a
+// directory named "s3:" (or "minio:") in the working directory and
+// wrote the state there, exit 0. ./s3:/b/x, written so on purpose, is
+// taken as written.
+func TestURLWhereAPathBelongsRefused(t *testing.T) {
+	t.Setenv("CAIRN_CACHE_DIR", "off")
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	store := filepath.Join(t.TempDir(), "store")
+	if _, errs, code := cli(t, store, `{"a":1}`, "commit", "s", "-"); code != 0 {
+		t.Fatalf("commit: exit %d: %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"checkout", "s", "--dir", "s3://b/x"},
+		{"run", "s", "--dir", "minio://h:9000/b/x", "--", "true"},
+		{"export", "--format", "openai-jsonl", "--out", "file:///tmp/x.jsonl"},
+	} {
+		out, errs, code := cli(t, store, "", args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "a URL, not a path") {
+			t.Errorf("%s: exit %d, %q %q; want exit 2 saying it is a URL, not a path", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	if des, _ := os.ReadDir(cwd); len(des) != 0 {
+		t.Errorf("the working directory holds %v; want nothing made", des)
+	}
+	if _, errs, code := cli(t, store, "", "checkout", "s", "--dir", "./s3:/b/x"); code != 0 {
+		t.Fatalf("checkout --dir ./s3:/b/x: exit %d: %s", code, errs)
+	}
+}

@@ -149,6 +149,9 @@ func (w *Workspace) SetLimits(l Limits) error {
 
 // Limits returns the workspace's read limits.
 func (w *Workspace) Limits() Limits {
+	if w == nil {
+		return Limits{}
+	}
 	w.limitsMu.Lock()
 	defer w.limitsMu.Unlock()
 	return w.limits

@@ -60,13 +60,25 @@ type Session struct {
 	retried  *manifest.Step
 }
 
-// Name returns the session's name.
-func (s *Session) Name() string { return s.name }
+// Name returns the session's name ("" for a nil or zero Session).
+func (s *Session) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.name
+}
 
-// enter begins a call on the session (Workspace.enter). A Session not
-// got from Workspace.Session (a zero Session) has no workspace: every
+// enter begins a call on the session (Workspace.enter) named by what,
+// given ctx. A nil ctx fails it. A Session not got from
+// Workspace.Session (a nil or zero Session) has no workspace: every
 // call on it fails, saying so.
-func (s *Session) enter(what string) error {
+func (s *Session) enter(ctx context.Context, what string) error {
+	if ctx == nil {
+		return nilContext(what)
+	}
+	if s == nil {
+		return invalid(fmt.Errorf("%s: no session (a nil *Session; a Session is made by Workspace.Session)", what))
+	}
 	if s.ws == nil {
 		return invalid(errors.New("the session was not got from a workspace (a Session is made by Workspace.Session): it names no session to read or commit to"))
 	}
@@ -129,7 +141,12 @@ type ConflictError struct {
 	fence      bool // step Number is gc's tombstone
 }
 
+// Error says which step the commit or fork wanted, why it lost and, if
+// known, who holds that step ("<nil>" for a nil *ConflictError).
 func (e *ConflictError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	msg := fmt.Sprintf("conflict on %s@%d: %s", e.Session, e.Number, e.Reason)
 	if e.Holder != "" {
 		msg += " (held by " + e.Holder + ")"
@@ -143,6 +160,9 @@ func (e *ConflictError) Error() string {
 // head that does not, and errors.Is(err, ErrKeyUsed) for a commit whose
 // idempotency key another step holds.
 func (e *ConflictError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
 	switch {
 	case e.pause:
 		return ErrAwaitingInput
@@ -307,7 +327,7 @@ func (s *Session) rewindTo(ctx context.Context, h *manifest.Step) error {
 // returned; if another writer got there first it returns an error
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
-	if err := s.enter("commit " + s.name); err != nil {
+	if err := s.enter(ctx, "commit "+s.Name()); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -899,7 +919,7 @@ func (s *Session) nextNum() uint64 {
 // Head returns the session's newest step, read from the store. A session
 // with no steps is ErrNotFound.
 func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
-	if err := s.enter("head of " + s.name); err != nil {
+	if err := s.enter(ctx, "head of "+s.Name()); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -944,7 +964,7 @@ func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 // never a walk through the history. Its Log and a Fork of it follow the
 // fork's history.
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
-	if err := s.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
+	if err := s.enter(ctx, fmt.Sprintf("step %s@%d", s.Name(), n)); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -1060,8 +1080,11 @@ func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err er
 // Log calls fn for each step from the session's head back to its first
 // step, following parents across forks, newest first.
 func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
-	if err := s.enter("log " + s.name); err != nil {
+	if err := s.enter(ctx, "log "+s.Name()); err != nil {
 		return err
+	}
+	if fn == nil {
+		return nilArg("log "+s.name, "function", "fn")
 	}
 	defer s.ws.exit()
 	head, err := s.headStep(ctx)
@@ -1083,7 +1106,7 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // removed a@2 since), and a fork paused for any time beside gc either
 // lands whole or fails with ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
-	if err := w.enter("fork to " + to); err != nil {
+	if err := w.enterCtx(ctx, "fork to "+to); err != nil {
 		return nil, err
 	}
 	defer w.exit()

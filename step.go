@@ -125,8 +125,26 @@ func (st *Step) readable(op string) error {
 	return nil
 }
 
-// String returns "session@number".
-func (st *Step) String() string { return fmt.Sprintf("%s@%d", st.Session, st.Number) }
+// String returns "session@number" ("<nil>" for a nil Step).
+func (st *Step) String() string {
+	if st == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%s@%d", st.Session, st.Number)
+}
+
+// enter begins a call on the step (Workspace.enter) named by op
+// ("read"), given ctx: a nil ctx fails it, and so does a step not read
+// from a workspace (readable).
+func (st *Step) enter(ctx context.Context, op string) error {
+	if ctx == nil {
+		return nilContext(op + " " + st.String())
+	}
+	if err := st.readable(op); err != nil {
+		return err
+	}
+	return st.ws.enter(op + " " + st.String())
+}
 
 // reader returns a tree reader of the step's state, through the
 // workspace's view of its layout (as Diff reads): the objects of the
@@ -145,10 +163,7 @@ func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
 
 // JSON returns the step's state as compact JSON. It fails for a directory state.
 func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
-	if err := st.readable("read"); err != nil {
-		return nil, err
-	}
-	if err := st.ws.enter("read " + st.String()); err != nil {
+	if err := st.enter(ctx, "read"); err != nil {
 		return nil, err
 	}
 	defer st.ws.exit()
@@ -171,11 +186,11 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 // limit (Limits) writes nothing: the whole state is checked against the
 // limits first, reading its nodes, not its values.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
-	if err := st.readable("read"); err != nil {
+	if err := st.enter(ctx, "read"); err != nil {
 		return err
 	}
-	if err := st.ws.enter("read " + st.String()); err != nil {
-		return err
+	if w == nil {
+		return nilArg("read "+st.String(), "writer", "w")
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
@@ -230,10 +245,7 @@ type FileInfo struct {
 
 // Files lists a directory state's entries in path order.
 func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
-	if err := st.readable("list"); err != nil {
-		return nil, err
-	}
-	if err := st.ws.enter("list " + st.String()); err != nil {
+	if err := st.enter(ctx, "list"); err != nil {
 		return nil, err
 	}
 	defer st.ws.exit()
@@ -268,10 +280,7 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // checkout that fails part-way (a damaged object, a cancelled ctx)
 // removes what it wrote.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
-	if err := st.readable("checkout"); err != nil {
-		return err
-	}
-	if err := st.ws.enter("checkout " + st.String()); err != nil {
+	if err := st.enter(ctx, "checkout"); err != nil {
 		return err
 	}
 	defer st.ws.exit()
@@ -358,10 +367,7 @@ func stateID(kind manifest.StateKind, root tree.Ref) StateID {
 
 // ParentStep reads the step's parent (nil, nil for a first step).
 func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
-	if err := st.readable("parent of"); err != nil {
-		return nil, err
-	}
-	if err := st.ws.enter("parent of " + st.String()); err != nil {
+	if err := st.enter(ctx, "parent of"); err != nil {
 		return nil, err
 	}
 	defer st.ws.exit()
@@ -394,11 +400,11 @@ func (st *Step) parentStep(ctx context.Context) (_ *Step, err error) {
 // a removed session's (see Workspace.Remove): a session committed to
 // again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
-	if err := st.readable("log"); err != nil {
+	if err := st.enter(ctx, "log"); err != nil {
 		return err
 	}
-	if err := st.ws.enter("log " + st.String()); err != nil {
-		return err
+	if fn == nil {
+		return nilArg("log "+st.String(), "function", "fn")
 	}
 	defer st.ws.exit()
 	return st.log(ctx, fn)
@@ -473,7 +479,7 @@ type Change struct {
 // this workspace's store: a step read through a workspace of another
 // store is refused, as Fork refuses it.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
-	if err := w.enter("diff"); err != nil {
+	if err := w.enterCtx(ctx, "diff"); err != nil {
 		return nil, err
 	}
 	defer w.exit()

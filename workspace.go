@@ -33,8 +33,11 @@ import (
 )
 
 // Workspace is one cairn store, opened by Open or OpenStore (the zero
-// Workspace has no store: its calls fail with ErrInvalid, its setters
-// and Close do nothing). It is safe for concurrent use.
+// Workspace, or a nil *Workspace, has no store: its calls fail with
+// ErrInvalid, its setters and Close do nothing, its accessors return
+// zero values). It is safe for concurrent use. Every method given a
+// context fails with ErrInvalid, saying "nil context", if it is nil, as
+// do the methods of Session and Step.
 type Workspace struct {
 	url string
 	// location is the backend's cas.Locator name, if it has one: what
@@ -72,11 +75,11 @@ type Workspace struct {
 }
 
 // enter begins a call of the API named by what ("commit s"): it fails
-// with ErrClosed once Close was called. On success the caller defers
-// exit. A nil workspace (a Step or Session not read from one) enters.
+// with ErrClosed once Close was called, and with ErrInvalid on a nil or
+// zero Workspace. On success the caller defers exit.
 func (w *Workspace) enter(what string) error {
 	if w == nil {
-		return nil
+		return invalid(fmt.Errorf("%s: no workspace (a nil *Workspace; a Workspace is made by Open or OpenStore)", what))
 	}
 	if !w.opened() {
 		return invalid(fmt.Errorf("%s: the workspace was not opened (a Workspace is made by Open or OpenStore)", what))
@@ -90,10 +93,19 @@ func (w *Workspace) enter(what string) error {
 	return nil
 }
 
+// enterCtx is enter for a call given a context: a nil ctx fails it
+// with ErrInvalid, before anything else is looked at.
+func (w *Workspace) enterCtx(ctx context.Context, what string) error {
+	if ctx == nil {
+		return nilContext(what)
+	}
+	return w.enter(what)
+}
+
 // opened reports whether Open or OpenStore made the workspace: a
-// Workspace declared as a value has no store, and every call on it
-// fails (enter) or does nothing (the setters, Close).
-func (w *Workspace) opened() bool { return w.repo != nil }
+// Workspace declared as a value, or a nil *Workspace, has no store, and
+// every call on it fails (enter) or does nothing (the setters, Close).
+func (w *Workspace) opened() bool { return w != nil && w.repo != nil }
 
 // isClosed reports whether Close was called: the setters, which return
 // no error, do nothing then.
@@ -178,6 +190,9 @@ func (r Requests) Sub(o Requests) Requests {
 // path that names a file, runs through one or loops through symbolic
 // links is ErrInvalid.
 func Open(ctx context.Context, url string) (_ *Workspace, err error) {
+	if ctx == nil {
+		return nil, nilContext("open " + url)
+	}
 	url = StoreURL(url)
 	defer openedTo(url, &err)
 	backend, remote, err := openStore(ctx, url)
@@ -292,7 +307,7 @@ func (w *Workspace) SetCompactionFanout(n int) {
 // directory, as a command under cairn run that changes directory needs.
 // "" for a workspace opened with OpenStore.
 func (w *Workspace) URL() string {
-	if w.url == "" {
+	if w == nil || w.url == "" {
 		return ""
 	}
 	if scheme, path := splitStoreURL(w.url); scheme == "file" {
@@ -332,7 +347,7 @@ func (w *Workspace) Close() error {
 
 // Requests returns the object-store requests made so far.
 func (w *Workspace) Requests() Requests {
-	if w.meter == nil {
+	if w == nil || w.meter == nil {
 		return Requests{}
 	}
 	return Requests(w.meter.Counts())
@@ -367,7 +382,7 @@ func (w *Workspace) session(name string) (_ *Session, err error) {
 
 // SessionNames returns the names of all sessions, in name order.
 func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error) {
-	if err := w.enter("list sessions"); err != nil {
+	if err := w.enterCtx(ctx, "list sessions"); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -381,7 +396,7 @@ func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error
 // Resolve returns the step named by ref: "S" (the head of session S) or
 // "S@N" (step N of S).
 func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error) {
-	if err := w.enter("resolve " + ref); err != nil {
+	if err := w.enterCtx(ctx, "resolve "+ref); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -447,8 +462,11 @@ func ValidIdempotencyKey(key string) error {
 // EachSession calls fn with the name of every session, in name order,
 // without collecting them: for walks over stores with many sessions.
 func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error) (err error) {
-	if err := w.enter("list sessions"); err != nil {
+	if err := w.enterCtx(ctx, "list sessions"); err != nil {
 		return err
+	}
+	if fn == nil {
+		return nilArg("list sessions", "function", "fn")
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
@@ -470,7 +488,7 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 // holds only what its caller holds. A session with no steps is ErrNotFound;
 // a removed one ErrRemoved.
 func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
-	if err := w.enter("head of " + session); err != nil {
+	if err := w.enterCtx(ctx, "head of "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -557,7 +575,7 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 // continues no fork, whether or not gc has swept the older steps. It
 // costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
-	if err := w.enter("fork origin of " + session); err != nil {
+	if err := w.enterCtx(ctx, "fork origin of "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -584,7 +602,7 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 // base, which ReadStep reads until gc sweeps it. It costs one LIST and
 // two GETs.
 func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err error) {
-	if err := w.enter("first step of " + session); err != nil {
+	if err := w.enterCtx(ctx, "first step of "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -644,7 +662,7 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // there (Session.Step reads it in the history it was forked from).
 // A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
-	if err := w.enter(fmt.Sprintf("step %s@%d", session, n)); err != nil {
+	if err := w.enterCtx(ctx, fmt.Sprintf("step %s@%d", session, n)); err != nil {
 		return nil, err
 	}
 	defer w.exit()

@@ -152,6 +152,10 @@ func (w *Workspace) Limits() Limits {
 	if w == nil {
 		return Limits{}
 	}
+	if w.copied() {
+		// Not the copy's lock, which may have been copied held.
+		return w.self.Limits()
+	}
 	w.limitsMu.Lock()
 	defer w.limitsMu.Unlock()
 	return w.limits

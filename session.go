@@ -16,9 +16,15 @@ import (
 )
 
 // Session is one chain of steps, got from Workspace.Session (the zero
-// Session names none: its calls fail with ErrInvalid). Its methods are
+// Session, a nil *Session, and a copy of a Session value name none: their
+// calls fail with ErrInvalid). Its methods are
 // safe for concurrent use; commits through one *Session are serialised.
 type Session struct {
+	// self is the Session Workspace.Session made: a copy of the struct
+	// (s2 := *s) is refused (enter), rather than committing beside the
+	// original under a lock of its own, from a head the original no
+	// longer knows is stale.
+	self *Session
 	ws   *Workspace
 	name string
 
@@ -81,6 +87,9 @@ func (s *Session) enter(ctx context.Context, what string) error {
 	}
 	if s.ws == nil {
 		return invalid(errors.New("the session was not got from a workspace (a Session is made by Workspace.Session): it names no session to read or commit to"))
+	}
+	if s.self != s {
+		return invalid(fmt.Errorf("%s: a copy of a Session value (use the *Session that Workspace.Session returned: a copy would commit beside it from a head it does not share)", what))
 	}
 	return s.ws.enter(what)
 }
@@ -1133,7 +1142,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		}
 		// A removed session's head is 0 to readers and to a commit's
 		// --expect, not its tombstone's slot.
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.visibleHead(), Reason: reason}
+		return nil, &ConflictError{Session: to, Number: from.m.Number, Head: t.visibleHead(), Reason: reason}
 	}
 	// Right before the fork's put, as for a commit (Session.headCheck):
 	// a forker that has held "no steps yet" for longer than
@@ -1150,25 +1159,25 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	var taken *manifest.NameTakenError
 	switch {
 	case errors.As(err, &hidden):
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: hidden.Head,
+		return nil, &ConflictError{Session: to, Number: from.m.Number, Head: hidden.Head,
 			Reason: fmt.Sprintf("another fork to %s landed above this one, at step %d: that step is the session's head", to, hidden.Head)}
 	case errors.As(err, &taken):
-		return nil, &ConflictError{Session: to, Number: from.Number,
+		return nil, &ConflictError{Session: to, Number: from.m.Number,
 			Reason: fmt.Sprintf("session %s was created by another writer while this fork ran: fork to a new name", to)}
 	case errors.Is(err, manifest.ErrForkFirst):
-		return nil, &ConflictError{Session: to, Number: from.Number,
+		return nil, &ConflictError{Session: to, Number: from.m.Number,
 			Reason: fmt.Sprintf("another fork to %s began first and has not ended: fork to a new name, or try again", to)}
 	case errors.Is(err, manifest.ErrUnchecked):
 		return nil, fmt.Errorf("%w: %w", ErrMaybeWritten, err)
 	}
 	if moved := (*headMovedError)(nil); errors.Is(err, manifest.ErrSlotTaken) || errors.As(err, &moved) {
-		return nil, t.conflict(ctx, from.Number)
+		return nil, t.conflict(ctx, from.m.Number)
 	}
 	if errors.Is(err, manifest.ErrPruned) {
 		return nil, fmt.Errorf("fork %s to %s: %w", from, to, w.leftHistory(ctx, from, err))
 	}
 	if err != nil {
-		return nil, t.unsure("fork "+from.String()+" to", from.Number, err)
+		return nil, t.unsure("fork "+from.String()+" to", from.m.Number, err)
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
@@ -1184,21 +1193,21 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 	removed, _, err := w.removedNow(ctx, via)
 	switch {
 	case err != nil:
-		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	case removed:
 		// As Session.Step says it: a fork's history may hold the step.
 		return fmt.Errorf("step %s@%d: %w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)",
-			via, from.Number, ErrRemoved, via, from.Number, from.Number)
+			via, from.m.Number, ErrRemoved, via, from.m.Number, from.m.Number)
 	}
 	base, err := w.repo.ReadBase(ctx, via)
 	if err != nil {
-		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	}
-	if from.Number >= base {
+	if from.m.Number >= base {
 		// Not below the base now: what Fork found is all there is to say.
 		return fmt.Errorf("%w: %w", ErrNotFound, cause)
 	}
-	return w.belowBase(ctx, via, from.Number, base)
+	return w.belowBase(ctx, via, from.m.Number, base)
 }
 
 // checkOwnStep refuses a step read through another workspace whose

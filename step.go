@@ -40,7 +40,9 @@ func refOf(p *manifest.Pointer) *StepRef {
 }
 
 // Step is one committed step. Its fields are what the manifest says;
-// its methods read the state.
+// its methods read the state. The fields are the caller's to change (on
+// a copy, say): its methods, and a Fork or Diff of it, go by the step
+// as read, whatever the fields say since.
 type Step struct {
 	Session string
 	Number  uint64
@@ -81,17 +83,24 @@ type Step struct {
 }
 
 // history returns the session whose history the step was read in: its
-// own, or the fork's it was read through (via).
+// own, or the fork's it was read through (via). Its own is the one it
+// was read from (st.m), not its exported Session, which a caller may
+// have set: the history walked, forked or pinned is the step's.
 func (st *Step) history() string {
 	if st.via != "" {
 		return st.via
 	}
-	return st.Session
+	return st.m.Session
 }
+
+// kind is the step's state kind as read (st.m), not its exported Kind,
+// which a caller may have set: a JSON state is never read as a
+// directory, or said to be a damaged one.
+func (st *Step) kind() Kind { return Kind(st.m.Kind) }
 
 // inHistory returns st as read in the history of session via.
 func (st *Step) inHistory(via string) *Step {
-	if via != st.Session {
+	if via != st.m.Session {
 		st.via = via
 	}
 	return st
@@ -125,10 +134,15 @@ func (st *Step) readable(op string) error {
 	return nil
 }
 
-// String returns "session@number" ("<nil>" for a nil Step).
+// String returns "session@number": of the step as read, whatever its
+// exported fields were set to since ("<nil>" for a nil Step; for a step
+// not read from a workspace, its fields).
 func (st *Step) String() string {
-	if st == nil {
+	switch {
+	case st == nil:
 		return "<nil>"
+	case st.m != nil:
+		return fmt.Sprintf("%s@%d", st.m.Session, st.m.Number)
 	}
 	return fmt.Sprintf("%s@%d", st.Session, st.Number)
 }
@@ -168,7 +182,7 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
-	if st.Kind != KindJSON {
+	if st.kind() != KindJSON {
 		return nil, invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
 	}
 	r, err := st.reader(ctx)
@@ -194,7 +208,7 @@ func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
-	if st.Kind != KindJSON {
+	if st.kind() != KindJSON {
 		return invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
 	}
 	r, err := st.reader(ctx)
@@ -250,7 +264,7 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
-	if st.Kind != KindDir {
+	if st.kind() != KindDir {
 		return nil, invalid(fmt.Errorf("list %s: state is JSON, not a directory", st))
 	}
 	r, err := st.reader(ctx)
@@ -303,7 +317,7 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err != nil {
 		return err
 	}
-	if st.Kind == KindDir {
+	if st.kind() == KindDir {
 		if err := r.Checkout(ctx, st.m.Root, dir); err != nil {
 			return fmt.Errorf("checkout %s: %w", st, err)
 		}
@@ -421,7 +435,7 @@ func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("log %s: %w", st, err)
 	}
-	if st.Number < floor {
+	if st.m.Number < floor {
 		// Removed since st was read, or a damaged base marker.
 		if _, _, err := st.ws.removedNow(ctx, history); err != nil {
 			return fmt.Errorf("log %s: %w", st, err)
@@ -487,8 +501,8 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 	if a == nil || b == nil || a.m == nil || b.m == nil {
 		return nil, invalid(errors.New("diff: two steps are needed"))
 	}
-	if a.Kind != b.Kind {
-		return nil, invalid(fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind))
+	if a.kind() != b.kind() {
+		return nil, invalid(fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.kind(), b.kind()))
 	}
 	// Both states are read from this workspace's store: a step read
 	// through a workspace of another store names objects this one does
@@ -511,7 +525,7 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 		out = append(out, Change{Path: c.Path, Kind: ChangeKind(c.Kind)})
 		return nil
 	}
-	if a.Kind == KindDir {
+	if a.kind() == KindDir {
 		err = r.DiffDir(ctx, a.m.Root, b.m.Root, add)
 	} else {
 		err = r.DiffJSON(ctx, a.m.Root, b.m.Root, add)

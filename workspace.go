@@ -32,13 +32,21 @@ import (
 	"github.com/cairnlog/cairn/manifest"
 )
 
-// Workspace is one cairn store, opened by Open or OpenStore (the zero
+// Workspace is one cairn store, opened by Open or OpenStore. The zero
 // Workspace, or a nil *Workspace, has no store: its calls fail with
 // ErrInvalid, its setters and Close do nothing, its accessors return
-// zero values). It is safe for concurrent use. Every method given a
-// context fails with ErrInvalid, saying "nil context", if it is nil, as
-// do the methods of Session and Step.
+// zero values. A copy of a Workspace value (w2 := *w) is refused: its
+// calls and its Close fail with ErrInvalid, its setters do nothing. It
+// is safe for concurrent use. Every method given a context fails with
+// ErrInvalid, saying "nil context", if it is nil, as do the methods of
+// Session and Step.
 type Workspace struct {
+	// self is the workspace Open or OpenStore made. A copy of the
+	// struct (w2 := *w) has another address: it is refused (enter)
+	// rather than sharing the original's sessions and caches under
+	// locks of its own, and closing them under the original.
+	self *Workspace
+
 	url string
 	// location is the backend's cas.Locator name, if it has one: what
 	// local caches key the store by.
@@ -81,6 +89,9 @@ func (w *Workspace) enter(what string) error {
 	if w == nil {
 		return invalid(fmt.Errorf("%s: no workspace (a nil *Workspace; a Workspace is made by Open or OpenStore)", what))
 	}
+	if w.copied() {
+		return invalid(fmt.Errorf("%s: %s", what, copiedWorkspace))
+	}
 	if !w.opened() {
 		return invalid(fmt.Errorf("%s: the workspace was not opened (a Workspace is made by Open or OpenStore)", what))
 	}
@@ -104,8 +115,16 @@ func (w *Workspace) enterCtx(ctx context.Context, what string) error {
 
 // opened reports whether Open or OpenStore made the workspace: a
 // Workspace declared as a value, or a nil *Workspace, has no store, and
-// every call on it fails (enter) or does nothing (the setters, Close).
-func (w *Workspace) opened() bool { return w != nil && w.repo != nil }
+// every call on it fails (enter) or does nothing (the setters, Close);
+// so does a copy of one (copied).
+func (w *Workspace) opened() bool { return w != nil && w.repo != nil && w.self == w }
+
+// copied reports whether w is a copy of the Workspace that Open or
+// OpenStore made (w2 := *w), not that workspace.
+func (w *Workspace) copied() bool { return w != nil && w.self != nil && w.self != w }
+
+// copiedWorkspace says why a copy of a Workspace is refused.
+const copiedWorkspace = "a copy of a Workspace value (use the *Workspace that Open or OpenStore returned: a copy would share its sessions and caches unguarded)"
 
 // isClosed reports whether Close was called: the setters, which return
 // no error, do nothing then.
@@ -261,7 +280,7 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 	if l, ok := backend.(cas.Locator); ok {
 		location = l.Location()
 	}
-	return &Workspace{
+	w := &Workspace{
 		url:      url,
 		location: location,
 		meter:    meter,
@@ -270,6 +289,8 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 		limits:   DefaultLimits,
 		sessions: make(map[string]*Session),
 	}
+	w.self = w
+	return w
 }
 
 // DefaultStore returns the local directory used when no store is named:
@@ -331,6 +352,9 @@ func (w *Workspace) URL() string {
 // from inside one. It is safe to call concurrently and more than once;
 // every call returns nil unless closing the store failed.
 func (w *Workspace) Close() error {
+	if w.copied() {
+		return invalid(errors.New("close: " + copiedWorkspace))
+	}
 	if !w.opened() {
 		return nil
 	}
@@ -375,6 +399,7 @@ func (w *Workspace) session(name string) (_ *Session, err error) {
 	s, ok := w.sessions[name]
 	if !ok {
 		s = &Session{ws: w, name: name}
+		s.self = s
 		w.sessions[name] = s
 	}
 	return s, nil

@@ -475,7 +475,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	}
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
 		Session: s.name, Build: built, Record: record,
-		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
+		Status: manifest.Status(opts.Status), Fanout: int(s.ws.fanout.Load()),
 		Check: s.headCheck, First: s.first, IdempotencyKey: opts.IdempotencyKey,
 	})
 	if replay := (*manifest.ReplayedError)(nil); errors.As(err, &replay) {

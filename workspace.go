@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -53,13 +54,15 @@ type Workspace struct {
 	location string
 	meter    *metered.Store
 	repo     *manifest.Repo
-	// fanout is the compaction fanout of commits (0: no compaction).
-	fanout int
+	// fanout is the compaction fanout of commits (0: no compaction),
+	// which SetCompactionFanout may set beside commits.
+	fanout atomic.Int64
 	// limitsMu guards limits, which SetLimits may set beside reads.
 	limitsMu sync.Mutex
 	limits   Limits
-	// heads is the directory of the head cache ("": none; UseHeadCache).
-	heads string
+	// heads is the directory of the head cache (nil or "": none;
+	// UseHeadCache, which may be called beside commits: headsDir).
+	heads atomic.Pointer[string]
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -285,11 +288,11 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 		location: location,
 		meter:    meter,
 		repo:     manifest.NewRepo(store, 0),
-		fanout:   DefaultCompactionFanout,
 		limits:   DefaultLimits,
 		sessions: make(map[string]*Session),
 	}
 	w.self = w
+	w.fanout.Store(DefaultCompactionFanout)
 	return w
 }
 
@@ -314,11 +317,12 @@ const DefaultCompactionFanout = 32
 // step's layout may name before a commit merges them into one pack of
 // the next level (default DefaultCompactionFanout; 0 or 1 turns
 // compaction off). Larger fanouts write fewer, larger packs but leave
-// more objects for a resume to read. Set it before committing. After
+// more objects for a resume to read. Set it before committing (beside
+// commits it is safe: each commit uses the fanout set when it writes). After
 // Close it does nothing.
 func (w *Workspace) SetCompactionFanout(n int) {
 	if !w.isClosed() {
-		w.fanout = n
+		w.fanout.Store(int64(n))
 	}
 }
 
@@ -712,7 +716,9 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 // objects to max bytes (0: the default 256 MiB), and with it what reads
 // keep of those objects' blob indexes: a sixteenth of max, or max itself
 // up to 1 MiB if that is more (see docs/limits.md). Call it right after
-// Open, before the workspace is used. After Close it does nothing.
+// Open, before the workspace is used: called beside reads and commits it
+// is safe, and empties the cache they share, which they fill again.
+// After Close it does nothing.
 func (w *Workspace) SetCacheLimit(max int64) {
 	if !w.isClosed() {
 		w.repo.SetCacheLimit(max)

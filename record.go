@@ -410,12 +410,20 @@ func valueEnd(b []byte, i int) int {
 	return j
 }
 
-// Validate reports the first way r breaks the convention. A nil r is
-// ErrInvalid.
+// Validate reports the first way r breaks the convention, as an error
+// matching ErrInvalid (as does a nil r).
 func (r *Record) Validate() error {
 	if r == nil {
 		return invalid(errors.New("step record: no record given (nil)"))
 	}
+	if err := r.validate(); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
+// validate is Validate of a record that is not nil.
+func (r *Record) validate() error {
 	for i, m := range r.Messages {
 		if !messageRoles[m.Role] {
 			return fmt.Errorf("step record: messages[%d]: role %q is not system, user, assistant or tool", i, m.Role)

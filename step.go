@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -310,8 +311,16 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if dir, err = resolveDir(dir); err != nil {
 		return fmt.Errorf("checkout %s: %w", st, err)
 	}
+	// The caller's directory, not the store, is wrong: ErrInvalid, said
+	// before anything is read or written.
+	switch fi, err := os.Stat(dir); {
+	case err == nil && !fi.IsDir():
+		return invalid(fmt.Errorf("checkout %s: %s is a file, not a directory", st, given))
+	case errors.Is(err, syscall.ENOTDIR):
+		return invalid(fmt.Errorf("checkout %s: directory %s cannot be made: a part of its path is a file", st, given))
+	}
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
-		return fmt.Errorf("checkout %s: directory %s is not empty", st, given)
+		return invalid(fmt.Errorf("checkout %s: directory %s is not empty", st, given))
 	}
 	r, err := st.reader(ctx)
 	if err != nil {

@@ -460,9 +460,10 @@ func parseStepNumber(num string) (uint64, error) {
 }
 
 // SessionNameRule says what a session name may hold. It is the one text
-// of the rule: this package's errors for a bad name, the CLI, the HTTP
-// API and the MCP server all say it, so they cannot drift apart.
-const SessionNameRule = "1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+// of the rule: this package's errors for a bad name (whichever call
+// finds it bad), the CLI, the HTTP API and the MCP server all say it, so
+// they cannot drift apart.
+const SessionNameRule = manifest.SessionNameRule
 
 // ValidSession reports whether name is a valid session name
 // (SessionNameRule). The error, `invalid session name "N": want ` and
@@ -640,6 +641,9 @@ func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
+	if errors.Is(err, manifest.ErrNoSession) {
+		return nil, fmt.Errorf("first step of %s: %w: %w", session, ErrNotFound, err)
+	}
 	if err != nil || st == nil {
 		return nil, err
 	}

@@ -135,7 +135,7 @@ func StartScan(root string, workers int) *Scan {
 	case err != nil:
 		return &Scan{root: root, err: unreadable(fmt.Errorf("read state directory: %w", err))}
 	case !fi.IsDir():
-		return &Scan{root: root, err: fmt.Errorf("read state directory %s: not a directory", root)}
+		return &Scan{root: root, err: unreadable(fmt.Errorf("read state directory %s: not a directory", root))}
 	}
 	scanned, scan := startScan(root, workers)
 	return &Scan{root: root, scanned: scanned, scan: scan}

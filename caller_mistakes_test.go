@@ -19,6 +19,8 @@ import (
 // below a file matched no kind (the last two said "mkdir …: not a
 // directory"); so did a directory state that is a file; Record.Validate
 // and MarshalRecord of a record breaking the convention matched none;
+// StateIDOf gave an ID to a JSON document that is not UTF-8, which a
+// commit refuses;
 // FirstStep of a session with no steps said "session has no steps"
 // without naming it; and Usage and Verify of a bad name gave another
 // text of the name rule than SessionNameRule.
@@ -56,6 +58,7 @@ func TestCallerMistakesMatchTheirKind(t *testing.T) {
 			_, err := s.Commit(ctx, cairn.Dir(file), cairn.CommitOptions{})
 			return err
 		}(), cairn.ErrInvalid, "not a directory"},
+		{"StateIDOf a document that is not UTF-8", func() error { _, err := cairn.StateIDOf(cairn.JSON([]byte("\"\xff\""))); return err }(), cairn.ErrInvalid, "not UTF-8"},
 		{"Validate", (&cairn.Record{Agent: &cairn.Agent{}}).Validate(), cairn.ErrInvalid, "agent has no name"},
 		{"MarshalRecord", func() error {
 			_, err := cairn.MarshalRecord(&cairn.Record{Messages: []cairn.Message{{Role: "robot"}}})

@@ -351,7 +351,8 @@ type StateID struct {
 // (Step.StateID). It reads the state (a directory's files, all of them)
 // and hashes it, but neither reads nor writes a store. A state that
 // cannot be built (a directory that cannot be read, a document that is
-// not JSON) is an error.
+// not JSON or not UTF-8, a Patch, which needs a session's head) is an
+// error matching ErrInvalid, as its commit would be.
 func StateIDOf(state State) (_ StateID, err error) {
 	if state == nil {
 		return StateID{}, invalid(errors.New("no state"))

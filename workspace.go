@@ -354,7 +354,8 @@ func (w *Workspace) URL() string {
 // backend's resources) is released at once, or when the last call in
 // flight ends. Close does not wait for those calls, so it may be called
 // from inside one. It is safe to call concurrently and more than once;
-// every call returns nil unless closing the store failed.
+// every call returns nil unless closing the store failed (or it is a
+// copy of a Workspace value: ErrInvalid; a zero or nil Workspace: nil).
 func (w *Workspace) Close() error {
 	if w.copied() {
 		return invalid(errors.New("close: " + copiedWorkspace))

@@ -20,7 +20,8 @@ import (
 // directory"); so did a directory state that is a file; Record.Validate
 // and MarshalRecord of a record breaking the convention matched none;
 // StateIDOf gave an ID to a JSON document that is not UTF-8, which a
-// commit refuses;
+// commit refuses; a directory state that does not exist was said as
+// "stat DIR: no such file or directory";
 // FirstStep of a session with no steps said "session has no steps"
 // without naming it; and Usage and Verify of a bad name gave another
 // text of the name rule than SessionNameRule.
@@ -54,6 +55,10 @@ func TestCallerMistakesMatchTheirKind(t *testing.T) {
 		{"checkout into a file", st.Checkout(ctx, file), cairn.ErrInvalid, "is a file, not a directory"},
 		{"checkout below a file", st.Checkout(ctx, filepath.Join(file, "sub")), cairn.ErrInvalid, "a part of its path is a file"},
 		{"StateIDOf a directory state that is a file", func() error { _, err := cairn.StateIDOf(cairn.Dir(file)); return err }(), cairn.ErrInvalid, "not a directory"},
+		{"StateIDOf a directory state that does not exist", func() error {
+			_, err := cairn.StateIDOf(cairn.Dir(filepath.Join(full, "nope")))
+			return err
+		}(), cairn.ErrInvalid, "nope: it does not exist"},
 		{"commit of a directory state that is a file", func() error {
 			_, err := s.Commit(ctx, cairn.Dir(file), cairn.CommitOptions{})
 			return err
@@ -71,7 +76,7 @@ func TestCallerMistakesMatchTheirKind(t *testing.T) {
 		if !errors.Is(c.err, c.kind) || !strings.Contains(c.err.Error(), c.words) {
 			t.Errorf("%s: %v; want %v saying %q", c.call, c.err, c.kind, c.words)
 		}
-		if c.err != nil && strings.Contains(c.err.Error(), "mkdir") {
+		if c.err != nil && (strings.Contains(c.err.Error(), "mkdir") || strings.Contains(c.err.Error(), "stat ")) {
 			t.Errorf("%s: %v; want it in words, not a system call's", c.call, c.err)
 		}
 	}

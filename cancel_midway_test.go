@@ -12,7 +12,7 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
-	"github.com/cairnlog/cairn/cas/mem"
+	"github.com/cairnlog/cairn/cas/fs"
 	"github.com/cairnlog/cairn/internal/workload"
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -117,7 +117,13 @@ func dirState(t *testing.T, seed uint64) string {
 // partial checkout directory; and the store verifies clean.
 func TestCancelledMidway(t *testing.T) {
 	bg := context.Background()
-	store := mem.New()
+	// A local store, not mem://: its large packs stay on disk, not in
+	// this test process's memory, whose peak a later test's child
+	// process inherits (TestLargeStateBoundedMemory).
+	store, err := fs.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	setup := cairn.OpenStore(store)
 	defer setup.Close()
 	s, err := setup.Session("s")

@@ -61,7 +61,7 @@ type Usage struct {
 // (what they share with other sessions is unknown), so the garbage
 // figures may be short of what gc would free once the damage is repaired.
 func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
-	if err := w.enter("du"); err != nil {
+	if err := w.enterCtx(ctx, "du"); err != nil {
 		return nil, err
 	}
 	defer w.exit()

@@ -312,3 +312,17 @@ type sayOnce struct {
 
 func (e *sayOnce) Error() string   { return e.msg }
 func (e *sayOnce) Unwrap() []error { return e.errs }
+
+// nilContext is the error of a call named by what given a nil
+// context.Context (net/http's NewRequestWithContext says "nil Context"):
+// returned before anything is read or written.
+func nilContext(what string) error {
+	return invalid(fmt.Errorf("%s: nil context", what))
+}
+
+// nilArg is the error of a call named by what given a nil callback,
+// io.Writer or other argument it needs, said as "no function given (fn
+// is nil)": before anything is read or written.
+func nilArg(what, thing, name string) error {
+	return invalid(fmt.Errorf("%s: no %s given (%s is nil)", what, thing, name))
+}

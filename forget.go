@@ -7,7 +7,7 @@ package cairn
 // which reads the head from the store again. Forget does nothing if the
 // workspace already caches another *Session under that name.
 func (w *Workspace) Forget(s *Session) {
-	if s == nil {
+	if w == nil || s == nil {
 		return
 	}
 	w.mu.Lock()

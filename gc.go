@@ -101,7 +101,7 @@ type GCReport struct {
 // objects still there. A failure before that returns a nil report, and
 // deleted nothing.
 func (w *Workspace) GC(ctx context.Context, opts GCOptions) (_ *GCReport, err error) {
-	if err := w.enter("gc"); err != nil {
+	if err := w.enterCtx(ctx, "gc"); err != nil {
 		return nil, err
 	}
 	defer w.exit()

@@ -31,7 +31,8 @@ import (
 // created again, another store behind the same URL) is read from the
 // store. A corrupt,
 // foreign or oversized cache file is ignored. Call it right after Open
-// (after Close it does nothing).
+// (beside commits it is safe, and holds for those that begin after it;
+// after Close it does nothing).
 //
 // Beside the heads, under dir/objects, the workspace keeps a copy of each
 // step object and pack its commits write (each at most 1 MiB, 128 MiB in
@@ -45,11 +46,12 @@ func (w *Workspace) UseHeadCache(dir string) {
 		return
 	}
 	if dir == "" || w.url == "" || strings.HasPrefix(w.url, "mem://") {
-		w.heads = ""
+		w.heads.Store(nil)
 		w.repo.UseLocalObjects(nil)
 		return
 	}
-	w.heads = filepath.Join(dir, "heads")
+	heads := filepath.Join(dir, "heads")
+	w.heads.Store(&heads)
 	w.repo.UseLocalObjects(objectcache.New(filepath.Join(dir, "objects"), w.cacheURL()))
 }
 
@@ -73,11 +75,12 @@ var errStaleHead = errors.New("cached head is stale")
 // headCacheFile returns the cache file of session and its key, "" if the
 // workspace keeps no head cache.
 func (s *Session) headCacheFile() (path, key string) {
-	if s.ws.heads == "" {
+	heads := s.ws.heads.Load()
+	if heads == nil || *heads == "" {
 		return "", ""
 	}
 	key = "cairn head\x00" + s.ws.cacheURL() + "\x00" + s.name
-	return filepath.Join(s.ws.heads, headcache.FileName(key)), key
+	return filepath.Join(*heads, headcache.FileName(key)), key
 }
 
 // loadCached sets the session's head and index from its cache file, if

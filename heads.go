@@ -17,8 +17,11 @@ import (
 // session (a damaged session does not hide the others). An error from fn,
 // or any other error reading a head, stops the walk and is returned.
 func (w *Workspace) EachHead(ctx context.Context, prefix string, fn func(head *Step) error) (err error) {
-	if err := w.enter("heads"); err != nil {
+	if err := w.enterCtx(ctx, "heads"); err != nil {
 		return err
+	}
+	if fn == nil {
+		return nilArg("heads", "function", "fn")
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
@@ -73,6 +76,9 @@ type UnreadableError struct {
 
 // Error says how many sessions could not be read, and why each.
 func (e *UnreadableError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	what := fmt.Sprintf("%d sessions", len(e.Errs))
 	if len(e.Errs) == 1 {
 		what = "1 session"
@@ -81,7 +87,12 @@ func (e *UnreadableError) Error() string {
 }
 
 // Unwrap returns the sessions' errors.
-func (e *UnreadableError) Unwrap() []error { return e.Errs }
+func (e *UnreadableError) Unwrap() []error {
+	if e == nil {
+		return nil
+	}
+	return e.Errs
+}
 
 // isDamage says err is the store's damage to one session, which a walk
 // over every session reports and passes over: a corrupt object, or

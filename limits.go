@@ -149,6 +149,13 @@ func (w *Workspace) SetLimits(l Limits) error {
 
 // Limits returns the workspace's read limits.
 func (w *Workspace) Limits() Limits {
+	if w == nil {
+		return Limits{}
+	}
+	if w.copied() {
+		// Not the copy's lock, which may have been copied held.
+		return w.self.Limits()
+	}
 	w.limitsMu.Lock()
 	defer w.limitsMu.Unlock()
 	return w.limits

@@ -61,7 +61,7 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 // Remove to drop everything). Prune must not race a writer of the same
 // session; other sessions and GC may run beside it.
 func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) (_ *PruneResult, err error) {
-	if err := w.enter("prune " + session); err != nil {
+	if err := w.enterCtx(ctx, "prune "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -111,7 +111,7 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 // starts afresh. If a writer committed the step above the head first,
 // Remove removes nothing and says so.
 func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult, err error) {
-	if err := w.enter("remove " + session); err != nil {
+	if err := w.enterCtx(ctx, "remove "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()

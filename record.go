@@ -71,6 +71,9 @@ type Message struct {
 // UnmarshalJSON decodes a message, reading reasoning_content as
 // Reasoning when reasoning is absent.
 func (m *Message) UnmarshalJSON(b []byte) error {
+	if m == nil {
+		return invalid(errors.New("decode message: nothing to decode into (a nil *Message)"))
+	}
 	type plain Message // without this method
 	var v struct {
 		plain
@@ -102,6 +105,9 @@ type ToolCall struct {
 // nested under "function" (OpenAI's form) where they are not given at
 // the call's top level.
 func (tc *ToolCall) UnmarshalJSON(b []byte) error {
+	if tc == nil {
+		return invalid(errors.New("decode tool call: nothing to decode into (a nil *ToolCall)"))
+	}
 	type plain ToolCall // without this method
 	var v struct {
 		plain
@@ -404,8 +410,20 @@ func valueEnd(b []byte, i int) int {
 	return j
 }
 
-// Validate reports the first way r breaks the convention.
+// Validate reports the first way r breaks the convention, as an error
+// matching ErrInvalid (as does a nil r).
 func (r *Record) Validate() error {
+	if r == nil {
+		return invalid(errors.New("step record: no record given (nil)"))
+	}
+	if err := r.validate(); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
+// validate is Validate of a record that is not nil.
+func (r *Record) validate() error {
 	for i, m := range r.Messages {
 		if !messageRoles[m.Role] {
 			return fmt.Errorf("step record: messages[%d]: role %q is not system, user, assistant or tool", i, m.Role)
@@ -428,7 +446,8 @@ func (r *Record) Validate() error {
 	return nil
 }
 
-// MarshalRecord returns r as JSON for CommitOptions.Record.
+// MarshalRecord returns r as JSON for CommitOptions.Record. It fails as
+// r.Validate does (a nil r is ErrInvalid).
 func MarshalRecord(r *Record) (json.RawMessage, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err

@@ -16,9 +16,15 @@ import (
 )
 
 // Session is one chain of steps, got from Workspace.Session (the zero
-// Session names none: its calls fail with ErrInvalid). Its methods are
+// Session, a nil *Session, and a copy of a Session value name none: their
+// calls fail with ErrInvalid). Its methods are
 // safe for concurrent use; commits through one *Session are serialised.
 type Session struct {
+	// self is the Session Workspace.Session made: a copy of the struct
+	// (s2 := *s) is refused (enter), rather than committing beside the
+	// original under a lock of its own, from a head the original no
+	// longer knows is stale.
+	self *Session
 	ws   *Workspace
 	name string
 
@@ -60,15 +66,30 @@ type Session struct {
 	retried  *manifest.Step
 }
 
-// Name returns the session's name.
-func (s *Session) Name() string { return s.name }
+// Name returns the session's name ("" for a nil or zero Session).
+func (s *Session) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.name
+}
 
-// enter begins a call on the session (Workspace.enter). A Session not
-// got from Workspace.Session (a zero Session) has no workspace: every
+// enter begins a call on the session (Workspace.enter) named by what,
+// given ctx. A nil ctx fails it. A Session not got from
+// Workspace.Session (a nil or zero Session) has no workspace: every
 // call on it fails, saying so.
-func (s *Session) enter(what string) error {
+func (s *Session) enter(ctx context.Context, what string) error {
+	if ctx == nil {
+		return nilContext(what)
+	}
+	if s == nil {
+		return invalid(fmt.Errorf("%s: no session (a nil *Session; a Session is made by Workspace.Session)", what))
+	}
 	if s.ws == nil {
 		return invalid(errors.New("the session was not got from a workspace (a Session is made by Workspace.Session): it names no session to read or commit to"))
+	}
+	if s.self != s {
+		return invalid(fmt.Errorf("%s: a copy of a Session value (use the *Session that Workspace.Session returned: a copy would commit beside it from a head it does not share)", what))
 	}
 	return s.ws.enter(what)
 }
@@ -129,7 +150,12 @@ type ConflictError struct {
 	fence      bool // step Number is gc's tombstone
 }
 
+// Error says which step the commit or fork wanted, why it lost and, if
+// known, who holds that step ("<nil>" for a nil *ConflictError).
 func (e *ConflictError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	msg := fmt.Sprintf("conflict on %s@%d: %s", e.Session, e.Number, e.Reason)
 	if e.Holder != "" {
 		msg += " (held by " + e.Holder + ")"
@@ -143,6 +169,9 @@ func (e *ConflictError) Error() string {
 // head that does not, and errors.Is(err, ErrKeyUsed) for a commit whose
 // idempotency key another step holds.
 func (e *ConflictError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
 	switch {
 	case e.pause:
 		return ErrAwaitingInput
@@ -307,7 +336,7 @@ func (s *Session) rewindTo(ctx context.Context, h *manifest.Step) error {
 // returned; if another writer got there first it returns an error
 // wrapping ErrConflict and nothing it wrote is visible.
 func (s *Session) Commit(ctx context.Context, state State, opts CommitOptions) (_ *Step, err error) {
-	if err := s.enter("commit " + s.name); err != nil {
+	if err := s.enter(ctx, "commit "+s.Name()); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -446,7 +475,7 @@ func (s *Session) commit(ctx context.Context, state State, opts CommitOptions) (
 	}
 	st, err := s.ws.repo.Commit(ctx, s.head, s.index, manifest.CommitInput{
 		Session: s.name, Build: built, Record: record,
-		Status: manifest.Status(opts.Status), Fanout: s.ws.fanout,
+		Status: manifest.Status(opts.Status), Fanout: int(s.ws.fanout.Load()),
 		Check: s.headCheck, First: s.first, IdempotencyKey: opts.IdempotencyKey,
 	})
 	if replay := (*manifest.ReplayedError)(nil); errors.As(err, &replay) {
@@ -899,7 +928,7 @@ func (s *Session) nextNum() uint64 {
 // Head returns the session's newest step, read from the store. A session
 // with no steps is ErrNotFound.
 func (s *Session) Head(ctx context.Context) (_ *Step, err error) {
-	if err := s.enter("head of " + s.name); err != nil {
+	if err := s.enter(ctx, "head of "+s.Name()); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -944,7 +973,7 @@ func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 // never a walk through the history. Its Log and a Fork of it follow the
 // fork's history.
 func (s *Session) Step(ctx context.Context, n uint64) (_ *Step, err error) {
-	if err := s.enter(fmt.Sprintf("step %s@%d", s.name, n)); err != nil {
+	if err := s.enter(ctx, fmt.Sprintf("step %s@%d", s.Name(), n)); err != nil {
 		return nil, err
 	}
 	defer s.ws.exit()
@@ -1060,8 +1089,11 @@ func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err er
 // Log calls fn for each step from the session's head back to its first
 // step, following parents across forks, newest first.
 func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
-	if err := s.enter("log " + s.name); err != nil {
+	if err := s.enter(ctx, "log "+s.Name()); err != nil {
 		return err
+	}
+	if fn == nil {
+		return nilArg("log "+s.name, "function", "fn")
 	}
 	defer s.ws.exit()
 	head, err := s.headStep(ctx)
@@ -1083,7 +1115,7 @@ func (s *Session) Log(ctx context.Context, fn func(*Step) error) error {
 // removed a@2 since), and a fork paused for any time beside gc either
 // lands whole or fails with ErrConflict (see docs/reliability.md).
 func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, err error) {
-	if err := w.enter("fork to " + to); err != nil {
+	if err := w.enterCtx(ctx, "fork to "+to); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -1110,7 +1142,7 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 		}
 		// A removed session's head is 0 to readers and to a commit's
 		// --expect, not its tombstone's slot.
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: t.visibleHead(), Reason: reason}
+		return nil, &ConflictError{Session: to, Number: from.m.Number, Head: t.visibleHead(), Reason: reason}
 	}
 	// Right before the fork's put, as for a commit (Session.headCheck):
 	// a forker that has held "no steps yet" for longer than
@@ -1127,25 +1159,25 @@ func (w *Workspace) Fork(ctx context.Context, from *Step, to string) (_ *Step, e
 	var taken *manifest.NameTakenError
 	switch {
 	case errors.As(err, &hidden):
-		return nil, &ConflictError{Session: to, Number: from.Number, Head: hidden.Head,
+		return nil, &ConflictError{Session: to, Number: from.m.Number, Head: hidden.Head,
 			Reason: fmt.Sprintf("another fork to %s landed above this one, at step %d: that step is the session's head", to, hidden.Head)}
 	case errors.As(err, &taken):
-		return nil, &ConflictError{Session: to, Number: from.Number,
+		return nil, &ConflictError{Session: to, Number: from.m.Number,
 			Reason: fmt.Sprintf("session %s was created by another writer while this fork ran: fork to a new name", to)}
 	case errors.Is(err, manifest.ErrForkFirst):
-		return nil, &ConflictError{Session: to, Number: from.Number,
+		return nil, &ConflictError{Session: to, Number: from.m.Number,
 			Reason: fmt.Sprintf("another fork to %s began first and has not ended: fork to a new name, or try again", to)}
 	case errors.Is(err, manifest.ErrUnchecked):
 		return nil, fmt.Errorf("%w: %w", ErrMaybeWritten, err)
 	}
 	if moved := (*headMovedError)(nil); errors.Is(err, manifest.ErrSlotTaken) || errors.As(err, &moved) {
-		return nil, t.conflict(ctx, from.Number)
+		return nil, t.conflict(ctx, from.m.Number)
 	}
 	if errors.Is(err, manifest.ErrPruned) {
 		return nil, fmt.Errorf("fork %s to %s: %w", from, to, w.leftHistory(ctx, from, err))
 	}
 	if err != nil {
-		return nil, t.unsure("fork "+from.String()+" to", from.Number, err)
+		return nil, t.unsure("fork "+from.String()+" to", from.m.Number, err)
 	}
 	t.head, t.confirmed = st, w.clock()
 	return newStep(w, st), nil
@@ -1161,21 +1193,21 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 	removed, _, err := w.removedNow(ctx, via)
 	switch {
 	case err != nil:
-		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	case removed:
 		// As Session.Step says it: a fork's history may hold the step.
 		return fmt.Errorf("step %s@%d: %w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)",
-			via, from.Number, ErrRemoved, via, from.Number, from.Number)
+			via, from.m.Number, ErrRemoved, via, from.m.Number, from.m.Number)
 	}
 	base, err := w.repo.ReadBase(ctx, via)
 	if err != nil {
-		return fmt.Errorf("step %s@%d: %w", via, from.Number, err)
+		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	}
-	if from.Number >= base {
+	if from.m.Number >= base {
 		// Not below the base now: what Fork found is all there is to say.
 		return fmt.Errorf("%w: %w", ErrNotFound, cause)
 	}
-	return w.belowBase(ctx, via, from.Number, base)
+	return w.belowBase(ctx, via, from.m.Number, base)
 }
 
 // checkOwnStep refuses a step read through another workspace whose

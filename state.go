@@ -21,7 +21,10 @@ type State interface {
 type jsonState []byte
 
 func (j jsonState) build(sink tree.Sink, _ func(cas.ID) bool) (manifest.StateKind, tree.Ref, error) {
-	ref, err := tree.BuildJSON(j, sink)
+	// Through a Doc, as a commit builds it (Session.buildState): the
+	// same root, and a document that is not UTF-8 refused as a commit
+	// refuses it. StateIDOf gave such a document an ID.
+	ref, err := tree.NewDoc().Build(j, sink)
 	return manifest.StateJSON, ref, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -40,7 +41,9 @@ func refOf(p *manifest.Pointer) *StepRef {
 }
 
 // Step is one committed step. Its fields are what the manifest says;
-// its methods read the state.
+// its methods read the state. The fields are the caller's to change (on
+// a copy, say): its methods, and a Fork or Diff of it, go by the step
+// as read, whatever the fields say since.
 type Step struct {
 	Session string
 	Number  uint64
@@ -81,17 +84,24 @@ type Step struct {
 }
 
 // history returns the session whose history the step was read in: its
-// own, or the fork's it was read through (via).
+// own, or the fork's it was read through (via). Its own is the one it
+// was read from (st.m), not its exported Session, which a caller may
+// have set: the history walked, forked or pinned is the step's.
 func (st *Step) history() string {
 	if st.via != "" {
 		return st.via
 	}
-	return st.Session
+	return st.m.Session
 }
+
+// kind is the step's state kind as read (st.m), not its exported Kind,
+// which a caller may have set: a JSON state is never read as a
+// directory, or said to be a damaged one.
+func (st *Step) kind() Kind { return Kind(st.m.Kind) }
 
 // inHistory returns st as read in the history of session via.
 func (st *Step) inHistory(via string) *Step {
-	if via != st.Session {
+	if via != st.m.Session {
 		st.via = via
 	}
 	return st
@@ -125,8 +135,31 @@ func (st *Step) readable(op string) error {
 	return nil
 }
 
-// String returns "session@number".
-func (st *Step) String() string { return fmt.Sprintf("%s@%d", st.Session, st.Number) }
+// String returns "session@number": of the step as read, whatever its
+// exported fields were set to since ("<nil>" for a nil Step; for a step
+// not read from a workspace, its fields).
+func (st *Step) String() string {
+	switch {
+	case st == nil:
+		return "<nil>"
+	case st.m != nil:
+		return fmt.Sprintf("%s@%d", st.m.Session, st.m.Number)
+	}
+	return fmt.Sprintf("%s@%d", st.Session, st.Number)
+}
+
+// enter begins a call on the step (Workspace.enter) named by op
+// ("read"), given ctx: a nil ctx fails it, and so does a step not read
+// from a workspace (readable).
+func (st *Step) enter(ctx context.Context, op string) error {
+	if ctx == nil {
+		return nilContext(op + " " + st.String())
+	}
+	if err := st.readable(op); err != nil {
+		return err
+	}
+	return st.ws.enter(op + " " + st.String())
+}
 
 // reader returns a tree reader of the step's state, through the
 // workspace's view of its layout (as Diff reads): the objects of the
@@ -145,15 +178,12 @@ func (st *Step) reader(ctx context.Context) (*tree.Reader, error) {
 
 // JSON returns the step's state as compact JSON. It fails for a directory state.
 func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
-	if err := st.readable("read"); err != nil {
-		return nil, err
-	}
-	if err := st.ws.enter("read " + st.String()); err != nil {
+	if err := st.enter(ctx, "read"); err != nil {
 		return nil, err
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
-	if st.Kind != KindJSON {
+	if st.kind() != KindJSON {
 		return nil, invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
 	}
 	r, err := st.reader(ctx)
@@ -171,15 +201,15 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 // limit (Limits) writes nothing: the whole state is checked against the
 // limits first, reading its nodes, not its values.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
-	if err := st.readable("read"); err != nil {
+	if err := st.enter(ctx, "read"); err != nil {
 		return err
 	}
-	if err := st.ws.enter("read " + st.String()); err != nil {
-		return err
+	if w == nil {
+		return nilArg("read "+st.String(), "writer", "w")
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
-	if st.Kind != KindJSON {
+	if st.kind() != KindJSON {
 		return invalid(fmt.Errorf("read %s: state is a directory, not JSON", st))
 	}
 	r, err := st.reader(ctx)
@@ -230,15 +260,12 @@ type FileInfo struct {
 
 // Files lists a directory state's entries in path order.
 func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
-	if err := st.readable("list"); err != nil {
-		return nil, err
-	}
-	if err := st.ws.enter("list " + st.String()); err != nil {
+	if err := st.enter(ctx, "list"); err != nil {
 		return nil, err
 	}
 	defer st.ws.exit()
 	defer st.ws.classifyTo(&err)
-	if st.Kind != KindDir {
+	if st.kind() != KindDir {
 		return nil, invalid(fmt.Errorf("list %s: state is JSON, not a directory", st))
 	}
 	r, err := st.reader(ctx)
@@ -268,10 +295,7 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // checkout that fails part-way (a damaged object, a cancelled ctx)
 // removes what it wrote.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
-	if err := st.readable("checkout"); err != nil {
-		return err
-	}
-	if err := st.ws.enter("checkout " + st.String()); err != nil {
+	if err := st.enter(ctx, "checkout"); err != nil {
 		return err
 	}
 	defer st.ws.exit()
@@ -287,14 +311,22 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if dir, err = resolveDir(dir); err != nil {
 		return fmt.Errorf("checkout %s: %w", st, err)
 	}
+	// The caller's directory, not the store, is wrong: ErrInvalid, said
+	// before anything is read or written.
+	switch fi, err := os.Stat(dir); {
+	case err == nil && !fi.IsDir():
+		return invalid(fmt.Errorf("checkout %s: %s is a file, not a directory", st, given))
+	case errors.Is(err, syscall.ENOTDIR):
+		return invalid(fmt.Errorf("checkout %s: directory %s cannot be made: a part of its path is a file", st, given))
+	}
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
-		return fmt.Errorf("checkout %s: directory %s is not empty", st, given)
+		return invalid(fmt.Errorf("checkout %s: directory %s is not empty", st, given))
 	}
 	r, err := st.reader(ctx)
 	if err != nil {
 		return err
 	}
-	if st.Kind == KindDir {
+	if st.kind() == KindDir {
 		if err := r.Checkout(ctx, st.m.Root, dir); err != nil {
 			return fmt.Errorf("checkout %s: %w", st, err)
 		}
@@ -319,7 +351,8 @@ type StateID struct {
 // (Step.StateID). It reads the state (a directory's files, all of them)
 // and hashes it, but neither reads nor writes a store. A state that
 // cannot be built (a directory that cannot be read, a document that is
-// not JSON) is an error.
+// not JSON or not UTF-8, a Patch, which needs a session's head) is an
+// error matching ErrInvalid, as its commit would be.
 func StateIDOf(state State) (_ StateID, err error) {
 	if state == nil {
 		return StateID{}, invalid(errors.New("no state"))
@@ -358,10 +391,7 @@ func stateID(kind manifest.StateKind, root tree.Ref) StateID {
 
 // ParentStep reads the step's parent (nil, nil for a first step).
 func (st *Step) ParentStep(ctx context.Context) (_ *Step, err error) {
-	if err := st.readable("parent of"); err != nil {
-		return nil, err
-	}
-	if err := st.ws.enter("parent of " + st.String()); err != nil {
+	if err := st.enter(ctx, "parent of"); err != nil {
 		return nil, err
 	}
 	defer st.ws.exit()
@@ -394,11 +424,11 @@ func (st *Step) parentStep(ctx context.Context) (_ *Step, err error) {
 // a removed session's (see Workspace.Remove): a session committed to
 // again after its removal begins at its first new step.
 func (st *Step) Log(ctx context.Context, fn func(*Step) error) (err error) {
-	if err := st.readable("log"); err != nil {
+	if err := st.enter(ctx, "log"); err != nil {
 		return err
 	}
-	if err := st.ws.enter("log " + st.String()); err != nil {
-		return err
+	if fn == nil {
+		return nilArg("log "+st.String(), "function", "fn")
 	}
 	defer st.ws.exit()
 	return st.log(ctx, fn)
@@ -415,7 +445,7 @@ func (st *Step) log(ctx context.Context, fn func(*Step) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("log %s: %w", st, err)
 	}
-	if st.Number < floor {
+	if st.m.Number < floor {
 		// Removed since st was read, or a damaged base marker.
 		if _, _, err := st.ws.removedNow(ctx, history); err != nil {
 			return fmt.Errorf("log %s: %w", st, err)
@@ -473,7 +503,7 @@ type Change struct {
 // this workspace's store: a step read through a workspace of another
 // store is refused, as Fork refuses it.
 func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error) {
-	if err := w.enter("diff"); err != nil {
+	if err := w.enterCtx(ctx, "diff"); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -481,8 +511,8 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 	if a == nil || b == nil || a.m == nil || b.m == nil {
 		return nil, invalid(errors.New("diff: two steps are needed"))
 	}
-	if a.Kind != b.Kind {
-		return nil, invalid(fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.Kind, b.Kind))
+	if a.kind() != b.kind() {
+		return nil, invalid(fmt.Errorf("diff %s %s: a %s state and a %s state", a, b, a.kind(), b.kind()))
 	}
 	// Both states are read from this workspace's store: a step read
 	// through a workspace of another store names objects this one does
@@ -505,7 +535,7 @@ func (w *Workspace) Diff(ctx context.Context, a, b *Step) (_ []Change, err error
 		out = append(out, Change{Path: c.Path, Kind: ChangeKind(c.Kind)})
 		return nil
 	}
-	if a.Kind == KindDir {
+	if a.kind() == KindDir {
 		err = r.DiffDir(ctx, a.m.Root, b.m.Root, add)
 	} else {
 		err = r.DiffJSON(ctx, a.m.Root, b.m.Root, add)

@@ -22,7 +22,7 @@ type VerifyReport = manifest.VerifyReport
 // failures to run at all, and ErrNotFound for a named session that has
 // no steps (a typo must not verify clean) or was removed (ErrRemoved).
 func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyReport, err error) {
-	if err := w.enter("verify"); err != nil {
+	if err := w.enterCtx(ctx, "verify"); err != nil {
 		return nil, err
 	}
 	defer w.exit()

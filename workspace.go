@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
@@ -32,23 +33,36 @@ import (
 	"github.com/cairnlog/cairn/manifest"
 )
 
-// Workspace is one cairn store, opened by Open or OpenStore (the zero
-// Workspace has no store: its calls fail with ErrInvalid, its setters
-// and Close do nothing). It is safe for concurrent use.
+// Workspace is one cairn store, opened by Open or OpenStore. The zero
+// Workspace, or a nil *Workspace, has no store: its calls fail with
+// ErrInvalid, its setters and Close do nothing, its accessors return
+// zero values. A copy of a Workspace value (w2 := *w) is refused: its
+// calls and its Close fail with ErrInvalid, its setters do nothing. It
+// is safe for concurrent use. Every method given a context fails with
+// ErrInvalid, saying "nil context", if it is nil, as do the methods of
+// Session and Step.
 type Workspace struct {
+	// self is the workspace Open or OpenStore made. A copy of the
+	// struct (w2 := *w) has another address: it is refused (enter)
+	// rather than sharing the original's sessions and caches under
+	// locks of its own, and closing them under the original.
+	self *Workspace
+
 	url string
 	// location is the backend's cas.Locator name, if it has one: what
 	// local caches key the store by.
 	location string
 	meter    *metered.Store
 	repo     *manifest.Repo
-	// fanout is the compaction fanout of commits (0: no compaction).
-	fanout int
+	// fanout is the compaction fanout of commits (0: no compaction),
+	// which SetCompactionFanout may set beside commits.
+	fanout atomic.Int64
 	// limitsMu guards limits, which SetLimits may set beside reads.
 	limitsMu sync.Mutex
 	limits   Limits
-	// heads is the directory of the head cache ("": none; UseHeadCache).
-	heads string
+	// heads is the directory of the head cache (nil or "": none;
+	// UseHeadCache, which may be called beside commits: headsDir).
+	heads atomic.Pointer[string]
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -72,11 +86,14 @@ type Workspace struct {
 }
 
 // enter begins a call of the API named by what ("commit s"): it fails
-// with ErrClosed once Close was called. On success the caller defers
-// exit. A nil workspace (a Step or Session not read from one) enters.
+// with ErrClosed once Close was called, and with ErrInvalid on a nil or
+// zero Workspace. On success the caller defers exit.
 func (w *Workspace) enter(what string) error {
 	if w == nil {
-		return nil
+		return invalid(fmt.Errorf("%s: no workspace (a nil *Workspace; a Workspace is made by Open or OpenStore)", what))
+	}
+	if w.copied() {
+		return invalid(fmt.Errorf("%s: %s", what, copiedWorkspace))
 	}
 	if !w.opened() {
 		return invalid(fmt.Errorf("%s: the workspace was not opened (a Workspace is made by Open or OpenStore)", what))
@@ -90,10 +107,27 @@ func (w *Workspace) enter(what string) error {
 	return nil
 }
 
+// enterCtx is enter for a call given a context: a nil ctx fails it
+// with ErrInvalid, before anything else is looked at.
+func (w *Workspace) enterCtx(ctx context.Context, what string) error {
+	if ctx == nil {
+		return nilContext(what)
+	}
+	return w.enter(what)
+}
+
 // opened reports whether Open or OpenStore made the workspace: a
-// Workspace declared as a value has no store, and every call on it
-// fails (enter) or does nothing (the setters, Close).
-func (w *Workspace) opened() bool { return w.repo != nil }
+// Workspace declared as a value, or a nil *Workspace, has no store, and
+// every call on it fails (enter) or does nothing (the setters, Close);
+// so does a copy of one (copied).
+func (w *Workspace) opened() bool { return w != nil && w.repo != nil && w.self == w }
+
+// copied reports whether w is a copy of the Workspace that Open or
+// OpenStore made (w2 := *w), not that workspace.
+func (w *Workspace) copied() bool { return w != nil && w.self != nil && w.self != w }
+
+// copiedWorkspace says why a copy of a Workspace is refused.
+const copiedWorkspace = "a copy of a Workspace value (use the *Workspace that Open or OpenStore returned: a copy would share its sessions and caches unguarded)"
 
 // isClosed reports whether Close was called: the setters, which return
 // no error, do nothing then.
@@ -178,6 +212,9 @@ func (r Requests) Sub(o Requests) Requests {
 // path that names a file, runs through one or loops through symbolic
 // links is ErrInvalid.
 func Open(ctx context.Context, url string) (_ *Workspace, err error) {
+	if ctx == nil {
+		return nil, nilContext("open " + url)
+	}
 	url = StoreURL(url)
 	defer openedTo(url, &err)
 	backend, remote, err := openStore(ctx, url)
@@ -246,15 +283,17 @@ func newWorkspace(url string, backend cas.Store, remote bool) *Workspace {
 	if l, ok := backend.(cas.Locator); ok {
 		location = l.Location()
 	}
-	return &Workspace{
+	w := &Workspace{
 		url:      url,
 		location: location,
 		meter:    meter,
 		repo:     manifest.NewRepo(store, 0),
-		fanout:   DefaultCompactionFanout,
 		limits:   DefaultLimits,
 		sessions: make(map[string]*Session),
 	}
+	w.self = w
+	w.fanout.Store(DefaultCompactionFanout)
+	return w
 }
 
 // DefaultStore returns the local directory used when no store is named:
@@ -278,11 +317,12 @@ const DefaultCompactionFanout = 32
 // step's layout may name before a commit merges them into one pack of
 // the next level (default DefaultCompactionFanout; 0 or 1 turns
 // compaction off). Larger fanouts write fewer, larger packs but leave
-// more objects for a resume to read. Set it before committing. After
+// more objects for a resume to read. Set it before committing (beside
+// commits it is safe: each commit uses the fanout set when it writes). After
 // Close it does nothing.
 func (w *Workspace) SetCompactionFanout(n int) {
 	if !w.isClosed() {
-		w.fanout = n
+		w.fanout.Store(int64(n))
 	}
 }
 
@@ -292,7 +332,7 @@ func (w *Workspace) SetCompactionFanout(n int) {
 // directory, as a command under cairn run that changes directory needs.
 // "" for a workspace opened with OpenStore.
 func (w *Workspace) URL() string {
-	if w.url == "" {
+	if w == nil || w.url == "" {
 		return ""
 	}
 	if scheme, path := splitStoreURL(w.url); scheme == "file" {
@@ -314,8 +354,12 @@ func (w *Workspace) URL() string {
 // backend's resources) is released at once, or when the last call in
 // flight ends. Close does not wait for those calls, so it may be called
 // from inside one. It is safe to call concurrently and more than once;
-// every call returns nil unless closing the store failed.
+// every call returns nil unless closing the store failed (or it is a
+// copy of a Workspace value: ErrInvalid; a zero or nil Workspace: nil).
 func (w *Workspace) Close() error {
+	if w.copied() {
+		return invalid(errors.New("close: " + copiedWorkspace))
+	}
 	if !w.opened() {
 		return nil
 	}
@@ -332,7 +376,7 @@ func (w *Workspace) Close() error {
 
 // Requests returns the object-store requests made so far.
 func (w *Workspace) Requests() Requests {
-	if w.meter == nil {
+	if w == nil || w.meter == nil {
 		return Requests{}
 	}
 	return Requests(w.meter.Counts())
@@ -360,6 +404,7 @@ func (w *Workspace) session(name string) (_ *Session, err error) {
 	s, ok := w.sessions[name]
 	if !ok {
 		s = &Session{ws: w, name: name}
+		s.self = s
 		w.sessions[name] = s
 	}
 	return s, nil
@@ -367,7 +412,7 @@ func (w *Workspace) session(name string) (_ *Session, err error) {
 
 // SessionNames returns the names of all sessions, in name order.
 func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error) {
-	if err := w.enter("list sessions"); err != nil {
+	if err := w.enterCtx(ctx, "list sessions"); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -381,7 +426,7 @@ func (w *Workspace) SessionNames(ctx context.Context) (names []string, err error
 // Resolve returns the step named by ref: "S" (the head of session S) or
 // "S@N" (step N of S).
 func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error) {
-	if err := w.enter("resolve " + ref); err != nil {
+	if err := w.enterCtx(ctx, "resolve "+ref); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -416,9 +461,10 @@ func parseStepNumber(num string) (uint64, error) {
 }
 
 // SessionNameRule says what a session name may hold. It is the one text
-// of the rule: this package's errors for a bad name, the CLI, the HTTP
-// API and the MCP server all say it, so they cannot drift apart.
-const SessionNameRule = "1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+// of the rule: this package's errors for a bad name (whichever call
+// finds it bad), the CLI, the HTTP API and the MCP server all say it, so
+// they cannot drift apart.
+const SessionNameRule = manifest.SessionNameRule
 
 // ValidSession reports whether name is a valid session name
 // (SessionNameRule). The error, `invalid session name "N": want ` and
@@ -447,8 +493,11 @@ func ValidIdempotencyKey(key string) error {
 // EachSession calls fn with the name of every session, in name order,
 // without collecting them: for walks over stores with many sessions.
 func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error) (err error) {
-	if err := w.enter("list sessions"); err != nil {
+	if err := w.enterCtx(ctx, "list sessions"); err != nil {
 		return err
+	}
+	if fn == nil {
+		return nilArg("list sessions", "function", "fn")
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
@@ -470,7 +519,7 @@ func (w *Workspace) EachSession(ctx context.Context, fn func(name string) error)
 // holds only what its caller holds. A session with no steps is ErrNotFound;
 // a removed one ErrRemoved.
 func (w *Workspace) ReadHead(ctx context.Context, session string) (_ *Step, err error) {
-	if err := w.enter("head of " + session); err != nil {
+	if err := w.enterCtx(ctx, "head of "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -557,7 +606,7 @@ func (w *Workspace) removedBelow(ctx context.Context, session string, base uint6
 // continues no fork, whether or not gc has swept the older steps. It
 // costs one LIST and two GETs.
 func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef, err error) {
-	if err := w.enter("fork origin of " + session); err != nil {
+	if err := w.enterCtx(ctx, "fork origin of "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -584,7 +633,7 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 // base, which ReadStep reads until gc sweeps it. It costs one LIST and
 // two GETs.
 func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err error) {
-	if err := w.enter("first step of " + session); err != nil {
+	if err := w.enterCtx(ctx, "first step of "+session); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -593,6 +642,9 @@ func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
+	if errors.Is(err, manifest.ErrNoSession) {
+		return nil, fmt.Errorf("first step of %s: %w: %w", session, ErrNotFound, err)
+	}
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -644,7 +696,7 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // there (Session.Step reads it in the history it was forked from).
 // A missing step is ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
-	if err := w.enter(fmt.Sprintf("step %s@%d", session, n)); err != nil {
+	if err := w.enterCtx(ctx, fmt.Sprintf("step %s@%d", session, n)); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -669,7 +721,9 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 // objects to max bytes (0: the default 256 MiB), and with it what reads
 // keep of those objects' blob indexes: a sixteenth of max, or max itself
 // up to 1 MiB if that is more (see docs/limits.md). Call it right after
-// Open, before the workspace is used. After Close it does nothing.
+// Open, before the workspace is used: called beside reads and commits it
+// is safe, and empties the cache they share, which they fill again.
+// After Close it does nothing.
 func (w *Workspace) SetCacheLimit(max int64) {
 	if !w.isClosed() {
 		w.repo.SetCacheLimit(max)

@@ -61,6 +61,15 @@ func (c *objectCache) remove(key string) {
 	c.objs.Remove(key)
 }
 
+// reset empties the cache and bounds it to max bytes from now on. It
+// may be called beside the cache's other methods.
+func (c *objectCache) reset(max int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.objs = lru.New[string, *pack.Object](max)
+	c.big = nil
+}
+
 // clear drops every object the cache holds.
 func (c *objectCache) clear() {
 	c.mu.Lock()

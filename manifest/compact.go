@@ -276,8 +276,8 @@ func (ix *Index) compacted(c *compaction) {
 			merged[n] = true
 		}
 		ix.repo.forget(k)
-		if ix.repo.local != nil {
-			ix.repo.local.Drop(k)
+		if lo := ix.repo.localObjects(); lo != nil {
+			lo.Drop(k)
 		}
 	}
 	inPack := make(map[cas.ID]pack.Entry, len(c.entries))

@@ -30,13 +30,32 @@ type LocalObjects interface {
 // UseLocalObjects makes r keep a copy in lo of each step object with
 // blobs and each pack its commits write, and makes compaction read the
 // objects it merges from there when their copy checks out. nil turns it
-// off. Call it before use.
-func (r *Repo) UseLocalObjects(lo LocalObjects) { r.local = lo }
+// off. Call it before use; called beside commits it is safe, and holds
+// for the writes that begin after it.
+func (r *Repo) UseLocalObjects(lo LocalObjects) {
+	if lo == nil {
+		r.local.Store(nil)
+		return
+	}
+	r.local.Store(&localRef{lo})
+}
+
+// localRef holds the LocalObjects a Repo uses, which UseLocalObjects may
+// set beside commits.
+type localRef struct{ LocalObjects }
+
+// localObjects returns the local objects r uses, nil if none.
+func (r *Repo) localObjects() LocalObjects {
+	if ref := r.local.Load(); ref != nil {
+		return ref.LocalObjects
+	}
+	return nil
+}
 
 // keepLocal keeps a copy of the object at key if r has local objects.
 func (r *Repo) keepLocal(key string, data []byte) {
-	if r.local != nil {
-		r.local.Keep(key, data)
+	if lo := r.localObjects(); lo != nil {
+		lo.Keep(key, data)
 	}
 }
 
@@ -59,8 +78,8 @@ func (m *mergeSource) object(ctx context.Context, key string) (*pack.Object, err
 	if o := m.local[key]; o != nil {
 		return o, nil
 	}
-	if m.repo.local != nil && m.merged[key] && m.repo.cache.get(key) == nil {
-		if o := m.localCopy(key); o != nil {
+	if lo := m.repo.localObjects(); lo != nil && m.merged[key] && m.repo.cache.get(key) == nil {
+		if o := m.localCopy(lo, key); o != nil {
 			if m.local == nil {
 				m.local = map[string]*pack.Object{}
 			}
@@ -78,8 +97,8 @@ func (m *mergeSource) object(ctx context.Context, key string) (*pack.Object, err
 // the index gives (liveWalk.visit), so a copy that held the right blobs
 // at other offsets would put wrong bytes in the pack: hence the exact
 // match, not only the hashes.
-func (m *mergeSource) localCopy(key string) *pack.Object {
-	data := m.repo.local.Object(key)
+func (m *mergeSource) localCopy(lo LocalObjects, key string) *pack.Object {
+	data := lo.Object(key)
 	if data == nil {
 		return nil
 	}

@@ -299,10 +299,15 @@ func sessionByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
 }
 
+// SessionNameRule says in words what a session name may hold: the one
+// text of the rule, which every error for a bad name gives (the root
+// package's SessionNameRule is this).
+const SessionNameRule = "1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+
 type nameError string
 
 func (e nameError) Error() string {
-	return fmt.Sprintf("invalid session name %q: want 1-128 of [A-Za-z0-9._-], not starting with '.'", string(e))
+	return fmt.Sprintf("invalid session name %q: want %s", string(e), SessionNameRule)
 }
 
 func (e nameError) Is(target error) bool { return target == ErrInvalidName }

@@ -56,7 +56,7 @@ type Repo struct {
 	blobs *blobCache
 	// local, if set, keeps copies of the objects commits write, for the
 	// compactions of later processes (UseLocalObjects).
-	local LocalObjects
+	local atomic.Pointer[localRef] // UseLocalObjects; nil: none
 }
 
 // spillCacheBytes bounds the cache of spill packs: two of them (a pack
@@ -77,16 +77,17 @@ func NewRepo(store cas.Store, cacheBytes int64) *Repo {
 		reads: newReadIndex(readBounds(cacheBytes)), blobs: newBlobCache(blobCacheBytes)}
 }
 
-// SetCacheLimit replaces the object cache with an empty one holding up to
-// max bytes (0: the default 256 MiB), and bounds what reads learned of
-// the objects' blobs (View) to a share of it (readBounds), keeping what
-// fits. Call it before the Repo is used: long walks that seldom revisit
-// an object (exports) keep memory small with a small cache.
+// SetCacheLimit empties the object cache and bounds it to max bytes (0:
+// the default 256 MiB), and bounds what reads learned of the objects'
+// blobs (View) to a share of it (readBounds), keeping what fits. Call it
+// before the Repo is used: long walks that seldom revisit an object
+// (exports) keep memory small with a small cache. Called beside reads,
+// it is safe: they read again what it dropped.
 func (r *Repo) SetCacheLimit(max int64) {
 	if max <= 0 {
 		max = defaultCacheBytes
 	}
-	r.cache = newObjectCache(max)
+	r.cache.reset(max)
 	r.reads.setBounds(readBounds(max))
 }
 

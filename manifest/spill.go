@@ -57,6 +57,9 @@ const spillWriters = 3
 // step object's builder, file chunks to spill packs or, at the end, the
 // step object too.
 type spiller struct {
+	// ctx is the commit's: once it is done, the build stops at its
+	// next node (Put) rather than reading the rest of the state first.
+	ctx  context.Context
 	r    *Repo
 	ix   *Index
 	step *pack.Builder // the step object's new blobs
@@ -127,7 +130,7 @@ type spillWritten struct {
 }
 
 func (r *Repo) newSpiller(ctx context.Context, session string, n uint64, ix *Index, step *pack.Builder) *spiller {
-	s := &spiller{r: r, ix: ix, step: step, taken: map[cas.ID]bool{}, session: session, number: n,
+	s := &spiller{ctx: ctx, r: r, ix: ix, step: step, taken: map[cas.ID]bool{}, session: session, number: n,
 		queue: make(chan spillPack), free: make(chan []byte, spillWriters+1), done: make(chan struct{}), failed: make(chan struct{})}
 	var wg sync.WaitGroup
 	for range spillWriters {
@@ -168,7 +171,13 @@ func (s *spiller) has(id cas.ID) bool {
 }
 
 // Put implements tree.Sink: a node or small blob, for the step object.
+// It fails once the commit's context is done, which stops the build: a
+// commit of a large directory cancelled while it read the files read
+// them all before it noticed, at its first put.
 func (s *spiller) Put(id cas.ID, raw []byte) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
 	if !s.has(id) {
 		s.step.Add(id, raw)
 	}

@@ -132,10 +132,14 @@ func StartScan(root string, workers int) *Scan {
 	}
 	fi, err := os.Stat(root)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Said in words, not as the system call that found it ("stat
+		// DIR: no such file or directory").
+		return &Scan{root: root, err: unreadable(fmt.Errorf("read state directory %s: it does not exist", root))}
 	case err != nil:
 		return &Scan{root: root, err: unreadable(fmt.Errorf("read state directory: %w", err))}
 	case !fi.IsDir():
-		return &Scan{root: root, err: fmt.Errorf("read state directory %s: not a directory", root)}
+		return &Scan{root: root, err: unreadable(fmt.Errorf("read state directory %s: not a directory", root))}
 	}
 	scanned, scan := startScan(root, workers)
 	return &Scan{root: root, scanned: scanned, scan: scan}

@@ -49,8 +49,9 @@ func RunPhase(ctx context.Context, name, arg string, in io.Reader, out io.Writer
 	return json.NewEncoder(out).Encode(envelope(res))
 }
 
-// Usage is what a child process cost: its own peak RSS (wait4's maxrss)
-// and the largest peak RSS among the tools it ran (git, restic).
+// Usage is what a child process cost: its own peak RSS (as it says it,
+// else wait4's maxrss) and the largest peak RSS among the tools it ran
+// (git, restic).
 type Usage struct {
 	Phase    string        `json:"phase"`
 	Arg      string        `json:"arg,omitempty"`
@@ -87,11 +88,17 @@ func runChild(ctx context.Context, cfg Config, name, arg string, out any) (Usage
 	}
 	var env struct {
 		Result  json.RawMessage `json:"result"`
+		SelfRSS int64           `json:"self_rss_bytes"`
 		ToolRSS int64           `json:"tool_rss_bytes"`
 		ToolCPU time.Duration   `json:"tool_cpu_ns"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &env); err != nil {
 		return u, fmt.Errorf("phase %s %s: decode result: %w", name, arg, err)
+	}
+	if env.SelfRSS > 0 {
+		// The child's own peak: the ru_maxrss read of it carries this
+		// process's peak into it (rusage.SelfPeakRSS).
+		u.MaxRSS = env.SelfRSS
 	}
 	u.ToolRSS = env.ToolRSS
 	u.CPU += env.ToolCPU
@@ -101,13 +108,15 @@ func runChild(ctx context.Context, cfg Config, name, arg string, out any) (Usage
 	return u, nil
 }
 
-// envelope wraps a phase's result with the peak RSS of the processes the
-// phase waited for (getrusage RUSAGE_CHILDREN: git, restic).
+// envelope wraps a phase's result with the phase's own peak RSS and the
+// peak RSS of the processes the phase waited for (getrusage
+// RUSAGE_CHILDREN: git, restic).
 func envelope(res any) any {
 	rss, cpu := rusage.Children()
 	return struct {
 		Result  any           `json:"result"`
+		SelfRSS int64         `json:"self_rss_bytes,omitempty"`
 		ToolRSS int64         `json:"tool_rss_bytes"`
 		ToolCPU time.Duration `json:"tool_cpu_ns"`
-	}{res, rss, cpu}
+	}{res, rusage.SelfPeakRSS(), rss, cpu}
 }

@@ -5,8 +5,8 @@
 // throughput), and writes a markdown table and a plot.
 //
 // Every phase runs as a child process of the benchmark (the same binary,
-// started with -phase), so its peak RSS is the child's own maxrss from
-// wait4(2), and a resume really starts from an empty process.
+// started with -phase), so its peak RSS is the child's own (it says it:
+// see child.go), and a resume really starts from an empty process.
 package bench
 
 // Config sizes one run. Full is `make bench`; Quick is `make bench-quick`.

@@ -274,7 +274,7 @@ func Markdown(r *Results) string {
 	w("\n")
 
 	// Memory.
-	w("### Peak memory (each phase is its own process; maxrss from wait4)\n\n")
+	w("### Peak memory (each phase is its own process; its own peak, VmHWM)\n\n")
 	w("| phase | peak RSS | peak RSS of the tool it ran | wall | CPU (user+sys, with tools) |\n| --- | --- | --- | --- | --- |\n")
 	var wall, cpu time.Duration
 	for _, u := range r.Usage {

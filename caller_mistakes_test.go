@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas/fs"
 )
 
 // TestCallerMistakesMatchTheirKind: a mistake of the caller's is
@@ -27,20 +26,7 @@ import (
 // text of the name rule than SessionNameRule.
 func TestCallerMistakesMatchTheirKind(t *testing.T) {
 	ctx := context.Background()
-	store, err := fs.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := cairn.OpenStore(store)
-	defer w.Close()
-	s, err := w.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":1}`)), cairn.CommitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, w, s, st := oneStep(t)
 	full := t.TempDir()
 	file := filepath.Join(full, "f")
 	writeTestFile(t, file, []byte("x"))

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas/fs"
 )
 
 // valueCopy returns a copy of the struct p points to, as `c := *p` makes
@@ -31,19 +30,7 @@ func valueCopy[T any](p *T) *T {
 // the pointer, and the original goes on.
 func TestCopiedWorkspaceAndSession(t *testing.T) {
 	ctx := context.Background()
-	store, err := fs.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := cairn.OpenStore(store)
-	defer w.Close()
-	s, err := w.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":1}`)), cairn.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, w, s, _ := oneStep(t)
 
 	w2 := valueCopy(w)
 	if _, err := w2.Session("t"); !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "copy of a Workspace") {
@@ -86,19 +73,7 @@ func TestCopiedWorkspaceAndSession(t *testing.T) {
 // goes by the step as read.
 func TestStepFieldsSetByCaller(t *testing.T) {
 	ctx := context.Background()
-	store, err := fs.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := cairn.OpenStore(store)
-	defer w.Close()
-	s, err := w.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":1}`)), cairn.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, w, s, _ := oneStep(t)
 	st, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":2}`)), cairn.CommitOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/cas"
-	"github.com/cairnlog/cairn/cas/fs"
 )
 
 // TestNilArguments calls every exported function and every exported
@@ -31,20 +30,7 @@ func TestNilArguments(t *testing.T) {
 	types, fns := exportedNames(t)
 	t.Chdir(t.TempDir()) // a relative path given to a call lands here
 	ctx := context.Background()
-	store, err := fs.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := cairn.OpenStore(store)
-	defer w.Close()
-	s, err := w.Session("s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.Commit(ctx, cairn.JSON([]byte(`{"a":1}`)), cairn.CommitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, w, s, st := oneStep(t)
 
 	// valid holds a usable value of each type an exported call takes;
 	// a call taking a type missing here fails the test, to be added.

@@ -463,6 +463,24 @@ func (b *beforePut) Put(ctx context.Context, key string, data []byte, opts cas.P
 // fence loses, and the run deletes nothing. (A commit that lands before
 // the mark reads the session is seen by it: TestGCRevivedBeforeMark.)
 func TestGCStopsForRevivedSession(t *testing.T) {
+	ws, rep := gcBesideRevived(t)
+	if rep.Deleted != 0 || rep.Tombstones != 0 || !strings.Contains(rep.Note, "removed session r got step 5") {
+		t.Fatalf("gc beside a revived session = %+v", rep)
+	}
+	mustVerify(t, ws)
+	checkState(t, ws, "r", gcState("r", 5))
+	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 0 {
+		t.Fatalf("the next run deleted %d objects the revived session uses", r.Deleted)
+	}
+	checkState(t, ws, "r", gcState("r", 5))
+}
+
+// gcBesideRevived runs gc beside a session it finds removed, r, which
+// gets step 5 after the run's mark and before its fence; g, removed too,
+// has its three steps due for deletion. It returns the workspace and
+// the run's report.
+func gcBesideRevived(t *testing.T) (*cairn.Workspace, *cairn.GCReport) {
+	t.Helper()
 	ctx := context.Background()
 	store := mem.New()
 	ws := cairn.OpenStore(store)
@@ -483,16 +501,7 @@ func TestGCStopsForRevivedSession(t *testing.T) {
 	hooked := &beforePut{Store: store, key: manifest.StepKey("r", 5), fn: func() {
 		commitN(t, other, "r", "r", 5, 5)
 	}}
-	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0, Now: slotsAged})
-	if rep.Deleted != 0 || rep.Tombstones != 0 || !strings.Contains(rep.Note, "removed session r got step 5") {
-		t.Fatalf("gc beside a revived session = %+v", rep)
-	}
-	mustVerify(t, ws)
-	checkState(t, ws, "r", gcState("r", 5))
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Deleted != 0 {
-		t.Fatalf("the next run deleted %d objects the revived session uses", r.Deleted)
-	}
-	checkState(t, ws, "r", gcState("r", 5))
+	return ws, mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0, Now: slotsAged})
 }
 
 // slotsAged is a clock SlotFenceAge and more past this test binary's
@@ -513,25 +522,7 @@ var slotsAged = time.Now().Add(manifest.SlotFenceAge + 24*time.Hour)
 // listed, 0 live, 0 deleted, 4 candidates: three objects unaccounted
 // for). A later run finds them anew, their grace started over.
 func TestGCRevivedReportAddsUp(t *testing.T) {
-	ctx := context.Background()
-	store := mem.New()
-	ws := cairn.OpenStore(store)
-	commitN(t, ws, "r", "r", 1, 4)
-	commitN(t, ws, "g", "g", 1, 3)
-	if _, err := ws.Remove(ctx, "g"); err != nil {
-		t.Fatal(err)
-	}
-	if r := mustGC(t, ws, cairn.GCOptions{Grace: 0, Now: slotsAged}); r.Candidates != 3 {
-		t.Fatalf("run 1 = %+v", r)
-	}
-	if err := manifest.NewRepo(store, 0).WriteBase(ctx, "r", 5); err != nil {
-		t.Fatal(err)
-	}
-	other := cairn.OpenStore(store)
-	hooked := &beforePut{Store: store, key: manifest.StepKey("r", 5), fn: func() {
-		commitN(t, other, "r", "r", 5, 5)
-	}}
-	rep := mustGC(t, cairn.OpenStore(hooked), cairn.GCOptions{Grace: 0, Now: slotsAged})
+	ws, rep := gcBesideRevived(t)
 	if rep.Deleted != 0 || !strings.Contains(rep.Note, "removed session r got step 5") {
 		t.Fatalf("gc beside a revived session = %+v", rep)
 	}

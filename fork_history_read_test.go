@@ -262,18 +262,7 @@ func TestForkHistoryBounded(t *testing.T) {
 	// that step, so that zK@1 is z1@1 (the copy of z0@1), K-1 fork
 	// levels down.
 	const levels = 100
-	prev := commitSmall(t, ws, "z0", 1)
-	for i := 1; i <= levels; i++ {
-		head, err := prev.Head(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := "z" + strconv.Itoa(i)
-		if _, err := ws.Fork(ctx, head, name); err != nil {
-			t.Fatal(err)
-		}
-		prev = commitSmall(t, ws, name, 1)
-	}
+	forkChain(t, ws, levels)
 	deepest := "z" + strconv.Itoa(levels)
 	before = ws.Requests()
 	if st, err := ws.Resolve(ctx, deepest+"@1"); err != nil || st.String() != "z1@1" {
@@ -305,5 +294,25 @@ func TestForkHistoryBounded(t *testing.T) {
 	// Its log, which reads every step, still goes all the way down.
 	if st, err := ws.Resolve(ctx, deepest); err != nil || len(historyOf(t, st)) != levels+1 {
 		t.Errorf("log of %s: %v; want all %d steps", deepest, err, levels+1)
+	}
+}
+
+// forkChain commits z0@1 and then, levels times, forks zK from the head
+// of z(K-1) and commits a step to it: zK@(K+1) sits levels forks of
+// forks above z0@1.
+func forkChain(t *testing.T, ws *cairn.Workspace, levels int) {
+	t.Helper()
+	ctx := context.Background()
+	prev := commitSmall(t, ws, "z0", 1)
+	for i := 1; i <= levels; i++ {
+		head, err := prev.Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "z" + strconv.Itoa(i)
+		if _, err := ws.Fork(ctx, head, name); err != nil {
+			t.Fatal(err)
+		}
+		prev = commitSmall(t, ws, name, 1)
 	}
 }

@@ -3,7 +3,6 @@ package cairn_test
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -24,19 +23,7 @@ func TestForkLevelsLimitSaysWhereItStopped(t *testing.T) {
 	store := mem.New()
 	ws := cairn.OpenStore(store)
 	// z0@1 ← z1@2 ← … ← z12@13: each fork is of the last one's head.
-	const levels = 12
-	prev := commitSmall(t, ws, "z0", 1)
-	for i := 1; i <= levels; i++ {
-		head, err := prev.Head(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := "z" + strconv.Itoa(i)
-		if _, err := ws.Fork(ctx, head, name); err != nil {
-			t.Fatal(err)
-		}
-		prev = commitSmall(t, ws, name, 1)
-	}
+	forkChain(t, ws, 12)
 	const bound = 5
 	ws = cairn.OpenStore(store) // nothing cached: every level read
 	if err := ws.SetLimits(cairn.Limits{MaxForkLevels: bound}); err != nil {

@@ -497,7 +497,10 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight, ended fu
 			if reply != nil {
 				_, werr = errs.Write(reply)
 			} else {
-				_, werr = to.Write(append(line, '\n'))
+				// Without the whitespace around it: the SDK's decoder
+				// reads spaces after the message as trailing data and
+				// ends the session.
+				_, werr = to.Write(append(bytes.TrimSpace(line), '\n'))
 			}
 			if werr != nil {
 				return werr

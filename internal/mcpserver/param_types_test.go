@@ -34,3 +34,19 @@ func TestParamTypesInTheirWords(t *testing.T) {
 		t.Errorf("a call with a well-formed _meta after them: %s", strings.TrimSpace(r.raw))
 	}
 }
+
+// TestResponseWithoutID: a response with no id was refused as "the
+// answer to id : want ...", naming an empty id. It says the id is
+// missing.
+func TestResponseWithoutID(t *testing.T) {
+	s := startStdio(t)
+	s.send(`{"jsonrpc":"2.0","result":{}}`)
+	want := `invalid response: a "result" or an "error" without an "id": want the id of the request it answers`
+	if r := s.next(); r.Error == nil || r.Error.Code != -32600 || r.Error.Message != want {
+		t.Errorf("a response without an id: answered %s, want -32600 %q", strings.TrimSpace(r.raw), want)
+	}
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if r := s.next(); string(r.ID) != "1" || r.Error != nil {
+		t.Errorf("ping after it: %s", strings.TrimSpace(r.raw))
+	}
+}

@@ -867,6 +867,9 @@ func malformed(line []byte) []byte {
 	switch {
 	case id != nil && usableID(id) == nil:
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, badID(id))
+	case method == nil && response && id == nil:
+		return errorReply(nil, jsonrpc.CodeInvalidRequest,
+			`invalid response: a "result" or an "error" without an "id": want the id of the request it answers`)
 	case method == nil && response:
 		// Its id is one of the server's requests, not the client's.
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(

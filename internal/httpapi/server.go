@@ -254,12 +254,12 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		// Not not_found, the answer for a session with no steps: a
 		// client whose URL is wrong (a path prefix, another port) must
 		// not take it for a new session.
-		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s", r.Method, r.URL.EscapedPath()))
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
-		fmt.Sprintf("%s %s: this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+		fmt.Sprintf("%s %s: this path takes %s", r.Method, r.URL.EscapedPath(), strings.Join(allow, ", ")))
 }
 
 // matchPath reports whether an escaped request path matches a route's
@@ -654,7 +654,7 @@ func checkParams(r *http.Request, takes []string) error {
 			continue
 		}
 		if len(takes) == 0 {
-			return badRequest("query parameter %s: %s %s takes no query parameters", termtext.Quote(k), r.Method, r.URL.Path)
+			return badRequest("query parameter %s: %s %s takes no query parameters", termtext.Quote(k), r.Method, r.URL.EscapedPath())
 		}
 		return badRequest("query parameter %s: unknown (this path takes %s; names are case-sensitive)", termtext.Quote(k), strings.Join(takes, ", "))
 	}

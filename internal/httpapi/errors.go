@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/cairnlog/cairn"
@@ -195,7 +197,7 @@ func bodyError(err error, body []byte, fields []field) error {
 // "string", "object") for a message: "1.5", "a string", "an object".
 func jsonValue(v string) string {
 	if n, ok := strings.CutPrefix(v, "number "); ok {
-		return n
+		return n + tooLarge(n)
 	}
 	switch v {
 	case "object", "array":
@@ -204,4 +206,15 @@ func jsonValue(v string) string {
 		return "true or false"
 	}
 	return "a " + v
+}
+
+// tooLarge is what a message adds for text, a step number that did not
+// parse, when it is a number past the largest step number: the CLI says
+// such a number is too large, and so does the API, rather than only
+// what it wants (">= 1", which the number is).
+func tooLarge(text string) string {
+	if _, err := strconv.ParseUint(text, 10, 64); errors.Is(err, strconv.ErrRange) {
+		return fmt.Sprintf(" (too large: at most %d)", uint64(math.MaxUint64))
+	}
+	return ""
 }

@@ -347,7 +347,7 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 	}
 	n, err := strconv.ParseUint(r.PathValue("step"), 10, 64)
 	if err != nil || n == 0 {
-		return badRequest("step %q: want a number >= 1", r.PathValue("step"))
+		return badRequest("step %q: want a number >= 1%s", r.PathValue("step"), tooLarge(r.PathValue("step")))
 	}
 	e, err := s.session(r)
 	if err != nil {
@@ -368,7 +368,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	after, err := strconv.ParseUint(q.Get("after"), 10, 64)
 	if err != nil {
-		return badRequest("after %q: want a step number (0 for any step)", q.Get("after"))
+		return badRequest("after %q: want a step number (0 for any step)%s", q.Get("after"), tooLarge(q.Get("after")))
 	}
 	timeout := defaultWait
 	if t := q.Get("timeout"); t != "" {
@@ -455,7 +455,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	if f := q.Get("from"); f != "" {
 		n, err := strconv.ParseUint(f, 10, 64)
 		if err != nil || n == 0 {
-			return badRequest("from %q: want a step number >= 1", f)
+			return badRequest("from %q: want a step number >= 1%s", f, tooLarge(f))
 		}
 		from = n
 	}
@@ -616,7 +616,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 		if hasNum {
 			var err error
 			if n, err = strconv.ParseUint(num, 10, 64); err != nil || n == 0 {
-				return badRequest("%s %q: want SESSION or SESSION@N with N >= 1", k, ref)
+				return badRequest("%s %q: want SESSION or SESSION@N with N >= 1%s", k, ref, tooLarge(num))
 			}
 		}
 		e, err := s.sessions.acquire(name)

@@ -188,6 +188,9 @@ func bodyError(err error, body []byte, fields []field) error {
 		return badRequest("%s: %s is not allowed here", te.Field, jsonValue(te.Value))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if n, err := strconv.Unquote(name); err == nil {
+			name = termtext.Quote(n)
+		}
 		return badRequest("request body: unknown field %s (this request takes %s)", name, strings.Join(names, ", "))
 	}
 	return badRequest("request body is not valid JSON")

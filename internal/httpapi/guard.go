@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // checkSameOrigin refuses a state-changing request (any method but GET,
@@ -29,7 +31,7 @@ func checkSameOrigin(r *http.Request) error {
 	if origin := r.Header.Values("Origin"); len(origin) > 0 {
 		if len(origin) > 1 || !sameOrigin(origin[0], r) {
 			return &apiError{status: http.StatusForbidden, code: "forbidden",
-				msg: fmt.Sprintf("cross-origin request refused: Origin %q is not this server (%s)", strings.Join(origin, ", "), r.Host)}
+				msg: fmt.Sprintf("cross-origin request refused: Origin %s is not this server (%s)", termtext.Quote(strings.Join(origin, ", ")), shownPath(r.Host))}
 		}
 	}
 	if r.Method == http.MethodDelete && r.ContentLength == 0 {

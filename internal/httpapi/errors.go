@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -182,7 +183,11 @@ func bodyError(err error, body []byte, fields []field) error {
 		}
 		for _, f := range fields {
 			if f.name == te.Field {
-				return badRequest("%s: want %s, not %s", f.name, f.want, jsonValue(te.Value))
+				v := jsonValue(te.Value)
+				if n, ok := strings.CutPrefix(te.Value, "number "); ok && te.Type != nil && te.Type.Kind() == reflect.Uint64 {
+					v += tooLarge(n) // a step number
+				}
+				return badRequest("%s: want %s, not %s", f.name, f.want, v)
 			}
 		}
 		return badRequest("%s: %s is not allowed here", te.Field, jsonValue(te.Value))
@@ -200,7 +205,7 @@ func bodyError(err error, body []byte, fields []field) error {
 // "string", "object") for a message: "1.5", "a string", "an object".
 func jsonValue(v string) string {
 	if n, ok := strings.CutPrefix(v, "number "); ok {
-		return n + tooLarge(n)
+		return n
 	}
 	switch v {
 	case "object", "array":

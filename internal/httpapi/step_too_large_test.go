@@ -27,6 +27,10 @@ func TestStepTooLargeSaysSo(t *testing.T) {
 			t.Errorf("%s %s %s: %q, want it to say %q ... at most 18446744073709551615", tc.method, tc.path, tc.body, msg, tc.want)
 		}
 	}
+	// A number where a string belongs is no step number, however large.
+	if msg, _ := c.do("POST", "/v1/sessions/s/steps", `{"state":2,"status":`+big+`}`, 400)["error"].(string); strings.Contains(msg, "too large") {
+		t.Errorf("status %s: %q, want no word of step numbers", big, msg)
+	}
 	c.do("GET", "/v1/sessions/t/head", "", 404) // the fork wrote nothing
 	if head := c.do("GET", "/v1/sessions/s/head", "", 200); head["step"] != json.Number("1") {
 		t.Errorf("head %v after a refused commit, want 1", head["step"])

@@ -18,21 +18,30 @@ func TestLongValuesNotEchoed(t *testing.T) {
 	for _, tc := range []struct {
 		method, path, body string
 		status             int
+		hdr                http.Header
 	}{
-		{"GET", "/v1/sessions/s/steps/" + long, "", 400},
-		{"GET", "/v1/sessions/s/head?state=" + long, "", 400},
-		{"GET", "/v1/sessions/s/log?limit=" + long, "", 400},
-		{"GET", "/v1/sessions/s/log?from=" + long, "", 400},
-		{"GET", "/v1/sessions/s/wait?after=" + long, "", 400},
-		{"GET", "/v1/sessions/s/wait?after=0&timeout=" + long, "", 400},
-		{"GET", "/v1/diff?b=s&a=s@" + long, "", 400},
-		{"GET", "/v1/x/" + long, "", 404},
-		{"PUT", "/v1/sessions/" + long + "/steps", "", 405},
-		{"GET", "/v1/sessions/s/head?%zz" + long, "", 400},
-		{"POST", "/v1/sessions/s/steps", `{"state":1,"status":"` + long + `"}`, 400},
-		{"POST", "/v1/sessions/s/steps", `{"state":1,"` + long + `":1}`, 400},
+		{"GET", "/v1/sessions/s/steps/" + long, "", 400, nil},
+		{"GET", "/v1/sessions/s/head?state=" + long, "", 400, nil},
+		{"GET", "/v1/sessions/s/log?limit=" + long, "", 400, nil},
+		{"GET", "/v1/sessions/s/log?from=" + long, "", 400, nil},
+		{"GET", "/v1/sessions/s/wait?after=" + long, "", 400, nil},
+		{"GET", "/v1/sessions/s/wait?after=0&timeout=" + long, "", 400, nil},
+		{"GET", "/v1/diff?b=s&a=s@" + long, "", 400, nil},
+		{"GET", "/v1/x/" + long, "", 404, nil},
+		{"PUT", "/v1/sessions/" + long + "/steps", "", 405, nil},
+		{"GET", "/v1/sessions/s/head?%zz" + long, "", 400, nil},
+		{"POST", "/v1/sessions/s/steps", `{"state":1,"status":"` + long + `"}`, 400, nil},
+		{"POST", "/v1/sessions/s/steps", `{"state":1,"` + long + `":1}`, 400, nil},
+		{"POST", "/v1/sessions/s/steps", `{"state":1}`, 415, http.Header{"Content-Type": {"application/" + long}}},
+		{"POST", "/v1/sessions/s/steps", `{"state":1}`, 415, http.Header{"Content-Type": {"application/json; charset=" + long}}},
+		{"POST", "/v1/sessions/s/steps", `{"state":1}`, 415, http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {long}}},
+		{"POST", "/v1/sessions/s/steps", `{"state":1}`, 403, http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {long}}},
+		{"POST", "/v1/sessions/s/steps", `{"state":1}`, 403, http.Header{"Content-Type": {"application/json"}, "Origin": {"http://" + long}}},
 	} {
-		hdr := http.Header{"Content-Type": {"application/json"}}
+		hdr := tc.hdr
+		if hdr == nil {
+			hdr = http.Header{"Content-Type": {"application/json"}}
+		}
 		status, b, _ := c.send(tc.method, tc.path, tc.body, hdr, "")
 		var e errorBody
 		if status != tc.status || json.Unmarshal(b, &e) != nil || len(e.Error) > 400 || !strings.Contains(e.Error, "aaaa") {

@@ -597,9 +597,11 @@ func (s *Session) checkExpect(ctx context.Context, opts CommitOptions) error {
 			}
 			// Number is the step this commit would have written, above
 			// the head it found: not the one the caller expected to write.
-			head := s.headNum()
+			// A retry is built on its key's step's parent, but that step
+			// is the session's head, and the one a caller must expect.
+			head, next := s.visibleHead(), s.nextNum()
 			if s.retried != nil {
-				head = s.retried.Number
+				head, next = s.retried.Number, s.retried.Number+1
 			}
 			expected, found := fmt.Sprintf("expected head %d", *opts.Expect), fmt.Sprintf("the head is %d", head)
 			if *opts.Expect == 0 {
@@ -608,10 +610,10 @@ func (s *Session) checkExpect(ctx context.Context, opts CommitOptions) error {
 			switch {
 			case s.removed:
 				found = "the session was removed"
-			case s.head == nil:
+			case head == 0:
 				found = "the session has no steps"
 			}
-			return &ConflictError{Session: s.name, Number: s.nextNum(), Head: s.visibleHead(), Reason: expected + ", but " + found}
+			return &ConflictError{Session: s.name, Number: next, Head: head, Reason: expected + ", but " + found}
 		}
 	}
 	return nil

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/cairnlog/cairn"
@@ -180,12 +183,19 @@ func bodyError(err error, body []byte, fields []field) error {
 		}
 		for _, f := range fields {
 			if f.name == te.Field {
-				return badRequest("%s: want %s, not %s", f.name, f.want, jsonValue(te.Value))
+				v := jsonValue(te.Value)
+				if n, ok := strings.CutPrefix(te.Value, "number "); ok && te.Type != nil && te.Type.Kind() == reflect.Uint64 {
+					v += tooLarge(n) // a step number
+				}
+				return badRequest("%s: want %s, not %s", f.name, f.want, v)
 			}
 		}
 		return badRequest("%s: %s is not allowed here", te.Field, jsonValue(te.Value))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if n, err := strconv.Unquote(name); err == nil {
+			name = termtext.Quote(n)
+		}
 		return badRequest("request body: unknown field %s (this request takes %s)", name, strings.Join(names, ", "))
 	}
 	return badRequest("request body is not valid JSON")
@@ -204,4 +214,15 @@ func jsonValue(v string) string {
 		return "true or false"
 	}
 	return "a " + v
+}
+
+// tooLarge is what a message adds for text, a step number that did not
+// parse, when it is a number past the largest step number: the CLI says
+// such a number is too large, and so does the API, rather than only
+// what it wants (">= 1", which the number is).
+func tooLarge(text string) string {
+	if _, err := strconv.ParseUint(text, 10, 64); errors.Is(err, strconv.ErrRange) {
+		return fmt.Sprintf(" (too large: at most %d)", uint64(math.MaxUint64))
+	}
+	return ""
 }

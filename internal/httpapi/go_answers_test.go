@@ -29,6 +29,8 @@ func TestGoAnswersInTheAPIShape(t *testing.T) {
 		code, want string
 	}{
 		{"two Content-Length headers", post + "Content-Length: 11\r\nContent-Length: 12\r\n\r\n{\"state\":1}", 400, "bad_request", "its head could not be read"},
+		// Two that agree are one length (RFC 9112, 6.3), as Go reads them.
+		{"two equal Content-Length headers", post + "Content-Length: 11\r\nContent-Length: 11\r\n\r\n{\"state\":1}", 201, "", ""},
 		{"headers over the limit", "GET /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("x", 80<<10) + "\r\n\r\n", 431, "too_large", "over the server's limit of 64 KiB"},
 		{"no Host", "GET /v1/sessions HTTP/1.1\r\n\r\n", 400, "bad_request", "missing required Host header"},
 		{"an unknown transfer coding", post + "Transfer-Encoding: gzip\r\n\r\n", 501, "bad_request", "Transfer-Encoding"},

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // checkSameOrigin refuses a state-changing request (any method but GET,
@@ -24,12 +26,12 @@ func checkSameOrigin(r *http.Request) error {
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 		return &apiError{status: http.StatusForbidden, code: "forbidden",
-			msg: fmt.Sprintf("cross-site request refused (Sec-Fetch-Site: %s): this API does not take requests from web pages of other sites", site)}
+			msg: fmt.Sprintf("cross-site request refused (Sec-Fetch-Site: %s): this API does not take requests from web pages of other sites", shownPath(site))}
 	}
 	if origin := r.Header.Values("Origin"); len(origin) > 0 {
 		if len(origin) > 1 || !sameOrigin(origin[0], r) {
 			return &apiError{status: http.StatusForbidden, code: "forbidden",
-				msg: fmt.Sprintf("cross-origin request refused: Origin %q is not this server (%s)", strings.Join(origin, ", "), r.Host)}
+				msg: fmt.Sprintf("cross-origin request refused: Origin %s is not this server (%s)", termtext.Quote(strings.Join(origin, ", ")), shownPath(r.Host))}
 		}
 	}
 	if r.Method == http.MethodDelete && r.ContentLength == 0 {
@@ -47,18 +49,18 @@ func checkSameOrigin(r *http.Request) error {
 	if cs, ok := params["charset"]; err == nil && mt == "application/json" && ok && !strings.EqualFold(cs, "utf-8") {
 		// The body would be read as UTF-8 all the same, and stored wrong.
 		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-			msg: fmt.Sprintf("Content-Type %s: JSON bodies are UTF-8; send charset=utf-8 or no charset", ct)}
+			msg: fmt.Sprintf("Content-Type %s: JSON bodies are UTF-8; send charset=utf-8 or no charset", shownPath(ct))}
 	}
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-			msg: fmt.Sprintf("Content-Encoding %s: send the request body uncompressed", ce)}
+			msg: fmt.Sprintf("Content-Encoding %s: send the request body uncompressed", shownPath(ce))}
 	}
 	if err != nil || mt != "application/json" {
 		if ct == "" {
 			ct = "none"
 		}
 		return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-			msg: fmt.Sprintf("Content-Type %s: send the request body as Content-Type: application/json", ct)}
+			msg: fmt.Sprintf("Content-Type %s: send the request body as Content-Type: application/json", shownPath(ct))}
 	}
 	return nil
 }

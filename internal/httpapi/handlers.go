@@ -173,7 +173,7 @@ func stateParam(r *http.Request) (bool, error) {
 	case "false", "0":
 		return false, nil
 	default:
-		return false, badRequest("state %q: want true, false, 1 or 0", v)
+		return false, badRequest("state %s: want true, false, 1 or 0", termtext.Quote(v))
 	}
 }
 
@@ -267,7 +267,7 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Status != "" {
 		if opts.Status, err = cairn.ParseStatus(req.Status); err != nil {
-			return badRequest("status %q: want running, awaiting_input or done", req.Status)
+			return badRequest("status %s: want running, awaiting_input or done", termtext.Quote(req.Status))
 		}
 	}
 	if len(req.Record) > 0 && string(req.Record) != "null" {
@@ -347,7 +347,7 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 	}
 	n, err := strconv.ParseUint(r.PathValue("step"), 10, 64)
 	if err != nil || n == 0 {
-		return badRequest("step %q: want a number >= 1", r.PathValue("step"))
+		return badRequest("step %s: want a number >= 1%s", termtext.Quote(r.PathValue("step")), tooLarge(r.PathValue("step")))
 	}
 	e, err := s.session(r)
 	if err != nil {
@@ -368,13 +368,13 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	after, err := strconv.ParseUint(q.Get("after"), 10, 64)
 	if err != nil {
-		return badRequest("after %q: want a step number (0 for any step)", q.Get("after"))
+		return badRequest("after %s: want a step number (0 for any step)%s", termtext.Quote(q.Get("after")), tooLarge(q.Get("after")))
 	}
 	timeout := defaultWait
 	if t := q.Get("timeout"); t != "" {
 		secs, err := strconv.ParseFloat(t, 64)
 		if err != nil || secs < 0 || math.IsNaN(secs) || math.IsInf(secs, 0) {
-			return badRequest("timeout %q: want seconds >= 0", t)
+			return badRequest("timeout %s: want seconds >= 0", termtext.Quote(t))
 		}
 		timeout = time.Duration(min(secs, s.opts.MaxWait.Seconds()) * float64(time.Second))
 	}
@@ -447,7 +447,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > maxLogLimit {
-			return badRequest("limit %q: want 1 to %d", l, maxLogLimit)
+			return badRequest("limit %s: want 1 to %d", termtext.Quote(l), maxLogLimit)
 		}
 		limit = n
 	}
@@ -455,7 +455,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	if f := q.Get("from"); f != "" {
 		n, err := strconv.ParseUint(f, 10, 64)
 		if err != nil || n == 0 {
-			return badRequest("from %q: want a step number >= 1", f)
+			return badRequest("from %s: want a step number >= 1%s", termtext.Quote(f), tooLarge(f))
 		}
 		from = n
 	}
@@ -616,7 +616,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 		if hasNum {
 			var err error
 			if n, err = strconv.ParseUint(num, 10, 64); err != nil || n == 0 {
-				return badRequest("%s %q: want SESSION or SESSION@N with N >= 1", k, ref)
+				return badRequest("%s %s: want SESSION or SESSION@N with N >= 1%s", k, termtext.Quote(ref), tooLarge(num))
 			}
 		}
 		e, err := s.sessions.acquire(name)

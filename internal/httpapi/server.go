@@ -38,6 +38,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/termtext"
@@ -254,12 +255,12 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		// Not not_found, the answer for a session with no steps: a
 		// client whose URL is wrong (a path prefix, another port) must
 		// not take it for a new session.
-		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s", r.Method, shownPath(r.URL.EscapedPath())))
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
-		fmt.Sprintf("%s %s: this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+		fmt.Sprintf("%s %s: this path takes %s", r.Method, shownPath(r.URL.EscapedPath()), strings.Join(allow, ", ")))
 }
 
 // matchPath reports whether an escaped request path matches a route's
@@ -611,7 +612,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !strings.HasPrefix(r.URL.Path, "/") {
 		// CONNECT host:port: no path to clean, nor any route to take it.
-		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s: this server is no proxy; its routes are under /v1/", r.Method, r.RequestURI))
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s %s: this server is no proxy; its routes are under /v1/", r.Method, shownPath(r.RequestURI)))
 		return
 	}
 	if p := r.URL.EscapedPath(); p != cleanPath(p) {
@@ -619,7 +620,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// body) to another route: DELETE /v1/sessions/s/steps/.. would
 		// land on DELETE /v1/sessions/s.
 		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf(
-			"path %s: empty, '.' and '..' segments are not taken (no session is named '.' or '..')", p))
+			"path %s: empty, '.' and '..' segments are not taken (no session is named '.' or '..')", shownPath(p)))
 		return
 	}
 	if err := checkQuery(r.URL.RawQuery); err != nil {
@@ -635,7 +636,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func checkQuery(raw string) error {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return badRequest("query string %q: %v", raw, err)
+		return badRequest("query string %s: %v", termtext.Quote(raw), err)
 	}
 	for k, v := range q {
 		if len(v) > 1 {
@@ -654,7 +655,7 @@ func checkParams(r *http.Request, takes []string) error {
 			continue
 		}
 		if len(takes) == 0 {
-			return badRequest("query parameter %s: %s %s takes no query parameters", termtext.Quote(k), r.Method, r.URL.Path)
+			return badRequest("query parameter %s: %s %s takes no query parameters", termtext.Quote(k), r.Method, shownPath(r.URL.EscapedPath()))
 		}
 		return badRequest("query parameter %s: unknown (this path takes %s; names are case-sensitive)", termtext.Quote(k), strings.Join(takes, ", "))
 	}
@@ -772,4 +773,19 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// shownPath is p, a path (or another part of a request line or header)
+// as a message names it: whole up to 128 bytes, else by its first 64
+// and its length, not echoed whole (a path may run to 64 KiB, and an
+// agent reads its errors into its context).
+func shownPath(p string) string {
+	if len(p) <= 128 {
+		return p
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", p[:cut], len(p))
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnlog/cairn/internal/jsontext"
+	"github.com/cairnlog/cairn/internal/termtext"
 )
 
 // checkText refuses the JSON value of field name unless its strings are
@@ -37,10 +38,10 @@ func checkNames(body []byte, fields []field) error {
 			known = known || f.name == n
 		}
 		if !known {
-			return badRequest("request body: unknown field %q (this request takes %s; names are case-sensitive)", n, fieldNames(fields))
+			return badRequest("request body: unknown field %s (this request takes %s; names are case-sensitive)", termtext.Quote(n), fieldNames(fields))
 		}
 		if seen[n] {
-			return badRequest("request body: field %q is given twice; give each field once", n)
+			return badRequest("request body: field %s is given twice; give each field once", termtext.Quote(n))
 		}
 		seen[n] = true
 	}

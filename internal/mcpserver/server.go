@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -268,7 +269,7 @@ type CheckpointIn struct {
 	Patch     json.RawMessage `json:"patch,omitempty"`
 	Record    json.RawMessage `json:"record,omitempty"`
 	Status    string          `json:"status,omitempty" jsonschema:"running (default), awaiting_input or done"`
-	Expect    *int64          `json:"expect,omitempty" jsonschema:"fail unless the session's head is this step (0: the session must be new); guards against a second writer"`
+	Expect    *uint64         `json:"expect,omitempty" jsonschema:"fail unless the session's head is this step (0: the session must be new); guards against a second writer"`
 	// IdempotencyKey: described in checkpointSchema.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
@@ -348,10 +349,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	}
 	opts.Record = rec
 	if in.Expect != nil {
-		if *in.Expect < 0 {
-			return nil, fmt.Errorf("expect: want a step number, 0 or more, not %d", *in.Expect)
-		}
-		opts.Expect = cairn.ExpectHead(uint64(*in.Expect))
+		opts.Expect = cairn.ExpectHead(*in.Expect)
 	}
 	if in.IdempotencyKey != "" {
 		if cairn.ValidIdempotencyKey(in.IdempotencyKey) != nil {
@@ -442,7 +440,11 @@ func argumentError(err error) error {
 		if want == "" {
 			want = "another type"
 		}
-		return fmt.Errorf("%s: want %s, not %s", te.Field, want, strings.TrimPrefix(te.Value, "number "))
+		v := strings.TrimPrefix(te.Value, "number ")
+		if _, err := strconv.ParseUint(v, 10, 64); err != nil && errors.Is(err, strconv.ErrRange) {
+			v += " (too large)"
+		}
+		return fmt.Errorf("%s: want %s, not %s", te.Field, want, v)
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return fmt.Errorf("unknown argument %s (checkpoint takes session, state_json, patch, record, status, expect, idempotency_key)", name)

@@ -497,7 +497,10 @@ func filterLines(r io.Reader, to io.Writer, errs io.Writer, fl *flight, ended fu
 			if reply != nil {
 				_, werr = errs.Write(reply)
 			} else {
-				_, werr = to.Write(append(line, '\n'))
+				// Without the whitespace around it: the SDK's decoder
+				// reads spaces after the message as trailing data and
+				// ends the session.
+				_, werr = to.Write(append(bytes.TrimSpace(line), '\n'))
 			}
 			if werr != nil {
 				return werr
@@ -794,6 +797,9 @@ func check(line []byte) ([]byte, message) {
 		}
 		seen[m.Name] = true
 	}
+	if reply := checkParamTypes(usableID(id), name, members); reply != nil {
+		return reply, none
+	}
 	if what, ok := listed[name]; ok {
 		if reply := checkCursor(usableID(id), what, members); reply != nil {
 			return reply, none
@@ -861,6 +867,9 @@ func malformed(line []byte) []byte {
 	switch {
 	case id != nil && usableID(id) == nil:
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, badID(id))
+	case method == nil && response && id == nil:
+		return errorReply(nil, jsonrpc.CodeInvalidRequest,
+			`invalid response: a "result" or an "error" without an "id": want the id of the request it answers`)
 	case method == nil && response:
 		// Its id is one of the server's requests, not the client's.
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
@@ -938,6 +947,59 @@ func errorReply(id json.RawMessage, code int, msg string) []byte {
 		Error   rpcError        `json:"error"`
 	}{"2.0", id, rpcError{code, msg}})
 	return append(b, '\n')
+}
+
+// paramTypes names, for the methods whose params the SDK decodes into
+// its own Go types, the JSON type of each member it reads (a member of a
+// member as "outer.inner"). The SDK refused a member of another type in
+// Go's words, naming its types ("cannot unmarshal ... into Go struct
+// field mcp.SetLoggingLevelParams.level of type string"). Every
+// request's "_meta" is an object.
+var paramTypes = map[string][]paramType{
+	"initialize": {{"protocolVersion", "string"}, {"capabilities", "object"}, {"clientInfo", "object"},
+		{"clientInfo.name", "string"}, {"clientInfo.version", "string"}, {"clientInfo.title", "string"}},
+	"logging/setLevel":    {{"level", "string"}},
+	"resources/read":      {{"uri", "string"}},
+	"prompts/get":         {{"name", "string"}, {"arguments", "object"}},
+	"completion/complete": {{"ref", "object"}, {"argument", "object"}, {"context", "object"}},
+}
+
+// paramType is a member of a method's params and the JSON type it takes.
+type paramType struct{ path, kind string }
+
+// checkParamTypes returns the error reply for a request of method whose
+// params (members) hold a member paramTypes names, or "_meta", of
+// another JSON type than it takes (null is none, as the SDK reads it),
+// or nil.
+func checkParamTypes(id json.RawMessage, method string, members []jsontext.Member) []byte {
+	for _, p := range append([]paramType{{"_meta", "object"}}, paramTypes[method]...) {
+		v := memberAt(members, p.path)
+		if v == nil || string(v) == "null" || jsonKind(v) == p.kind {
+			continue
+		}
+		return errorReply(id, jsonrpc.CodeInvalidParams, fmt.Sprintf("invalid params: %s: want %s, not %s",
+			p.path, map[string]string{"string": "a string", "object": "a JSON object"}[p.kind], clip(v)))
+	}
+	return nil
+}
+
+// memberAt returns the value of the member at path ("a" or "a.b") among
+// members, or nil if there is none.
+func memberAt(members []jsontext.Member, path string) json.RawMessage {
+	first, rest, nested := strings.Cut(path, ".")
+	for _, m := range members {
+		if m.Name != first {
+			continue
+		}
+		if !nested {
+			return m.Value
+		}
+		if m.Value[0] != '{' {
+			return nil // the outer member's own type is checked first
+		}
+		return memberAt(jsontext.Members(m.Value), rest)
+	}
+	return nil
 }
 
 // listed names what each list method of MCP lists.

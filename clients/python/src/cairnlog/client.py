@@ -293,6 +293,8 @@ class Client:
         url = url or os.environ.get("CAIRN_URL")
         if not url:
             raise ValueError("no server URL: pass url= or set CAIRN_URL")
+        if not isinstance(url, str):
+            raise TypeError(f"url: want the server's URL (a str, such as 'http://127.0.0.1:7474'), not {url!r}")
         try:
             parts = urllib.parse.urlsplit(url)
         except ValueError:

@@ -548,8 +548,8 @@ export class CairnSaver extends BaseCheckpointSaver {
 
   /** put stores a checkpoint after its parent (config's checkpoint_id) and returns its config. */
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    const threadId = config.configurable?.thread_id;
-    if (typeof threadId !== "string" || threadId === "") {
+    const threadId = threadOf(config, "put checkpoint");
+    if (threadId === undefined) {
       throw new Error('put checkpoint: the config has no "thread_id" in its "configurable"');
     }
     const ns: string = config.configurable?.checkpoint_ns ?? "";
@@ -604,9 +604,9 @@ export class CairnSaver extends BaseCheckpointSaver {
 
   /** putWrites stores a task's pending writes against the checkpoint in config. */
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
-    const threadId = config.configurable?.thread_id;
+    const threadId = threadOf(config, "put writes");
     const id = config.configurable?.checkpoint_id;
-    if (typeof threadId !== "string" || threadId === "") {
+    if (threadId === undefined) {
       throw new Error('put writes: the config has no "thread_id" in its "configurable"');
     }
     if (typeof id !== "string" || id === "") {
@@ -686,8 +686,8 @@ export class CairnSaver extends BaseCheckpointSaver {
 
   /** getTuple returns the checkpoint in config, or the thread's newest one; undefined if there is none. */
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    const threadId = config.configurable?.thread_id;
-    if (typeof threadId !== "string" || threadId === "") return undefined;
+    const threadId = threadOf(config, "get checkpoint");
+    if (threadId === undefined) return undefined;
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const id: string | undefined = config.configurable?.checkpoint_id || undefined;
     if (id !== undefined) {
@@ -712,7 +712,7 @@ export class CairnSaver extends BaseCheckpointSaver {
   async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
     const { before, filter } = options;
     let limit = options.limit;
-    const threadId: string | undefined = config.configurable?.thread_id;
+    const threadId = threadOf(config, "list checkpoints");
     const ns: string | undefined = config.configurable?.checkpoint_ns;
     const onlyId: string | undefined = config.configurable?.checkpoint_id || undefined;
     const prefix = threadId !== undefined ? this.base(threadId, ns) : `${this.prefix}.`;
@@ -736,6 +736,7 @@ export class CairnSaver extends BaseCheckpointSaver {
 
   /** deleteThread removes every session of a thread: all its namespaces and branches. */
   async deleteThread(threadId: string): Promise<void> {
+    if (typeof threadId !== "string" || threadId === "") throw new TypeError(`delete thread: want a thread_id (a non-empty string), not ${shown(threadId)}`);
     for (const s of await this.client.sessions(this.base(threadId))) {
       try {
         await this.client.remove(s.session);
@@ -746,6 +747,25 @@ export class CairnSaver extends BaseCheckpointSaver {
     }
     for (const k of [...this.tips.keys()]) if (k.startsWith(this.base(threadId))) this.tips.delete(k);
   }
+}
+
+/**
+ * threadOf is config's thread_id; undefined if it has none. One that is no
+ * string (a number, say) is a TypeError naming it: it was taken for no
+ * thread_id at all, or reached Buffer's own TypeError.
+ */
+function threadOf(config: RunnableConfig, what: string): string | undefined {
+  const t: unknown = config?.configurable?.thread_id;
+  if (t === undefined || t === null || t === "") return undefined;
+  if (typeof t !== "string") throw new TypeError(`${what}: want a thread_id that is a string, not ${shown(t)}`);
+  return t;
+}
+
+function shown(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "number" || typeof v === "boolean" || v === undefined || v === null) return String(v);
+  return `a ${typeof v === "object" ? (Array.isArray(v) ? "list" : "object") : typeof v}`;
 }
 
 /** segment encodes s into a session-name part without dots: base64url, or for long values a hash of a length base64url never has. */

@@ -131,6 +131,18 @@ def test_bad_server_url_is_said_in_the_constructor(url: str) -> None:
     assert repr(url) in str(e.value) and "http://HOST:PORT" in str(e.value)
 
 
+@pytest.mark.parametrize("url", [7474, b"http://127.0.0.1:7474", ["http://127.0.0.1:7474"]])
+def test_a_server_url_that_is_no_str_is_a_type_error(url: object) -> None:
+    # A port number or bytes given as the URL was urlsplit's AttributeError
+    # ("'int' object has no attribute 'decode'") or a ValueError naming
+    # b'...', not the TypeError of every other argument that is no str.
+    with pytest.raises(TypeError) as e:
+        Client(url)  # type: ignore[arg-type]
+    assert str(e.value) == f"url: want the server's URL (a str, such as 'http://127.0.0.1:7474'), not {url!r}"
+    with pytest.raises(TypeError):
+        cairnlog.open(url=url)  # type: ignore[arg-type]
+
+
 def test_listings_go_past_a_damaged_session(cairn_bin: str, tmp_path: pathlib.Path) -> None:
     # One session whose head the store holds damaged: the listings keep the
     # others and warn, naming it (the server answers 200 with "unreadable").

@@ -7,6 +7,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -177,3 +178,36 @@ def test_an_interrupted_open_stops_its_server(cairn_bin: str, tmp_path: pathlib.
         r.wait()
         if pid_file.exists() and _alive(int(pid_file.read_text())):
             os.kill(int(pid_file.read_text()), 9)
+
+
+def test_a_cairn_that_never_listens_through_a_wrapper_is_given_up_on(tmp_path: pathlib.Path) -> None:
+    # A $CAIRN_BIN that is a wrapper script whose own child outlives it (and
+    # so holds its output open) and that printed no address: open() stopped
+    # the wrapper after start_timeout, then read its stderr to the end, which
+    # never came while the child lived: open() hung, start_timeout or not.
+    child_pid = tmp_path / "child-pid"
+    wrapper = tmp_path / "cairn-wrapper"
+    wrapper.write_text(f"#!/bin/sh\necho 'starting up' >&2\nsleep 600 &\necho $! > '{child_pid}'\nwait\n")
+    wrapper.chmod(0o755)
+    raised: list = []
+
+    def start() -> None:
+        try:
+            cairnlog.open(str(tmp_path / "store"), bin=str(wrapper), start_timeout=1)
+        except BaseException as e:  # noqa: B902 - handed to the test's thread
+            raised.append(e)
+
+    t = threading.Thread(target=start, daemon=True)
+    t.start()
+    try:
+        t.join(120)
+        assert not t.is_alive(), "open() did not return"
+    finally:
+        if child_pid.exists():
+            try:
+                os.kill(int(child_pid.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        t.join(30)
+    assert len(raised) == 1 and isinstance(raised[0], RuntimeError), raised
+    assert str(raised[0]) == "start cairn serve: no address printed within 1 s: starting up"

@@ -682,8 +682,12 @@ function headerSafe(token: string | undefined): string | undefined {
   return token;
 }
 
-/** The fewest digits an integer past 2^53 (9007199254740992) is written with. */
-const longDigits = /\d{16}/;
+/**
+ * The fewest digits an integer past 2^53 (9007199254740992) is written
+ * with; or an exponent of three digits, as a number past the largest
+ * double (1e400) is.
+ */
+const longDigits = /\d{16}|[eE][+]?\d{3}/;
 
 /**
  * refuseInexactIntegers throws LimitError if the JSON text holds an
@@ -692,8 +696,10 @@ const longDigits = /\d{16}/;
  * number silently changed is worse than none. Integers past 2^53 that a
  * double holds exactly (1152921504606846976, 1e20) read as they are, and so
  * does a double's own text, as JSON.stringify writes it (2**60 as
- * 1152921504606847000, which is not 2^60 but no double is nearer). Only a
- * text with 16 digits in a row is scanned.
+ * 1152921504606847000, which is not 2^60 but no double is nearer). A
+ * number past the largest double (1e400), which JSON.parse reads as
+ * Infinity, is refused too. Only a text with 16 digits in a row, or an
+ * exponent of three digits, is scanned.
  */
 function refuseInexactIntegers(text: string): void {
   if (!longDigits.test(text)) return;
@@ -727,6 +733,13 @@ function refuseInexactIntegers(text: string): void {
         // One past the largest double reads as Infinity, which BigInt refuses.
         if (!Number.isFinite(read) || (String(read) !== t && BigInt(t) !== BigInt(read))) {
           throw new LimitError(422, "limit", `the answer holds the integer ${t}, which a JavaScript number cannot hold exactly (JSON.parse would read it as ${read}): read it with a client that keeps such integers (the Python client does), or store them as strings`);
+        }
+      } else if (!integer) {
+        const t = text.slice(start, i);
+        const read = Number(t);
+        if (!Number.isFinite(read)) {
+          const shown = t.length <= 40 ? t : t.slice(0, 40) + "...";
+          throw new LimitError(422, "limit", `the answer holds the number ${shown}, which a JavaScript number cannot hold (JSON.parse would read it as ${read}): store such numbers as strings`);
         }
       }
     } else {

@@ -126,6 +126,9 @@ async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv, timeo
   } catch (e) {
     child.kill("SIGKILL");
     await exited;
+    // Its pipes may outlive it (a wrapper's own child holds them open):
+    // left open, they would keep the program running after the rejection.
+    for (const s of [child.stdin, child.stdout, child.stderr]) s?.destroy();
     throw e;
   }
 }

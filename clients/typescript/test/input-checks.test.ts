@@ -48,6 +48,29 @@ describe.skipIf(!bin)("checks against cairn serve", () => {
     expect((await c.head("str"))?.record).toEqual({ big: "-9007199254740993", f: 1e300, g: 12345678901234567890.5 });
   });
 
+  it("refuses to read a number past the largest double, rather than read it as Infinity", async () => {
+    // JSON.parse read 1e400, committed by another writer, as Infinity: a
+    // state silently changed, which this client then refused to commit
+    // again (NaN and infinities are no JSON numbers).
+    const c = srv.client;
+    for (const [i, n] of ["1e400", "-1E+400", "1.5e309", `${"9".repeat(400)}.0`].entries()) {
+      await post(`inf${i}`, `{"state":{"ok":[1e300,"1e400"],"n":${n}}}`);
+      for (const [what, call] of [
+        ["head", () => c.head(`inf${i}`)],
+        ["step", () => c.step(`inf${i}`, 1)],
+        ["wait", () => c.wait(`inf${i}`, 0, { timeout: 0 })],
+      ] as const) {
+        const e = await call().catch((x) => x);
+        expect(e, `${what} ${n}`).toBeInstanceOf(LimitError);
+        const shown = n.length <= 40 ? n : n.slice(0, 40) + "...";
+        expect(e.message).toBe(`cairn: 422 limit: the answer holds the number ${shown}, which a JavaScript number cannot hold (JSON.parse would read it as ${n.startsWith("-") ? "-" : ""}Infinity): store such numbers as strings`);
+      }
+    }
+    // A large double, and an exponent in a string, read as they are.
+    await post("finite", `{"state":{"f":1e300,"g":1.7976931348623157e308,"s":"1e400","t":5e-324}}`);
+    expect((await c.head("finite"))?.state).toEqual({ f: 1e300, g: 1.7976931348623157e308, s: "1e400", t: 5e-324 });
+  });
+
   it("refuses an integer past the largest double as it refuses any other it would change", async () => {
     // JSON.parse reads a 400-digit integer as Infinity; the check threw
     // a RangeError of BigInt(Infinity) instead of saying so.

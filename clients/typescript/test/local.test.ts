@@ -31,6 +31,44 @@ describe("startServer", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 10_000);
+
+  it("rejects on startTimeout and keeps no program running, though the server's pipes outlive it", async () => {
+    // A cairn (here a wrapper script) that never printed its address, and
+    // whose own child held its output open: startServer rejected after
+    // startTimeout, but the child's pipes kept Node's event loop alive, so
+    // the program that caught the rejection never exited.
+    const dir = tempDir();
+    const childPid = join(dir, "child-pid");
+    const wrapper = join(dir, "cairn");
+    writeFileSync(wrapper, `#!/bin/sh\necho 'starting up' >&2\nsleep 600 &\necho $! > '${childPid}'\nwait\n`);
+    chmodSync(wrapper, 0o755);
+    const program = join(dir, "agent.mjs");
+    writeFileSync(
+      program,
+      `import { startServer } from ${JSON.stringify(built)};
+await startServer({ bin: ${JSON.stringify(wrapper)}, store: ${JSON.stringify(join(dir, "store"))}, startTimeout: 1 }).catch((e) => console.log(e.message));
+`,
+    );
+    try {
+      const child = spawn(process.execPath, [program], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      // A bound on a program that never ends: it is killed, and fails.
+      const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      const [code, signal] = await new Promise<[number | null, string | null]>((r) => child.once("exit", (c, s) => r([c, s])));
+      clearTimeout(killer);
+      expect(signal, "the program did not end by itself").toBeNull();
+      expect(code).toBe(0);
+      expect(out.trim()).toBe("start cairn serve: no address after 1000 ms: starting up");
+    } finally {
+      try {
+        process.kill(Number(readFileSync(childPid, "utf8")), "SIGKILL");
+      } catch {
+        // gone
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe.skipIf(!bin)("a program with a private server", () => {

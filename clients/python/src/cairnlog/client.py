@@ -10,6 +10,7 @@ import operator
 import os
 import socket
 import ssl
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -18,7 +19,7 @@ import uuid
 import warnings
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .errors import CairnError, InvalidError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
+from .errors import CairnError, InvalidError, LimitError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
 Step = Dict[str, Any]
 """A step as the API returns it: session, step, id, parent, origin, status,
@@ -42,6 +43,34 @@ def _idempotency_key(key: Optional[str]) -> str:
     if not isinstance(key, str) or not 0 < len(key) <= 128 or any(not "!" <= c <= "~" for c in key):
         raise InvalidError(400, "bad_request", f"idempotency_key {key!r}: want {_KEY_RULE}")
     return key
+
+
+class _Unreadable(ValueError):
+    """An answer's JSON holds a number Python does not read as written."""
+
+
+def _float(text: str) -> float:
+    f = float(text)
+    if math.isinf(f):
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise _Unreadable(f"the answer holds the number {shown}, which a Python float cannot hold (json would read it "
+                          f"as {f}): store such numbers as strings")
+    return f
+
+
+def _decode(raw: bytes) -> Any:
+    """raw's JSON. A number past a float's range (1e400, which another
+    writer may store) is _Unreadable, not read as inf; so is an integer
+    longer than Python reads (sys.get_int_max_str_digits()), not reported
+    as an answer that is not JSON."""
+    try:
+        return json.loads(raw, parse_float=_float)
+    except ValueError as e:
+        if isinstance(e, _Unreadable) or "integer string conversion" not in str(e):
+            raise
+        raise _Unreadable(f"the answer holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+                          "longer than Python reads (raise the limit with sys.set_int_max_str_digits(), "
+                          "or store such integers as strings)") from None
 
 
 def _header_safe(token: Optional[str]) -> Optional[str]:
@@ -293,6 +322,8 @@ class Client:
         url = url or os.environ.get("CAIRN_URL")
         if not url:
             raise ValueError("no server URL: pass url= or set CAIRN_URL")
+        if not isinstance(url, str):
+            raise TypeError(f"url: want the server's URL (a str, such as 'http://127.0.0.1:7474'), not {url!r}")
         try:
             parts = urllib.parse.urlsplit(url)
         except ValueError:
@@ -334,7 +365,9 @@ class Client:
                 if not raw:
                     return resp.status, None
                 try:
-                    return resp.status, json.loads(raw)
+                    return resp.status, _decode(raw)
+                except _Unreadable as e:
+                    raise LimitError(422, "limit", str(e)) from None
                 except ValueError:
                     raise CairnError(resp.status, "http", self._foreign(resp.status, resp.reason)) from None
         except urllib.error.HTTPError as e:

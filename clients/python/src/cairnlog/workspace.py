@@ -202,29 +202,36 @@ def _start(cmd: List[str], env: Dict[str, str],
             ready.set()
             p.stdout.read()  # keep the pipe drained until the server exits
 
+    err: List[str] = []
+
     def drain() -> None:
+        # Kept from the start, not read once the server has failed: a
+        # cairn started through a wrapper whose own child outlives it
+        # holds the pipe open, and a read to its end would never return.
         assert p.stderr is not None
         with p.stderr:
-            p.stderr.read()
+            for line in p.stderr:
+                if len(err) < 100:
+                    err.append(line)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    try:
-        ready.wait(start_timeout)
-    except BaseException:
-        # Interrupted (Ctrl-C's KeyboardInterrupt, say) before the workspace
-        # that would stop the server exists: stop it here.
-        _stop(p, (reader,))
-        assert p.stderr is not None
-        p.stderr.close()
-        raise
-    if not found:
-        _stop(p, (reader,))
-        assert p.stderr is not None
-        with p.stderr:
-            err = p.stderr.read()
-        raise _Refused(p.returncode, err.strip())
     # Drain stderr too, so the server never blocks on a full pipe.
     drainer = threading.Thread(target=drain, daemon=True)
     drainer.start()
+    try:
+        # False: start_timeout passed with the server neither listening nor gone.
+        answered = ready.wait(start_timeout)
+    except BaseException:
+        # Interrupted (Ctrl-C's KeyboardInterrupt, say) before the workspace
+        # that would stop the server exists: stop it here.
+        _stop(p, (reader, drainer))
+        raise
+    if not found:
+        # What it said before it stopped; the wait is bounded, as _stop's.
+        _stop(p, (reader, drainer))
+        said = "".join(err).strip()
+        if not answered:
+            said = f"no address printed within {start_timeout} s" + (f": {said}" if said else "")
+        raise _Refused(p.returncode, said)
     return p, found[0], (reader, drainer)

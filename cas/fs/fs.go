@@ -272,7 +272,7 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		// listing that answered "none" would pass off the keys it hides
 		// (a session's steps, say) as gone: gc would free what they use.
 		// It is the store's damage, said as what stands there.
-		err = notObject("list", prefix, fmt.Errorf("%w", &standsError{mode: 0}), true)
+		err = notObject("list", prefix, &standsError{mode: 0}, true)
 	case notFound(err):
 		err = nil // nothing there
 	default:

@@ -137,10 +137,7 @@ func checkInputDir(flagName, dir string) error {
 // without such a ~.
 func unexpandedTilde(path string) string {
 	first, rest, _ := strings.Cut(filepath.ToSlash(path), "/")
-	if !strings.HasPrefix(first, "~") {
-		return ""
-	}
-	if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
+	if !strings.HasPrefix(first, "~") || exists(first) {
 		return ""
 	}
 	instead := "the home directory's path"
@@ -164,15 +161,20 @@ func notMeantAsPath(path string) string {
 	if problem := unexpandedTilde(path); problem != "" {
 		return problem
 	}
-	scheme := urlScheme.FindString(path)
-	if scheme == "" {
-		return ""
-	}
-	first, _, _ := strings.Cut(path, "/")
-	if _, err := os.Lstat(first); !errors.Is(err, fs.ErrNotExist) {
+	first, _, _ := strings.Cut(filepath.ToSlash(path), "/")
+	if !urlScheme.MatchString(path) || exists(first) {
 		return ""
 	}
 	return fmt.Sprintf("a URL, not a path: this writes to a local directory or file only (give ./%s for a directory named %s)", filepath.ToSlash(filepath.Clean(path)), first)
+}
+
+// exists reports whether something (a file, a directory, a link) stands
+// at path, or might: only a path the system says does not exist is
+// absent. The check of notMeantAsPath and unexpandedTilde, which take a
+// path whose first element exists as written.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // checkOutputDir checks that the directory a flag names is absent or an

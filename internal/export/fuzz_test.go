@@ -26,21 +26,28 @@ func FuzzRecordExport(f *testing.F) {
 		if len(raw) > 1<<16 {
 			return
 		}
-		st := &cairn.Step{Session: "s", Number: 1, Time: time.Unix(0, 0)}
+		var record json.RawMessage
 		if json.Valid(raw) {
-			st.Record = raw
+			record = raw
 		}
-		s := Step{Step: st}
-		if rec, err := cairn.ParseRecord(st.Record); err == nil {
-			if rec.Validate() != nil {
-				t.Fatalf("ParseRecord accepted a record Validate refuses: %s", raw)
+		// Two steps of the same record, each read on its own as the
+		// pipeline reads them, then settled as it settles them.
+		tr := &Trajectory{Session: "s", Labels: map[string]string{}}
+		for n := uint64(1); n <= 2; n++ {
+			st := &cairn.Step{Session: "s", Number: n, Time: time.Unix(0, 0), Record: record}
+			s := Step{Step: st}
+			if rec, err := cairn.ParseRecord(st.Record); err == nil {
+				if rec.Validate() != nil {
+					t.Fatalf("ParseRecord accepted a record Validate refuses: %s", raw)
+				}
+				if err := settleArguments(rec); err != nil {
+					t.Fatalf("ParseRecord accepted arguments export cannot settle: %v: %s", err, raw)
+				}
+				s.Rec = rec
 			}
-			if err := settleArguments(rec); err != nil {
-				t.Fatalf("ParseRecord accepted arguments export cannot settle: %v: %s", err, raw)
-			}
-			s.Rec = rec
+			tr.Steps = append(tr.Steps, s)
 		}
-		tr := &Trajectory{Session: "s", Steps: []Step{s, s}, Labels: map[string]string{}}
+		settleCallIDs(tr)
 		for _, line := range []func(*Trajectory, *verdict, bool) any{openAILine, shareGPTLine, atifLine} {
 			if v := line(tr, &verdict{}, true); v != nil {
 				b, err := json.Marshal(v)

@@ -9,23 +9,13 @@ import (
 	"github.com/cairnlog/cairn/cas"
 	_ "github.com/cairnlog/cairn/cas/fs"  // file:// and plain paths: the local default
 	_ "github.com/cairnlog/cairn/cas/mem" // mem://
+	"github.com/cairnlog/cairn/internal/storeurl"
 )
 
 // openStore opens the backend a store URL names, and says whether it is
 // remote (see cas.Backend). A plain path is a local directory.
-// splitStoreURL returns the scheme of a store URL and the rest: "file"
-// and the path itself for a plain path; a file:// URL's rest is its path,
-// as given (relative, or absolute), never URL-escaped.
-func splitStoreURL(url string) (scheme, rest string) {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return "file", url
-	}
-	return scheme, rest
-}
-
 func openStore(ctx context.Context, url string) (cas.Store, bool, error) {
-	scheme, rest := splitStoreURL(url)
+	scheme, rest := storeurl.Split(url)
 	b, ok := cas.Lookup(scheme)
 	if !ok {
 		var want []string

@@ -3,6 +3,8 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,5 +38,35 @@ func TestOpenStoreURLThatDoesNotParse(t *testing.T) {
 	_, err := cairn.Open(context.Background(), "mem://b/%zz")
 	if !errors.Is(err, cairn.ErrInvalid) || strings.Contains(err.Error(), "invalid argument") {
 		t.Fatalf("Open = %v; want ErrInvalid in the URL's words", err)
+	}
+}
+
+// TestFileURLWithLocalhost: file://localhost/abs names /abs, as RFC 8089
+// and every URL library read it; it used to be the relative path
+// localhost/abs, a store made in whatever directory the command ran.
+func TestFileURLWithLocalhost(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Chdir(t.TempDir())
+	ws, err := cairn.Open(ctx, "file://localhost"+dir+"/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if got, want := ws.URL(), dir+"/store"; got != want {
+		t.Fatalf("URL() = %q, want %q", got, want)
+	}
+	s, err := ws.Session("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, cairn.JSON([]byte(`{}`)), cairn.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); err != nil {
+		t.Fatalf("the store is not at %s/store: %v", dir, err)
+	}
+	if _, err := os.Stat("localhost"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a directory localhost was made where the command ran (%v)", err)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/metered"
 	"github.com/cairnlog/cairn/cas/retry"
+	"github.com/cairnlog/cairn/internal/storeurl"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -335,7 +336,7 @@ func (w *Workspace) URL() string {
 	if w == nil || w.url == "" {
 		return ""
 	}
-	if scheme, path := splitStoreURL(w.url); scheme == "file" {
+	if path, local := storeurl.Local(w.url); local {
 		if a, err := filepath.Abs(path); err == nil {
 			return a
 		}

@@ -32,6 +32,7 @@ import (
 	_ "github.com/cairnlog/cairn/cas/minio" // minio:// stores
 	_ "github.com/cairnlog/cairn/cas/s3"    // s3:// stores
 	"github.com/cairnlog/cairn/internal/runner"
+	"github.com/cairnlog/cairn/internal/storeurl"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -139,7 +140,7 @@ func (e *env) checkStore() error {
 		// command committed there would be gone when it exits.
 		return usagef("%s %s: an in-memory store lives only inside one process, so what a command wrote there would be lost when it exits (give a directory, s3:// or minio://)", from, url)
 	}
-	path, local := localStorePath(url)
+	path, local := storeurl.Local(url)
 	if !local || path == "" {
 		return nil // file:// naming no directory: Open refuses it
 	}
@@ -228,13 +229,6 @@ func (e *env) storeURL() (url, from string) {
 		return url, "$CAIRN_STORE"
 	}
 	return "", ""
-}
-
-// localStorePath returns the directory of a local store's URL (a plain
-// path or file://PATH); local is false for any other scheme.
-func localStorePath(url string) (path string, local bool) {
-	path, file := strings.CutPrefix(url, "file://")
-	return path, file || !strings.Contains(url, "://")
 }
 
 // openNamed opens the workspace after checking that each of names is a

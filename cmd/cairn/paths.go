@@ -15,6 +15,7 @@ import (
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/internal/realpath"
+	"github.com/cairnlog/cairn/internal/storeurl"
 )
 
 // Checks of the paths a user names in flags: a path that cannot serve is
@@ -282,7 +283,7 @@ func (e *env) storeIn(dir string) string {
 // localStore returns the directory of the store the command uses
 // (--store, $CAIRN_STORE or the default store), "" if it is not local.
 func (e *env) localStore() string {
-	store, local := localStorePath(cairn.StoreURL(e.store))
+	store, local := storeurl.Local(cairn.StoreURL(e.store))
 	if !local {
 		return ""
 	}

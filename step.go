@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn/cas"
+	"github.com/cairnlog/cairn/internal/targetdir"
 	"github.com/cairnlog/cairn/manifest"
 	"github.com/cairnlog/cairn/manifest/tree"
 )
@@ -293,7 +294,10 @@ func (st *Step) Files(ctx context.Context) (_ []FileInfo, err error) {
 // read limit (Limits) writes nothing, not even dir: the whole state is
 // checked against the limits first, reading its nodes, not its files. A
 // checkout that fails part-way (a damaged object, a cancelled ctx)
-// removes what it wrote.
+// removes what it wrote. dir is locked while it is written (on Unix, as
+// cairn run locks its work directory): of two checkouts into one
+// directory at once, in one program or two, one writes and the other is
+// ErrInvalid, the directory in use.
 func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	if err := st.enter(ctx, "checkout"); err != nil {
 		return err
@@ -321,6 +325,32 @@ func (st *Step) Checkout(ctx context.Context, dir string) (err error) {
 	}
 	if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
 		return invalid(fmt.Errorf("checkout %s: directory %s is not empty", st, given))
+	}
+	// Two checkouts into one new or empty directory at once would both
+	// find it empty and fill it with their two states mixed, each saying
+	// it succeeded: the directory is made and locked (as cairn run locks
+	// its work directory) and found empty under the lock. One this
+	// checkout made is removed again if it fails.
+	unmake, err := targetdir.Make(dir)
+	if err != nil {
+		return fmt.Errorf("checkout %s: directory %s cannot be made: %w", st, given, err)
+	}
+	defer func() {
+		if err != nil {
+			unmake()
+		}
+	}()
+	if !targetdir.IsHeld(ctx, dir) {
+		unlock, err := targetdir.Lock(dir)
+		switch {
+		case errors.Is(err, targetdir.ErrLocked):
+			return invalid(fmt.Errorf("checkout %s: directory %s is in use: another checkout or cairn run is writing into it", st, given))
+		case err == nil:
+			defer unlock()
+		} // a filesystem that cannot lock: unguarded
+		if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
+			return invalid(fmt.Errorf("checkout %s: directory %s is not empty", st, given))
+		}
 	}
 	r, err := st.reader(ctx)
 	if err != nil {

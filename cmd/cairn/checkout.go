@@ -64,7 +64,7 @@ func runCheckout(ctx context.Context, e *env, args []string) error {
 	}
 	// Written where the kernel takes the path (Step.Checkout resolves
 	// it): LINK/../x is x beside the link's target, not the text cleaned.
-	if err := st.Checkout(ctx, *dir); err != nil {
+	if err := st.Checkout(targetdir.Held(ctx, *dir), *dir); err != nil {
 		unmake()
 		if errors.Is(err, iofs.ErrPermission) && !errors.Is(err, cairn.ErrRefused) {
 			// Not the store's refusal but the target's, as export

@@ -25,6 +25,7 @@ import (
 	"github.com/cairnlog/cairn/internal/hitl"
 	"github.com/cairnlog/cairn/internal/httpapi"
 	"github.com/cairnlog/cairn/internal/realpath"
+	"github.com/cairnlog/cairn/internal/targetdir"
 	"github.com/cairnlog/cairn/internal/termtext"
 )
 
@@ -512,7 +513,8 @@ func materialise(ctx context.Context, head *cairn.Step, dir string) error {
 	if head == nil {
 		return nil
 	}
-	return head.Checkout(ctx, dir)
+	// The run holds dir's lock (lockWorkDir, tempDir).
+	return head.Checkout(targetdir.Held(ctx, dir), dir)
 }
 
 // emptyDir removes everything in dir.

@@ -5,6 +5,7 @@
 package targetdir
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -39,4 +40,30 @@ func Make(dir string) (unmake func(), err error) {
 			}
 		}
 	}, nil
+}
+
+// heldKey is the context key under which Held records a directory whose
+// lock the caller holds.
+type heldKey struct{}
+
+// Held returns ctx saying that its caller holds dir's lock (Lock) and
+// writes into dir itself: a checkout into dir under it (Step.Checkout)
+// takes no lock of its own, which would meet the caller's.
+func Held(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, heldKey{}, dir)
+}
+
+// IsHeld reports whether ctx says (Held) that its caller holds the lock
+// of dir, named by the same path or another.
+func IsHeld(ctx context.Context, dir string) bool {
+	held, ok := ctx.Value(heldKey{}).(string)
+	if !ok {
+		return false
+	}
+	a, err := os.Stat(held)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(dir)
+	return err == nil && os.SameFile(a, b)
 }

@@ -61,7 +61,7 @@ type Usage struct {
 // (what they share with other sessions is unknown), so the garbage
 // figures may be short of what gc would free once the damage is repaired.
 func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err error) {
-	if err := w.enterCtx(ctx, "du"); err != nil {
+	if err := w.enterCtx(ctx, "usage"); err != nil {
 		return nil, err
 	}
 	defer w.exit()
@@ -73,9 +73,9 @@ func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err e
 		for _, n := range names {
 			if _, herr := w.readHead(ctx, n); errors.Is(herr, ErrNotFound) {
 				if errors.Is(herr, ErrRemoved) {
-					return nil, fmt.Errorf("du %s: %w", n, ErrRemoved)
+					return nil, fmt.Errorf("usage of %s: %w", n, ErrRemoved)
 				}
-				return nil, fmt.Errorf("du %s: %w: %w", n, ErrNotFound, manifest.ErrNoSession)
+				return nil, fmt.Errorf("usage of %s: %w: %w", n, ErrNotFound, manifest.ErrNoSession)
 			}
 		}
 	}

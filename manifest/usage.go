@@ -70,12 +70,12 @@ type Unreadable struct {
 func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	for _, n := range names {
 		if err := ValidSession(n); err != nil {
-			return nil, fmt.Errorf("du: %w", err)
+			return nil, fmt.Errorf("usage: %w", err)
 		}
 	}
 	l, err := r.list(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("du: %w", err)
+		return nil, fmt.Errorf("usage: %w", err)
 	}
 	perRoot := map[string]*liveSet{}
 	// Each step's logical size is measured as the mark reads the step,
@@ -113,7 +113,7 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 			// read (its objects stay counted as live).
 			dataErr[root] = fmt.Errorf("data of %s: %w", root, err)
 		default:
-			fatal = fmt.Errorf("du %s: %w", root, err)
+			fatal = fmt.Errorf("usage of %s: %w", root, err)
 			cancel()
 		}
 	}, func(session string, err error) {
@@ -127,7 +127,7 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 		return nil, fatal
 	}
 	if err != nil {
-		return nil, fmt.Errorf("du: %w", err)
+		return nil, fmt.Errorf("usage: %w", err)
 	}
 	// A folder where a step belongs is its session's damage, reported
 	// as verify does, per session: the session is passed over (its
@@ -206,7 +206,7 @@ func (r *Repo) Usage(ctx context.Context, names ...string) (*Usage, error) {
 	sort.Slice(u.Unreadable, func(i, j int) bool { return u.Unreadable[i].Session < u.Unreadable[j].Session })
 	for n := range want {
 		if perRoot[n] == nil && !live.unread[n] {
-			return nil, fmt.Errorf("du %s: %w", n, ErrNoSession)
+			return nil, fmt.Errorf("usage of %s: %w", n, ErrNoSession)
 		}
 	}
 	if u.LiveBytes > 0 {

@@ -200,7 +200,11 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 
 // WriteJSON writes the step's JSON state to w. A state beyond a read
 // limit (Limits) writes nothing: the whole state is checked against the
-// limits first, reading its nodes, not its values.
+// limits first, reading its nodes, not its values. The state is
+// streamed: a WriteJSON that fails later (a damaged object, a cancelled
+// ctx, w's own error) may have written a part of it to w, so a caller
+// that must not keep a part writes to a temporary file or buffer and
+// keeps it only on a nil error.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	if err := st.enter(ctx, "read"); err != nil {
 		return err

@@ -26,7 +26,10 @@ func (patchState) build(tree.Sink, func(cas.ID) bool) (manifest.StateKind, tree.
 // "patch op 2 (remove /messages/7): no element 7 (the array has 5)";
 // operations are numbered from 1. A patch that is not UTF-8 is refused
 // (ErrInvalid) before any operation applies; the head's document is not
-// checked.
+// checked. As copy can double a document with each operation, a patch
+// may make the document at most twice as long as it and the patch
+// together, with 1 MiB to spare (ErrInvalid), and no longer than the
+// workspace's MaxValueBytes (ErrLimit); see docs/limits.md.
 func Patch(ops []byte) State { return patchState(ops) }
 
 // buildState stores state through sink. For JSON it goes through the
@@ -49,7 +52,7 @@ func (s *Session) buildState(ctx context.Context, state State, sink tree.Sink) (
 		if err != nil {
 			return 0, tree.Ref{}, nil, err
 		}
-		ref, err := doc.Patch(st, sink)
+		ref, err := doc.Patch(st, sink, s.ws.treeLimits().MaxBytes)
 		return manifest.StateJSON, ref, doc, err
 	}
 	kind, ref, err := state.build(sink, nil)

@@ -220,3 +220,42 @@ func BenchmarkCommitPatch(b *testing.B) {
 }
 
 func processCPU() time.Duration { return rusage.SelfCPU() }
+
+// TestCommitPatchCopiesBounded: a patch of 60 copies of the whole
+// document, 2 KB of input, asked for 2^60 times the document: `cairn
+// commit --patch` (and the HTTP API and MCP, through the same Commit)
+// built it until the machine's memory ran out. It is refused as bad
+// input, at once, naming the operation; past the workspace's
+// MaxValueBytes a patch is a limit error, as a read of the state would
+// be; and the head stays where it was.
+func TestCommitPatchCopiesBounded(t *testing.T) {
+	ctx := context.Background()
+	ws, err := cairn.Open(ctx, "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	s, _ := ws.Session("s")
+	stepOf(t, s, cairn.JSON([]byte(`{"a":"`+strings.Repeat("x", 1000)+`"}`)))
+	var ops []string
+	for i := range 60 {
+		ops = append(ops, fmt.Sprintf(`{"op":"copy","from":"","path":"/k%d"}`, i))
+	}
+	copies := cairn.Patch([]byte("[" + strings.Join(ops, ",") + "]"))
+	_, err = s.Commit(ctx, copies, cairn.CommitOptions{})
+	if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "one patch may at most double a document") {
+		t.Fatalf("60 copies of the document = %v; want ErrInvalid saying a patch may at most double it", err)
+	}
+	l := ws.Limits()
+	l.MaxValueBytes = 1500
+	if err := ws.SetLimits(l); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Commit(ctx, cairn.Patch([]byte(`[{"op":"copy","from":"","path":"/again"}]`)), cairn.CommitOptions{})
+	if !errors.Is(err, cairn.ErrLimit) || !strings.Contains(cairn.LimitHint(err), "MaxValueBytes") {
+		t.Fatalf("a copy past MaxValueBytes = %v (hint %q); want ErrLimit naming MaxValueBytes", err, cairn.LimitHint(err))
+	}
+	if head, err := s.Head(ctx); err != nil || head.Number != 1 {
+		t.Fatalf("head after refused patches = %v, %v; want step 1", head, err)
+	}
+}

@@ -31,6 +31,7 @@ type Doc struct {
 		root *jnode
 		off  int
 	}
+	bound patchBound // while a patch applies
 }
 
 // jnode is one parsed JSON value. Its position lives in its parent (offs),

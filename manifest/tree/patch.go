@@ -25,6 +25,9 @@ type PatchError struct {
 	Name string // "add", "remove", ...
 	Path string
 	Msg  string
+	// Err is why an operation whose result would pass a bound failed
+	// (a *LimitError of Patch's maxBytes, or ErrPatchGrowth), or nil.
+	Err error
 }
 
 func (e *PatchError) Error() string {
@@ -34,8 +37,46 @@ func (e *PatchError) Error() string {
 	return fmt.Sprintf("patch op %d (%s %s): %s", e.Op, e.Name, e.Path, e.Msg)
 }
 
-// Unwrap makes errors.Is(err, ErrPatch) true.
-func (e *PatchError) Unwrap() error { return ErrPatch }
+// Unwrap makes errors.Is(err, ErrPatch) true, and errors.Is(err,
+// ErrLimit) or errors.Is(err, ErrPatchGrowth) for an operation refused
+// by a bound.
+func (e *PatchError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrPatch, e.Err}
+	}
+	return []error{ErrPatch}
+}
+
+// ErrPatchGrowth reports a patch whose copies would make a document
+// more than twice as long (see Doc.Patch).
+var ErrPatchGrowth = errors.New("one patch may at most double a document")
+
+// patchSlack is how much longer than twice the document and the patch
+// together a patch may make a document: a small document may take a few
+// copies of itself.
+const patchSlack = 1 << 20
+
+// patchBound is how long a patch being applied may make its document
+// (see Patch); on is false outside Patch.
+type patchBound struct {
+	on          bool
+	before, ops int   // the lengths of the document before the patch and of the patch
+	maxBytes    int64 // 0: none
+}
+
+// check says why a document of n bytes passes the bound, or nil.
+func (b patchBound) check(n int) error {
+	switch {
+	case !b.on:
+		return nil
+	case b.maxBytes > 0 && int64(n) > b.maxBytes:
+		return &LimitError{Limit: "MaxBytes", Max: b.maxBytes, What: fmt.Sprintf("the patched document (%d bytes)", n)}
+	case n > 2*(b.before+b.ops)+patchSlack:
+		return fmt.Errorf("the patched document would be %d bytes, more than twice the %d of the document before the patch and the patch together, and 1 MiB: "+
+			"%w (split its copies among several patches)", n, b.before+b.ops, ErrPatchGrowth)
+	}
+	return nil
+}
 
 type patchOp struct {
 	Op    string          `json:"op"`
@@ -51,7 +92,15 @@ type patchOp struct {
 // operation costs the path to the value it touches and the bytes after
 // the change, not the document's size. A patch that fails in any
 // operation changes nothing and returns a *PatchError.
-func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
+//
+// The patched document is bounded, as copy can double a document with
+// each operation (60 operations of a few bytes would ask for 2^60
+// times its size): it may be at most twice as long as the document
+// before the patch and the patch together, with 1 MiB to spare
+// (ErrPatchGrowth), and at most maxBytes
+// (a *LimitError of "MaxBytes"; 0 for no such bound). An operation that
+// would pass either bound fails, before it grows the document.
+func (d *Doc) Patch(ops []byte, sink Sink, maxBytes int64) (Ref, error) {
 	// Decoded in two steps so that an error names the operation and
 	// what it wants, never a Go type.
 	var raw []json.RawMessage
@@ -74,10 +123,15 @@ func (d *Doc) Patch(ops []byte, sink Sink) (Ref, error) {
 		return Ref{}, fmt.Errorf("%w: there is no document to patch", ErrPatch)
 	}
 	d.begin()
+	d.bound = patchBound{on: true, before: len(d.text), ops: len(ops), maxBytes: maxBytes}
+	defer func() { d.bound = patchBound{} }()
 	for i, op := range list {
 		if err := d.apply(op); err != nil {
 			d.Rollback()
 			pe := &PatchError{Op: i + 1, Name: op.Op, Msg: err.Error()}
+			if errors.Is(err, ErrLimit) || errors.Is(err, ErrPatchGrowth) {
+				pe.Err = err
+			}
 			if op.Path != nil {
 				pe.Path = *op.Path
 			}
@@ -226,6 +280,9 @@ func (d *Doc) apply(op patchOp) error {
 // whole members, so the text stays valid JSON.
 func (d *Doc) edit(at, end int, repl []byte) error {
 	oldLen := len(d.text)
+	if err := d.bound.check(oldLen - (end - at) + len(repl)); err != nil {
+		return err
+	}
 	span := d.splice(at, end, repl)
 	if err := d.reparse(at, oldLen-end, len(d.text)-oldLen, span); err != nil {
 		return fmt.Errorf("patched document: %w", err)

@@ -21,7 +21,7 @@ func TestPatchRemoveMemberNamedTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Commit()
-		if _, err := d.Patch([]byte(tc.ops), discard{}); err != nil {
+		if _, err := d.Patch([]byte(tc.ops), discard{}, 0); err != nil {
 			t.Fatalf("%s on %s: %v", tc.ops, tc.doc, err)
 		}
 		if got := string(d.Text()); got != tc.want {

@@ -31,7 +31,7 @@ func TestPatchOpMembersExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Commit()
-		_, err := d.Patch([]byte(c.ops), discard{})
+		_, err := d.Patch([]byte(c.ops), discard{}, 0)
 		if err == nil || !errors.Is(err, tree.ErrPatch) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Patch %s = %v, want %q", c.ops, err, c.want)
 		}
@@ -45,7 +45,7 @@ func TestPatchOpMembersExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Commit()
-	if _, err := d.Patch([]byte(`[{"op":"add","path":"/c","value":3,"note":"x","Op":"remove"},{"op":"add","path":"/n","value":null}]`), discard{}); err != nil {
+	if _, err := d.Patch([]byte(`[{"op":"add","path":"/c","value":3,"note":"x","Op":"remove"},{"op":"add","path":"/n","value":null}]`), discard{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(d.Text()); got != `{"a":1,"b":2,"c":3,"n":null}` {

@@ -307,7 +307,17 @@ func (d *differ) patchStep(v *jv, ops []refOp) *jv {
 	want, rerr := refApply(v, ops)
 	enc := encodeOps(ops)
 	inc := &seqSink{store: newMemStore()}
-	got, err := d.doc.Patch(enc, inc)
+	got, err := d.doc.Patch(enc, inc, 0)
+	if rerr == nil && errors.Is(err, tree.ErrPatchGrowth) {
+		// Copies past the bound on one patch's growth: refused whole.
+		if n := len(want.text(nil)); n <= 2*(len(d.prev)+len(enc))+1<<20 {
+			t.Fatalf("Patch %.200s refused as growing the document too much, though it makes %d bytes of %d: %v", enc, n, len(d.prev), err)
+		}
+		if !bytes.Equal(d.doc.Text(), d.prev) {
+			t.Fatalf("a refused patch changed the document")
+		}
+		return v
+	}
 	if rerr != nil {
 		if err == nil {
 			t.Fatalf("Patch %s succeeded, the reference fails", enc)
@@ -413,7 +423,7 @@ func TestPatchErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Commit()
-		_, err := d.Patch([]byte(c.ops), discard{})
+		_, err := d.Patch([]byte(c.ops), discard{}, 0)
 		if err == nil || !errors.Is(err, tree.ErrPatch) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Patch %s = %v, want %q", c.ops, err, c.want)
 		}
@@ -447,7 +457,7 @@ func TestPatchOps(t *testing.T) {
 		}
 		d.Commit()
 		s := newMemStore()
-		ref, err := d.Patch([]byte(c.ops), s)
+		ref, err := d.Patch([]byte(c.ops), s, 0)
 		if err != nil {
 			t.Errorf("Patch %s: %v", c.ops, err)
 			continue
@@ -478,12 +488,59 @@ func BenchmarkDocPatch(b *testing.B) {
 			add := []byte(fmt.Sprintf(`[{"op":"add","path":"/messages/-","value":{"role":"tool","content":%q}},{"op":"replace","path":"/scratchpad","value":"next"}]`, seededText(300, 1)))
 			cpu := startCPU()
 			for b.Loop() {
-				if _, err := d.Patch(add, discard{}); err != nil {
+				if _, err := d.Patch(add, discard{}, 0); err != nil {
 					b.Fatal(err)
 				}
 				d.Commit()
 			}
 			cpu.report(b)
 		})
+	}
+}
+
+// TestPatchCopyBounded: copy doubles a document with each operation, so
+// a patch of a few hundred bytes could ask for exabytes (60 copies of
+// the whole document ran `cairn commit --patch` out of a 24 GiB
+// machine's memory). One patch may at most double the document and
+// itself together, and never pass maxBytes; the refused patch changes
+// nothing, and the operation that would pass the bound is named.
+func TestPatchCopyBounded(t *testing.T) {
+	doc := []byte(`{"a":"` + strings.Repeat("x", 100_000) + `"}`)
+	var ops []string
+	for i := range 60 {
+		ops = append(ops, fmt.Sprintf(`{"op":"copy","from":"","path":"/k%d"}`, i))
+	}
+	patch := []byte("[" + strings.Join(ops, ",") + "]")
+	for _, tc := range []struct {
+		maxBytes int64
+		want     string
+		limit    bool
+	}{
+		{0, "patch op 4 (copy /k3): the patched document would be 1600218 bytes, more than twice the 102279 of the document before the patch and the patch together, and 1 MiB: one patch may at most double a document", false},
+		{150_000, "patch op 1 (copy /k0): the patched document (200022 bytes): limit exceeded: more than 150000 bytes", true},
+	} {
+		d := tree.NewDoc()
+		if _, err := d.Build(doc, discard{}); err != nil {
+			t.Fatal(err)
+		}
+		d.Commit()
+		before, _ := d.Root()
+		_, err := d.Patch(patch, discard{}, tc.maxBytes)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.Is(err, tree.ErrPatch) ||
+			errors.Is(err, tree.ErrLimit) != tc.limit || errors.Is(err, tree.ErrPatchGrowth) == tc.limit {
+			t.Fatalf("maxBytes %d: Patch = %v; want a patch error starting %q (a limit error: %v)", tc.maxBytes, err, tc.want, tc.limit)
+		}
+		if after, _ := d.Root(); !after.Equal(before) {
+			t.Fatalf("maxBytes %d: the refused patch changed the document", tc.maxBytes)
+		}
+	}
+	// A copy of the whole document, once, is within the bound.
+	d := tree.NewDoc()
+	if _, err := d.Build(doc, discard{}); err != nil {
+		t.Fatal(err)
+	}
+	d.Commit()
+	if _, err := d.Patch([]byte(`[{"op":"copy","from":"","path":"/all"}]`), discard{}, 0); err != nil {
+		t.Fatalf("one copy of the whole document: %v", err)
 	}
 }

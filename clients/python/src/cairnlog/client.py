@@ -338,10 +338,33 @@ class Client:
         self.token = _header_safe(token if token is not None else os.environ.get("CAIRN_TOKEN"))
         self.timeout = timeout
         self._keys_honoured = False
+        self._closed = False
+
+    def close(self) -> None:
+        """Close the client: each later call raises InvalidError (code
+        "closed") at once, without a request. Workspace.close() (and the
+        end of its with block) closes its client. Closing twice is no error."""
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True once close() was called."""
+        return self._closed
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def _call(self, method: str, path: str, body: Any = None,
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
               headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
+        if self._closed:
+            # Not sent: a closed private server would answer "connection
+            # refused", as if cairn serve had failed.
+            raise InvalidError(0, "closed", f"the client of {self.url} is closed (close() was called, or its with "
+                                            "block ended): nothing was sent; open another to go on")
         url = self.url + path
         if query:
             # Half a surrogate pair in a str goes out as U+FFFD, as

@@ -40,7 +40,10 @@ class Workspace:
         self.close()
 
     def close(self) -> None:
-        """Stop the private server, if open() started one."""
+        """Close the workspace's client (a later call on it, or on a session
+        of the workspace, raises InvalidError with code "closed", sending
+        nothing) and stop the private server, if open() started one."""
+        self.client.close()
         self._process = None
         if self._stop is not None:
             self._stop()

@@ -184,6 +184,13 @@ def _name(name: Any, what: str) -> str:
     return name
 
 
+def _flag(v: Any, what: str) -> bool:
+    """v, or TypeError if it is no bool: "false" or 0 is never taken for one."""
+    if not isinstance(v, bool):
+        raise TypeError(f"{what}: want True or False, not {v!r}")
+    return v
+
+
 def _why_not_json(value: Any, e: BaseException) -> str:
     """Why json.dumps could not encode value, in words."""
     if isinstance(e, RecursionError):
@@ -490,14 +497,18 @@ class Client:
             return None
 
     def step(self, session: str, n: int, state: bool = True) -> Step:
-        """Step n of the session."""
+        """Step n of the session (with its state unless state=False)."""
+        _flag(state, "state")
         return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{_whole(n, 'step')}",
                           query=None if state else {"state": "false"})[1]
 
-    def commit(self, session: str, state: Any, record: Any = None, status: str = "running",
+    def commit(self, session: str, state: Any, record: Any = None, status: Optional[str] = None,
                expect: Optional[int] = None, idempotency_key: Optional[str] = None) -> Step:
         """Commit state (any JSON value) as the next step. expect=N raises
         ConflictError unless the head is step N (0: the session must not exist).
+        status is "running", "awaiting_input" (see ask) or "done"; None, as
+        for every other optional argument, is the default: it is not sent,
+        and the server's default, "running", holds.
 
         idempotency_key names this commit (1-128 printable ASCII characters,
         no spaces): sent again with the same key, a commit whose step already

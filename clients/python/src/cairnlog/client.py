@@ -479,6 +479,9 @@ class Client:
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
         """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it.
         Sessions the store holds damaged are left out with an UnreadableSessionsWarning."""
+        if prefix is not None and not isinstance(prefix, str):
+            # 5 went out as the prefix "5", and 0 listed every session.
+            raise TypeError(f"prefix: want the start of session names (a str), not {prefix!r}")
         return _listed(self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1], "sessions")
 
     def inbox(self) -> List[Dict[str, Any]]:
@@ -488,6 +491,7 @@ class Client:
 
     def head(self, session: str, state: bool = True) -> Optional[Step]:
         """The session's head step (with its state unless state=False), or None if it has no steps."""
+        _flag(state, "state")
         try:
             return self._call("GET", f"/v1/sessions/{self._s(session)}/head",
                               query=None if state else {"state": "false"})[1]
@@ -522,7 +526,10 @@ class Client:
         UnavailableError carries the key (idempotency_key) to retry with. A
         worker that may be restarted passes a key of its own that it can give
         again, such as f"{job}/{turn}"."""
-        body: Dict[str, Any] = {"state": state, "status": status}
+        body: Dict[str, Any] = {"state": state}
+        # None went out as "status": null, which the API's schema (a string) has no room for.
+        if status is not None:
+            body["status"] = status
         if record is not None:
             body["record"] = record
         if expect is not None:
@@ -658,6 +665,10 @@ class Client:
 
     def diff(self, a: str, b: str) -> List[Dict[str, str]]:
         """Changes from step a to step b ("S" or "S@N"): [{path, kind}]."""
+        for arg, what in ((a, "a"), (b, "b")):
+            if not isinstance(arg, str):
+                # 1 went out as "1", a session's name.
+                raise TypeError(f"{what}: want a step (\"SESSION\" or \"SESSION@N\", a str), not {arg!r}")
         return self._call("GET", "/v1/diff", query={"a": a, "b": b})[1]["changes"]
 
     def remove(self, session: str) -> Dict[str, Any]:

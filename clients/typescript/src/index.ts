@@ -269,6 +269,7 @@ export class CairnClient {
    */
   commitRetries = 2;
   private keysHonoured = false;
+  private isClosed = false;
 
   constructor(opts: ClientOptions = {}) {
     const url = opts.url ?? process.env.CAIRN_URL;
@@ -292,6 +293,22 @@ export class CairnClient {
     }
   }
 
+  /** True once {@link CairnClient.close} was called (also by the close() of the server startServer() started). */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /**
+   * Close the client: its kept-alive connections are closed, and each
+   * later call rejects at once, without a request, with InvalidError
+   * (status 0, code "closed"). The close() of a server that startServer()
+   * started closes its client. Closing twice is no error.
+   */
+  close(): void {
+    this.isClosed = true;
+    this.agent?.destroy();
+  }
+
   private async call<T>(
     method: string,
     path: string,
@@ -303,6 +320,11 @@ export class CairnClient {
       headers?: Record<string, string>;
     } = {},
   ): Promise<{ status: number; body: T }> {
+    if (this.isClosed) {
+      // Not sent: a private server closed with it would answer "connection
+      // refused", as if cairn serve had failed.
+      throw new InvalidError(0, "closed", `the client of ${this.url} is closed (close() was called on it, or on the server startServer() started): nothing was sent; make another to go on`);
+    }
     let url = this.url + path;
     if (opts.query) {
       const q = new URLSearchParams();

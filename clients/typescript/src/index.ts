@@ -419,6 +419,8 @@ export class CairnClient {
    * {@link UnreadableSessionsWarning}.
    */
   async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
+    // 5 went out as the prefix "5", and 0 listed every session.
+    if (prefix !== undefined && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
       signal: opts.signal,
@@ -436,6 +438,7 @@ export class CairnClient {
 
   /** The session's head with its state (unless state is false), or undefined if it has no steps. */
   async head(session: string, opts: { state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
+    flag(opts.state, "state");
     try {
       const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/head`, {
         query: { state: opts.state === false ? "false" : undefined },
@@ -451,6 +454,7 @@ export class CairnClient {
 
   /** Step n of the session, with its state unless state is false. */
   async step(session: string, n: number, opts: { state?: boolean } & CallOptions = {}): Promise<Step> {
+    flag(opts.state, "state");
     const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${whole(n, "step")}`, {
       query: { state: opts.state === false ? "false" : undefined },
       signal: opts.signal,
@@ -530,6 +534,10 @@ export class CairnClient {
     question: unknown,
     opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
   ): Promise<Step> {
+    if (opts.record !== undefined && !plain(opts.record)) {
+      // A string or an array was spread into the record: "note" as {"0": "n", ...}.
+      throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
+    }
     if (question === undefined || question === null) {
       // A step awaiting the answer to no question, in the inbox with nothing to show.
       throw new InvalidError(400, "bad_request", `question: want a question (any JSON value but null), not ${question}`);
@@ -550,6 +558,7 @@ export class CairnClient {
    */
   async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
     const timeout = opts.timeout ?? 30;
+    flag(opts.state, "state");
     if (typeof timeout !== "number" || !(timeout >= 0)) {
       throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${typeof timeout === "string" ? JSON.stringify(timeout) : String(timeout)}`);
     }
@@ -627,6 +636,10 @@ export class CairnClient {
 
   /** Changes from step a to step b, each "SESSION" (its head) or "SESSION@N". */
   async diff(a: string, b: string, opts: CallOptions = {}): Promise<Change[]> {
+    for (const [v, what] of [[a, "a"], [b, "b"]] as const) {
+      // 1 went out as "1", a session's name.
+      if (typeof v !== "string") throw new TypeError(`${what}: want a step ("SESSION" or "SESSION@N", a string), not ${shown(v)}`);
+    }
     return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b }, signal: opts.signal })).body.changes;
   }
 
@@ -664,11 +677,26 @@ function whole(n: unknown, what: string): number {
 
 /** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
 function name(n: unknown, what: string): string {
-  if (typeof n !== "string") {
-    const shown = n === null || ["undefined", "number", "boolean"].includes(typeof n) ? String(n) : `${typeof n === "object" ? "an" : "a"} ${typeof n}`;
-    throw new TypeError(`${what}: want a session's name (a string), not ${shown}`);
-  }
+  if (typeof n !== "string") throw new TypeError(`${what}: want a session's name (a string), not ${shown(n)}`);
   return n;
+}
+
+/** shown is a value of the wrong type, as an error names it: null, undefined, a number or a boolean as it is, else its kind. */
+function shown(v: unknown): string {
+  if (v === null || ["undefined", "number", "boolean"].includes(typeof v)) return String(v);
+  return `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
+}
+
+/** flag throws a TypeError unless v is true, false or undefined (the default): "false" is never taken for false. */
+function flag(v: unknown, what: string): void {
+  if (v !== undefined && typeof v !== "boolean") throw new TypeError(`${what}: want true or false, not ${typeof v === "string" ? JSON.stringify(v) : shown(v)}`);
+}
+
+/** plain reports whether v is a plain object ({...} or Object.create(null), of any realm): not an array, a class's instance, a Map, .... */
+function plain(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 /** either is a signal that aborts when a or b does (AbortSignal.any, which Node has only since 20.3). */

@@ -256,6 +256,31 @@ def _odd_key(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Option
     return None
 
 
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _odd_value(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[Any, str]]:
+    """The first value in value that json.dumps has no form for (a set,
+    bytes, an object), and its path (a JSON pointer), or None. A container
+    within itself is not walked again."""
+    if isinstance(value, _JSON_SCALARS):
+        return None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return value, path
+    if id(value) in within:
+        return None
+    within += (id(value),)
+    for k, x in items:
+        found = _odd_value(x, path + _pointer_token(k), within)
+        if found is not None:
+            return found
+    return None
+
+
 def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
     """InvalidError for a dict key that is no str anywhere in the body:
     json.dumps would make it one, and {1: "a", "1": "b"} would go out as
@@ -290,10 +315,26 @@ def _encode(body: Dict[str, Any]) -> bytes:
     holds it."""
     try:
         text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except TypeError:
+    except TypeError as e:
         # A key json refuses (a tuple, say) is said as any other odd key;
-        # a value it cannot hold stays its TypeError.
+        # a value it cannot hold stays a TypeError, naming its place as
+        # the TypeScript client does.
         _refuse_odd_keys(body, encoded=False)
+        for field, v in body.items():
+            try:
+                found = _odd_value(v)
+            except RecursionError:
+                found = None
+            if found is not None:
+                value, at = found
+                kind = type(value).__name__
+                hint = {"set": "a list", "frozenset": "a list", "bytes": "a str (decoded, or base64)",
+                        "bytearray": "a str (decoded, or base64)"}.get(kind, "a dict, list, str, number, bool or None")
+                where = f" at {at}" if at else ""
+                said = f"a {kind} object" if kind in ("bytes", "bytearray") else \
+                    f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+                raise TypeError(f"{field}: the value{where} is {said}, "
+                                f"which JSON has no form for ({e}): send {hint}") from None
         raise
     except (ValueError, RecursionError) as e:
         field = "request body"

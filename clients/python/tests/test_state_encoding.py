@@ -64,3 +64,31 @@ def test_too_deep_a_state_is_invalid(ws: cairnlog.Workspace) -> None:
 def test_a_state_that_is_no_json_value_is_a_type_error(ws: cairnlog.Workspace) -> None:
     with pytest.raises(TypeError, match="set is not JSON serializable"):
         ws.client.commit("s", {"x": {1, 2}})
+
+
+@pytest.mark.parametrize("value,kind,hint", [
+    ({1, 2}, "a set", "a list"), (b"ab", "a bytes object", "a str (decoded, or base64)"),
+    (object(), "an object", "a dict, list, str, number, bool or None"),
+])
+def test_a_value_json_has_no_form_for_is_named_by_its_place(ws: cairnlog.Workspace, value: object, kind: str,
+                                                             hint: str) -> None:
+    # It was json's "Object of type set is not JSON serializable": no word
+    # of where, in a state of thousands of values.
+    for call, field, at in [
+        (lambda: ws.client.commit("s", {"a": [1, {"x/y": value}]}), "state", " at /a/1/x~1y"),
+        (lambda: ws.client.commit("s", {}, record={"r": (value,)}), "record", " at /r/0"),
+        (lambda: ws.client.commit("s", value), "state", ""),
+    ]:
+        with pytest.raises(TypeError) as e:
+            call()
+        name = type(value).__name__
+        assert str(e.value) == (f"{field}: the value{at} is {kind}, which JSON has no form for "
+                                f"(Object of type {name} is not JSON serializable): send {hint}")
+    assert ws.client.head("s") is None
+
+
+def test_negative_zero_is_kept(ws: cairnlog.Workspace) -> None:
+    # -0.0 goes out as -0.0, a number text of its own: it reads back as -0.0.
+    ws.client.commit("z", {"x": -0.0, "y": 0.0})
+    st = ws.client.head("z")["state"]  # type: ignore[index]
+    assert math.copysign(1, st["x"]) == -1 and math.copysign(1, st["y"]) == 1

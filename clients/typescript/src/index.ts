@@ -269,6 +269,7 @@ export class CairnClient {
    */
   commitRetries = 2;
   private keysHonoured = false;
+  private isClosed = false;
 
   constructor(opts: ClientOptions = {}) {
     const url = opts.url ?? process.env.CAIRN_URL;
@@ -292,6 +293,22 @@ export class CairnClient {
     }
   }
 
+  /** True once {@link CairnClient.close} was called (also by the close() of the server startServer() started). */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /**
+   * Close the client: its kept-alive connections are closed, and each
+   * later call rejects at once, without a request, with InvalidError
+   * (status 0, code "closed"). The close() of a server that startServer()
+   * started closes its client. Closing twice is no error.
+   */
+  close(): void {
+    this.isClosed = true;
+    this.agent?.destroy();
+  }
+
   private async call<T>(
     method: string,
     path: string,
@@ -303,6 +320,11 @@ export class CairnClient {
       headers?: Record<string, string>;
     } = {},
   ): Promise<{ status: number; body: T }> {
+    if (this.isClosed) {
+      // Not sent: a private server closed with it would answer "connection
+      // refused", as if cairn serve had failed.
+      throw new InvalidError(0, "closed", `the client of ${this.url} is closed (close() was called on it, or on the server startServer() started): nothing was sent; make another to go on`);
+    }
     let url = this.url + path;
     if (opts.query) {
       const q = new URLSearchParams();
@@ -397,6 +419,8 @@ export class CairnClient {
    * {@link UnreadableSessionsWarning}.
    */
   async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
+    // 5 went out as the prefix "5", and 0 listed every session.
+    if (prefix !== undefined && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
       signal: opts.signal,
@@ -414,6 +438,7 @@ export class CairnClient {
 
   /** The session's head with its state (unless state is false), or undefined if it has no steps. */
   async head(session: string, opts: { state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
+    flag(opts.state, "state");
     try {
       const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/head`, {
         query: { state: opts.state === false ? "false" : undefined },
@@ -429,6 +454,7 @@ export class CairnClient {
 
   /** Step n of the session, with its state unless state is false. */
   async step(session: string, n: number, opts: { state?: boolean } & CallOptions = {}): Promise<Step> {
+    flag(opts.state, "state");
     const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${whole(n, "step")}`, {
       query: { state: opts.state === false ? "false" : undefined },
       signal: opts.signal,
@@ -508,6 +534,10 @@ export class CairnClient {
     question: unknown,
     opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
   ): Promise<Step> {
+    if (opts.record !== undefined && !plain(opts.record)) {
+      // A string or an array was spread into the record: "note" as {"0": "n", ...}.
+      throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
+    }
     if (question === undefined || question === null) {
       // A step awaiting the answer to no question, in the inbox with nothing to show.
       throw new InvalidError(400, "bad_request", `question: want a question (any JSON value but null), not ${question}`);
@@ -528,6 +558,7 @@ export class CairnClient {
    */
   async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
     const timeout = opts.timeout ?? 30;
+    flag(opts.state, "state");
     if (typeof timeout !== "number" || !(timeout >= 0)) {
       throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${typeof timeout === "string" ? JSON.stringify(timeout) : String(timeout)}`);
     }
@@ -605,6 +636,10 @@ export class CairnClient {
 
   /** Changes from step a to step b, each "SESSION" (its head) or "SESSION@N". */
   async diff(a: string, b: string, opts: CallOptions = {}): Promise<Change[]> {
+    for (const [v, what] of [[a, "a"], [b, "b"]] as const) {
+      // 1 went out as "1", a session's name.
+      if (typeof v !== "string") throw new TypeError(`${what}: want a step ("SESSION" or "SESSION@N", a string), not ${shown(v)}`);
+    }
     return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b }, signal: opts.signal })).body.changes;
   }
 
@@ -642,11 +677,26 @@ function whole(n: unknown, what: string): number {
 
 /** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
 function name(n: unknown, what: string): string {
-  if (typeof n !== "string") {
-    const shown = n === null || ["undefined", "number", "boolean"].includes(typeof n) ? String(n) : `${typeof n === "object" ? "an" : "a"} ${typeof n}`;
-    throw new TypeError(`${what}: want a session's name (a string), not ${shown}`);
-  }
+  if (typeof n !== "string") throw new TypeError(`${what}: want a session's name (a string), not ${shown(n)}`);
   return n;
+}
+
+/** shown is a value of the wrong type, as an error names it: null, undefined, a number or a boolean as it is, else its kind. */
+function shown(v: unknown): string {
+  if (v === null || ["undefined", "number", "boolean"].includes(typeof v)) return String(v);
+  return `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
+}
+
+/** flag throws a TypeError unless v is true, false or undefined (the default): "false" is never taken for false. */
+function flag(v: unknown, what: string): void {
+  if (v !== undefined && typeof v !== "boolean") throw new TypeError(`${what}: want true or false, not ${typeof v === "string" ? JSON.stringify(v) : shown(v)}`);
+}
+
+/** plain reports whether v is a plain object ({...} or Object.create(null), of any realm): not an array, a class's instance, a Map, .... */
+function plain(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 /** either is a signal that aborts when a or b does (AbortSignal.any, which Node has only since 20.3). */
@@ -755,35 +805,110 @@ function tooDeep(e: unknown): boolean {
 
 /**
  * encode is a request body's JSON text. What JSON.stringify would change
- * rather than send is refused, naming the field, as the Python client
- * refuses it: NaN and the infinities (sent as null) are InvalidError, a
- * Map or a Set (sent as {}) is a TypeError. A structure nested too deep
- * for JSON.stringify (its RangeError for the call stack) is InvalidError
- * too, as the server says of one past its own limit. JSON.stringify's
- * other errors (a BigInt, a structure that holds itself, a text past the
- * longest string Node makes) go out as they are. Half a surrogate pair
- * goes out escaped, and the server's 400 names the field.
+ * rather than send is refused, naming the field and the value's place in
+ * it (a JSON pointer), as the Python client refuses it: NaN and the
+ * infinities (sent as null) are InvalidError; a function or a symbol (a
+ * member left out, an array element sent as null), an array element that
+ * is undefined or a hole (sent as null), a BigInt, a Map or a Set (sent as
+ * {}), and any other object that is neither a plain
+ * object nor an array and has no toJSON (a class's instance, a typed
+ * array, a RegExp: sent as its own enumerable members, read back as a
+ * plain object) are TypeError. A toJSON is honoured, as JSON.stringify
+ * honours it (a Date is its ISO text). A member whose value is undefined
+ * is left out, as JSON.stringify leaves it out: it reads back absent,
+ * which JavaScript reads as undefined, the value it had (a field of the
+ * body itself left out is named by the server: "state is required").
+ * -0 is sent as -0, as JSON writes it (JSON.stringify writes 0, another
+ * number text and so another state). A structure nested too deep for
+ * JSON.stringify (its RangeError for the call stack) is InvalidError too,
+ * as the server says of one past its own limit. JSON.stringify's other
+ * errors (a structure that holds itself, a text past the longest string
+ * Node makes) go out as they are. Half a surrogate pair goes out escaped,
+ * and the server's 400 names the field.
  */
 function encode(body: Record<string, unknown>): string {
   let field = "request body";
+  let negativeZero = false;
+  // The refused value's place in its field: "" for the field itself.
+  const at = (holder: unknown, key: string) => (holder === body ? "" : ` at ${pointer(body[field], holder, key)}`);
   const check = function (this: unknown, key: string, value: unknown): unknown {
     if (this === body) field = key;
-    if (typeof value === "number") {
-      if (!Number.isFinite(value)) {
-        throw new InvalidError(400, "bad_request", `${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+    switch (typeof value) {
+      case "number":
+        if (!Number.isFinite(value)) {
+          throw new InvalidError(400, "bad_request", `${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+        }
+        if (value === 0 && 1 / value < 0) {
+          negativeZero = true;
+          return negativeZeroMark;
+        }
+        return value;
+      case "undefined":
+        // A member left out reads back as undefined, as it was; an element would read back as null.
+        if (!Array.isArray(this)) return value;
+      // falls through
+      case "function":
+      case "symbol": {
+        const what = value === undefined ? "undefined" : `a ${typeof value}`;
+        const sent = Array.isArray(this) ? "send it as null" : "leave the member out";
+        throw new TypeError(`${field}: the value${at(this, key)} is ${what}, which JSON has no form for (JSON.stringify would ${sent}): send null${Array.isArray(this) ? "" : ", or leave it out"}`);
       }
-    } else if (value instanceof Map || value instanceof Set) {
-      const kind = value instanceof Map ? "Map" : "Set";
-      throw new TypeError(`${field}: a ${kind} has no JSON form (JSON.stringify would send it as {}): send ${kind === "Map" ? "Object.fromEntries(m) or [...m]" : "[...s]"} instead`);
+      case "bigint":
+        throw new TypeError(`${field}: the value${at(this, key)} is a BigInt, which JSON has no form for: send it as a string (String(n)), or as a number if it is at most 2^53`);
+      case "object":
+        if (value === null || Array.isArray(value) || plain(value)) return value;
+        if (value instanceof Map || value instanceof Set) {
+          const kind = value instanceof Map ? "Map" : "Set";
+          throw new TypeError(`${field}: the value${at(this, key)} is a ${kind}, which has no JSON form (JSON.stringify would send it as {}): send ${kind === "Map" ? "Object.fromEntries(m) or [...m]" : "[...s]"} instead`);
+        }
+        // A Number, String or Boolean object is sent as its value; a toJSON's result was asked for.
+        if (value instanceof Number || value instanceof String || value instanceof Boolean || typeof (value as { toJSON?: unknown }).toJSON === "function") return value;
+        throw new TypeError(`${field}: the value${at(this, key)} is ${kindOf(value)}, not a plain object or an array: JSON.stringify would send its own enumerable members, and it would read back as a plain object: send a plain object, or give it a toJSON`);
     }
     return value;
   };
+  let text: string;
   try {
-    return JSON.stringify(body, check);
+    text = JSON.stringify(body, check);
   } catch (e) {
     if (!tooDeep(e)) throw e;
     throw new InvalidError(400, "bad_request", `${field}: nested too deep to send as JSON`);
   }
+  // The mark is a string no caller can know (a random UUID's): only -0 is written as it.
+  return negativeZero ? text.split(JSON.stringify(negativeZeroMark)).join("-0") : text;
+}
+
+/** What encode writes in place of -0, then replaces by -0 in the text. */
+const negativeZeroMark = `cairn -0 ${randomUUID()}`;
+
+/** kindOf names an object that is no plain object by its constructor: "a Uint8Array", "a Point", "an Error"; else "an object". */
+function kindOf(v: object): string {
+  const c = (v as { constructor?: { name?: unknown } }).constructor?.name;
+  if (typeof c !== "string" || c === "" || c === "Object") return "an object";
+  return `${/^[AEIO]/.test(c) ? "an" : "a"} ${c}`;
+}
+
+/**
+ * pointer is the place of holder[key] in root (a field of a body), as a
+ * JSON pointer (as diff names paths): found by a walk from root, once a
+ * value is refused, as JSON.stringify walked it (toJSON applied).
+ */
+function pointer(root: unknown, holder: unknown, key: string): string {
+  const token = (k: string) => "/" + k.replace(/~/g, "~0").replace(/\//g, "~1");
+  const seen = new Set<unknown>();
+  const find = (v: unknown, at: string): string | undefined => {
+    if (v === holder) return at;
+    if (typeof v !== "object" || v === null || seen.has(v)) return undefined;
+    seen.add(v);
+    for (const k of Object.keys(v)) {
+      let x = (v as Record<string, unknown>)[k];
+      if (typeof x === "object" && x !== null && typeof (x as { toJSON?: unknown }).toJSON === "function") x = (x as { toJSON(k: string): unknown }).toJSON(k);
+      const found = find(x, at + token(k));
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return (find(root, "") ?? "") + token(key);
 }
 
 /**

@@ -28,7 +28,11 @@ export interface LocalServer {
   token: string;
   /** A client for it. */
   client: CairnClient;
-  /** Stop the server and wait for it to exit. */
+  /**
+   * Close the client (a later call on it rejects at once with InvalidError,
+   * code "closed", sending nothing), then stop the server and wait for it
+   * to exit.
+   */
   close(): Promise<void>;
 }
 
@@ -65,11 +69,13 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   running.add(child);
   if (running.size === 1) process.on("exit", stopAll);
   held(child, false);
+  const client = new CairnClient({ url, token });
   return {
     url,
     token,
-    client: new CairnClient({ url, token }),
+    client,
     async close() {
+      client.close();
       if (running.delete(child) && running.size === 0) process.removeListener("exit", stopAll);
       // Wait for the exit with the child held again, so that the program
       // does not end first.

@@ -16,8 +16,9 @@ export interface MakePatchOptions {
  * `to` whole stores (members in `to`'s order, JSON.stringify's text), or
  * undefined when it cannot say so in a patch (the roots differ in kind, or
  * past maxOps): then commit `to` whole. `from` must be the state the patch
- * applies to, as this client committed it or JSON.parse read it back from
- * text that JSON.stringify wrote (text written otherwise, such as "1.50"
+ * applies to, as this client committed it or read it back (-0 as -0, as
+ * the client sends it), or as JSON.parse read it back from text that
+ * JSON.stringify wrote (text written otherwise, such as "1.50"
  * or "\u00e9", is kept where unchanged, as a patch does). Parts of `to` equal to parts of `from` are replaced by
  * those parts (shared, not copied), so a caller that keeps both keeps one.
  */
@@ -48,7 +49,8 @@ class Differ {
 
   /** value adds the ops that turn a into b at path; it reports whether a and b are equal. */
   value(a: unknown, b: unknown, path: string): boolean {
-    if (a === b) return true;
+    // Object.is: the client sends -0 as -0, another number text than 0.
+    if (Object.is(a, b)) return true;
     const ka = kind(a);
     if (ka !== kind(b)) {
       this.push({ op: "replace", path, value: b });
@@ -56,8 +58,8 @@ class Differ {
     }
     if (ka === "object") return this.object(a as Record<string, unknown>, b as Record<string, unknown>, path);
     if (ka === "array") return this.array(a as unknown[], b as unknown[], path);
-    // Scalars: the same JSON text is the same value (0 and -0 both print "0").
-    if (JSON.stringify(a) === JSON.stringify(b)) return true;
+    // Scalars: the same JSON text is the same value (0 and -0 differ: the client sends -0 as -0).
+    if (JSON.stringify(a) === JSON.stringify(b) && !(a === 0 && b === 0)) return true;
     this.push({ op: "replace", path, value: b });
     return false;
   }

@@ -171,7 +171,7 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     for (const [bad, kind] of [[new Map([["a", 1]]), "Map"], [new Set([1]), "Set"]] as const) {
       const e = await c.commit("nan", { n: [bad] }).catch((x) => x);
       expect(e).toBeInstanceOf(TypeError);
-      expect(e.message).toMatch(new RegExp(`^state: a ${kind} has no JSON form \\(JSON.stringify would send it as \\{\\}\\)`));
+      expect(e.message).toMatch(new RegExp(`^state: the value at /n/0 is a ${kind}, which has no JSON form \\(JSON.stringify would send it as \\{\\}\\)`));
     }
     const head = await c.head("nan");
     expect(head?.step).toBe(1);

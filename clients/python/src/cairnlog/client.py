@@ -184,6 +184,13 @@ def _name(name: Any, what: str) -> str:
     return name
 
 
+def _flag(v: Any, what: str) -> bool:
+    """v, or TypeError if it is no bool: "false" or 0 is never taken for one."""
+    if not isinstance(v, bool):
+        raise TypeError(f"{what}: want True or False, not {v!r}")
+    return v
+
+
 def _why_not_json(value: Any, e: BaseException) -> str:
     """Why json.dumps could not encode value, in words."""
     if isinstance(e, RecursionError):
@@ -249,6 +256,31 @@ def _odd_key(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Option
     return None
 
 
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _odd_value(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[Any, str]]:
+    """The first value in value that json.dumps has no form for (a set,
+    bytes, an object), and its path (a JSON pointer), or None. A container
+    within itself is not walked again."""
+    if isinstance(value, _JSON_SCALARS):
+        return None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return value, path
+    if id(value) in within:
+        return None
+    within += (id(value),)
+    for k, x in items:
+        found = _odd_value(x, path + _pointer_token(k), within)
+        if found is not None:
+            return found
+    return None
+
+
 def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
     """InvalidError for a dict key that is no str anywhere in the body:
     json.dumps would make it one, and {1: "a", "1": "b"} would go out as
@@ -283,10 +315,26 @@ def _encode(body: Dict[str, Any]) -> bytes:
     holds it."""
     try:
         text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except TypeError:
+    except TypeError as e:
         # A key json refuses (a tuple, say) is said as any other odd key;
-        # a value it cannot hold stays its TypeError.
+        # a value it cannot hold stays a TypeError, naming its place as
+        # the TypeScript client does.
         _refuse_odd_keys(body, encoded=False)
+        for field, v in body.items():
+            try:
+                found = _odd_value(v)
+            except RecursionError:
+                found = None
+            if found is not None:
+                value, at = found
+                kind = type(value).__name__
+                hint = {"set": "a list", "frozenset": "a list", "bytes": "a str (decoded, or base64)",
+                        "bytearray": "a str (decoded, or base64)"}.get(kind, "a dict, list, str, number, bool or None")
+                where = f" at {at}" if at else ""
+                said = f"a {kind} object" if kind in ("bytes", "bytearray") else \
+                    f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+                raise TypeError(f"{field}: the value{where} is {said}, "
+                                f"which JSON has no form for ({e}): send {hint}") from None
         raise
     except (ValueError, RecursionError) as e:
         field = "request body"
@@ -338,10 +386,33 @@ class Client:
         self.token = _header_safe(token if token is not None else os.environ.get("CAIRN_TOKEN"))
         self.timeout = timeout
         self._keys_honoured = False
+        self._closed = False
+
+    def close(self) -> None:
+        """Close the client: each later call raises InvalidError (code
+        "closed") at once, without a request. Workspace.close() (and the
+        end of its with block) closes its client. Closing twice is no error."""
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True once close() was called."""
+        return self._closed
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def _call(self, method: str, path: str, body: Any = None,
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
               headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
+        if self._closed:
+            # Not sent: a closed private server would answer "connection
+            # refused", as if cairn serve had failed.
+            raise InvalidError(0, "closed", f"the client of {self.url} is closed (close() was called, or its with "
+                                            "block ended): nothing was sent; open another to go on")
         url = self.url + path
         if query:
             # Half a surrogate pair in a str goes out as U+FFFD, as
@@ -449,6 +520,9 @@ class Client:
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
         """Sessions with their heads: [{session, head, id, status, time}]; with a prefix, those whose name starts with it.
         Sessions the store holds damaged are left out with an UnreadableSessionsWarning."""
+        if prefix is not None and not isinstance(prefix, str):
+            # 5 went out as the prefix "5", and 0 listed every session.
+            raise TypeError(f"prefix: want the start of session names (a str), not {prefix!r}")
         return _listed(self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1], "sessions")
 
     def inbox(self) -> List[Dict[str, Any]]:
@@ -458,6 +532,7 @@ class Client:
 
     def head(self, session: str, state: bool = True) -> Optional[Step]:
         """The session's head step (with its state unless state=False), or None if it has no steps."""
+        _flag(state, "state")
         try:
             return self._call("GET", f"/v1/sessions/{self._s(session)}/head",
                               query=None if state else {"state": "false"})[1]
@@ -467,14 +542,18 @@ class Client:
             return None
 
     def step(self, session: str, n: int, state: bool = True) -> Step:
-        """Step n of the session."""
+        """Step n of the session (with its state unless state=False)."""
+        _flag(state, "state")
         return self._call("GET", f"/v1/sessions/{self._s(session)}/steps/{_whole(n, 'step')}",
                           query=None if state else {"state": "false"})[1]
 
-    def commit(self, session: str, state: Any, record: Any = None, status: str = "running",
+    def commit(self, session: str, state: Any, record: Any = None, status: Optional[str] = None,
                expect: Optional[int] = None, idempotency_key: Optional[str] = None) -> Step:
         """Commit state (any JSON value) as the next step. expect=N raises
         ConflictError unless the head is step N (0: the session must not exist).
+        status is "running", "awaiting_input" (see ask) or "done"; None, as
+        for every other optional argument, is the default: it is not sent,
+        and the server's default, "running", holds.
 
         idempotency_key names this commit (1-128 printable ASCII characters,
         no spaces): sent again with the same key, a commit whose step already
@@ -488,7 +567,10 @@ class Client:
         UnavailableError carries the key (idempotency_key) to retry with. A
         worker that may be restarted passes a key of its own that it can give
         again, such as f"{job}/{turn}"."""
-        body: Dict[str, Any] = {"state": state, "status": status}
+        body: Dict[str, Any] = {"state": state}
+        # None went out as "status": null, which the API's schema (a string) has no room for.
+        if status is not None:
+            body["status"] = status
         if record is not None:
             body["record"] = record
         if expect is not None:
@@ -624,6 +706,10 @@ class Client:
 
     def diff(self, a: str, b: str) -> List[Dict[str, str]]:
         """Changes from step a to step b ("S" or "S@N"): [{path, kind}]."""
+        for arg, what in ((a, "a"), (b, "b")):
+            if not isinstance(arg, str):
+                # 1 went out as "1", a session's name.
+                raise TypeError(f"{what}: want a step (\"SESSION\" or \"SESSION@N\", a str), not {arg!r}")
         return self._call("GET", "/v1/diff", query={"a": a, "b": b})[1]["changes"]
 
     def remove(self, session: str) -> Dict[str, Any]:

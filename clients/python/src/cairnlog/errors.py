@@ -32,7 +32,10 @@ class NotFoundError(CairnError):
 
 
 class InvalidError(CairnError):
-    """400: a bad session name, step number, parameter or body."""
+    """400: a bad session name, step number, parameter or body. Also raised,
+    with status 0 and code "closed", by a call on a client that was closed
+    (Client.close(), Workspace.close() or the end of its with block): the
+    call was not sent."""
 
 
 class LimitError(CairnError):

@@ -35,10 +35,11 @@ class Session:
         self.head = st["step"] if st else 0
         return st.get("state") if st else None
 
-    def commit(self, state: Any, record: Any = None, status: str = "running",
+    def commit(self, state: Any, record: Any = None, status: Optional[str] = None,
                idempotency_key: Optional[str] = None) -> Step:
         """Commit state as the next step after the tracked head; raises
-        ConflictError if another writer moved the head meanwhile. See
+        ConflictError if another writer moved the head meanwhile. status:
+        see Client.commit (None, the default, is "running"). See
         Client.commit for idempotency_key: a retry with the same key whose
         step landed is answered with it, though the head moved past the
         tracked one when that step landed."""

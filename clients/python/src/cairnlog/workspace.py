@@ -40,7 +40,10 @@ class Workspace:
         self.close()
 
     def close(self) -> None:
-        """Stop the private server, if open() started one."""
+        """Close the workspace's client (a later call on it, or on a session
+        of the workspace, raises InvalidError with code "closed", sending
+        nothing) and stop the private server, if open() started one."""
+        self.client.close()
         self._process = None
         if self._stop is not None:
             self._stop()
@@ -79,6 +82,10 @@ class Workspace:
         sessions are name globs; args are more `cairn export` flags. The
         HTTP API has no export route, so this needs the local mode (or a
         store given to open())."""
+        for seq, what in ((sessions, "sessions"), (args, "args")):
+            if isinstance(seq, (str, bytes)):
+                # "a*" went out as --session a --session '*', one a character.
+                raise TypeError(f"{what}: want a list of str, not the {type(seq).__name__} {seq!r}: pass [{seq!r}]")
         if self.bin is None:
             raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
         if not self.store and not self._default_store_is_served:

@@ -1,0 +1,102 @@
+"""A call on a client that was closed: said at once, in words, with nothing sent."""
+
+from __future__ import annotations
+
+import http.server
+import pathlib
+import threading
+from typing import Any, Callable, Iterator, List
+
+import pytest
+
+import cairnlog
+from cairnlog import InvalidError
+
+
+class _Counting(http.server.BaseHTTPRequestHandler):
+    """Counts the requests it gets; answers each with cairn's 404."""
+
+    seen: List[str] = []
+
+    def _answer(self) -> None:
+        type(self).seen.append(f"{self.command} {self.path}")
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"code":"not_found","error":"no such session"}'
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_DELETE = _answer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def counting() -> Iterator[str]:
+    _Counting.seen = []
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def _calls(c: cairnlog.Client) -> List[Callable[[], Any]]:
+    return [
+        lambda: c.sessions(), lambda: c.inbox(), lambda: c.head("s"), lambda: c.step("s", 1),
+        lambda: c.commit("s", {"n": 1}), lambda: c.ask("s", {}, "q?"), lambda: c.reply("s", "yes"),
+        lambda: c.wait("s", 0, timeout=0), lambda: c.log("s"), lambda: next(c.iter_log("s")),
+        lambda: c.fork("s", "t"), lambda: c.diff("s", "t"), lambda: c.remove("s"),
+    ]
+
+
+def _is_closed(e: pytest.ExceptionInfo[InvalidError], url: str) -> None:
+    assert e.value.status == 0 and e.value.code == "closed"
+    assert e.value.message == (f"the client of {url} is closed (close() was called, or its with block ended): "
+                               "nothing was sent; open another to go on")
+
+
+def test_calls_after_a_private_workspace_is_closed_say_it_is_closed(cairn_bin: str, tmp_path: pathlib.Path) -> None:
+    # They were UnavailableError "connection refused: is cairn serve
+    # running?": the server was stopped by close(), as the user asked.
+    with cairnlog.open(str(tmp_path / "store"), bin=cairn_bin) as ws:
+        s = ws.session("s")
+        s.commit({"n": 1})
+        url = ws.url
+    for call in [*_calls(ws.client), lambda: s.commit({"n": 2}), lambda: s.resume(), lambda: ws.sessions(),
+                 lambda: ws.inbox(), lambda: ws.reply("s", 1), lambda: ws.diff("s", "s"), lambda: s.log()]:
+        with pytest.raises(InvalidError) as e:
+            call()
+        _is_closed(e, url)
+    assert ws.client.closed
+    ws.close()  # again: no error
+
+
+def test_closed_client_sends_nothing(counting: str) -> None:
+    ws = cairnlog.open(url=counting)
+    assert ws.session("s").resume() is None  # the server's 404: a new session
+    assert len(_Counting.seen) == 1
+    ws.close()
+    for call in _calls(ws.client):
+        with pytest.raises(InvalidError) as e:
+            call()
+        _is_closed(e, counting)
+    assert len(_Counting.seen) == 1
+
+
+def test_client_closes_and_is_a_context_manager(counting: str) -> None:
+    with cairnlog.Client(counting) as c:
+        assert not c.closed
+        assert c.head("s") is None
+    assert c.closed
+    with pytest.raises(InvalidError) as e:
+        c.head("s")
+    _is_closed(e, counting)
+    c2 = cairnlog.Client(counting)
+    c2.close()
+    with pytest.raises(InvalidError):
+        c2.commit("s", {})
+    assert len(_Counting.seen) == 1

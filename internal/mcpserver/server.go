@@ -303,7 +303,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return nil, argumentError(err)
+		return nil, argumentError(raw, err)
 	}
 	if in.Session == "" {
 		return nil, errors.New("session is required: the session name")
@@ -427,9 +427,11 @@ func patchArg(raw json.RawMessage) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// argumentError turns an error decoding checkpoint's arguments into one
-// that names the argument and what it wants.
-func argumentError(err error) error {
+// argumentError turns an error decoding checkpoint's arguments, raw,
+// into one that names the argument, what it wants and the value given,
+// as checkArgs says it for the other tools (encoding/json names only
+// the value's type: "not bool").
+func argumentError(raw json.RawMessage, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		want := map[string]string{
@@ -441,7 +443,17 @@ func argumentError(err error) error {
 			want = "another type"
 		}
 		v := strings.TrimPrefix(te.Value, "number ")
+		tooLarge := false
 		if _, err := strconv.ParseUint(v, 10, 64); err != nil && errors.Is(err, strconv.ErrRange) {
+			tooLarge = true
+		}
+		for _, m := range jsontext.Members(raw) {
+			if m.Name == te.Field {
+				v = clip(m.Value)
+				break
+			}
+		}
+		if tooLarge {
 			v += " (too large)"
 		}
 		return fmt.Errorf("%s: want %s, not %s", te.Field, want, v)

@@ -310,6 +310,18 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return keys[0], nil
 }
 
+// noIdempotencyKey refuses an Idempotency-Key on a request that changes
+// something but stores no key (what, a fork or a removal, whose retry
+// once it landed is retry): taken without a word, it promised a retry
+// answered as a replay, and the retry of a fork that landed was a 409,
+// of a removal a 404.
+func noIdempotencyKey(r *http.Request, what, retry, undone string) error {
+	if len(r.Header.Values("Idempotency-Key")) > 0 {
+		return badRequest("Idempotency-Key: only commits and replies take one, not %s (a retry of %s that landed is a %s, not a replay); %s", what, what, retry, undone)
+	}
+	return nil
+}
+
 func (s *Server) head(w http.ResponseWriter, r *http.Request) error {
 	withState, err := stateParam(r)
 	if err != nil {
@@ -692,6 +704,9 @@ var forkFields = []field{
 }
 
 func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
+	if err := noIdempotencyKey(r, "a fork", "409: the session exists", "nothing was forked"); err != nil {
+		return err
+	}
 	e, err := s.session(r)
 	if err != nil {
 		return err
@@ -789,6 +804,9 @@ type removed struct {
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
 	// A body is no part of this request: one that meant to narrow it
 	// (an expected head, say) must not remove the session regardless.
+	if err := noIdempotencyKey(r, "a removal", "404: no such session", "nothing was removed"); err != nil {
+		return err
+	}
 	if n, err := r.Body.Read(make([]byte, 1)); n > 0 {
 		return badRequest("request body: DELETE %s takes none; nothing was removed", r.URL.Path)
 	} else if err != nil && !errors.Is(err, io.EOF) {

@@ -705,6 +705,12 @@ func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*m
 	if err != nil {
 		return nil, DiffOut{}, err
 	}
+	if a.Kind != b.Kind {
+		// In the HTTP API's words: the Go API's error names the kinds
+		// as stored ("a json state and a dir state").
+		return nil, DiffOut{}, fmt.Errorf("a (%s) holds a %s state and b (%s) a %s state: diff compares two JSON states or two directory states",
+			a, kindName(a.Kind), b, kindName(b.Kind))
+	}
 	cs, err := t.ws.Diff(ctx, a, b)
 	if err != nil {
 		return nil, DiffOut{}, err
@@ -714,6 +720,14 @@ func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*m
 		out.Changes = append(out.Changes, Change{c.Path, jsontext.NameBytes(c.Path), string(c.Kind)})
 	}
 	return nil, out, nil
+}
+
+// kindName says the kind of a step's state in words.
+func kindName(k cairn.Kind) string {
+	if k == cairn.KindDir {
+		return "directory"
+	}
+	return "JSON"
 }
 
 // AskIn is the input of ask_for_approval.

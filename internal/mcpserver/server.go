@@ -385,10 +385,11 @@ func unicodeText(name string, b []byte) error {
 
 // recordArg returns checkpoint's record: a JSON object as sent, or the
 // object held by a JSON string (some clients send objects as text).
-// Absent or null is no record.
+// Absent, null or "" is no record ("": as state_json and
+// idempotency_key, what LLM clients send for a field they do not use).
 func recordArg(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return nil, nil
 	}
 	if raw[0] == '"' {
@@ -408,10 +409,11 @@ func recordArg(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // patchArg returns checkpoint's patch: a JSON array as sent, or the
-// array held by a JSON string. Absent or null is no patch.
+// array held by a JSON string. Absent, null or "" is no patch, as for
+// recordArg.
 func patchArg(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return nil, nil
 	}
 	if raw[0] == '"' {

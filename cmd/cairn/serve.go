@@ -55,7 +55,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if i := strings.IndexFunc(token, func(r rune) bool { return r != '\t' && (r < 0x20 || r > 0x7e) }); i >= 0 {
 		// No client can send it: every request would be refused 401.
-		r, _ := utf8.DecodeRuneInString(token[i:])
+		r, size := utf8.DecodeRuneInString(token[i:])
+		if r == utf8.RuneError && size == 1 {
+			// Not U+FFFD, which the file does not hold.
+			return usagef("%s holds the byte 0x%02X, which is not UTF-8 text, so no client could send the token: want printable ASCII", from, token[i])
+		}
 		return usagef("%s holds U+%04X, a character an HTTP header cannot carry, so no client could send the token: want printable ASCII", from, r)
 	}
 	if _, port, err := net.SplitHostPort(*listen); err != nil {

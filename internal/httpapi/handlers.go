@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -311,6 +310,18 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return keys[0], nil
 }
 
+// noIdempotencyKey refuses an Idempotency-Key on a request that changes
+// something but stores no key (what, a fork or a removal, whose retry
+// once it landed is retry): taken without a word, it promised a retry
+// answered as a replay, and the retry of a fork that landed was a 409,
+// of a removal a 404.
+func noIdempotencyKey(r *http.Request, what, retry, undone string) error {
+	if len(r.Header.Values("Idempotency-Key")) > 0 {
+		return badRequest("Idempotency-Key: only commits and replies take one, not %s (a retry of %s that landed is a %s, not a replay); %s", what, what, retry, undone)
+	}
+	return nil
+}
+
 func (s *Server) head(w http.ResponseWriter, r *http.Request) error {
 	withState, err := stateParam(r)
 	if err != nil {
@@ -361,6 +372,25 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 	return s.writeStep(w, r, st, withState, false)
 }
 
+// decimalNumber reports whether t is a number >= 0 in decimal digits,
+// with a fraction and an exponent if any: "30", "0.5", "1e-3". It
+// refuses what strconv.ParseFloat takes beyond them: a sign, hex ("0x1p3"),
+// underscores ("1_0"), "Inf" and "NaN".
+func decimalNumber(t string) bool {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(t), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	if whole+frac == "" || strings.Trim(whole+frac, "0123456789") != "" {
+		return false
+	}
+	if hasExp {
+		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+			exp = exp[1:]
+		}
+		return exp != "" && strings.Trim(exp, "0123456789") == ""
+	}
+	return true
+}
+
 // wait answers with the head once it is past step "after": at once if it
 // already is, else when a step lands (through this server, or found by
 // the session's poller), or 204 when the timeout passes.
@@ -373,7 +403,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 	timeout := defaultWait
 	if t := q.Get("timeout"); t != "" {
 		secs, err := strconv.ParseFloat(t, 64)
-		if err != nil || secs < 0 || math.IsNaN(secs) || math.IsInf(secs, 0) {
+		if err != nil || !decimalNumber(t) {
 			return badRequest("timeout %s: want seconds >= 0", termtext.Quote(t))
 		}
 		timeout = time.Duration(min(secs, s.opts.MaxWait.Seconds()) * float64(time.Second))
@@ -445,11 +475,12 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	limit := defaultLogLimit
 	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
+		// As the step numbers: digits only (Atoi took "+5" too).
+		n, err := strconv.ParseUint(l, 10, 64)
 		if err != nil || n < 1 || n > maxLogLimit {
 			return badRequest("limit %s: want 1 to %d", termtext.Quote(l), maxLogLimit)
 		}
-		limit = n
+		limit = int(n)
 	}
 	var from uint64
 	if f := q.Get("from"); f != "" {
@@ -673,6 +704,9 @@ var forkFields = []field{
 }
 
 func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
+	if err := noIdempotencyKey(r, "a fork", "409: the session exists", "nothing was forked"); err != nil {
+		return err
+	}
 	e, err := s.session(r)
 	if err != nil {
 		return err
@@ -770,6 +804,9 @@ type removed struct {
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) error {
 	// A body is no part of this request: one that meant to narrow it
 	// (an expected head, say) must not remove the session regardless.
+	if err := noIdempotencyKey(r, "a removal", "404: no such session", "nothing was removed"); err != nil {
+		return err
+	}
 	if n, err := r.Body.Read(make([]byte, 1)); n > 0 {
 		return badRequest("request body: DELETE %s takes none; nothing was removed", r.URL.Path)
 	} else if err != nil && !errors.Is(err, io.EOF) {

@@ -90,7 +90,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    maxHeaderBytes,
-		BaseContext:       func(net.Listener) context.Context { return base },
+		// net/http answers "OPTIONS *" itself, 200 before any handler:
+		// past the token, and in no shape of the API's. The handler
+		// answers it as any request (401, else 404 no_route).
+		DisableGeneralOptionsHandler: true,
+		BaseContext:                  func(net.Listener) context.Context { return base },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -598,6 +598,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// request of a kept-alive connection may have passed. Routes move it
 	// on before each write (sendDeadline).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.SendTimeout))
+	if r.ContentLength != 0 {
+		// An answer given before the body is read (401, 403, 415, 404,
+		// 405, a bad parameter) goes out only once net/http has read the
+		// body to throw it away, and it reads with no deadline of its
+		// own: a client that declared a body and sent none held its
+		// answer, connection and goroutine for ever. A body must start
+		// within StallTimeout, as it must once read (handle's
+		// deadlineBody moves this deadline on with each read); then the
+		// answer goes out and the connection is closed.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.StallTimeout))
+	}
 	if s.opts.Token != "" {
 		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))
@@ -608,6 +619,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	} else if !loopbackHost(r.Host) {
 		writeError(w, http.StatusForbidden, "forbidden", "without a token the server answers only requests addressed to a loopback host")
+		return
+	}
+	if r.RequestURI == "*" {
+		// OPTIONS *: a request of the server as a whole, which takes none.
+		writeError(w, http.StatusNotFound, "no_route", fmt.Sprintf("no route %s *: the server takes no request of itself as a whole; its routes are under /v1/", r.Method))
 		return
 	}
 	if !strings.HasPrefix(r.URL.Path, "/") {

@@ -47,6 +47,7 @@ func checkArgs(specs map[string]argSpec) mcp.Middleware {
 				res.SetError(err)
 				return &res, nil
 			}
+			call.Params.Arguments = spec.withoutNulls(call.Params.Arguments)
 			return next(ctx, method, req)
 		}
 	}
@@ -77,6 +78,9 @@ func (a argSpec) check(tool string, raw json.RawMessage) error {
 			return fmt.Errorf("argument %s is given twice; give each argument once", termtext.Quote(m.Name))
 		}
 		seen[m.Name] = true
+		if a.types && string(m.Value) == "null" && !slices.Contains(a.schema.Required, m.Name) {
+			continue // left out (withoutNulls drops it)
+		}
 		if a.types {
 			if err := checkType(m.Name, p, m.Value); err != nil {
 				return err
@@ -89,6 +93,30 @@ func (a argSpec) check(tool string, raw json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// withoutNulls returns the arguments raw, which check took, without the
+// optional ones given as null: LLM clients send null for an argument
+// they do not mean to give, as checkpoint and the HTTP API take it, and
+// the SDK would refuse it against the schema's type. It returns raw
+// itself when there is none, or when the tool reads its arguments itself.
+func (a argSpec) withoutNulls(raw json.RawMessage) json.RawMessage {
+	if !a.types {
+		return raw
+	}
+	ms := jsontext.Members(raw)
+	kept := make([]string, 0, len(ms))
+	for _, m := range ms {
+		if string(m.Value) == "null" && !slices.Contains(a.schema.Required, m.Name) {
+			continue
+		}
+		name, _ := json.Marshal(m.Name)
+		kept = append(kept, string(name)+":"+string(m.Value))
+	}
+	if len(kept) == len(ms) {
+		return raw
+	}
+	return json.RawMessage("{" + strings.Join(kept, ",") + "}")
 }
 
 func (a argSpec) names() []string {
@@ -142,7 +170,9 @@ func checkType(name string, p *jsonschema.Schema, v []byte) error {
 		}
 	}
 	if kind == "null" {
-		return fmt.Errorf("%s: want %s, not null (leave it out if it is optional)", name, describe(p))
+		// Only a required argument gets here (check takes null for an
+		// optional one as left out).
+		return fmt.Errorf("%s: want %s, not null", name, describe(p))
 	}
 	return fmt.Errorf("%s: want %s, not %s", name, describe(p), clip(v))
 }

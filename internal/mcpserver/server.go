@@ -303,7 +303,7 @@ func (t *tools) doCheckpoint(ctx context.Context, raw json.RawMessage) (*Checkpo
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return nil, argumentError(err)
+		return nil, argumentError(raw, err)
 	}
 	if in.Session == "" {
 		return nil, errors.New("session is required: the session name")
@@ -385,10 +385,11 @@ func unicodeText(name string, b []byte) error {
 
 // recordArg returns checkpoint's record: a JSON object as sent, or the
 // object held by a JSON string (some clients send objects as text).
-// Absent or null is no record.
+// Absent, null or "" is no record ("": as state_json and
+// idempotency_key, what LLM clients send for a field they do not use).
 func recordArg(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return nil, nil
 	}
 	if raw[0] == '"' {
@@ -408,10 +409,11 @@ func recordArg(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // patchArg returns checkpoint's patch: a JSON array as sent, or the
-// array held by a JSON string. Absent or null is no patch.
+// array held by a JSON string. Absent, null or "" is no patch, as for
+// recordArg.
 func patchArg(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return nil, nil
 	}
 	if raw[0] == '"' {
@@ -427,9 +429,11 @@ func patchArg(raw json.RawMessage) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// argumentError turns an error decoding checkpoint's arguments into one
-// that names the argument and what it wants.
-func argumentError(err error) error {
+// argumentError turns an error decoding checkpoint's arguments, raw,
+// into one that names the argument, what it wants and the value given,
+// as checkArgs says it for the other tools (encoding/json names only
+// the value's type: "not bool").
+func argumentError(raw json.RawMessage, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		want := map[string]string{
@@ -441,7 +445,17 @@ func argumentError(err error) error {
 			want = "another type"
 		}
 		v := strings.TrimPrefix(te.Value, "number ")
+		tooLarge := false
 		if _, err := strconv.ParseUint(v, 10, 64); err != nil && errors.Is(err, strconv.ErrRange) {
+			tooLarge = true
+		}
+		for _, m := range jsontext.Members(raw) {
+			if m.Name == te.Field {
+				v = clip(m.Value)
+				break
+			}
+		}
+		if tooLarge {
 			v += " (too large)"
 		}
 		return fmt.Errorf("%s: want %s, not %s", te.Field, want, v)
@@ -693,6 +707,12 @@ func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*m
 	if err != nil {
 		return nil, DiffOut{}, err
 	}
+	if a.Kind != b.Kind {
+		// In the HTTP API's words: the Go API's error names the kinds
+		// as stored ("a json state and a dir state").
+		return nil, DiffOut{}, fmt.Errorf("a (%s) holds a %s state and b (%s) a %s state: diff compares two JSON states or two directory states",
+			a, kindName(a.Kind), b, kindName(b.Kind))
+	}
 	cs, err := t.ws.Diff(ctx, a, b)
 	if err != nil {
 		return nil, DiffOut{}, err
@@ -702,6 +722,14 @@ func (t *tools) diff(ctx context.Context, _ *mcp.CallToolRequest, in DiffIn) (*m
 		out.Changes = append(out.Changes, Change{c.Path, jsontext.NameBytes(c.Path), string(c.Kind)})
 	}
 	return nil, out, nil
+}
+
+// kindName says the kind of a step's state in words.
+func kindName(k cairn.Kind) string {
+	if k == cairn.KindDir {
+		return "directory"
+	}
+	return "JSON"
 }
 
 // AskIn is the input of ask_for_approval.

@@ -66,7 +66,7 @@ func TestNilArguments(t *testing.T) {
 		"LimitEffect": cairn.LimitEffect, "LimitEnvHint": cairn.LimitEnvHint,
 		"LimitHint": cairn.LimitHint, "MarshalRecord": cairn.MarshalRecord,
 		"ProcessWriter": cairn.ProcessWriter, "StoreURL": cairn.StoreURL,
-		"ValidIdempotencyKey": cairn.ValidIdempotencyKey, "ValidSession": cairn.ValidSession,
+		"ValidIdempotencyKey": cairn.ValidIdempotencyKey, "ValidSession": cairn.ValidSession, "ParseRef": cairn.ParseRef,
 		"Dir": cairn.Dir, "DirWithCache": cairn.DirWithCache, "JSON": cairn.JSON,
 		"Patch": cairn.Patch, "StateOf": cairn.StateOf, "StateIDOf": cairn.StateIDOf,
 		"LimitsFromEnv": cairn.LimitsFromEnv, "ParseRecord": cairn.ParseRecord,

@@ -70,3 +70,35 @@ func TestFileURLWithLocalhost(t *testing.T) {
 		t.Fatalf("a directory localhost was made where the command ran (%v)", err)
 	}
 }
+
+// TestParseRef: the one reading of SESSION and SESSION@N, which the CLI,
+// the HTTP API and the MCP server share, so that each refuses what the
+// others refuse, in the same words.
+func TestParseRef(t *testing.T) {
+	for _, tc := range []struct {
+		ref, session string
+		step         uint64
+		err          string
+	}{
+		{"s", "s", 0, ""},
+		{"s@1", "s", 1, ""},
+		{"s@01", "s", 1, ""},
+		{"s@18446744073709551615", "s", 18446744073709551615, ""},
+		{"s@0", "", 0, `bad step reference "s@0": steps are numbered from 1`},
+		{"s@", "", 0, `bad step reference "s@": want SESSION@N with N a whole number, 1 or more`},
+		{"s@+1", "", 0, `bad step reference "s@+1": want SESSION@N`},
+		{"s@1@1", "", 0, `bad step reference "s@1@1": want SESSION@N`},
+		{"s@18446744073709551616", "", 0, `step number 18446744073709551616 is too large (at most 18446744073709551615)`},
+		{"@1", "", 0, `invalid session name ""`},
+		{"a b", "", 0, `invalid session name "a b"`},
+		{strings.Repeat("x", 1000) + "@1", "", 0, `invalid session name "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" (1000 characters)`},
+	} {
+		session, step, err := cairn.ParseRef(tc.ref)
+		switch {
+		case tc.err == "" && (err != nil || session != tc.session || step != tc.step):
+			t.Errorf("ParseRef(%.40q) = %q, %d, %v; want %q, %d", tc.ref, session, step, err, tc.session, tc.step)
+		case tc.err != "" && (!errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseRef(%.40q) = %v; want ErrInvalid saying %q", tc.ref, err, tc.err)
+		}
+	}
+}

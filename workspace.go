@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,7 @@ import (
 	"github.com/cairnlog/cairn/cas/metered"
 	"github.com/cairnlog/cairn/cas/retry"
 	"github.com/cairnlog/cairn/internal/storeurl"
+	"github.com/cairnlog/cairn/internal/termtext"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -432,33 +434,48 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (_ *Step, err error
 	}
 	defer w.exit()
 	defer w.classifyTo(&err)
-	name, num, hasNum := strings.Cut(ref, "@")
+	name, n, err := ParseRef(ref)
+	if err != nil {
+		return nil, err
+	}
 	s, err := w.session(name)
 	if err != nil {
 		return nil, err
 	}
-	if !hasNum {
+	if n == 0 {
 		return s.headStep(ctx)
-	}
-	n, err := parseStepNumber(num)
-	if err != nil {
-		return nil, invalid(fmt.Errorf("bad step reference %q: %w", ref, err))
 	}
 	return s.step(ctx, n)
 }
 
-// parseStepNumber parses the N of S@N: decimal digits, 1 or more.
-func parseStepNumber(num string) (uint64, error) {
+// ParseRef reads a step reference as every part of cairn reads one (the
+// CLI, the HTTP API, the MCP server): SESSION, the session's head (step
+// 0 here), or SESSION@N, step N of its history, N in decimal digits, 1 or
+// more. A reference that is neither is ErrInvalid, saying why: a session
+// name that is not valid (as ValidSession says), or "bad step reference
+// "s@0": steps are numbered from 1" (a number that is no whole number,
+// or too large for a step).
+func ParseRef(ref string) (session string, step uint64, err error) {
+	name, num, hasNum := strings.Cut(ref, "@")
+	if err := ValidSession(name); err != nil {
+		return "", 0, err
+	}
+	if !hasNum {
+		return name, 0, nil
+	}
 	n, err := strconv.ParseUint(num, 10, 64)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("step number %s is too large", num)
+		err = fmt.Errorf("step number %s is too large (at most %d)", num, uint64(math.MaxUint64))
 	case err != nil:
-		return 0, errors.New("want SESSION@N with N a whole number, 1 or more")
+		err = errors.New("want SESSION@N with N a whole number, 1 or more")
 	case n == 0:
-		return 0, errors.New("steps are numbered from 1")
+		err = errors.New("steps are numbered from 1")
 	}
-	return n, nil
+	if err != nil {
+		return "", 0, invalid(fmt.Errorf("bad step reference %s: %w", termtext.Quote(ref), err))
+	}
+	return name, n, nil
 }
 
 // SessionNameRule says what a session name may hold. It is the one text
@@ -472,7 +489,7 @@ const SessionNameRule = manifest.SessionNameRule
 // the rule, matches ErrInvalid.
 func ValidSession(name string) error {
 	if manifest.ValidSession(name) != nil {
-		return invalid(fmt.Errorf("invalid session name %q: want %s", name, SessionNameRule))
+		return invalid(fmt.Errorf("invalid session name %s: want %s", termtext.Quote(name), SessionNameRule))
 	}
 	return nil
 }

@@ -642,20 +642,16 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 		if ref == "" {
 			return badRequest("query parameter %s is required: SESSION or SESSION@N", k)
 		}
-		name, num, hasNum := strings.Cut(ref, "@")
-		var n uint64
-		if hasNum {
-			var err error
-			if n, err = strconv.ParseUint(num, 10, 64); err != nil || n == 0 {
-				return badRequest("%s %s: want SESSION or SESSION@N with N >= 1%s", k, termtext.Quote(ref), tooLarge(num))
-			}
+		name, n, err := cairn.ParseRef(ref)
+		if err != nil {
+			return badRequest("%s: %v", k, err)
 		}
 		e, err := s.sessions.acquire(name)
 		if err != nil {
 			return badRequest("%s: %v", k, err)
 		}
 		defer s.sessions.release(e)
-		if hasNum {
+		if n > 0 {
 			steps[i], err = stepOf(r.Context(), e, n)
 		} else {
 			steps[i], err = e.sess.Head(r.Context())

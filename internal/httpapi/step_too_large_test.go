@@ -18,7 +18,7 @@ func TestStepTooLargeSaysSo(t *testing.T) {
 		{"GET", "/v1/sessions/s/steps/" + big, "", `step "` + big + `": want a number >= 1 (too large`},
 		{"GET", "/v1/sessions/s/log?from=" + big, "", `from "` + big + `": want a step number >= 1 (too large`},
 		{"GET", "/v1/sessions/s/wait?after=" + big, "", `after "` + big + `": want a step number (0 for any step) (too large`},
-		{"GET", "/v1/diff?a=s&b=s@" + big, "", `b "s@` + big + `": want SESSION or SESSION@N with N >= 1 (too large`},
+		{"GET", "/v1/diff?a=s&b=s@" + big, "", `b: bad step reference "s@` + big + `": step number ` + big + ` is too large (`},
 		{"POST", "/v1/sessions/s/fork", `{"to":"t","step":` + big + `}`, "not " + big + " (too large"},
 		{"POST", "/v1/sessions/s/steps", `{"state":2,"expect":` + big + `}`, "not " + big + " (too large"},
 	} {

@@ -243,14 +243,8 @@ func sessionArg(arg, name string) error {
 // refArg returns an error in the arguments' words if ref is not SESSION
 // or SESSION@N with N >= 1.
 func refArg(arg, ref string) error {
-	name, num, hasNum := strings.Cut(ref, "@")
-	bad := cairn.ValidSession(name) != nil
-	if hasNum {
-		n, err := strconv.ParseUint(num, 10, 64)
-		bad = bad || err != nil || n == 0
-	}
-	if bad {
-		return fmt.Errorf("%s %s: want SESSION or SESSION@N with N >= 1, a session name being %s", arg, termtext.Quote(ref), cairn.SessionNameRule)
+	if _, _, err := cairn.ParseRef(ref); err != nil {
+		return fmt.Errorf("%s: %w", arg, err)
 	}
 	return nil
 }

@@ -84,16 +84,15 @@ func (t listingCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = failingBody{&notListing{what: "a listing larger than any S3 server sends"}}
 	default:
 		what, names, more := notS3Listing(body, req.URL.Query().Get("prefix"), req.URL.Query().Get("continuation-token"))
-		l, _ := req.Context().Value(listerKey{}).(*s3compat.Lister)
+		var perr error
+		if l, ok := req.Context().Value(listerKey{}).(*s3compat.Lister); ok && what == "" {
+			perr = l.Page(names, more)
+		}
 		switch {
 		case what != "":
 			resp.Body = failingBody{&notListing{what: what}}
-		case l != nil:
-			if err := l.Page(names, more); err != nil {
-				resp.Body = failingBody{&notListing{err: err}}
-				break
-			}
-			fallthrough
+		case perr != nil:
+			resp.Body = failingBody{&notListing{err: perr}}
 		default:
 			resp.Body = io.NopCloser(bytes.NewReader(body))
 		}

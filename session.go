@@ -1010,7 +1010,15 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 		// Above the head the step was never written: say so in the
 		// user's words. At or below it, an object is missing: name it.
 		head, base, herr := s.ws.repo.FindHeadBase(ctx, s.name)
-		if herr == nil && n > head {
+		if herr != nil {
+			// Where the session ends is not known: its steps cannot be
+			// listed (a file stands where their directory belongs, the
+			// store did not answer). Whether step n was ever written is
+			// not known either, so it is not said lost: the listing's
+			// error says what is wrong, in the words log and verify use.
+			return nil, fmt.Errorf("step %s@%d: %w", s.name, n, herr)
+		}
+		if n > head {
 			switch {
 			case head == 0:
 				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
@@ -1023,17 +1031,15 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 			}
 			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
 		}
-		if herr == nil {
-			// The head is at or past n: step n may have landed since it
-			// was read (a commit beside this read). A step slot, once
-			// written, stays, so a second read tells.
-			st, err := s.ws.repo.ReadStep(ctx, s.name, n)
-			if err == nil {
-				return newStep(s.ws, st), nil
-			}
-			if !errors.Is(err, cas.ErrNotFound) {
-				return nil, err
-			}
+		// The head is at or past n: step n may have landed since it was
+		// read (a commit beside this read). A step slot, once written,
+		// stays, so a second read tells.
+		st, err := s.ws.repo.ReadStep(ctx, s.name, n)
+		if err == nil {
+			return newStep(s.ws, st), nil
+		}
+		if !errors.Is(err, cas.ErrNotFound) {
+			return nil, err
 		}
 		// Below a fork's first step the history is shared: step n of
 		// the fork is the step numbered n that its first step's parent

@@ -275,8 +275,10 @@ func DescribePrefix(prefix string) string {
 // DescribePlace names, for a message about what stands there instead
 // (cas.NotObjectError), the place where the object key belongs ("step
 // a@3", "the head hint of session a") or, if parent, a directory holding
-// it ("a directory holding step a@3"); if list, key is a listing's
-// prefix ("a directory holding the steps of session a").
+// it ("a directory holding step a@3"); if list, or if key ends in "/"
+// (no key does: a store names the directory, as the prefix that lists
+// it), key is a listing's prefix ("a directory holding the steps of
+// session a").
 func DescribePlace(key string, list, parent bool) string {
 	if strings.HasPrefix(key, ".") {
 		// No key's: a dot-name is the backend's own (cas.ValidateKey),
@@ -284,7 +286,7 @@ func DescribePlace(key string, list, parent bool) string {
 		return "the directory " + key + " the store keeps for itself"
 	}
 	what := objectWords(key)
-	if list {
+	if list || strings.HasSuffix(key, "/") {
 		what = DescribePrefix(key)
 	}
 	if parent {

@@ -408,13 +408,21 @@ func (m baseMarks) base(ctx context.Context, r *Repo, session string) (uint64, e
 var errStop = errors.New("stop listing")
 
 // FirstStep returns the number of the oldest step stored for session, or
-// 0 if it has none. It costs one LIST that stops at the first key.
+// 0 if it has none. It costs one LIST that stops at the key after the
+// first step's: a listing out of order at its first key (a step handed
+// over before a lower one) fails there (listStore), where stopping at
+// the first would name a wrong first step, so a wrong origin of a fork,
+// a history that goes down to a step said lost, or a fork's slot that
+// gc takes for free. (A listing out of order further on is caught by a
+// reader that goes that far; this one, read for one key, does not.)
 func (r *Repo) FirstStep(ctx context.Context, session string) (uint64, error) {
 	var first uint64
 	err := r.listKeys(ctx, sessionStepsPrefix(session), "", func(i cas.Info) error {
+		if first != 0 {
+			return errStop // listStore found i in order after the first step
+		}
 		if s, n, ok := ParseStepKey(i.Key); ok && s == session {
 			first = n
-			return errStop
 		}
 		return nil
 	})

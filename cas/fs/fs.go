@@ -174,7 +174,8 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, opts cas.PutOp
 
 // Get implements cas.Store. It reads a file only: what stands at the
 // key, or at a directory on its way, is never followed (a link), waited
-// on (a pipe) or read (a device), but refused as the store's damage.
+// on (a pipe) or read (a device), but refused as the store's damage. So
+// is a file where a directory on its way belongs (see onTheWay).
 func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, err error) {
 	defer func() { err = refusal("get", key, err) }()
 	if err := cas.ValidateKey(key); err != nil {
@@ -185,7 +186,7 @@ func (s *Store) Get(ctx context.Context, key string, off, n int64) (_ []byte, er
 	}
 	d, name, err := s.at(key, false)
 	if err != nil {
-		return nil, notObject("get", key, mapErr(key, err), true)
+		return nil, s.onTheWay("get", key, err)
 	}
 	defer d.close()
 	f, err := d.openRead(name)
@@ -230,7 +231,7 @@ func (s *Store) Stat(ctx context.Context, key string) (_ cas.Info, err error) {
 	}
 	d, name, err := s.at(key, false)
 	if err != nil {
-		return cas.Info{}, notObject("stat", key, mapErr(key, err), true)
+		return cas.Info{}, s.onTheWay("stat", key, err)
 	}
 	defer d.close()
 	m, err := d.lstat(name)
@@ -266,12 +267,13 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 		_, err = l.dir(d, base)
 		d.close()
 	case errors.Is(err, syscall.ENOTDIR) || errors.Is(err, errNotDir):
-		// A file stands where a directory of the prefix belongs. To a
-		// Get it is another key ("a" beside "a/b", as in S3), but here
-		// no key under the prefix can be written while it stands, and a
+		// A file stands where a directory of the prefix belongs. In S3
+		// it would be another key ("a" beside "a/b"), but here no key
+		// under the prefix can be written while it stands, and a
 		// listing that answered "none" would pass off the keys it hides
 		// (a session's steps, say) as gone: gc would free what they use.
-		// It is the store's damage, said as what stands there.
+		// It is the store's damage, said as what stands there (as a Get
+		// beneath it says: Store.onTheWay).
 		err = notObject("list", prefix, &standsError{mode: 0}, true)
 	case notFound(err):
 		err = nil // nothing there
@@ -558,6 +560,31 @@ func notObjectAt(op, key, place string, err error, parent bool) error {
 		cause = cas.NotStored(ne)
 	}
 	return &cas.RefusedError{Op: op, Key: key, Err: cause, Why: ne.Error() + " (remove it to repair)"}
+}
+
+// onTheWay translates err, the failure of op to open the directory
+// holding key: a file where a directory on its way belongs (ENOTDIR) is
+// the store's damage, said as what stands there and where, as the
+// directory's prefix ("steps/a/", cas.NotObjectError.Key), the words a
+// listing beneath it says. Said "not found", a read of a step beneath it
+// would call the step lost, though what hides it is in the store's
+// place, and no key beneath it can be written while it stands. Anything
+// else is mapErr's.
+func (s *Store) onTheWay(op, key string, err error) error {
+	if !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, errNotDir) {
+		return notObject(op, key, mapErr(key, err), true)
+	}
+	place, stands := key[:strings.LastIndexByte(key, '/')+1], &standsError{mode: 0}
+	for i := 0; i < len(key); i++ {
+		if key[i] != '/' {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(key[:i]))); err == nil && !fi.IsDir() {
+			place, stands = key[:i+1], &standsError{mode: fi.Mode()}
+			break
+		}
+	}
+	return notObjectAt(op, key, place, stands, true)
 }
 
 func mapErr(key string, err error) error {

@@ -151,3 +151,32 @@ func TestListAfterRecentKeyAllocatesPerKeptName(t *testing.T) {
 		t.Errorf("listing 3 keys after a recent one among %d made %.0f allocations; want a few for each key kept, none for the names passed over", names, allocs)
 	}
 }
+
+// TestGetUnderAFile: a file where a directory of a key's path belongs
+// is the store's damage to a Get and a Stat of the key, said as what
+// stands there and where (the directory's prefix, as a listing beneath
+// it says: TestListUnderAFile), never "not found": a reader told so
+// would call a step the file hides lost.
+func TestGetUnderAFile(t *testing.T) {
+	ctx := context.Background()
+	s, err := fs.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "steps/t", []byte("x"), cas.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"steps/t/00000000000000000001", "steps/t/x/y"} {
+		_, gerr := s.Get(ctx, key, 0, -1)
+		_, serr := s.Stat(ctx, key)
+		for _, err := range []error{gerr, serr} {
+			var ne *cas.NotObjectError
+			if !errors.As(err, &ne) || ne.What != "a file" || !ne.Parent || ne.Key != "steps/t/" || errors.Is(err, cas.ErrNotFound) {
+				t.Errorf("read of %s: %v; want a file standing where the directory steps/t/ belongs", key, err)
+			}
+		}
+	}
+	if _, err := s.Get(ctx, "steps/u/00000000000000000001", 0, -1); !errors.Is(err, cas.ErrNotFound) {
+		t.Errorf("get beside the file: %v; want not found", err)
+	}
+}

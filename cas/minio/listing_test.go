@@ -24,7 +24,7 @@ func TestNotS3Listing(t *testing.T) {
 		{"", "ws/steps/", false},
 		{" \n", "", false},
 	} {
-		if got := notS3Listing([]byte(c.body), c.prefix, ""); (got == "") != c.ok {
+		if got, _, _ := notS3Listing([]byte(c.body), c.prefix, ""); (got == "") != c.ok {
 			t.Errorf("notS3Listing(%.60q…, %q) = %q; want a listing: %v", c.body, c.prefix, got, c.ok)
 		}
 	}

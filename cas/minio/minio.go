@@ -366,11 +366,15 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 	if startAfter != "" {
 		lo.StartAfter = s.prefix + startAfter
 	}
-	l := s3compat.Lister{Prefix: prefix, StartAfter: startAfter}
-	for o := range s.core.ListObjectsIter(ctx, s.bucket, lo) {
+	l := &s3compat.Lister{Prefix: prefix, StartAfter: startAfter}
+	for o := range s.core.ListObjectsIter(withLister(ctx, l), s.bucket, lo) {
 		if o.Err != nil {
 			var nl *notListing
-			if errors.As(o.Err, &nl) {
+			switch {
+			case errors.As(o.Err, &nl) && nl.err != nil:
+				// A run of empty pages without end (listingCheck).
+				return nl.err
+			case errors.As(o.Err, &nl):
 				// An answer no S3 server sends (listingCheck): a web
 				// page's "listing" is no empty store.
 				return s3compat.NotS3("list", prefix, nl.what)

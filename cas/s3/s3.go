@@ -482,6 +482,9 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string, fn func(cas
 			// which the SDK reads as an empty listing) is no listing.
 			return s3compat.NotS3("list", prefix, "a listing without the prefix it was asked for")
 		}
+		if err := l.Page(len(out.Contents), aws.ToBool(out.IsTruncated)); err != nil {
+			return err
+		}
 		for _, o := range out.Contents {
 			if err := l.Next(aws.ToString(in.Prefix), aws.ToString(o.Key)); err != nil {
 				return err

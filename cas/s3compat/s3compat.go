@@ -170,6 +170,38 @@ type Lister struct {
 	Prefix, StartAfter string
 	last               string
 	lastRaw            string // the last name the server listed (Next)
+	empty              int    // the pages in a row without a name that said more were to come (Page)
+}
+
+// MaxEmptyPages bounds the pages in a row that a listing takes without
+// a name in them, each saying more are to come (IsTruncated) with a
+// token for the next. S3 may answer a few so: a page's request has a
+// time budget, and a server that passes over many deleted or expiring
+// objects (delete markers of a versioned bucket, say) may run out of it
+// before it finds a name to list. Each such page passes over up to a
+// page's worth of objects that are not there, so a thousand in a row is
+// a million of them before the next listed key, under one session's
+// steps or one prefix of the layout: no store of cairn's holds that,
+// and a server that goes on so is broken or hostile. A bound on pages,
+// not on time, keeps the answer the same however fast the server is.
+const MaxEmptyPages = 1000
+
+// Page checks a page of the server's answer to a listing before its
+// names are taken (Next): names is how many it lists, more whether it
+// says more are to come. A listing that goes on past MaxEmptyPages
+// pages in a row without a name, each with a new token (one that
+// repeats its token is caught at once), would keep the listing going
+// for as long as the server answered: the listing fails (NotS3), as
+// every other break of the listing's contract does.
+func (l *Lister) Page(names int, more bool) error {
+	if names > 0 || !more {
+		l.empty = 0
+		return nil
+	}
+	if l.empty++; l.empty > MaxEmptyPages {
+		return NotS3("list", l.Prefix, fmt.Sprintf("a listing that went on for more than %d pages in a row without a key, each saying more were to come", MaxEmptyPages))
+	}
+	return nil
 }
 
 // Next checks the next name in the server's answer to a listing of

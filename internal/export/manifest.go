@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,45 +96,109 @@ func (m *ManifestWriter) Close(s Summary) error {
 }
 
 // ReadManifestHeads calls fn for each head listed in the export manifest
-// read from r, decoding one at a time.
+// read from r, decoding one at a time. The manifest is read to its end:
+// one of another version, a preference export's (whose pairs are not
+// re-exported), one with heads given twice, one cut short, or text after
+// it (two manifests in one file) is refused rather than read in part.
 func ReadManifestHeads(r io.Reader, fn func(ManifestHead) error) error {
 	dec := json.NewDecoder(r)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("read export manifest: not a JSON object")
 	}
+	heads := false
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return fmt.Errorf("read export manifest: %w", err)
 		}
-		if t != "heads" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+		switch t {
+		case "heads":
+			if heads {
+				return fmt.Errorf("read export manifest: heads given twice")
+			}
+			heads = true
+			if err := readHeads(dec, fn); err != nil {
+				return err
+			}
+			continue
+		case "version", "format":
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return fmt.Errorf("read export manifest: %w", err)
+			}
+			if err := checkHeader(t.(string), v); err != nil {
 				return fmt.Errorf("read export manifest: %w", err)
 			}
 			continue
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return fmt.Errorf("read export manifest: heads is not a list")
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return fmt.Errorf("read export manifest: %w", err)
 		}
-		for i := 1; dec.More(); i++ {
-			var h ManifestHead
-			if err := dec.Decode(&h); err != nil {
-				return fmt.Errorf("read export manifest: head %d: %s", i, headProblem(err))
-			}
-			if err := checkHead(h); err != nil {
-				if h.Session != "" {
-					return fmt.Errorf("read export manifest: head %d (%s): %s", i, h, err)
-				}
-				return fmt.Errorf("read export manifest: head %d: %s", i, err)
-			}
-			if err := fn(h); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
-	return fmt.Errorf("read export manifest: no heads")
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return fmt.Errorf("read export manifest: %w", cutShort(err))
+	}
+	if !heads {
+		return fmt.Errorf("read export manifest: no heads")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("read export manifest: text after its closing brace: give one manifest per file")
+	}
+	return nil
+}
+
+// readHeads reads a manifest's list of heads, calling fn for each.
+func readHeads(dec *json.Decoder, fn func(ManifestHead) error) error {
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("read export manifest: heads is not a list")
+	}
+	for i := 1; dec.More(); i++ {
+		var h ManifestHead
+		if err := dec.Decode(&h); err != nil {
+			return fmt.Errorf("read export manifest: head %d: %s", i, headProblem(err))
+		}
+		if err := checkHead(h); err != nil {
+			if h.Session != "" {
+				return fmt.Errorf("read export manifest: head %d (%s): %s", i, h, err)
+			}
+			return fmt.Errorf("read export manifest: head %d: %s", i, err)
+		}
+		if err := fn(h); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return fmt.Errorf("read export manifest: %w", cutShort(err))
+	}
+	return nil
+}
+
+// cutShort says an end of input where the manifest goes on as what it
+// is: the manifest ends before its closing bracket or brace.
+func cutShort(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// checkHeader checks a manifest's version or format: heads are read as
+// this version writes them, and a preference export's heads are the
+// branches of its pairs, which are not re-exported.
+func checkHeader(key string, v json.RawMessage) error {
+	switch key {
+	case "version":
+		if string(v) != strconv.Itoa(ManifestVersion) {
+			return fmt.Errorf("version %s: this cairn reads export manifests of version %d", v, ManifestVersion)
+		}
+	case "format":
+		var f string
+		if json.Unmarshal(v, &f) == nil && f == Preference {
+			return errors.New("a preference export's manifest: preference pairs are not re-exported")
+		}
+	}
+	return nil
 }
 
 // The words for what each field of a manifest's head holds.

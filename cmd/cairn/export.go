@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +108,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
 			return usagef("--label %q: want KEY=VALUE", l)
+		}
+		if k == "outcome" && v == "" {
+			// Said as --outcome "" is: outcome=V is --outcome V.
+			return usagef("--label outcome=: want an outcome such as success or failure (leave the label out to not use it)")
 		}
 		if prev, ok := opts.Labels[k]; ok && prev != v && !export.SameOutcome(prev, v, k) {
 			return usagef("--label %s=%s and --label %s=%s contradict each other: a label has one value, so nothing can be selected", k, prev, k, v)
@@ -628,13 +633,18 @@ func (t *outTarget) remove() {
 	}
 }
 
+// rewardNumber is a number as a record's reward is written (JSON's grammar,
+// with a leading + or . allowed): not Go's literals, which ParseFloat
+// also takes (1_0 as 10, 0x1p-2, inf), so a bound reads as it looks.
+var rewardNumber = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+
 // parseReward parses a reward bound ("" is none).
 func parseReward(flag, v string) (*float64, error) {
 	if v == "" {
 		return nil, nil
 	}
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(x) {
+	if err != nil || !rewardNumber.MatchString(v) || math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil, usagef("--%s %q: want a number", flag, v)
 	}
 	return &x, nil

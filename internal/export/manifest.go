@@ -26,6 +26,10 @@ type ManifestHeader struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Args are the selectors as given on the command line.
 	Args []string `json:"args,omitempty"`
+	// Metadata is false when the lines were written without their
+	// metadata object (Options.NoMetadata), so that a re-export of the
+	// manifest's heads writes them alike; nil otherwise.
+	Metadata *bool `json:"metadata,omitempty"`
 }
 
 // ManifestHead is one entry of an export manifest's heads: the step an
@@ -101,6 +105,18 @@ func (m *ManifestWriter) Close(s Summary) error {
 // re-exported), one with heads given twice, one cut short, or text after
 // it (two manifests in one file) is refused rather than read in part.
 func ReadManifestHeads(r io.Reader, fn func(ManifestHead) error) error {
+	_, err := ReadManifest(r, fn)
+	return err
+}
+
+// ReadManifest is ReadManifestHeads that also returns what the manifest
+// says of how its lines were written: its format and metadata.
+func ReadManifest(r io.Reader, fn func(ManifestHead) error) (ManifestHeader, error) {
+	var h ManifestHeader
+	return h, readManifest(r, &h, fn)
+}
+
+func readManifest(r io.Reader, hdr *ManifestHeader, fn func(ManifestHead) error) error {
 	dec := json.NewDecoder(r)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("read export manifest: not a JSON object")
@@ -121,12 +137,12 @@ func ReadManifestHeads(r io.Reader, fn func(ManifestHead) error) error {
 				return err
 			}
 			continue
-		case "version", "format":
+		case "version", "format", "metadata":
 			var v json.RawMessage
 			if err := dec.Decode(&v); err != nil {
 				return fmt.Errorf("read export manifest: %w", err)
 			}
-			if err := checkHeader(t.(string), v); err != nil {
+			if err := checkHeader(hdr, t.(string), v); err != nil {
 				return fmt.Errorf("read export manifest: %w", err)
 			}
 			continue
@@ -183,19 +199,23 @@ func cutShort(err error) error {
 	return err
 }
 
-// checkHeader checks a manifest's version or format: heads are read as
-// this version writes them, and a preference export's heads are the
-// branches of its pairs, which are not re-exported.
-func checkHeader(key string, v json.RawMessage) error {
+// checkHeader checks a manifest's version, format or metadata, and keeps
+// the last two in hdr: heads are read as this version writes them, and a
+// preference export's heads are the branches of its pairs, which are not
+// re-exported.
+func checkHeader(hdr *ManifestHeader, key string, v json.RawMessage) error {
 	switch key {
 	case "version":
 		if string(v) != strconv.Itoa(ManifestVersion) {
 			return fmt.Errorf("version %s: this cairn reads export manifests of version %d", v, ManifestVersion)
 		}
 	case "format":
-		var f string
-		if json.Unmarshal(v, &f) == nil && f == Preference {
+		if json.Unmarshal(v, &hdr.Format) == nil && hdr.Format == Preference {
 			return errors.New("a preference export's manifest: preference pairs are not re-exported")
+		}
+	case "metadata":
+		if err := json.Unmarshal(v, &hdr.Metadata); err != nil {
+			return fmt.Errorf("metadata: want true or false, got %s", v)
 		}
 	}
 	return nil

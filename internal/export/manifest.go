@@ -122,6 +122,10 @@ func readManifest(r io.Reader, hdr *ManifestHeader, fn func(ManifestHead) error)
 		return fmt.Errorf("read export manifest: not a JSON object")
 	}
 	heads := false
+	// A metadata of the wrong kind is said once the manifest is known
+	// to have heads: a line of the export given as --heads instead of
+	// its manifest has an object there, and no heads, the thing to say.
+	var bad error
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -142,8 +146,11 @@ func readManifest(r io.Reader, hdr *ManifestHeader, fn func(ManifestHead) error)
 			if err := dec.Decode(&v); err != nil {
 				return fmt.Errorf("read export manifest: %w", err)
 			}
-			if err := checkHeader(hdr, t.(string), v); err != nil {
+			switch err := checkHeader(hdr, t.(string), v); {
+			case err != nil && t != "metadata":
 				return fmt.Errorf("read export manifest: %w", err)
+			case err != nil && bad == nil:
+				bad = fmt.Errorf("read export manifest: %w", err)
 			}
 			continue
 		}
@@ -157,6 +164,9 @@ func readManifest(r io.Reader, hdr *ManifestHeader, fn func(ManifestHead) error)
 	}
 	if !heads {
 		return fmt.Errorf("read export manifest: no heads")
+	}
+	if bad != nil {
+		return bad
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("read export manifest: text after its closing brace: give one manifest per file")
@@ -215,7 +225,7 @@ func checkHeader(hdr *ManifestHeader, key string, v json.RawMessage) error {
 		}
 	case "metadata":
 		if err := json.Unmarshal(v, &hdr.Metadata); err != nil {
-			return fmt.Errorf("metadata: want true or false, got %s", v)
+			return fmt.Errorf("metadata: want true or false, got %s", jsonKind(v))
 		}
 	}
 	return nil

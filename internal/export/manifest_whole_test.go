@@ -25,6 +25,9 @@ func TestManifestReadWhole(t *testing.T) {
 		{"version after heads", `{"heads":[` + head + `],"version":"1"}`, `version "1": this cairn reads export manifests of version 1`},
 		{"preference", `{"version":1,"format":"preference","heads":[` + head + `]}`, "a preference export's manifest: preference pairs are not re-exported"},
 		{"heads twice", `{"version":1,"heads":[` + head + `],"heads":[]}`, "heads given twice"},
+		{"metadata not a bool", `{"version":1,"metadata":"no","heads":[` + head + `]}`, "metadata: want true or false, got a string"},
+		// A line of the export given instead of its manifest.
+		{"an export line", `{"messages":[],"metadata":{"session":"f"}}` + "\n" + `{"messages":[]}`, "no heads"},
 	} {
 		err := export.ReadManifestHeads(strings.NewReader(c.manifest), func(export.ManifestHead) error { return nil })
 		if err == nil || !strings.HasSuffix(err.Error(), c.want) {

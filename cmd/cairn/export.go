@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,6 +109,10 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if !ok || k == "" {
 			return usagef("--label %q: want KEY=VALUE", l)
 		}
+		if k == "outcome" && v == "" {
+			// Said as --outcome "" is: outcome=V is --outcome V.
+			return usagef("--label outcome=: want an outcome such as success or failure (leave the label out to not use it)")
+		}
 		if prev, ok := opts.Labels[k]; ok && prev != v && !export.SameOutcome(prev, v, k) {
 			return usagef("--label %s=%s and --label %s=%s contradict each other: a label has one value, so nothing can be selected", k, prev, k, v)
 		}
@@ -150,12 +155,18 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		// Read through once before any work, so a path that is not an
 		// export manifest is refused as bad input, not found part-way.
 		var open func() (io.ReadCloser, error)
+		var hdr export.ManifestHeader
 		err := interruptible(ctx, func() (err error) {
-			open, err = checkHeads(*heads) // a FIFO waits for its writer
+			open, hdr, err = checkHeads(*heads) // a FIFO waits for its writer
 			return err
 		})
 		if err != nil {
 			return err
+		}
+		// Lines written as the manifest's were, so that the re-export
+		// is byte for byte, unless --metadata says otherwise.
+		if hdr.Metadata != nil && !given(fs, "metadata") {
+			opts.NoMetadata = !*hdr.Metadata
 		}
 		opts.FromHeads = func(ctx context.Context, yield func(export.ManifestHead) error) error {
 			r, err := open()
@@ -243,8 +254,11 @@ func runExport(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 		}
-		mw, err = export.NewManifestWriter(f, export.ManifestHeader{Format: *format, Output: *out,
-			Store: ws.URL(), CreatedAt: time.Now().UTC(), Args: args})
+		h := export.ManifestHeader{Format: *format, Output: *out, Store: ws.URL(), CreatedAt: time.Now().UTC(), Args: args}
+		if opts.NoMetadata {
+			h.Metadata = new(bool)
+		}
+		mw, err = export.NewManifestWriter(f, h)
 		if err != nil {
 			return err
 		}
@@ -468,20 +482,22 @@ const maxPipedHeads = 256 << 20
 
 // checkHeads reads the export manifest --heads names through once, so
 // a path that is no export manifest is refused before any work, and
-// returns how to read it again. A pipe or other non-regular file (such
-// as <(cat m.json)) can be read only once: it is read into memory, up
-// to maxPipedHeads, and refused at its first byte that cannot be one.
-func checkHeads(path string) (func() (io.ReadCloser, error), error) {
+// returns how to read it again and what its header says. A pipe or
+// other non-regular file (such as <(cat m.json)) can be read only once:
+// it is read into memory, up to maxPipedHeads, and refused at its first
+// byte that cannot be one.
+func checkHeads(path string) (func() (io.ReadCloser, error), export.ManifestHeader, error) {
+	var hdr export.ManifestHeader
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, usagef("--heads %s: %v", path, pathProblem(err))
+		return nil, hdr, usagef("--heads %s: %v", path, pathProblem(err))
 	}
 	if fi.IsDir() {
-		return nil, usagef("--heads %s: is a directory, not an export manifest", path)
+		return nil, hdr, usagef("--heads %s: is a directory, not an export manifest", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("--heads %s: %v", path, pathProblem(err))
+		return nil, hdr, usagef("--heads %s: %v", path, pathProblem(err))
 	}
 	defer f.Close()
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
@@ -492,7 +508,7 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 		return nil
 	}
 	if fi.Mode().IsRegular() {
-		err = export.ReadManifestHeads(f, check)
+		hdr, err = export.ReadManifest(f, check)
 	} else {
 		// Kept as it is read, and checked as it comes: input that is no
 		// export manifest (a binary stream, a wrong file, one that
@@ -501,23 +517,23 @@ func checkHeads(path string) (func() (io.ReadCloser, error), error) {
 		// its end, to be read again.
 		var b bytes.Buffer
 		in := &readErr{r: &io.LimitedReader{R: &jsontext.StopReader{R: f}, N: maxPipedHeads + 1}}
-		err = export.ReadManifestHeads(io.TeeReader(in, &b), check)
+		hdr, err = export.ReadManifest(io.TeeReader(in, &b), check)
 		if err == nil {
 			_, _ = io.Copy(&b, in)
 		}
 		switch {
 		case b.Len() > maxPipedHeads:
-			return nil, usagef("--heads %s: over %d MiB from a pipe; give the manifest as a file", path, maxPipedHeads>>20)
+			return nil, hdr, usagef("--heads %s: over %d MiB from a pipe; give the manifest as a file", path, maxPipedHeads>>20)
 		case in.err != nil:
-			return nil, usagef("--heads %s: %v", path, pathProblem(in.err))
+			return nil, hdr, usagef("--heads %s: %v", path, pathProblem(in.err))
 		}
 		piped := b.Bytes()
 		open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(piped)), nil }
 	}
 	if err != nil {
-		return nil, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
+		return nil, hdr, usagef("--heads %s: not an export manifest (%s)", path, strings.TrimPrefix(err.Error(), "read export manifest: "))
 	}
-	return open, nil
+	return open, hdr, nil
 }
 
 // readErr is r, remembering the first error of a read other than io.EOF:
@@ -628,13 +644,18 @@ func (t *outTarget) remove() {
 	}
 }
 
+// rewardNumber is a number as a record's reward is written (JSON's grammar,
+// with a leading + or . allowed): not Go's literals, which ParseFloat
+// also takes (1_0 as 10, 0x1p-2, inf), so a bound reads as it looks.
+var rewardNumber = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+
 // parseReward parses a reward bound ("" is none).
 func parseReward(flag, v string) (*float64, error) {
 	if v == "" {
 		return nil, nil
 	}
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(x) {
+	if err != nil || !rewardNumber.MatchString(v) || math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil, usagef("--%s %q: want a number", flag, v)
 	}
 	return &x, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type ManifestHeader struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Args are the selectors as given on the command line.
 	Args []string `json:"args,omitempty"`
+	// Metadata is false when the lines were written without their
+	// metadata object (Options.NoMetadata), so that a re-export of the
+	// manifest's heads writes them alike; nil otherwise.
+	Metadata *bool `json:"metadata,omitempty"`
 }
 
 // ManifestHead is one entry of an export manifest's heads: the step an
@@ -95,45 +100,135 @@ func (m *ManifestWriter) Close(s Summary) error {
 }
 
 // ReadManifestHeads calls fn for each head listed in the export manifest
-// read from r, decoding one at a time.
+// read from r, decoding one at a time. The manifest is read to its end:
+// one of another version, a preference export's (whose pairs are not
+// re-exported), one with heads given twice, one cut short, or text after
+// it (two manifests in one file) is refused rather than read in part.
 func ReadManifestHeads(r io.Reader, fn func(ManifestHead) error) error {
+	_, err := ReadManifest(r, fn)
+	return err
+}
+
+// ReadManifest is ReadManifestHeads that also returns what the manifest
+// says of how its lines were written: its format and metadata.
+func ReadManifest(r io.Reader, fn func(ManifestHead) error) (ManifestHeader, error) {
+	var h ManifestHeader
+	return h, readManifest(r, &h, fn)
+}
+
+func readManifest(r io.Reader, hdr *ManifestHeader, fn func(ManifestHead) error) error {
 	dec := json.NewDecoder(r)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("read export manifest: not a JSON object")
 	}
+	heads := false
+	// A metadata of the wrong kind is said once the manifest is known
+	// to have heads: a line of the export given as --heads instead of
+	// its manifest has an object there, and no heads, the thing to say.
+	var bad error
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return fmt.Errorf("read export manifest: %w", err)
 		}
-		if t != "heads" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+		switch t {
+		case "heads":
+			if heads {
+				return fmt.Errorf("read export manifest: heads given twice")
+			}
+			heads = true
+			if err := readHeads(dec, fn); err != nil {
+				return err
+			}
+			continue
+		case "version", "format", "metadata":
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
 				return fmt.Errorf("read export manifest: %w", err)
+			}
+			switch err := checkHeader(hdr, t.(string), v); {
+			case err != nil && t != "metadata":
+				return fmt.Errorf("read export manifest: %w", err)
+			case err != nil && bad == nil:
+				bad = fmt.Errorf("read export manifest: %w", err)
 			}
 			continue
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return fmt.Errorf("read export manifest: heads is not a list")
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return fmt.Errorf("read export manifest: %w", err)
 		}
-		for i := 1; dec.More(); i++ {
-			var h ManifestHead
-			if err := dec.Decode(&h); err != nil {
-				return fmt.Errorf("read export manifest: head %d: %s", i, headProblem(err))
-			}
-			if err := checkHead(h); err != nil {
-				if h.Session != "" {
-					return fmt.Errorf("read export manifest: head %d (%s): %s", i, h, err)
-				}
-				return fmt.Errorf("read export manifest: head %d: %s", i, err)
-			}
-			if err := fn(h); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
-	return fmt.Errorf("read export manifest: no heads")
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return fmt.Errorf("read export manifest: %w", cutShort(err))
+	}
+	if !heads {
+		return fmt.Errorf("read export manifest: no heads")
+	}
+	if bad != nil {
+		return bad
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("read export manifest: text after its closing brace: give one manifest per file")
+	}
+	return nil
+}
+
+// readHeads reads a manifest's list of heads, calling fn for each.
+func readHeads(dec *json.Decoder, fn func(ManifestHead) error) error {
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("read export manifest: heads is not a list")
+	}
+	for i := 1; dec.More(); i++ {
+		var h ManifestHead
+		if err := dec.Decode(&h); err != nil {
+			return fmt.Errorf("read export manifest: head %d: %s", i, headProblem(err))
+		}
+		if err := checkHead(h); err != nil {
+			if h.Session != "" {
+				return fmt.Errorf("read export manifest: head %d (%s): %s", i, h, err)
+			}
+			return fmt.Errorf("read export manifest: head %d: %s", i, err)
+		}
+		if err := fn(h); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return fmt.Errorf("read export manifest: %w", cutShort(err))
+	}
+	return nil
+}
+
+// cutShort says an end of input where the manifest goes on as what it
+// is: the manifest ends before its closing bracket or brace.
+func cutShort(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// checkHeader checks a manifest's version, format or metadata, and keeps
+// the last two in hdr: heads are read as this version writes them, and a
+// preference export's heads are the branches of its pairs, which are not
+// re-exported.
+func checkHeader(hdr *ManifestHeader, key string, v json.RawMessage) error {
+	switch key {
+	case "version":
+		if string(v) != strconv.Itoa(ManifestVersion) {
+			return fmt.Errorf("version %s: this cairn reads export manifests of version %d", v, ManifestVersion)
+		}
+	case "format":
+		if json.Unmarshal(v, &hdr.Format) == nil && hdr.Format == Preference {
+			return errors.New("a preference export's manifest: preference pairs are not re-exported")
+		}
+	case "metadata":
+		if err := json.Unmarshal(v, &hdr.Metadata); err != nil {
+			return fmt.Errorf("metadata: want true or false, got %s", jsonKind(v))
+		}
+	}
+	return nil
 }
 
 // The words for what each field of a manifest's head holds.

@@ -440,8 +440,42 @@ func (r *Record) validate() error {
 			}
 		}
 	}
+	for i, raw := range r.Tools {
+		if err := validTool(raw); err != nil {
+			return fmt.Errorf("step record: tools[%d]: %w", i, err)
+		}
+	}
 	if r.Agent != nil && r.Agent.Name == "" {
 		return fmt.Errorf("step record: agent has no name")
+	}
+	return nil
+}
+
+// validTool reports how raw, one of a record's tool definitions, is not
+// in OpenAI's form, {"type":"function","function":{"name":…}} with the
+// function's parameters, if any, a JSON Schema object: the form every
+// chat export writes the tools in, and its readers (OpenAI's fine-tuning
+// format, LLaMA-Factory's tool formatter) take.
+func validTool(raw json.RawMessage) error {
+	var t struct {
+		Type     *string `json:"type"`
+		Function *struct {
+			Name       *string         `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	const want = `want {"type":"function","function":{"name":…, "parameters":{…}}}`
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &t) != nil {
+		return errors.New("not a tool definition object: " + want)
+	}
+	switch {
+	case t.Type == nil || *t.Type != "function":
+		return errors.New(`type is not "function": ` + want)
+	case t.Function == nil || t.Function.Name == nil || *t.Function.Name == "":
+		return errors.New("the function has no name: " + want)
+	}
+	if p := bytes.TrimSpace(t.Function.Parameters); len(p) > 0 && p[0] != '{' && string(p) != "null" {
+		return errors.New("the function's parameters are not a JSON Schema object: " + want)
 	}
 	return nil
 }

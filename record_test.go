@@ -70,3 +70,35 @@ func TestMarshalRecordRoundTrip(t *testing.T) {
 		t.Fatal("MarshalRecord accepted a bad role")
 	}
 }
+
+// TestRecordToolsInOpenAIForm: tool definitions follow the convention
+// only in OpenAI's form, which every chat export writes them in and its
+// readers take. `"tools":[{"type":"function"}]`, `[1]` or `[{}]` passed
+// as following it, and openai-jsonl wrote them out verbatim, lines
+// OpenAI's fine-tuning format refuses; such a record is now said not to
+// follow the convention (commit notes it, chat exports skip it, naming
+// why).
+func TestRecordToolsInOpenAIForm(t *testing.T) {
+	for _, tc := range []struct{ tools, want string }{
+		{`[{"type":"function","function":{"name":"ls","parameters":{"type":"object"}}}]`, ""},
+		{`[{"type":"function","function":{"name":"ls"}}]`, ""},
+		{`[]`, ""},
+		{`[1]`, "tools[0]: not a tool definition object"},
+		{`[{}]`, `tools[0]: type is not "function"`},
+		{`[{"type":"function"}]`, "tools[0]: the function has no name"},
+		{`[{"type":"function","function":{"name":""}}]`, "tools[0]: the function has no name"},
+		{`[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b","parameters":[1]}}]`, "tools[1]: the function's parameters are not a JSON Schema object"},
+	} {
+		raw := []byte(`{"messages":[{"role":"user","content":"q"}],"tools":` + tc.tools + `}`)
+		_, err := cairn.ParseRecord(raw)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("tools %s: %v; want it to follow the convention", tc.tools, err)
+			}
+			continue
+		}
+		if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("tools %s: %v; want ErrInvalid saying %q", tc.tools, err, tc.want)
+		}
+	}
+}

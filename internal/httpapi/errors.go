@@ -34,10 +34,6 @@ func badRequest(format string, a ...any) error {
 	return &apiError{status: http.StatusBadRequest, code: "bad_request", msg: fmt.Sprintf(format, a...)}
 }
 
-func notFound(format string, a ...any) error {
-	return &apiError{status: http.StatusNotFound, code: "not_found", msg: fmt.Sprintf(format, a...)}
-}
-
 // badSession is the answer to a session name the server does not accept.
 func badSession(name string) error {
 	return badRequest("session %s: want %s", termtext.Quote(name), cairn.SessionNameRule)

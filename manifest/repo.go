@@ -344,10 +344,21 @@ func (r *Repo) listHead(ctx context.Context, session string, from uint64) (head 
 		return marks.add(session, i.Key)
 	})
 	if err != nil {
-		return 0, baseMarks{}, fmt.Errorf("find head of %s: %w", session, err)
+		return 0, baseMarks{}, fmt.Errorf("find head of %s: %w", session, &unlistedError{session: session, err: err})
 	}
 	return head, marks, nil
 }
+
+// unlistedError is the error of a listing of a session's steps that
+// failed, as the session's head is found: it says which read failed (the
+// listing, not the head hint read before it), for verify to name it.
+type unlistedError struct {
+	session string
+	err     error
+}
+
+func (e *unlistedError) Error() string { return e.err.Error() }
+func (e *unlistedError) Unwrap() error { return e.err }
 
 // maxBaseMarks bounds the base markers a listing reads: writers delete
 // the superseded ones, so more is damage or hostile, not a reason to list

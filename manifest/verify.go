@@ -29,7 +29,8 @@ type Problem struct {
 // String says the problem in one line: its Words, then the object's key
 // as a detail, "(object steps/a/00000000000000000010)".
 func (p Problem) String() string {
-	if p.Object == "" {
+	if p.Object == "" || p.unlisted() {
+		// A listing that failed names no object an operator restores.
 		return p.Words()
 	}
 	return p.Words() + " (object " + p.Object + ")"
@@ -59,6 +60,14 @@ func (p Problem) Words() string {
 		// session a cannot be listed (the store holds a file where
 		// their directory belongs)".
 		b.WriteString(" cannot be listed (the store holds " + ne.What + " where their directory belongs)")
+	} else if p.unlisted() {
+		// The listing failed, not an object: "the steps of session a
+		// cannot be listed (the store answered as no S3 server does
+		// (…))", as cairn log says it.
+		b.WriteString(" cannot be listed")
+		if why := reason(p.Err, ""); why != "" {
+			b.WriteString(" (" + why + ")")
+		}
 	} else {
 		b.WriteString(" " + damageWords(p.Err))
 		if why := reason(p.Err, p.Object); why != "" {
@@ -69,6 +78,14 @@ func (p Problem) Words() string {
 		b.WriteString(": " + p.Effect)
 	}
 	return b.String()
+}
+
+// unlisted reports whether the problem is a listing of a directory of
+// the layout that failed (its Object is the directory, and nothing other
+// than a directory stands there).
+func (p Problem) unlisted() bool {
+	var ne *cas.NotObjectError
+	return p.Object != "" && p.Step == "" && layoutDir(p.Object) && !errors.As(p.Err, &ne)
 }
 
 // layoutDir reports whether key names no object but a directory of the
@@ -136,6 +153,16 @@ func reason(err error, key string) string {
 			return "the store holds " + ne.What + " where a directory holding it belongs"
 		}
 		return "the store holds " + ne.What + " where it belongs"
+	}
+	var un *cas.UnavailableError
+	var re *cas.RefusedError
+	switch {
+	case errors.As(err, &un) && un.Why != "":
+		// The store's failure in the words cairn says it in elsewhere,
+		// without the request's key or the backend's text.
+		return "the store " + un.Why
+	case errors.As(err, &re) && re.Why != "":
+		return "the store refused the request: " + re.Why
 	}
 	if errors.As(err, &base) {
 		return fmt.Sprintf("it says step %d but the newest step is %d, which is neither a removal nor a prune", base.Base, base.Head)
@@ -399,6 +426,13 @@ func (v *verifier) session(ctx context.Context, name string) bool {
 			if n, err = v.r.FindHead(ctx, name); err == nil && n > 0 {
 				v.rest(ctx, name, n, 0)
 			}
+			return true
+		}
+		var unlisted *unlistedError
+		if errors.As(headErr, &unlisted) {
+			// Not the head hint: the listing of the session's steps,
+			// said as the directory it names ("the steps of session s").
+			v.problem(strings.TrimSuffix(sessionStepsPrefix(name), "/"), name, headErr)
 			return true
 		}
 		v.problem(HintKey(name), name, headErr)

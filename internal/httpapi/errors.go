@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -31,10 +32,6 @@ func (e *apiError) Error() string { return e.msg }
 
 func badRequest(format string, a ...any) error {
 	return &apiError{status: http.StatusBadRequest, code: "bad_request", msg: fmt.Sprintf(format, a...)}
-}
-
-func notFound(format string, a ...any) error {
-	return &apiError{status: http.StatusNotFound, code: "not_found", msg: fmt.Sprintf(format, a...)}
 }
 
 // badSession is the answer to a session name the server does not accept.
@@ -71,7 +68,7 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 	case errors.Is(err, cairn.ErrConflict):
 		writeError(w, http.StatusConflict, "conflict", err.Error())
 	case errors.Is(err, cairn.ErrNotFound):
-		writeError(w, http.StatusNotFound, "not_found", err.Error())
+		writeError(w, http.StatusNotFound, "not_found", notFoundWords(err))
 	case errors.Is(err, cairn.ErrLimit):
 		l := s.ws.Limits()
 		writeError(w, http.StatusUnprocessableEntity, "limit", fmt.Sprintf(
@@ -98,6 +95,35 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 		}
 		writeError(w, http.StatusInternalServerError, "internal", msg)
 	}
+}
+
+// noSteps and wasRemoved find, in the Go API's words for a session with
+// no steps or a removed one ("head of x: not found: session has no
+// steps"), the session's name.
+var (
+	noSteps    = regexp.MustCompile(`(head of|session|step) ([A-Za-z0-9._-]+)(@[0-9]+)?: not found: session has no steps$`)
+	wasRemoved = regexp.MustCompile(`(?:head of|session) ([A-Za-z0-9._-]+): not found: the session was removed$`)
+)
+
+// notFoundWords says a 404's reason, whose code (not_found) says "not
+// found" already, as the other 404s do: a session with no steps is
+// "session x has no steps" (after "step x@2: " on a step's route), a
+// removed one "session x was removed", on every route; any other reason
+// is said once ("step p@9: the session's head is step 2", not "step
+// p@9: not found: the session's head is step 2").
+func notFoundWords(err error) string {
+	msg := oneLine(err)
+	if m := noSteps.FindStringSubmatch(msg); m != nil {
+		said := "session " + m[2] + " has no steps"
+		if m[1] == "step" {
+			said = "step " + m[2] + m[3] + ": " + said
+		}
+		return strings.TrimSuffix(msg, m[0]) + said
+	}
+	if m := wasRemoved.FindStringSubmatch(msg); m != nil {
+		return strings.TrimSuffix(msg, m[0]) + "session " + m[1] + " was removed"
+	}
+	return strings.Replace(msg, ": not found: ", ": ", 1)
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }

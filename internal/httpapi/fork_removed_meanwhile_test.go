@@ -37,7 +37,7 @@ func TestForkRemovedMeanwhileOverHTTP(t *testing.T) {
 			t.Fatalf("rm %s beside the fork: %v", tc.session, err)
 		}
 		msg, _ := got["error"].(string)
-		if got["code"] != "not_found" || !strings.Contains(msg, "step "+tc.ref+": not found: the session was removed") ||
+		if got["code"] != "not_found" || !strings.Contains(msg, "step "+tc.ref+": the session was removed") ||
 			strings.Contains(msg, "pruned") || strings.Contains(msg, "/") || strings.Contains(msg, "cairn.") {
 			t.Errorf("a fork of %s as %s is removed: %v; want 404 not_found saying the session was removed, as a read of the step says", tc.ref, tc.session, got)
 		}

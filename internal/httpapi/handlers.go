@@ -341,14 +341,11 @@ func (s *Server) head(w http.ResponseWriter, r *http.Request) error {
 }
 
 // stepOf reads step n of e's session. A step that is not there is a 404
-// that says why, in the words of the Go API: never written (the head is
-// below it), pruned, removed, or below a fork's first step.
+// that says why, in the words of the Go API (notFoundWords): never
+// written (the head is below it), pruned, removed, or below a fork's
+// first step.
 func stepOf(ctx context.Context, e *entry, n uint64) (*cairn.Step, error) {
-	st, err := e.sess.Step(ctx, n)
-	if errors.Is(err, cairn.ErrNotFound) {
-		return nil, notFound("%s", strings.Replace(err.Error(), ": not found:", ":", 1))
-	}
-	return st, err
+	return e.sess.Step(ctx, n)
 }
 
 func (s *Server) step(w http.ResponseWriter, r *http.Request) error {

@@ -490,10 +490,11 @@ type FileBytes struct {
 }
 
 // ResumeOut is the output of resume. For a session with no steps only
-// session, new and awaiting_input are set.
+// session, new, removed and awaiting_input are set.
 type ResumeOut struct {
 	Session       string      `json:"session" jsonschema:"the session name"`
 	New           bool        `json:"new" jsonschema:"true if the session has no steps yet: start from scratch (then no step is described)"`
+	Removed       bool        `json:"removed,omitempty" jsonschema:"true (with new) if the session was removed (cairn rm): its steps are gone, and a checkpoint starts a new session under its name"`
 	Step          uint64      `json:"step,omitempty" jsonschema:"the step number, from 1"`
 	ID            string      `json:"id,omitempty" jsonschema:"BLAKE3 hash of the step manifest"`
 	Parent        string      `json:"parent,omitempty" jsonschema:"the parent step, SESSION@N; empty for a first step"`
@@ -523,7 +524,11 @@ func (t *tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeIn)
 	} else {
 		st, err = s.Head(ctx)
 		if errors.Is(err, cairn.ErrNotFound) {
-			return nil, ResumeOut{Session: in.Session, New: true}, nil
+			// No steps to go on from, whether the name never had any or
+			// its session was removed; removed says which, as show and
+			// log do, so that an agent does not take a removed history
+			// for one that never was.
+			return nil, ResumeOut{Session: in.Session, New: true, Removed: errors.Is(err, cairn.ErrRemoved)}, nil
 		}
 	}
 	if err != nil {

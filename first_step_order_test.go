@@ -3,39 +3,12 @@ package cairn_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
-	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
 )
-
-// reversedSteps is a store whose listing of one session's steps hands
-// them over newest first: out of order at its first key, as a broken or
-// hostile server may list.
-type reversedSteps struct {
-	cas.Store
-	prefix string
-}
-
-func (r *reversedSteps) List(ctx context.Context, prefix, after string, fn func(cas.Info) error) error {
-	if prefix != r.prefix {
-		return r.Store.List(ctx, prefix, after, fn)
-	}
-	var got []cas.Info
-	if err := r.Store.List(ctx, prefix, after, func(i cas.Info) error { got = append(got, i); return nil }); err != nil {
-		return err
-	}
-	slices.Reverse(got)
-	for _, i := range got {
-		if err := fn(i); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // TestFirstStepListingOutOfOrder: the readers of a session's first step
 // (a fork's origin, its first step, a step of its history below it) read
@@ -62,7 +35,8 @@ func TestFirstStepListingOutOfOrder(t *testing.T) {
 	}
 	commitN(t, ws, "f", "f", 3, 4)
 
-	bad := cairn.OpenStore(&reversedSteps{Store: store, prefix: "steps/f/"})
+	// Session f's steps listed newest first: out of order at the first key.
+	bad := cairn.OpenStore(&brokenLister{Store: store, mode: "reversed", only: "steps/f/"})
 	check := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, cairn.ErrCorrupt) || !strings.Contains(err.Error(), "the store's listing of the steps of session f gave keys out of order") {

@@ -5,13 +5,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/minio/minio-go/v7"
@@ -36,39 +32,26 @@ func TestListingEmptyPagesWithoutEnd(t *testing.T) {
 		t.Run(srv.Name, func(t *testing.T) {
 			b := srv.Start(t)
 			s3Env(t, b, b.SecretKey)
-			target, err := url.Parse(b.Endpoint)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rp := httputil.NewSingleHostReverseProxy(target)
-			var broken atomic.Bool
-			px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				q := r.URL.Query()
-				if !broken.Load() || r.Method != http.MethodGet || q.Get("list-type") != "2" || !strings.Contains(q.Get("prefix"), "/steps/") {
-					rp.ServeHTTP(w, r)
-					return
-				}
-				// The nth page of this listing (its token says n-1).
-				n, _ := strconv.Atoi(strings.TrimPrefix(q.Get("continuation-token"), "t"))
-				n++
-				var prefix strings.Builder
-				xml.EscapeText(&prefix, []byte(q.Get("prefix")))
-				more, next := n <= 3*s3compat.MaxEmptyPages, ""
-				if more {
-					next = fmt.Sprintf("<NextContinuationToken>t%d</NextContinuationToken>", n)
-				}
-				w.Header().Set("Content-Type", "application/xml")
-				fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>%s</Name><Prefix>%s</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>%v</IsTruncated>%s</ListBucketResult>`,
-					b.Name, prefix.String(), more, next)
-			}))
-			defer px.Close()
+			stores, broken := listingProxy(t, b, func(prefix string) bool { return strings.Contains(prefix, "/steps/") },
+				func(w http.ResponseWriter, r *http.Request) {
+					q := r.URL.Query()
+					// The nth page of this listing (its token says n-1).
+					n, _ := strconv.Atoi(strings.TrimPrefix(q.Get("continuation-token"), "t"))
+					n++
+					var prefix strings.Builder
+					xml.EscapeText(&prefix, []byte(q.Get("prefix")))
+					more, next := n <= 3*s3compat.MaxEmptyPages, ""
+					if more {
+						next = fmt.Sprintf("<NextContinuationToken>t%d</NextContinuationToken>", n)
+					}
+					w.Header().Set("Content-Type", "application/xml")
+					fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>%s</Name><Prefix>%s</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>%v</IsTruncated>%s</ListBucketResult>`,
+						b.Name, prefix.String(), more, next)
+				})
 			for _, scheme := range []string{"s3", "minio"} {
 				t.Run(scheme, func(t *testing.T) {
 					prefix := "empty-" + scheme
-					store := fmt.Sprintf("s3://%s/%s?endpoint=%s", b.Name, prefix, px.URL)
-					if scheme == "minio" {
-						store = fmt.Sprintf("minio://%s/%s/%s?secure=false", strings.TrimPrefix(px.URL, "http://"), b.Name, prefix)
-					}
+					store := stores(scheme, prefix)
 					broken.Store(false)
 					for _, c := range [][]string{{`{"n":1}`, "commit", "s", "-"}, {`{"n":2}`, "commit", "s", "-"}, {`{"o":1}`, "commit", "old", "-"}, {"", "rm", "old"}} {
 						if _, errs, code := cli(t, store, c[0], c[1:]...); code != 0 {

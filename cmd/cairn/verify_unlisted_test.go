@@ -3,11 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/cairnlog/cairn/internal/s3test"
@@ -23,30 +19,15 @@ import (
 func TestVerifyOneSessionUnlisted(t *testing.T) {
 	b := s3test.StartMinIO(t)
 	s3Env(t, b, b.SecretKey)
-	target, err := url.Parse(b.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	var broken atomic.Bool
-	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		if !broken.Load() || r.Method != http.MethodGet || q.Get("list-type") != "2" || !strings.HasSuffix(q.Get("prefix"), "/steps/s/") {
-			rp.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, "<html><body>welcome</body></html>")
-	}))
-	defer px.Close()
+	stores, broken := listingProxy(t, b, func(prefix string) bool { return strings.HasSuffix(prefix, "/steps/s/") },
+		func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>welcome</body></html>")
+		})
 	const why = "answered as no S3 server does ("
 	for _, scheme := range []string{"s3", "minio"} {
 		t.Run(scheme, func(t *testing.T) {
-			prefix := "unlisted-" + scheme
-			store := fmt.Sprintf("s3://%s/%s?endpoint=%s", b.Name, prefix, px.URL)
-			if scheme == "minio" {
-				store = fmt.Sprintf("minio://%s/%s/%s?secure=false", strings.TrimPrefix(px.URL, "http://"), b.Name, prefix)
-			}
+			store := stores(scheme, "unlisted-"+scheme)
 			broken.Store(false)
 			for _, c := range [][]string{{`{"n":1}`, "commit", "s", "-"}, {`{"o":1}`, "commit", "t", "-"}} {
 				if _, errs, code := cli(t, store, c[0], c[1:]...); code != 0 {

@@ -321,6 +321,18 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	cleanup = nil
+	if sum.Trajectories == 0 && sum.Pairs == 0 {
+		// A session named whole that was removed matches its name but has
+		// no trajectory: said, lest the user look for a mistake elsewhere.
+		for _, g := range globs {
+			if strings.ContainsAny(g, `*?[\`) {
+				continue
+			}
+			if _, err := ws.ReadHead(ctx, g); errors.Is(err, cairn.ErrRemoved) {
+				fmt.Fprintf(e.stderr, "note: session %s was removed (cairn rm), so it has no trajectory to export\n", g)
+			}
+		}
+	}
 	if *out == "-" && sum.Trajectories == 0 && sum.Pairs == 0 && len(sum.Skipped) == 0 {
 		// An empty stdout is otherwise indistinguishable from a failure.
 		looked := fmt.Sprintf("%d sessions", sum.Sessions)

@@ -641,6 +641,11 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 		}
 		name, n, err := cairn.ParseRef(ref)
 		if err != nil {
+			// A bad name as every route says one; a bad number as
+			// ParseRef does.
+			if bare, _, _ := strings.Cut(ref, "@"); cairn.ValidSession(bare) != nil {
+				err = badSession(bare)
+			}
 			return badRequest("%s: %v", k, err)
 		}
 		e, err := s.sessions.acquire(name)

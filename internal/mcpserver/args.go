@@ -241,8 +241,13 @@ func sessionArg(arg, name string) error {
 }
 
 // refArg returns an error in the arguments' words if ref is not SESSION
-// or SESSION@N with N >= 1.
+// or SESSION@N with N >= 1: a bad session name as every argument's, a
+// bad step number as cairn.ParseRef says it.
 func refArg(arg, ref string) error {
+	name, _, _ := strings.Cut(ref, "@")
+	if err := sessionArg(arg, name); err != nil {
+		return err
+	}
 	if _, _, err := cairn.ParseRef(ref); err != nil {
 		return fmt.Errorf("%s: %w", arg, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
@@ -99,10 +100,15 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 
 // noSteps and wasRemoved find, in the Go API's words for a session with
 // no steps or a removed one ("head of x: not found: session has no
-// steps"), the session's name.
+// steps"), the session's name. They are compiled on first use, not at
+// init, which every cairn process would pay for (TestStartupInitsSmall).
 var (
-	noSteps    = regexp.MustCompile(`(head of|session|step) ([A-Za-z0-9._-]+)(@[0-9]+)?: not found: session has no steps$`)
-	wasRemoved = regexp.MustCompile(`(?:head of|session) ([A-Za-z0-9._-]+): not found: the session was removed$`)
+	noSteps = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(head of|session|step) ([A-Za-z0-9._-]+)(@[0-9]+)?: not found: session has no steps$`)
+	})
+	wasRemoved = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:head of|session) ([A-Za-z0-9._-]+): not found: the session was removed$`)
+	})
 )
 
 // notFoundWords says a 404's reason, whose code (not_found) says "not
@@ -113,14 +119,14 @@ var (
 // p@9: not found: the session's head is step 2").
 func notFoundWords(err error) string {
 	msg := oneLine(err)
-	if m := noSteps.FindStringSubmatch(msg); m != nil {
+	if m := noSteps().FindStringSubmatch(msg); m != nil {
 		said := "session " + m[2] + " has no steps"
 		if m[1] == "step" {
 			said = "step " + m[2] + m[3] + ": " + said
 		}
 		return strings.TrimSuffix(msg, m[0]) + said
 	}
-	if m := wasRemoved.FindStringSubmatch(msg); m != nil {
+	if m := wasRemoved().FindStringSubmatch(msg); m != nil {
 		return strings.TrimSuffix(msg, m[0]) + "session " + m[1] + " was removed"
 	}
 	return strings.Replace(msg, ": not found: ", ": ", 1)

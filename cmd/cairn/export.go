@@ -11,11 +11,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairnlog/cairn"
@@ -657,21 +655,20 @@ func (t *outTarget) remove() {
 	}
 }
 
-// rewardNumber is a number as a record's reward is written (JSON's grammar,
-// with a leading + or . allowed): not Go's literals, which ParseFloat
-// also takes (1_0 as 10, 0x1p-2, inf), so a bound reads as it looks.
-// Compiled on first use, not at init (TestStartupInitsSmall).
-var rewardNumber = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
-})
-
 // parseReward parses a reward bound ("" is none).
 func parseReward(flag, v string) (*float64, error) {
 	if v == "" {
 		return nil, nil
 	}
+	// Written as a record writes its reward, a sign allowed: not Go's
+	// literals, which ParseFloat also takes (1_0 as 10, 0x1p-2, inf),
+	// so a bound reads as it looks.
+	unsigned := v
+	if v[0] == '+' || v[0] == '-' {
+		unsigned = v[1:]
+	}
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || !rewardNumber().MatchString(v) || math.IsNaN(x) || math.IsInf(x, 0) {
+	if err != nil || !jsontext.Decimal(unsigned) || math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil, usagef("--%s %q: want a number", flag, v)
 	}
 	return &x, nil

@@ -369,25 +369,6 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) error {
 	return s.writeStep(w, r, st, withState, false)
 }
 
-// decimalNumber reports whether t is a number >= 0 in decimal digits,
-// with a fraction and an exponent if any: "30", "0.5", "1e-3". It
-// refuses what strconv.ParseFloat takes beyond them: a sign, hex ("0x1p3"),
-// underscores ("1_0"), "Inf" and "NaN".
-func decimalNumber(t string) bool {
-	mant, exp, hasExp := strings.Cut(strings.ToLower(t), "e")
-	whole, frac, _ := strings.Cut(mant, ".")
-	if whole+frac == "" || strings.Trim(whole+frac, "0123456789") != "" {
-		return false
-	}
-	if hasExp {
-		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
-			exp = exp[1:]
-		}
-		return exp != "" && strings.Trim(exp, "0123456789") == ""
-	}
-	return true
-}
-
 // wait answers with the head once it is past step "after": at once if it
 // already is, else when a step lands (through this server, or found by
 // the session's poller), or 204 when the timeout passes.
@@ -400,7 +381,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) error {
 	timeout := defaultWait
 	if t := q.Get("timeout"); t != "" {
 		secs, err := strconv.ParseFloat(t, 64)
-		if err != nil || !decimalNumber(t) {
+		if err != nil || !jsontext.Decimal(t) {
 			return badRequest("timeout %s: want seconds >= 0", termtext.Quote(t))
 		}
 		timeout = time.Duration(min(secs, s.opts.MaxWait.Seconds()) * float64(time.Second))

@@ -227,3 +227,23 @@ func NameBytes(name string) []byte {
 	}
 	return []byte(name)
 }
+
+// Decimal reports whether t is a number >= 0 written in decimal digits,
+// with a fraction and an exponent if any ("30", "0.5", ".5", "1e-3"),
+// as a person writes one and a JSON number reads: not what
+// strconv.ParseFloat takes beyond it, a sign, hex ("0x1p3"), underscores
+// ("1_0"), "Inf" or "NaN", which would read otherwise than they look.
+func Decimal(t string) bool {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(t), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	if whole+frac == "" || strings.Trim(whole+frac, "0123456789") != "" {
+		return false
+	}
+	if hasExp {
+		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+			exp = exp[1:]
+		}
+		return exp != "" && strings.Trim(exp, "0123456789") == ""
+	}
+	return true
+}

@@ -125,3 +125,16 @@ func FuzzSyntaxWords(f *testing.F) {
 		}
 	})
 }
+
+func TestDecimal(t *testing.T) {
+	for _, s := range []string{"0", "30", "0.5", ".5", "5.", "1e-3", "30E+0", "1.5e10"} {
+		if !Decimal(s) {
+			t.Errorf("Decimal(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{"", ".", "+5", "-5", "1_0", "0x1p1", "inf", "NaN", "1e", "1e+", "e5", "1.2.3", "1e5e3", " 1"} {
+		if Decimal(s) {
+			t.Errorf("Decimal(%q) = true, want false", s)
+		}
+	}
+}

@@ -78,8 +78,8 @@ func (a argSpec) check(tool string, raw json.RawMessage) error {
 			return fmt.Errorf("argument %s is given twice; give each argument once", termtext.Quote(m.Name))
 		}
 		seen[m.Name] = true
-		if a.types && string(m.Value) == "null" && !slices.Contains(a.schema.Required, m.Name) {
-			continue // left out (withoutNulls drops it)
+		if a.types && a.leftOut(m) {
+			continue // withoutNulls drops it
 		}
 		if a.types {
 			if err := checkType(m.Name, p, m.Value); err != nil {
@@ -107,7 +107,7 @@ func (a argSpec) withoutNulls(raw json.RawMessage) json.RawMessage {
 	ms := jsontext.Members(raw)
 	kept := make([]string, 0, len(ms))
 	for _, m := range ms {
-		if string(m.Value) == "null" && !slices.Contains(a.schema.Required, m.Name) {
+		if a.leftOut(m) {
 			continue
 		}
 		name, _ := json.Marshal(m.Name)
@@ -117,6 +117,12 @@ func (a argSpec) withoutNulls(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return json.RawMessage("{" + strings.Join(kept, ",") + "}")
+}
+
+// leftOut reports whether m is an optional argument given as null,
+// which the tool takes as not given.
+func (a argSpec) leftOut(m jsontext.Member) bool {
+	return string(m.Value) == "null" && !slices.Contains(a.schema.Required, m.Name)
 }
 
 func (a argSpec) names() []string {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,7 +40,8 @@ type conn struct {
 	net.Conn
 	cs    *conns
 	state http.ConnState
-	since time.Time // when it entered state
+	since time.Time   // when it entered state
+	heard atomic.Bool // it has sent a byte
 	once  sync.Once
 }
 
@@ -60,6 +62,34 @@ func (c *conn) Close() error {
 		c.cs.mu.Unlock()
 	})
 	return c.Conn.Close()
+}
+
+// Read reads from the connection, noting that the client has sent
+// something once it has.
+func (c *conn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && !c.heard.Load() {
+		c.heard.Store(true)
+	}
+	return n, err
+}
+
+// closeSilent closes the connections that have sent nothing since they
+// connected: a stopping server has no request of theirs to finish, and
+// http.Server.Shutdown would wait on each for 5 seconds before it takes
+// it for idle.
+func (cs *conns) closeSilent() {
+	cs.mu.Lock()
+	var silent []*conn
+	for c := range cs.open {
+		if c.state == http.StateNew && !c.heard.Load() {
+			silent = append(silent, c)
+		}
+	}
+	cs.mu.Unlock()
+	for _, c := range silent {
+		c.Close()
+	}
 }
 
 // CloseWrite shuts down the writing side of the connection, as

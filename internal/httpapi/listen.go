@@ -104,6 +104,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	stop() // wake long-polls; the rest finish, within the 5 s
+	cs.closeSilent()
 	sctx, done := context.WithTimeout(context.Background(), stopGrace)
 	defer done()
 	err := hs.Shutdown(sctx)
@@ -112,8 +113,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		n := s.inFlight.Load()
 		cancel()
 		_ = hs.Close()
-		err = fmt.Errorf("stopped: %d %s still unanswered after %v %s cut off (a client still sending its body, or a request still at work: a commit among them may or may not have landed; its session's head tells)",
-			n, plural(n, "request", "requests"), stopGrace, plural(n, "was", "were"))
+		err = nil // only connections still sending a request's head: none begun
+		if n > 0 {
+			err = fmt.Errorf("stopped: %d %s still unanswered after %v %s cut off (a client still sending its body, or a request still at work: a commit among them may or may not have landed; its session's head tells)",
+				n, plural(n, "request", "requests"), stopGrace, plural(n, "was", "were"))
+		}
 	}
 	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
 		err = e

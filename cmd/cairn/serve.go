@@ -72,6 +72,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		// for every caller of the package).
 		return usagef("--listen %s is not a loopback address, so it needs a token: --token-file F or $CAIRN_TOKEN", *listen)
 	}
+	conns, err := connRoom(e, *maxConns, given(fs, "max-conns"), openFileLimit())
+	if err != nil {
+		return err
+	}
 	ws, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -107,5 +111,35 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("cannot print the address it serves on (http://%s): %w", ln.Addr(), err)
 	}
-	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody), MaxConns: int(*maxConns)}).Serve(ctx, ln)
+	return httpapi.New(ws, httpapi.Options{Token: token, MaxBody: int64(*maxBody), MaxConns: int(conns)}).Serve(ctx, ln)
+}
+
+// connRoom returns how many connections serve may keep open: want
+// (--max-conns), if the files this process may open leave room for it
+// beside the store's files and the server's own. Past that room the
+// system refuses new connections before the server sees them, so
+// neither closing an idle one nor a 503 can answer them: each waits,
+// unanswered, until another closes. A --max-conns given over the room
+// is refused; the default is lowered to fit, said on stderr.
+func connRoom(e *env, want uint64, asked bool, limit uint64) (uint64, error) {
+	if limit == 0 {
+		return want, nil
+	}
+	// Kept for the store's files, the listener and standard streams.
+	reserve := min(max(16, limit/8), 256)
+	room := uint64(0)
+	if limit > reserve {
+		room = limit - reserve
+	}
+	if want <= room {
+		return want, nil
+	}
+	if room == 0 {
+		return 0, fmt.Errorf("this process may have only %d files open at once (ulimit -n), too few to serve: raise it (ulimit -n 4096)", limit)
+	}
+	if asked {
+		return 0, usagef("--max-conns %d: this process may have only %d files open at once (ulimit -n), and the store and server need %d of them: give at most --max-conns %d, or raise the limit (ulimit -n)", want, limit, reserve, room)
+	}
+	fmt.Fprintf(e.stderr, "cairn serve: keeping at most %d connections open, not %d: this process may have only %d files open at once (ulimit -n); raise the limit to keep more\n", room, want, limit)
+	return room, nil
 }

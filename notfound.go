@@ -48,8 +48,12 @@ type NotFoundError struct {
 	Start uint64
 }
 
-// Error says what is not there and why, once.
+// Error says what is not there and why, once ("<nil>" for a nil
+// *NotFoundError).
 func (e *NotFoundError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	var why string
 	switch e.Why {
 	case NotFoundNoSteps:
@@ -75,8 +79,12 @@ func (e *NotFoundError) Error() string {
 
 // Is reports whether e is target's kind: ErrNotFound always, ErrRemoved
 // for a removed session; and, for the packages below this one,
-// manifest.ErrNoSession for a session with no steps.
+// manifest.ErrNoSession for a session with no steps. A nil
+// *NotFoundError is none of them.
 func (e *NotFoundError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	switch target {
 	case ErrNotFound:
 		return true

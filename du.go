@@ -3,7 +3,6 @@ package cairn
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -71,11 +70,9 @@ func (w *Workspace) Usage(ctx context.Context, names ...string) (_ *Usage, err e
 		// A named session with no steps: say whether it was removed, as
 		// every other command does, or never had any.
 		for _, n := range names {
-			if _, herr := w.readHead(ctx, n); errors.Is(herr, ErrNotFound) {
-				if errors.Is(herr, ErrRemoved) {
-					return nil, fmt.Errorf("usage of %s: %w", n, ErrRemoved)
-				}
-				return nil, fmt.Errorf("usage of %s: %w: %w", n, ErrNotFound, manifest.ErrNoSession)
+			var nf *NotFoundError
+			if _, herr := w.readHead(ctx, n); errors.As(herr, &nf) {
+				return nil, nf
 			}
 		}
 	}

@@ -25,7 +25,8 @@ import (
 // the backend's *cas.UnavailableError, and is ErrUnavailable.
 var (
 	// ErrNotFound: the session or step does not exist, or was pruned or
-	// removed.
+	// removed. A session, or a step of it, that is not there to read is a
+	// *NotFoundError, which names them and says why.
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: another writer already wrote the step this commit or
 	// fork wanted, or an expected head did not hold. Nothing was written.

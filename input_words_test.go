@@ -94,7 +94,7 @@ func TestRemovedSessionReadsAsRemoved(t *testing.T) {
 			t.Errorf("%s = %v (%s), want an error saying the session was removed", what, st, st.Record)
 			return
 		}
-		if !errors.Is(err, cairn.ErrNotFound) || !errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "the session was removed") || strings.Contains(err.Error(), "pruned") {
+		if !errors.Is(err, cairn.ErrNotFound) || !errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "was removed") || strings.Contains(err.Error(), "pruned") {
 			t.Errorf("%s: %v, want ErrNotFound and ErrRemoved saying the session was removed", what, err)
 		}
 	}

@@ -48,9 +48,9 @@ func (w *Workspace) liveHead(ctx context.Context, session string) (head, base ui
 	}
 	switch {
 	case head == 0:
-		return 0, 0, fmt.Errorf("session %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
+		return 0, 0, noStepsErr(session, 0)
 	case head < base:
-		return 0, 0, fmt.Errorf("session %s: %w", session, ErrRemoved)
+		return 0, 0, removedErr(session, 0)
 	}
 	return head, base, nil
 }
@@ -72,7 +72,7 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 	read := w.clock()
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
-		return nil, fmt.Errorf("prune %s: %w", session, err)
+		return nil, ofSession("prune "+session, session, err)
 	}
 	res := &PruneResult{Session: session, Head: head, OldBase: base, NewBase: base}
 	if head < keepLast || head-keepLast+1 <= base {
@@ -85,7 +85,7 @@ func (w *Workspace) Prune(ctx context.Context, session string, keepLast uint64) 
 	// session's history would no longer read.
 	if longAgo(w.clock(), read) {
 		if _, now, err := w.liveHead(ctx, session); err != nil {
-			return nil, fmt.Errorf("prune %s: %w", session, err)
+			return nil, ofSession("prune "+session, session, err)
 		} else if now >= head-keepLast+1 {
 			res.OldBase, res.NewBase = now, now
 			return res, nil // another prune went as far
@@ -119,7 +119,7 @@ func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult,
 	read := w.clock()
 	head, base, err := w.liveHead(ctx, session)
 	if err != nil {
-		return nil, fmt.Errorf("remove %s: %w", session, err)
+		return nil, ofSession("remove "+session, session, err)
 	}
 	// The tombstone fills the slot above the head read: as for a commit
 	// (Session.headCheck), a head read longer than manifest.HeadTrust
@@ -130,7 +130,7 @@ func (w *Workspace) Remove(ctx context.Context, session string) (_ *PruneResult,
 	if longAgo(w.clock(), read) {
 		again, _, err := w.liveHead(ctx, session)
 		if err != nil {
-			return nil, fmt.Errorf("remove %s: %w", session, err)
+			return nil, ofSession("remove "+session, session, err)
 		}
 		if again != head {
 			return nil, fmt.Errorf("remove %s: %w: a writer committed %s@%d meanwhile; nothing removed", session, ErrConflict, session, head+1)

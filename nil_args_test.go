@@ -55,7 +55,7 @@ func TestNilArguments(t *testing.T) {
 	// receivers holds a value of each exported type with methods.
 	receivers := map[string]any{
 		"Workspace": w, "Session": s, "Step": st,
-		"ConflictError": &cairn.ConflictError{}, "UnreadableError": &cairn.UnreadableError{},
+		"ConflictError": &cairn.ConflictError{}, "UnreadableError": &cairn.UnreadableError{}, "NotFoundError": &cairn.NotFoundError{},
 		"Record": &cairn.Record{}, "Message": &cairn.Message{}, "ToolCall": &cairn.ToolCall{},
 		"Requests": cairn.Requests{}, "StepRef": cairn.StepRef{}, "FileMode": cairn.FileMode(0),
 		"Kind": cairn.Kind(0), "Status": cairn.Status(0),

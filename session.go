@@ -953,14 +953,14 @@ func (s *Session) headStep(ctx context.Context) (_ *Step, err error) {
 	s.cached, s.stamp = false, ""
 	s.confirmed = s.ws.clock()
 	if st == nil {
-		return nil, fmt.Errorf("head of %s: %w: %w", s.name, ErrNotFound, manifest.ErrNoSession)
+		return nil, noStepsErr(s.name, 0)
 	}
 	// Loaded even when the session was removed: a commit to a removed
 	// name claims the step above its last one (never reusing a key), and
 	// loses if another writer took it since, as for any resumed session.
 	s.head, s.removed = st, isRemoved(st, base)
 	if s.removed {
-		return nil, fmt.Errorf("head of %s: %w", s.name, ErrRemoved)
+		return nil, removedErr(s.name, 0)
 	}
 	return newStep(s.ws, s.head), nil
 }
@@ -1021,7 +1021,7 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 		if n > head {
 			switch {
 			case head == 0:
-				return nil, fmt.Errorf("step %s@%d: %w: %w", s.name, n, ErrNotFound, manifest.ErrNoSession)
+				return nil, noStepsErr(s.name, n)
 			case head < base:
 				now, err := s.notRemoved(ctx, n)
 				if err != nil {
@@ -1029,7 +1029,7 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 				}
 				head = now // committed and pruned since the base was read
 			}
-			return nil, fmt.Errorf("step %s@%d: %w: the session's head is step %d", s.name, n, ErrNotFound, head)
+			return nil, &NotFoundError{Session: s.name, Step: n, Why: NotFoundPastHead, Head: head}
 		}
 		// The head is at or past n: step n may have landed since it was
 		// read (a commit beside this read). A step slot, once written,
@@ -1089,7 +1089,7 @@ func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err er
 	case err != nil:
 		return 0, fmt.Errorf("step %s@%d: %w", s.name, n, err)
 	case removed:
-		return 0, fmt.Errorf("step %s@%d: %w", s.name, n, ErrRemoved)
+		return 0, removedErr(s.name, n)
 	}
 	return head, nil
 }
@@ -1204,8 +1204,8 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	case removed:
 		// As Session.Step says it: a fork's history may hold the step.
-		return fmt.Errorf("step %s@%d: %w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)",
-			via, from.m.Number, ErrRemoved, via, from.m.Number, from.m.Number)
+		return fmt.Errorf("%w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)",
+			removedErr(via, from.m.Number), via, from.m.Number, from.m.Number)
 	}
 	base, err := w.repo.ReadBase(ctx, via)
 	if err != nil {

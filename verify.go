@@ -2,7 +2,6 @@ package cairn
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -35,12 +34,12 @@ func (w *Workspace) Verify(ctx context.Context, sessions ...string) (_ *VerifyRe
 		switch {
 		case err != nil:
 		case head == 0:
-			return nil, fmt.Errorf("verify %s: %w: %w", name, ErrNotFound, manifest.ErrNoSession)
+			return nil, noStepsErr(name, 0)
 		case head < base:
 			// Removed by gc's rule; a damaged base marker is not a
 			// removal but a problem the verifier reports.
 			if removed, _, err := w.removedNow(ctx, name); err == nil && removed {
-				return nil, fmt.Errorf("verify %s: %w", name, ErrRemoved)
+				return nil, removedErr(name, 0)
 			}
 		}
 	}

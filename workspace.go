@@ -555,10 +555,10 @@ func (w *Workspace) readHead(ctx context.Context, session string) (_ *Step, err 
 		return nil, fmt.Errorf("head of %s: %w", session, err)
 	}
 	if st == nil {
-		return nil, fmt.Errorf("head of %s: %w: %w", session, ErrNotFound, manifest.ErrNoSession)
+		return nil, noStepsErr(session, 0)
 	}
 	if isRemoved(st, base) {
-		return nil, fmt.Errorf("head of %s: %w", session, ErrRemoved)
+		return nil, removedErr(session, 0)
 	}
 	return newStep(w, st), nil
 }
@@ -597,12 +597,12 @@ func (w *Workspace) belowBase(ctx context.Context, session string, n, base uint6
 		// The name may have been committed to since: say where its new
 		// history starts, or the user reads a live session as gone.
 		if head, err := w.repo.FindHead(ctx, session); err == nil && head >= base {
-			return fmt.Errorf("step %s@%d: %w; %s was committed to again since, and its history starts at step %d",
-				session, n, ErrRemoved, session, base)
+			return fmt.Errorf("%w; %s was committed to again since, and its history starts at step %d",
+				removedErr(session, n), session, base)
 		}
-		return fmt.Errorf("step %s@%d: %w", session, n, ErrRemoved)
+		return removedErr(session, n)
 	}
-	return fmt.Errorf("step %s@%d: %w: pruned (the session's history starts at step %d)", session, n, ErrNotFound, base)
+	return &NotFoundError{Session: session, Step: n, Why: NotFoundPruned, Start: base}
 }
 
 // removedBelow reports whether the history of session ends at base
@@ -633,11 +633,9 @@ func (w *Workspace) ForkOrigin(ctx context.Context, session string) (_ *StepRef,
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
-	if errors.Is(err, manifest.ErrNoSession) {
-		// A typo must not read as "not forked".
-		return nil, fmt.Errorf("fork origin of %s: %w: %w", session, ErrNotFound, err)
-	}
 	if err != nil || st == nil {
+		// A typo must not read as "not forked": firstStep says it has
+		// no steps.
 		return nil, err
 	}
 	return refOf(st.Origin), nil
@@ -660,9 +658,6 @@ func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err
 		return nil, err
 	}
 	st, err := w.firstStep(ctx, session)
-	if errors.Is(err, manifest.ErrNoSession) {
-		return nil, fmt.Errorf("first step of %s: %w: %w", session, ErrNotFound, err)
-	}
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -671,14 +666,14 @@ func (w *Workspace) FirstStep(ctx context.Context, session string) (_ *Step, err
 
 // firstStep returns the oldest step of session's history, or nil if it
 // has none (a removed session): see ForkOrigin. A session with no steps
-// stored at all is manifest.ErrNoSession.
+// stored at all is its NotFoundError.
 func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.Step, error) {
 	n, err := w.repo.FirstStep(ctx, session)
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
-		return nil, manifest.ErrNoSession
+		return nil, noStepsErr(session, 0)
 	}
 	base, err := w.repo.ReadBase(ctx, session)
 	if err != nil {

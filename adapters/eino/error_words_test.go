@@ -67,3 +67,30 @@ func TestErrorsNameCheckpointIDs(t *testing.T) {
 		t.Errorf("Fork onto an existing id: %v is no *cairn.ConflictError", forkToErr)
 	}
 }
+
+// TestNotFoundInCheckpointWords: a checkpoint, or a step of it, that is
+// not there is said in a checkpoint's words, read from cairn's
+// *cairn.NotFoundError (errors.As), not from its text, whose words
+// ("session … has no steps") are cairn's.
+func TestNotFoundInCheckpointWords(t *testing.T) {
+	ctx := context.Background()
+	s := memStore(t)
+	if err := s.Set(ctx, "run-1", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, pastHead := s.GetStep(ctx, "run-1", 9)
+	_, _, never := s.GetStep(ctx, "never", 1)
+	_, logNever := s.Steps(ctx, "never")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{pastHead, `eino store: get checkpoint "run-1" step 9: not found: its newest step is 1`},
+		{never, `eino store: get checkpoint "never" step 1: not found: nothing was saved under it`},
+		{logNever, `eino store: log checkpoint "never": not found: nothing was saved under it`},
+	} {
+		if c.err == nil || c.err.Error() != c.want || !errors.Is(c.err, cairn.ErrNotFound) {
+			t.Errorf("%v; want %q, an ErrNotFound", c.err, c.want)
+		}
+	}
+}

@@ -417,7 +417,12 @@ func (s *Store) forkOnto(ctx context.Context, id string, n uint64, to string, da
 // errors.As. A limit error says how to raise the limit (hinted).
 func (s *Store) failed(err error, ids []string, format string, args ...any) error {
 	what := "eino store: " + fmt.Sprintf(format, args...)
-	inner := s.speak(hinted(err).Error(), ids)
+	msg := hinted(err).Error()
+	if nf := (*cairn.NotFoundError)(nil); errors.As(err, &nf) {
+		// Said by what it is, not by its words: those say "steps".
+		msg = strings.Replace(msg, nf.Error(), notFound(nf), 1)
+	}
+	inner := s.speak(msg, ids)
 	// The call already names what cairn's error begins with: say it once.
 	if i := strings.Index(inner, ": "); i > 0 && strings.HasPrefix(inner, "checkpoint ") && strings.Contains(what, inner[:i]) {
 		inner = inner[i+2:]
@@ -434,10 +439,30 @@ var sessionRef = regexp.MustCompile(`((?:step|session|head of|commit) )?([A-Za-z
 var cairnWords = strings.NewReplacer(
 	"the session's head is step ", "its newest step is ",
 	"its head is step ", "its newest step is ",
-	"session has no steps", "nothing was saved under it",
 	"the session was removed", "its cairn session was removed",
 	"fork to a new name", "fork to a new checkpoint id",
 )
+
+// notFound says nf, a cairn session or step that is not there, in the
+// words of a checkpoint, for speak to name the checkpoint: "step S@N:
+// not found: nothing was saved under it".
+func notFound(nf *cairn.NotFoundError) string {
+	var why string
+	switch nf.Why {
+	case cairn.NotFoundNoSteps:
+		why = "nothing was saved under it"
+	case cairn.NotFoundRemoved:
+		why = "its cairn session was removed"
+	case cairn.NotFoundPastHead:
+		why = fmt.Sprintf("its newest step is %d", nf.Head)
+	default:
+		return nf.Error()
+	}
+	if nf.Step == 0 {
+		return fmt.Sprintf("session %s: not found: %s", nf.Session, why)
+	}
+	return fmt.Sprintf("step %s@%d: not found: %s", nf.Session, nf.Step, why)
+}
 
 // speak rewrites msg, the text of a cairn error, in the words of
 // checkpoint ids (see failed).

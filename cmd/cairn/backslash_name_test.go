@@ -28,7 +28,7 @@ func TestCommitDirRefusesNameCheckoutRefuses(t *testing.T) {
 	if code != 2 || out != "" || !strings.Contains(errs, `sub/back\slash`) || strings.Contains(errs, "corrupt") {
 		t.Fatalf("commit: exit %d, out %q, err %q; want exit 2 naming sub/back\\slash", code, out, errs)
 	}
-	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "not found") {
+	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "has no steps") {
 		t.Fatalf("a step was committed: log s: exit %d, %q", code, errs)
 	}
 }

@@ -25,7 +25,7 @@ func TestCommitEmptyRecordRefused(t *testing.T) {
 			t.Errorf("commit s - %q: exit %d, out %q, err %q; want exit 2, %q", c.args, code, out, errs, c.want)
 		}
 	}
-	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "not found") {
+	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "has no steps") {
 		t.Errorf("a step was committed: log s: exit %d, %q", code, errs)
 	}
 }

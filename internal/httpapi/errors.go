@@ -11,10 +11,8 @@ import (
 	"net/http"
 	"os"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cairnlog/cairn"
 	"github.com/cairnlog/cairn/internal/jsontext"
@@ -98,36 +96,18 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 	}
 }
 
-// noSteps and wasRemoved find, in the Go API's words for a session with
-// no steps or a removed one ("head of x: not found: session has no
-// steps"), the session's name. They are compiled on first use, not at
-// init, which every cairn process would pay for (TestStartupInitsSmall).
-var (
-	noSteps = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(head of|session|step) ([A-Za-z0-9._-]+)(@[0-9]+)?: not found: session has no steps$`)
-	})
-	wasRemoved = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:head of|session) ([A-Za-z0-9._-]+): not found: the session was removed$`)
-	})
-)
-
 // notFoundWords says a 404's reason, whose code (not_found) says "not
-// found" already, as the other 404s do: a session with no steps is
-// "session x has no steps" (after "step x@2: " on a step's route), a
-// removed one "session x was removed", on every route; any other reason
-// is said once ("step p@9: the session's head is step 2", not "step
-// p@9: not found: the session's head is step 2").
+// found" already. A session, or a step of it, that is not there is said
+// in the Go API's words, which say it once (cairn.NotFoundError: "session
+// x has no steps", "session r was removed", "step x@2: session x has no
+// steps", "step p@9: the session's head is step 2"). Any other not-found
+// error (a step the store has lost, one read through another workspace)
+// is said without the Go API's "not found" ("step d@3: the store has lost
+// it", not "step d@3: not found: the store has lost it").
 func notFoundWords(err error) string {
 	msg := oneLine(err)
-	if m := noSteps().FindStringSubmatch(msg); m != nil {
-		said := "session " + m[2] + " has no steps"
-		if m[1] == "step" {
-			said = "step " + m[2] + m[3] + ": " + said
-		}
-		return strings.TrimSuffix(msg, m[0]) + said
-	}
-	if m := wasRemoved().FindStringSubmatch(msg); m != nil {
-		return strings.TrimSuffix(msg, m[0]) + "session " + m[1] + " was removed"
+	if nf := (*cairn.NotFoundError)(nil); errors.As(err, &nf) {
+		return msg
 	}
 	return strings.Replace(msg, ": not found: ", ": ", 1)
 }

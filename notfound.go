@@ -1,0 +1,120 @@
+package cairn
+
+import (
+	"fmt"
+
+	"github.com/cairnlog/cairn/manifest"
+)
+
+// NotFoundWhy says why a session, or a step of it, is not there to read
+// (NotFoundError.Why).
+type NotFoundWhy int
+
+const (
+	// NotFoundNoSteps: the session has no steps: none was ever committed
+	// under its name (a mistyped name, or one not used yet).
+	NotFoundNoSteps NotFoundWhy = iota + 1
+	// NotFoundRemoved: the session was removed (Workspace.Remove, cairn
+	// rm). A commit to its name starts it again.
+	NotFoundRemoved
+	// NotFoundPastHead: the step is above the session's head
+	// (NotFoundError.Head): it was never written.
+	NotFoundPastHead
+	// NotFoundPruned: the step is below where the session's history
+	// starts now (NotFoundError.Start): it was pruned (Workspace.Prune).
+	NotFoundPruned
+)
+
+// NotFoundError is the error of a session, or a step of it, that is not
+// there to read: it names them, says why, and says it once, in the words
+// the command line and the HTTP API show: "session s has no steps",
+// "session s was removed", "step s@3: session s has no steps", "step
+// s@3: the session was removed", "step s@9: the session's head is step
+// 5", "step s@1: pruned (the session's history starts at step 2)". It
+// matches ErrNotFound, and ErrRemoved if Why is NotFoundRemoved. A caller
+// that says these in its own words reads them with errors.As.
+type NotFoundError struct {
+	// Session is the session asked for.
+	Session string
+	// Step is the number of the step asked for; 0 if the session itself
+	// was (its head, its history, a removal or a check of it).
+	Step uint64
+	// Why says why it is not there.
+	Why NotFoundWhy
+	// Head is the session's head when Why is NotFoundPastHead.
+	Head uint64
+	// Start is the step the session's history starts at when Why is
+	// NotFoundPruned.
+	Start uint64
+}
+
+// Error says what is not there and why, once ("<nil>" for a nil
+// *NotFoundError).
+func (e *NotFoundError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	var why string
+	switch e.Why {
+	case NotFoundNoSteps:
+		why = "session " + e.Session + " has no steps"
+	case NotFoundRemoved:
+		why = "session " + e.Session + " was removed"
+		if e.Step > 0 {
+			// "step s@3" has named the session already.
+			why = "the session was removed"
+		}
+	case NotFoundPastHead:
+		why = fmt.Sprintf("the session's head is step %d", e.Head)
+	case NotFoundPruned:
+		why = fmt.Sprintf("pruned (the session's history starts at step %d)", e.Start)
+	default:
+		why = ErrNotFound.Error()
+	}
+	if e.Step == 0 {
+		return why
+	}
+	return fmt.Sprintf("step %s@%d: %s", e.Session, e.Step, why)
+}
+
+// Is reports whether e is target's kind: ErrNotFound always, ErrRemoved
+// for a removed session; and, for the packages below this one,
+// manifest.ErrNoSession for a session with no steps. A nil
+// *NotFoundError is none of them.
+func (e *NotFoundError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
+	switch target {
+	case ErrNotFound:
+		return true
+	case ErrRemoved:
+		return e.Why == NotFoundRemoved
+	case manifest.ErrNoSession:
+		return e.Why == NotFoundNoSteps
+	}
+	return false
+}
+
+// noStepsErr is the error of session, which has no steps, asked for step n
+// (0: the session itself).
+func noStepsErr(session string, n uint64) error {
+	return &NotFoundError{Session: session, Step: n, Why: NotFoundNoSteps}
+}
+
+// removedErr is the error of session, which was removed, asked for step n
+// (0: the session itself).
+func removedErr(session string, n uint64) error {
+	return &NotFoundError{Session: session, Step: n, Why: NotFoundRemoved}
+}
+
+// ofSession returns err, the failure of op on session ("remove s"), with
+// op's words before it, unless err is the session's NotFoundError, which
+// names the session already: "session s was removed", not "remove s:
+// session s was removed".
+func ofSession(op, session string, err error) error {
+	if nf, ok := err.(*NotFoundError); ok && nf.Session == session && nf.Step == 0 {
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

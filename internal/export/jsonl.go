@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // jsonlWriter writes one JSON value per trajectory and line.
@@ -210,6 +211,11 @@ func settleArguments(r *cairn.Record) error {
 			case len(a) == 0 || string(a) == "null":
 				calls[j].Arguments = json.RawMessage("{}")
 			case a[0] == '{' || a[0] == '"':
+				// A record's are checked by the convention already; an
+				// adapter's state may hold anything.
+				if err := jsontext.Numbers(a); err != nil {
+					return fmt.Errorf("messages[%d].tool_calls[%d]: arguments %w", i, j, err)
+				}
 				calls[j].Arguments = a
 			default:
 				return fmt.Errorf("messages[%d].tool_calls[%d]: arguments is %s, not a JSON object or a string", i, j, jsonKind(a))
@@ -1078,6 +1084,14 @@ func (b *atifBuilder) add(s Step) {
 		if len(s.Record) > 0 {
 			x := where()
 			x["record"] = json.RawMessage(s.Record)
+			if at, n := jsontext.Overflow(s.Record); at >= 0 {
+				// Raw, the number would make the line one no
+				// strict JSON reader takes: the record goes as text.
+				delete(x, "record")
+				x["record_text"] = string(s.Record)
+				v.leave(reasonRecordText)
+				v.explain(reasonRecordText, fmt.Sprintf("%s: the number %s", s.Step, n))
+			}
 			b.push(atifStep{Timestamp: ts, Source: "system", Extra: x})
 		}
 		return

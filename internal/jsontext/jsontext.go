@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -246,4 +247,49 @@ func Decimal(t string) bool {
 		return exp != "" && strings.Trim(exp, "0123456789") == ""
 	}
 	return true
+}
+
+// Overflow returns the offset and text of the first number in the JSON
+// text b whose magnitude no IEEE double holds (1e400, -1e400), or -1.
+// Such a number is valid JSON syntax but not I-JSON (RFC 7493):
+// encoding/json refuses it, Python's json reads it as infinity and
+// writes back Infinity, which is no JSON. A b that is one JSON string
+// is read as the text it holds when that text is JSON, as tool-call
+// arguments given as text are; the offset is then within that text.
+// b must be valid JSON.
+func Overflow(b []byte) (int, string) {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
+		var text string
+		if json.Unmarshal(t, &text) != nil || !json.Valid([]byte(text)) {
+			return -1, ""
+		}
+		b = []byte(text)
+	}
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			i = stringEnd(b, i) - 1
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(b) && strings.IndexByte("0123456789.eE+-", b[j]) >= 0 {
+				j++
+			}
+			if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+				return i, string(b[i:j])
+			}
+			i = j - 1
+		}
+	}
+	return -1, ""
+}
+
+// Numbers says, as an error, the first number Overflow finds in b: "holds
+// the number 1e400, too large for a double (…)", for the record
+// convention and export to say it alike, after what holds it. nil if
+// there is none.
+func Numbers(b []byte) error {
+	if at, n := Overflow(b); at >= 0 {
+		return fmt.Errorf("holds the number %s, too large for a double (JSON readers refuse it or read it as infinity)", n)
+	}
+	return nil
 }

@@ -1,0 +1,63 @@
+package export_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cairnlog/cairn/internal/export"
+)
+
+// TestHugeNumbersNotExported: a number no double holds (1e400) is valid
+// JSON text but no reader of a trainer takes it (encoding/json refuses
+// it, Python's json reads infinity and writes Infinity back). In a
+// tool definition or a tool call's arguments — an object, or a string
+// holding its JSON — the chat formats copied it verbatim into a line;
+// such a record does not follow the convention, so they skip the
+// session and say why. ATIF, which carries a raw record in
+// extra.record, carries one holding such a number as text. Every line
+// written reads with encoding/json (lines).
+func TestHugeNumbersNotExported(t *testing.T) {
+	ws := emptyStore(t)
+	const tool = `{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"maximum":%s}}}}}`
+	call := func(args string) string {
+		return `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":` + args + `}}]},{"role":"tool","tool_call_id":"c1","content":"r"},{"role":"assistant","content":"done"}]}`
+	}
+	huge := map[string]string{
+		"tools":       `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}],"tools":[` + fmt.Sprintf(tool, "1e400") + `]}`,
+		"args-object": call(`{"x":-1e400}`),
+		"args-text":   call(`"{\"x\":1.8e308}"`),
+	}
+	for name, r := range huge {
+		commitRecords(t, ws, name, r)
+	}
+	// What a double does hold (or rounds to zero) is kept.
+	commitRecords(t, ws, "small", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}],"tools":[`+fmt.Sprintf(tool, "1e-400")+`]}`)
+	commitRecords(t, ws, "raw", `{"other":1e400}`)
+	for _, f := range []string{export.OpenAIJSONL, export.ShareGPT, export.ATIF} {
+		out, sum, _ := run(t, ws, export.Options{Format: f})
+		objs := lines(t, out)
+		if f != export.ATIF && (strings.Contains(out, "e400") || strings.Contains(out, "e308")) {
+			t.Errorf("%s: a number no double holds written: %s", f, out)
+		}
+		if f == export.ATIF {
+			// Every session is written; the raw records as text.
+			if len(objs) != 5 || !strings.Contains(out, `"record_text":"{\"other\":1e400}"`) {
+				t.Errorf("atif: %d lines, want 5 with the raw record as text: %s", len(objs), out)
+			}
+			continue
+		}
+		if len(objs) != 1 {
+			t.Errorf("%s: %d lines, want only small's: %s", f, len(objs), out)
+		}
+		var skipped []string
+		for _, n := range sum.Skipped {
+			if strings.Contains(n.Example, "too large for a double") {
+				skipped = append(skipped, n.Names...)
+			}
+		}
+		if len(skipped) != len(huge) {
+			t.Errorf("%s: sessions skipped for their numbers: %v, want %d (%+v)", f, skipped, len(huge), sum.Skipped)
+		}
+	}
+}

@@ -1146,13 +1146,17 @@ func (b *atifBuilder) add(s Step) {
 			msg := b.ids.message()
 			for _, tc := range m.ToolCalls {
 				id := b.ids.call(tc.ID, b.n, msg, len(st.ToolCalls))
-				if id != tc.ID {
+				given := tc.ID
+				if o, ok := s.renamed[tc.ID]; ok {
+					given = o // the agent's id, which settleCallIDs renamed
+				}
+				if id != given {
 					orig, _ := st.Extra["original_tool_call_ids"].(map[string]string)
 					if orig == nil {
 						orig = map[string]string{}
 						st.Extra["original_tool_call_ids"] = orig
 					}
-					orig[id] = tc.ID
+					orig[id] = given
 				}
 				args, ok := argsValue(tc.Arguments)
 				if !ok {

@@ -439,9 +439,9 @@ func (r *Record) validate() error {
 			if a := bytes.TrimSpace(tc.Arguments); len(a) > 0 && a[0] != '{' && a[0] != '"' && string(a) != "null" {
 				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: arguments is not a JSON object or a string", i, j)
 			}
-			// The exports copy these as given: a trainer's reader
-			// refuses such a number, or reads it as infinity.
-			if err := jsontext.Numbers(tc.Arguments); err != nil {
+			// The exports copy these as given: what a trainer's
+			// reader refuses or misreads must not be in them.
+			if err := jsontext.IJSON(tc.Arguments); err != nil {
 				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: arguments %w", i, j, err)
 			}
 		}
@@ -450,7 +450,7 @@ func (r *Record) validate() error {
 		if err := validTool(raw); err != nil {
 			return fmt.Errorf("step record: tools[%d]: %w", i, err)
 		}
-		if err := jsontext.Numbers(raw); err != nil {
+		if err := jsontext.IJSON(raw); err != nil {
 			return fmt.Errorf("step record: tools[%d] %w", i, err)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/cairnlog/cairn"
 )
 
-// TestRecordHugeNumbers: a number no IEEE double holds (1e400) in the
+// TestRecordHugeNumbers: a number no IEEE double holds (1e400), or a
+// lone half of a UTF-16 surrogate pair (\ud800), in the
 // parts of a record the exports copy as given — a tool definition, a
 // tool call's arguments, as an object or as the JSON text of a string —
 // does not follow the convention (a trainer's JSON reader refuses it or
@@ -22,19 +23,29 @@ func TestRecordHugeNumbers(t *testing.T) {
 	tool := func(n string) string {
 		return `{"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"maximum":` + n + `}}}}}]}`
 	}
-	for _, c := range []struct{ rec, where string }{
-		{tool("1e400"), "tools[0]"},
-		{tool("-1E+309"), "tools[0]"},
-		{call(`{"x":[1,{"y":1.8e308}]}`), "messages[0].tool_calls[0]: arguments"},
-		{call(`"{\"x\":-1e400}"`), "messages[0].tool_calls[0]: arguments"},
-		{`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"x\":1e400}"}}]}]}`, "messages[0].tool_calls[0]: arguments"},
+	const big, lone = "too large for a double", "half of a UTF-16 surrogate pair"
+	for _, c := range []struct{ rec, where, why string }{
+		{tool("1e400"), "tools[0]", big},
+		{tool("-1E+309"), "tools[0]", big},
+		{call(`{"x":[1,{"y":1.8e308}]}`), "messages[0].tool_calls[0]: arguments", big},
+		{call(`"{\"x\":-1e400}"`), "messages[0].tool_calls[0]: arguments", big},
+		{`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"x\":1e400}"}}]}]}`, "messages[0].tool_calls[0]: arguments", big},
+		// A \u escape that is half a surrogate pair: no Unicode text.
+		{tool(`"\ud800"`), "tools[0]", lone},
+		{call(`{"x":"a\udc00"}`), "messages[0].tool_calls[0]: arguments", lone},
+		{call(`"\ud800"`), "messages[0].tool_calls[0]: arguments", lone},
+		{call(`"{\"x\":\"\\ud800\"}"`), "messages[0].tool_calls[0]: arguments", lone},
 	} {
 		_, err := cairn.ParseRecord([]byte(c.rec))
-		if err == nil || errors.Is(err, cairn.ErrNotConventional) || !strings.Contains(err.Error(), c.where) || !strings.Contains(err.Error(), "too large for a double") {
-			t.Errorf("%s: %v, want it refused at %s", c.rec, err, c.where)
+		if err == nil || errors.Is(err, cairn.ErrNotConventional) || !strings.Contains(err.Error(), c.where) || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: %v, want it refused at %s: %s", c.rec, err, c.where, c.why)
 		}
 	}
-	for _, r := range []string{tool("1e-400"), tool("1.7976931348623157e308"), call(`"x is 1e400"`), call(`{"s":"1e400"}`)} {
+	// Kept: what a double holds or rounds to zero, a number in text
+	// that is not JSON or in a string, a surrogate pair whole, and a
+	// lone half in a message's text (read as U+FFFD, as every string).
+	for _, r := range []string{tool("1e-400"), tool("1.7976931348623157e308"), call(`"x is 1e400"`), call(`{"s":"1e400"}`),
+		call(`{"x":"\ud83d\ude00"}`), `{"messages":[{"role":"user","content":"\ud800"}]}`} {
 		if _, err := cairn.ParseRecord([]byte(r)); err != nil {
 			t.Errorf("%s: %v", r, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairnlog/cairn/internal/export"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // TestHugeNumbersNotExported: a number no double holds (1e400) is valid
@@ -58,6 +59,62 @@ func TestHugeNumbersNotExported(t *testing.T) {
 		}
 		if len(skipped) != len(huge) {
 			t.Errorf("%s: sessions skipped for their numbers: %v, want %d (%+v)", f, skipped, len(huge), sum.Skipped)
+		}
+	}
+}
+
+// TestLoneSurrogatesNotExported: a \u escape that is half a UTF-16
+// surrogate pair (\ud800 alone) is valid JSON text but no Unicode:
+// encoding/json reads U+FFFD, Python's json a string it cannot write as
+// UTF-8. In a tool definition or a call's arguments (an object, or the
+// JSON text of a string) the chat formats copied it into the line; such
+// a record does not follow the convention and the session is skipped,
+// named. In a message's text it is read as U+FFFD (the line is UTF-8),
+// and ATIF carries a raw record holding one as text.
+func TestLoneSurrogatesNotExported(t *testing.T) {
+	ws := emptyStore(t)
+	call := func(args string) string {
+		return `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"f","arguments":` + args + `}]},{"role":"tool","tool_call_id":"c1","content":"r"},{"role":"assistant","content":"done"}]}`
+	}
+	lone := map[string]string{
+		"tools":       `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}],"tools":[{"type":"function","function":{"name":"f","description":"\ud800"}}]}`,
+		"args-object": call(`{"x":"\udc00"}`),
+		"args-text":   call(`"{\"x\":\"\\ud800\"}"`),
+	}
+	for name, r := range lone {
+		commitRecords(t, ws, name, r)
+	}
+	commitRecords(t, ws, "content", `{"messages":[{"role":"user","content":"q\ud800"},{"role":"assistant","content":"a"}]}`)
+	commitRecords(t, ws, "raw", `{"other":"\ud800"}`)
+	for _, f := range []string{export.OpenAIJSONL, export.ShareGPT, export.ATIF} {
+		out, sum, _ := run(t, ws, export.Options{Format: f})
+		lines(t, out)
+		for _, l := range strings.Split(out, "\n") {
+			texts := []string{l}
+			if f != export.ATIF {
+				// Arguments and ShareGPT turns are JSON text in a string.
+				texts = append(texts, strings.ReplaceAll(l, `\\`, `\`))
+			}
+			for _, text := range texts {
+				if at, esc := jsontext.LoneSurrogate([]byte(text)); at >= 0 {
+					t.Errorf("%s: %s written: %s", f, esc, l)
+				}
+			}
+		}
+		if f == export.ATIF {
+			if !strings.Contains(out, `"record_text":"{\"other\":\"\\ud800\"}"`) {
+				t.Errorf("atif: raw record not carried as text: %s", out)
+			}
+			continue
+		}
+		var skipped []string
+		for _, n := range sum.Skipped {
+			if strings.Contains(n.Example, "surrogate") {
+				skipped = append(skipped, n.Names...)
+			}
+		}
+		if len(skipped) != len(lone) {
+			t.Errorf("%s: sessions skipped for their escapes: %v, want %d (%+v)", f, skipped, len(lone), sum.Skipped)
 		}
 	}
 }

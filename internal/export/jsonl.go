@@ -213,7 +213,7 @@ func settleArguments(r *cairn.Record) error {
 			case a[0] == '{' || a[0] == '"':
 				// A record's are checked by the convention already; an
 				// adapter's state may hold anything.
-				if err := jsontext.Numbers(a); err != nil {
+				if err := jsontext.IJSON(a); err != nil {
 					return fmt.Errorf("messages[%d].tool_calls[%d]: arguments %w", i, j, err)
 				}
 				calls[j].Arguments = a
@@ -1084,13 +1084,13 @@ func (b *atifBuilder) add(s Step) {
 		if len(s.Record) > 0 {
 			x := where()
 			x["record"] = json.RawMessage(s.Record)
-			if at, n := jsontext.Overflow(s.Record); at >= 0 {
-				// Raw, the number would make the line one no
-				// strict JSON reader takes: the record goes as text.
+			if err := jsontext.IJSON(s.Record); err != nil {
+				// Raw, it would make the line one that JSON readers
+				// refuse or misread: the record goes as text.
 				delete(x, "record")
 				x["record_text"] = string(s.Record)
 				v.leave(reasonRecordText)
-				v.explain(reasonRecordText, fmt.Sprintf("%s: the number %s", s.Step, n))
+				v.explain(reasonRecordText, fmt.Sprintf("%s: the record %v", s.Step, err))
 			}
 			b.push(atifStep{Timestamp: ts, Source: "system", Extra: x})
 		}

@@ -253,18 +253,8 @@ func Decimal(t string) bool {
 // text b whose magnitude no IEEE double holds (1e400, -1e400), or -1.
 // Such a number is valid JSON syntax but not I-JSON (RFC 7493):
 // encoding/json refuses it, Python's json reads it as infinity and
-// writes back Infinity, which is no JSON. A b that is one JSON string
-// is read as the text it holds when that text is JSON, as tool-call
-// arguments given as text are; the offset is then within that text.
-// b must be valid JSON.
+// writes back Infinity, which is no JSON. b must be valid JSON.
 func Overflow(b []byte) (int, string) {
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
-		var text string
-		if json.Unmarshal(t, &text) != nil || !json.Valid([]byte(text)) {
-			return -1, ""
-		}
-		b = []byte(text)
-	}
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
@@ -283,13 +273,29 @@ func Overflow(b []byte) (int, string) {
 	return -1, ""
 }
 
-// Numbers says, as an error, the first number Overflow finds in b: "holds
-// the number 1e400, too large for a double (…)", for the record
-// convention and export to say it alike, after what holds it. nil if
-// there is none.
-func Numbers(b []byte) error {
-	if at, n := Overflow(b); at >= 0 {
-		return fmt.Errorf("holds the number %s, too large for a double (JSON readers refuse it or read it as infinity)", n)
+// IJSON says, as an error, what in the JSON text b is valid JSON but
+// not I-JSON (RFC 7493), which every JSON reader takes alike: a number
+// no double holds (Overflow), or a \u escape that is half a surrogate
+// pair (LoneSurrogate: encoding/json reads U+FFFD, Python's json a
+// string it cannot write as UTF-8). A b that is one JSON string is
+// also read as the text it holds when that text is JSON, as tool-call
+// arguments given as text are. The words follow what holds b: "holds
+// the number 1e400, …". nil if b is I-JSON. b must be valid JSON.
+func IJSON(b []byte) error {
+	texts := [][]byte{b}
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
+		var text string
+		if json.Unmarshal(t, &text) == nil && json.Valid([]byte(text)) {
+			texts = append(texts, []byte(text))
+		}
+	}
+	for _, t := range texts {
+		if at, n := Overflow(t); at >= 0 {
+			return fmt.Errorf("holds the number %s, too large for a double (JSON readers refuse it or read it as infinity)", n)
+		}
+		if at, esc := LoneSurrogate(t); at >= 0 {
+			return fmt.Errorf("holds %s, half of a UTF-16 surrogate pair without the other half: no Unicode text (JSON readers read it as U+FFFD, or cannot write it as UTF-8)", esc)
+		}
 	}
 	return nil
 }

@@ -138,3 +138,26 @@ func TestDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestIJSON: what is valid JSON but no I-JSON is found wherever it is,
+// numbers in strings and names are not numbers, and a string is read
+// as the JSON text it holds.
+func TestIJSON(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want: a word of the error, "" for none
+	}{
+		{`{"a":[1,-0,1e-400,1.7976931348623157e308,123456789012345678901234567890]}`, ""},
+		{`{"1e400":"1e400","\ud83d\ude00":"\\ud800"}`, ""},
+		{`[1,{"a":[2e308]}]`, "2e308"},
+		{`-1E+400`, "-1E+400"},
+		{`{"a":"x\udc00"}`, `\udc00`},
+		{`"{\"a\":1e400}"`, "1e400"},
+		{`"{\"a\":\"\\ud800\"}"`, `\ud800`},
+		{`"not json 1e400"`, ""},
+	} {
+		err := IJSON([]byte(c.in))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("IJSON(%s) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}

@@ -118,3 +118,31 @@ func TestLoneSurrogatesNotExported(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateNamesNotExported: an object with a member name twice is
+// valid JSON but not I-JSON; readers keep the first or the last. In a
+// tool call's arguments the chat formats copied it, so one trainer
+// would see x=1 and another x=2; such a record does not follow the
+// convention, and the session is skipped, named. ATIF carries a raw
+// record with one as text.
+func TestDuplicateNamesNotExported(t *testing.T) {
+	ws := emptyStore(t)
+	commitRecords(t, ws, "args", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"f","arguments":{"x":1,"x":2}}]},{"role":"tool","tool_call_id":"c1","content":"r"},{"role":"assistant","content":"done"}]}`)
+	commitRecords(t, ws, "raw", `{"other":1,"other":2}`)
+	for _, f := range []string{export.OpenAIJSONL, export.ShareGPT, export.ATIF} {
+		out, sum, _ := run(t, ws, export.Options{Format: f})
+		// (ATIF's record_text holds the raw record's text.)
+		if strings.Contains(out, `"x":1,"x":2`) || f != export.ATIF && strings.Contains(out, `x\":1,\"x\":2`) {
+			t.Errorf("%s: x twice written: %s", f, out)
+		}
+		if f == export.ATIF {
+			if !strings.Contains(out, `"record_text":"{\"other\":1,\"other\":2}"`) {
+				t.Errorf("atif: raw record not carried as text: %s", out)
+			}
+			continue
+		}
+		if noted(sum.Skipped, "wrong shape", "args") == nil {
+			t.Errorf("%s: args not skipped: %+v", f, sum.Skipped)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func TestDuplicateToolCallIDs(t *testing.T) {
 		checkCallIDs(t, "preference "+k, append(asList(pairs[0]["prompt"]), asList(pairs[0][k])...))
 	}
 
-	out, _, _ = run(t, ws, export.Options{Format: export.Parquet, Sessions: []string{"within", "pending"}})
+	out, _, _ = runLong(t, ws, export.Options{Format: export.Parquet, Sessions: []string{"within", "pending"}})
 	rows, err := parquet.Read[struct {
 		Trajectory string  `parquet:"trajectory"`
 		Messages   *string `parquet:"messages,optional"`

@@ -107,6 +107,9 @@ func unquote(s []byte) string {
 // cannot encode as UTF-8.
 func LoneSurrogate(b []byte) (int, string) {
 	for i := 0; ; {
+		if i >= len(b) {
+			return -1, "" // past a backslash that ends text that is no JSON
+		}
 		k := bytes.IndexByte(b[i:], '\\')
 		if k < 0 {
 			return -1, ""
@@ -265,7 +268,7 @@ func Overflow(b []byte) (int, string) {
 			for j < len(b) && strings.IndexByte("0123456789.eE+-", b[j]) >= 0 {
 				j++
 			}
-			if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+			if _, err := strconv.ParseFloat(string(b[i:j]), 64); errors.Is(err, strconv.ErrRange) {
 				return i, string(b[i:j])
 			}
 			i = j - 1
@@ -282,8 +285,11 @@ func Overflow(b []byte) (int, string) {
 // twice (DuplicateName). A b that is one JSON string is
 // also read as the text it holds when that text is JSON, as tool-call
 // arguments given as text are. The words follow what holds b: "holds
-// the number 1e400, …". nil if b is I-JSON. b must be valid JSON.
+// the number 1e400, …". nil if b is I-JSON, or not JSON at all.
 func IJSON(b []byte) error {
+	if !json.Valid(b) {
+		return nil // encoding/json says what is wrong with it
+	}
 	texts := [][]byte{b}
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
 		var text string
@@ -308,8 +314,9 @@ func IJSON(b []byte) error {
 // DuplicateName returns a member name that one object of the JSON text
 // b, at any depth, has twice (as unescaped: "a" and "\u0061" are one
 // name); ok is false if there is none. I-JSON forbids it: readers keep
-// the first or the last, or refuse the text. b must be valid JSON. It
-// reads b in one pass without recursion.
+// the first or the last, or refuse the text. b should be valid JSON
+// (other text gives no panic, but no meaningful answer). It reads b in
+// one pass without recursion.
 func DuplicateName(b []byte) (name string, ok bool) {
 	type level struct {
 		obj, key bool            // an object, and a name comes next
@@ -321,6 +328,9 @@ func DuplicateName(b []byte) (name string, ok bool) {
 		switch c := b[i]; c {
 		case '"':
 			end := stringEnd(b, i)
+			if end-1 <= i || b[end-1] != '"' {
+				return "", false // text that is not JSON: a string never closed
+			}
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].key {
 				l := &stack[n-1]
 				name := b[i+1 : end-1]

@@ -167,3 +167,14 @@ func TestIJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestIJSONOfOtherText: text that is not JSON (a Go program's
+// json.RawMessage) neither panics nor is said to hold a huge number.
+func TestIJSONOfOtherText(t *testing.T) {
+	for _, in := range []string{`"`, `{"`, `{"a`, `{"a":"`, `{"a":--}`, `-`, `{"a":1e}`, `[1.e5`, `{"a\`} {
+		if err := IJSON([]byte(in)); err != nil && strings.Contains(err.Error(), "too large") {
+			t.Errorf("IJSON(%s) = %v", in, err)
+		}
+		DuplicateName([]byte(in))
+	}
+}

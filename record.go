@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairnlog/cairn/internal/jsontext"
 	"github.com/cairnlog/cairn/manifest"
 )
 
@@ -438,11 +439,19 @@ func (r *Record) validate() error {
 			if a := bytes.TrimSpace(tc.Arguments); len(a) > 0 && a[0] != '{' && a[0] != '"' && string(a) != "null" {
 				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: arguments is not a JSON object or a string", i, j)
 			}
+			// The exports copy these as given: what a trainer's
+			// reader refuses or misreads must not be in them.
+			if err := jsontext.IJSON(tc.Arguments); err != nil {
+				return fmt.Errorf("step record: messages[%d].tool_calls[%d]: arguments %w", i, j, err)
+			}
 		}
 	}
 	for i, raw := range r.Tools {
 		if err := validTool(raw); err != nil {
 			return fmt.Errorf("step record: tools[%d]: %w", i, err)
+		}
+		if err := jsontext.IJSON(raw); err != nil {
+			return fmt.Errorf("step record: tools[%d] %w", i, err)
 		}
 	}
 	if r.Agent != nil && r.Agent.Name == "" {

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cairnlog/cairn"
@@ -26,14 +27,24 @@ import (
 // their calls first. A result without an id left with no call to answer
 // (it follows no call, or every call it may answer is answered) keeps
 // its empty id: unpaired says where the first one is ("" if none).
+//
+// An agent may give two calls one id: twice in one assistant message,
+// or again while an earlier call of that id is still unanswered. A
+// result naming the id would then answer either, and OpenAI's format
+// wants each tool_call_id to name exactly one call; so the first keeps
+// the id, and a later one gets <id>#2, <id>#3, … (the first of these the
+// trajectory does not use; Step.renamed keeps the agent's id). A result
+// naming the id answers the first call of it not yet answered among the
+// calls of the assistant message its run of tool messages follows (as
+// they come in their calls' order), and is given that call's id.
 func settleCallIDs(t *Trajectory) (unpaired string) {
 	taken := map[string]bool{}
 	for _, s := range t.Steps {
 		takeCallIDs(taken, s)
 	}
 	c := &callSettler{taken: taken}
-	for _, s := range t.Steps {
-		c.step(s)
+	for i := range t.Steps {
+		c.step(&t.Steps[i])
 	}
 	c.answer()
 	return c.unpaired
@@ -64,6 +75,8 @@ type callSettler struct {
 	waiting    []waitingResult // its results without an id, in order
 	afterCalls bool            // the messages since are that message's results
 	unpaired   string
+	// pending holds the ids of the calls no result answers yet.
+	pending map[string]bool
 }
 
 type waitingResult struct {
@@ -91,15 +104,19 @@ func (c *callSettler) answer() {
 			continue
 		}
 		r.m.ToolCallID = tc.ID
+		delete(c.pending, tc.ID)
 	}
 	c.waiting = c.waiting[:0]
 }
 
 // step settles the ids of s's messages (those of its results without
 // an id possibly only once later steps are fed: see callSettler).
-func (c *callSettler) step(s Step) {
+func (c *callSettler) step(s *Step) {
 	if s.Rec == nil {
 		return
+	}
+	if c.pending == nil {
+		c.pending = map[string]bool{}
 	}
 	n := 0 // calls of the step
 	msgs := s.Rec.Messages
@@ -108,8 +125,12 @@ func (c *callSettler) step(s Step) {
 		if m.Role == "tool" {
 			switch {
 			case m.ToolCallID != "":
-				if c.afterCalls {
-					c.open.next(c.open.byID[m.ToolCallID])
+				if !c.afterCalls {
+					break
+				}
+				if tc := c.open.next(c.open.byID[m.ToolCallID]); tc != nil {
+					m.ToolCallID = tc.ID
+					delete(c.pending, tc.ID)
 				}
 			case c.afterCalls:
 				c.waiting = append(c.waiting, waitingResult{m, s.Step, i})
@@ -120,21 +141,34 @@ func (c *callSettler) step(s Step) {
 		}
 		c.answer()
 		c.afterCalls = len(m.ToolCalls) > 0
+		given := make([]string, len(m.ToolCalls)) // the ids results name
 		for j := range m.ToolCalls {
 			n++
-			if tc := &m.ToolCalls[j]; tc.ID == "" {
+			tc := &m.ToolCalls[j]
+			switch given[j] = tc.ID; {
+			case tc.ID == "":
 				tc.ID = freshCallID(c.taken, s.Number, n)
+			case c.pending[tc.ID]:
+				id := renamedCallID(c.taken, tc.ID)
+				if s.renamed == nil {
+					s.renamed = map[string]string{}
+				}
+				s.renamed[id], tc.ID = tc.ID, id
 			}
+			c.pending[tc.ID] = true
 		}
-		c.open.reset(m.ToolCalls)
+		c.open.reset(m.ToolCalls, given)
 	}
 }
 
-// mayBeFresh reports whether id has the shape of an id freshCallID
-// makes (call_<step>_<n>, call_<step>_<n>#<k>): only such ids can be
-// taken when it looks, so a pass that must not hold every id of a long
+// mayBeFresh reports whether id has the shape of an id freshCallID or
+// renamedCallID makes (call_<step>_<n>, <id>#<k>): only such ids can be
+// taken when they look, so a pass that must not hold every id of a long
 // trajectory keeps these.
 func mayBeFresh(id string) bool {
+	if strings.Contains(id, "#") {
+		return true
+	}
 	rest, ok := strings.CutPrefix(id, "call_")
 	if !ok || rest == "" {
 		return false
@@ -159,8 +193,9 @@ type calls struct {
 	byName   map[string]*[]int // the calls of a tool's name
 }
 
-// reset makes tc the calls results answer.
-func (c *calls) reset(tc []cairn.ToolCall) {
+// reset makes tc the calls results answer, results naming a call's id
+// as given (given[i] for tc[i], before a renaming).
+func (c *calls) reset(tc []cairn.ToolCall, given []string) {
 	if len(tc) == 0 {
 		*c = calls{}
 		return
@@ -177,7 +212,7 @@ func (c *calls) reset(tc []cairn.ToolCall) {
 	}
 	for i, t := range tc {
 		c.all[i] = i
-		add(c.byID, t.ID, i)
+		add(c.byID, given[i], i)
 		add(c.byName, t.Name, i)
 	}
 }
@@ -209,4 +244,15 @@ func freshCallID(taken map[string]bool, step uint64, n int) string {
 	}
 	taken[id] = true
 	return id
+}
+
+// renamedCallID returns the first of id#2, id#3, … that taken lacks, and
+// takes it.
+func renamedCallID(taken map[string]bool, id string) string {
+	for k := 2; ; k++ {
+		if out := id + "#" + strconv.Itoa(k); !taken[out] {
+			taken[out] = true
+			return out
+		}
+	}
 }

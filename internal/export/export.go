@@ -152,6 +152,10 @@ type Step struct {
 	// breaks it (Rec is then nil); a record that does not use them at
 	// all leaves Broken nil.
 	Broken error
+	// renamed maps the id export gives a tool call of the step in
+	// place of the agent's, which another call of the trajectory has
+	// (settleCallIDs), to the agent's id.
+	renamed map[string]string
 }
 
 // Trajectory is one root-to-leaf path, oldest step first.

@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // FuzzRecordExport feeds stored step records through the convention's
 // decoder and every exporter: nothing may panic, every line written
-// must be valid JSON, and every chat line must pass its reader's rules.
+// must be I-JSON (valid JSON that every reader reads alike), and every
+// chat line must pass its reader's rules.
 func FuzzRecordExport(f *testing.F) {
 	for _, seed := range []string{
 		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"ls","arguments":{"p":1}}]},{"role":"tool","tool_call_id":"1","content":"x"}],"tokens":{"prompt":3,"completion":1},"cost_usd":0.1,"labels":{"k":"v"},"outcome":"success"}`,
@@ -18,7 +20,9 @@ func FuzzRecordExport(f *testing.F) {
 		`{"messages":[{"role":"assistant","tool_calls":[{"id":"","name":"f","arguments":null}]}],"tools":[{"type":"function"}]}`,
 		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"let me look","tool_calls":[{"id":"1","name":"a","arguments":"{\"x\":1}"},{"id":"2","name":"b","arguments":"not json"}]},{"role":"tool","tool_call_id":"1","content":"r1"},{"role":"tool","tool_call_id":"2","content":"r2"},{"role":"user","content":"more"},{"role":"system","content":"late"}]}`,
 		`{"messages":[{"role":"assistant","content":"first"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"a","arguments":{}}]},{"role":"assistant","content":"after"}]}`,
-		`"raw"`, `{"foo":[1,2]}`, `{"messages":"x"}`, `{"labels":{"outcome":"fail"}}`, ``,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"f","arguments":"{\"x\":1e400}"},{"id":"c","name":"g"}]},{"role":"tool","tool_call_id":"c","content":"1"},{"role":"tool","tool_call_id":"c","content":"2"}],"tools":[{"type":"function","function":{"name":"f","description":"\ud800"}}]}`,
+		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"f"},{"id":"c","name":"g"}]},{"role":"tool","tool_call_id":"c","content":"1"},{"role":"tool","tool_call_id":"c","content":"2"}]}`,
+		`{"foo":-1e400}`, `"raw"`, `{"foo":[1,2]}`, `{"messages":"x"}`, `{"labels":{"outcome":"fail"}}`, ``,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -53,6 +57,15 @@ func FuzzRecordExport(f *testing.F) {
 				b, err := json.Marshal(v)
 				if err != nil || !json.Valid(b) {
 					t.Fatalf("line for %s: %v", raw, err)
+				}
+				// I-JSON, which every reader takes alike: encoding/json
+				// refuses a number no double holds.
+				var back any
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatalf("line for %s does not read back: %v: %s", raw, err, b)
+				}
+				if err := jsontext.IJSON(b); err != nil {
+					t.Fatalf("line for %s %v: %s", raw, err, b)
 				}
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/internal/jsontext"
 )
 
 // jsonlWriter writes one JSON value per trajectory and line.
@@ -210,6 +211,11 @@ func settleArguments(r *cairn.Record) error {
 			case len(a) == 0 || string(a) == "null":
 				calls[j].Arguments = json.RawMessage("{}")
 			case a[0] == '{' || a[0] == '"':
+				// A record's are checked by the convention already; an
+				// adapter's state may hold anything.
+				if err := jsontext.IJSON(a); err != nil {
+					return fmt.Errorf("messages[%d].tool_calls[%d]: arguments %w", i, j, err)
+				}
 				calls[j].Arguments = a
 			default:
 				return fmt.Errorf("messages[%d].tool_calls[%d]: arguments is %s, not a JSON object or a string", i, j, jsonKind(a))
@@ -1078,6 +1084,14 @@ func (b *atifBuilder) add(s Step) {
 		if len(s.Record) > 0 {
 			x := where()
 			x["record"] = json.RawMessage(s.Record)
+			if err := jsontext.IJSON(s.Record); err != nil {
+				// Raw, it would make the line one that JSON readers
+				// refuse or misread: the record goes as text.
+				delete(x, "record")
+				x["record_text"] = string(s.Record)
+				v.leave(reasonRecordText)
+				v.explain(reasonRecordText, fmt.Sprintf("%s: the record %v", s.Step, err))
+			}
 			b.push(atifStep{Timestamp: ts, Source: "system", Extra: x})
 		}
 		return
@@ -1132,13 +1146,17 @@ func (b *atifBuilder) add(s Step) {
 			msg := b.ids.message()
 			for _, tc := range m.ToolCalls {
 				id := b.ids.call(tc.ID, b.n, msg, len(st.ToolCalls))
-				if id != tc.ID {
+				given := tc.ID
+				if o, ok := s.renamed[tc.ID]; ok {
+					given = o // the agent's id, which settleCallIDs renamed
+				}
+				if id != given {
 					orig, _ := st.Extra["original_tool_call_ids"].(map[string]string)
 					if orig == nil {
 						orig = map[string]string{}
 						st.Extra["original_tool_call_ids"] = orig
 					}
-					orig[id] = tc.ID
+					orig[id] = given
 				}
 				args, ok := argsValue(tc.Arguments)
 				if !ok {

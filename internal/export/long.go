@@ -303,7 +303,7 @@ func (l *longPath) eachSettled(fn func(Step) error) (unpaired string, err error)
 		return nil
 	}
 	err = l.eachStepOf(0, func(s Step) error {
-		c.step(s)
+		c.step(&s)
 		held = append(held, s)
 		if len(c.waiting) > 0 {
 			return nil

@@ -53,6 +53,7 @@ const (
 	reasonNoStateMessages    = "sessions of a framework adapter (LangGraph, ADK) whose state holds no conversation yet (a graph without a messages channel, a session without events), so no messages (docs/export.md#sessions-of-framework-adapters)"
 	reasonNoBranchAnswer     = "a judged branch with no assistant message after the fork point, so no answer of the model's to prefer, and it is not paired"
 	reasonRawLeftOut         = "raw records (not following docs/records.md) left out, as the format has no place for them"
+	reasonRecordText         = "raw records holding what JSON readers refuse or misread (a number too large for a double, half of a UTF-16 surrogate pair, a member name twice), carried as text in extra.record_text"
 	reasonBrokenRaw          = "records that use docs/records.md's keys with the wrong shape, carried only as raw JSON"
 	reasonStateChat          = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state (docs/export.md#sessions-of-framework-adapters)"
 	reasonStateChatRaw       = "sessions of a framework adapter (LangGraph, ADK) whose conversation cannot be read from their state, carried only as raw records"

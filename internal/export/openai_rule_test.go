@@ -52,6 +52,9 @@ func OpenAIChatError(messages []any) error {
 			if id == "" {
 				return fmt.Errorf("messages[%d]: a tool call without an id", i)
 			}
+			if slices.Contains(made, id) {
+				return fmt.Errorf("messages[%d]: two tool calls with id %q (a tool message's tool_call_id names one call)", i, id)
+			}
 			pending = append(pending, id)
 			made = append(made, id)
 		}

@@ -15,6 +15,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -105,6 +107,9 @@ func unquote(s []byte) string {
 // cannot encode as UTF-8.
 func LoneSurrogate(b []byte) (int, string) {
 	for i := 0; ; {
+		if i >= len(b) {
+			return -1, "" // past a backslash that ends text that is no JSON
+		}
 		k := bytes.IndexByte(b[i:], '\\')
 		if k < 0 {
 			return -1, ""
@@ -246,4 +251,120 @@ func Decimal(t string) bool {
 		return exp != "" && strings.Trim(exp, "0123456789") == ""
 	}
 	return true
+}
+
+// Overflow returns the offset and text of the first number in the JSON
+// text b whose magnitude no IEEE double holds (1e400, -1e400), or -1.
+// Such a number is valid JSON syntax but not I-JSON (RFC 7493):
+// encoding/json refuses it, Python's json reads it as infinity and
+// writes back Infinity, which is no JSON. b must be valid JSON.
+func Overflow(b []byte) (int, string) {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			i = stringEnd(b, i) - 1
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(b) && strings.IndexByte("0123456789.eE+-", b[j]) >= 0 {
+				j++
+			}
+			if _, err := strconv.ParseFloat(string(b[i:j]), 64); errors.Is(err, strconv.ErrRange) {
+				return i, string(b[i:j])
+			}
+			i = j - 1
+		}
+	}
+	return -1, ""
+}
+
+// IJSON says, as an error, what in the JSON text b is valid JSON but
+// not I-JSON (RFC 7493), which every JSON reader takes alike: a number
+// no double holds (Overflow), or a \u escape that is half a surrogate
+// pair (LoneSurrogate: encoding/json reads U+FFFD, Python's json a
+// string it cannot write as UTF-8), or an object with a member name
+// twice (DuplicateName). A b that is one JSON string is
+// also read as the text it holds when that text is JSON, as tool-call
+// arguments given as text are. The words follow what holds b: "holds
+// the number 1e400, …". nil if b is I-JSON, or not JSON at all.
+func IJSON(b []byte) error {
+	if !json.Valid(b) {
+		return nil // encoding/json says what is wrong with it
+	}
+	texts := [][]byte{b}
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
+		var text string
+		if json.Unmarshal(t, &text) == nil && json.Valid([]byte(text)) {
+			texts = append(texts, []byte(text))
+		}
+	}
+	for _, t := range texts {
+		if at, n := Overflow(t); at >= 0 {
+			return fmt.Errorf("holds the number %s, too large for a double (JSON readers refuse it or read it as infinity)", n)
+		}
+		if at, esc := LoneSurrogate(t); at >= 0 {
+			return fmt.Errorf("holds %s, half of a UTF-16 surrogate pair without the other half: no Unicode text (JSON readers read it as U+FFFD, or cannot write it as UTF-8)", esc)
+		}
+		if name, ok := DuplicateName(t); ok {
+			return fmt.Errorf("holds an object with the member %q twice (JSON readers keep one or the other, or refuse it)", name)
+		}
+	}
+	return nil
+}
+
+// DuplicateName returns a member name that one object of the JSON text
+// b, at any depth, has twice (as unescaped: "a" and "\u0061" are one
+// name); ok is false if there is none. I-JSON forbids it: readers keep
+// the first or the last, or refuse the text. b should be valid JSON
+// (other text gives no panic, but no meaningful answer). It reads b in
+// one pass without recursion.
+func DuplicateName(b []byte) (name string, ok bool) {
+	type level struct {
+		obj, key bool            // an object, and a name comes next
+		names    [][]byte        // its names, while few
+		set      map[string]bool // then all of them
+	}
+	var stack []level
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			end := stringEnd(b, i)
+			if end-1 <= i || b[end-1] != '"' {
+				return "", false // text that is not JSON: a string never closed
+			}
+			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].key {
+				l := &stack[n-1]
+				name := b[i+1 : end-1]
+				if bytes.IndexByte(name, '\\') >= 0 {
+					name = []byte(unquote(b[i:end]))
+				}
+				switch {
+				case l.set != nil:
+					if l.set[string(name)] {
+						return string(name), true
+					}
+					l.set[string(name)] = true
+				case slices.ContainsFunc(l.names, func(n []byte) bool { return bytes.Equal(n, name) }):
+					return string(name), true
+				case len(l.names) < 16:
+					l.names = append(l.names, name)
+				default:
+					l.set = map[string]bool{string(name): true}
+					for _, n := range l.names {
+						l.set[string(n)] = true
+					}
+				}
+				l.key = false
+			}
+			i = end - 1
+		case '{', '[':
+			stack = append(stack, level{obj: c == '{', key: c == '{'})
+		case '}', ']':
+			stack = stack[:max(0, len(stack)-1)]
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1].obj {
+				stack[n-1].key = true
+			}
+		}
+	}
+	return "", false
 }

@@ -138,3 +138,43 @@ func TestDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestIJSON: what is valid JSON but no I-JSON is found wherever it is,
+// numbers in strings and names are not numbers, and a string is read
+// as the JSON text it holds.
+func TestIJSON(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want: a word of the error, "" for none
+	}{
+		{`{"a":[1,-0,1e-400,1.7976931348623157e308,123456789012345678901234567890]}`, ""},
+		{`{"1e400":"1e400","\ud83d\ude00":"\\ud800"}`, ""},
+		{`[1,{"a":[2e308]}]`, "2e308"},
+		{`-1E+400`, "-1E+400"},
+		{`{"a":"x\udc00"}`, `\udc00`},
+		{`"{\"a\":1e400}"`, "1e400"},
+		{`"{\"a\":\"\\ud800\"}"`, `\ud800`},
+		{`"not json 1e400"`, ""},
+		{`{"a":{"b":1,"c":[{"b":2}]},"b":{"a":1}}`, ""},
+		{`[{"a":1},{"a":2}]`, ""},
+		{`{"a":{"b":1,"c":2,"b":3}}`, `"b" twice`},
+		{`{"a":1,"\u0061":2}`, `"a" twice`},
+		{`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":10,"kb":11,"kc":12,"kd":13,"ke":14,"kf":15,"kg":16,"kh":17,"k3":18}`, `"k3" twice`},
+		{`"{\"a\":1,\"a\":2}"`, `"a" twice`},
+	} {
+		err := IJSON([]byte(c.in))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("IJSON(%s) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestIJSONOfOtherText: text that is not JSON (a Go program's
+// json.RawMessage) neither panics nor is said to hold a huge number.
+func TestIJSONOfOtherText(t *testing.T) {
+	for _, in := range []string{`"`, `{"`, `{"a`, `{"a":"`, `{"a":--}`, `-`, `{"a":1e}`, `[1.e5`, `{"a\`} {
+		if err := IJSON([]byte(in)); err != nil && strings.Contains(err.Error(), "too large") {
+			t.Errorf("IJSON(%s) = %v", in, err)
+		}
+		DuplicateName([]byte(in))
+	}
+}

@@ -281,6 +281,27 @@ def _odd_value(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Opti
     return None
 
 
+def _nonfinite(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[float, str]]:
+    """The first float in value that is NaN or an infinity, and its path
+    (a JSON pointer), or None. A container within itself is not walked again."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (value, path)
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    if id(value) in within:
+        return None
+    within += (id(value),)
+    for k, x in items:
+        found = _nonfinite(x, path + _pointer_token(k), within)
+        if found is not None:
+            return found
+    return None
+
+
 def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
     """InvalidError for a dict key that is no str anywhere in the body:
     json.dumps would make it one, and {1: "a", "1": "b"} would go out as
@@ -346,6 +367,17 @@ def _encode(body: Dict[str, Any]) -> bytes:
                 break
             except TypeError:
                 pass
+        if "Out of range float" in str(e) and field in body:
+            try:
+                found = _nonfinite(body[field])
+            except RecursionError:
+                found = None
+            if found is not None:
+                value, at = found
+                shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+                where = f" at {at}" if at else ""
+                raise InvalidError(400, "bad_request", f"{field}: the value{where} is {shown}, which JSON has no number for: "
+                                                       "send null or a string instead") from None
         raise InvalidError(400, "bad_request", f"{field}: {_why_not_json(body, e)}") from None
     _refuse_odd_keys(body)
     try:

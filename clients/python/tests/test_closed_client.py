@@ -100,3 +100,43 @@ def test_client_closes_and_is_a_context_manager(counting: str) -> None:
     with pytest.raises(InvalidError):
         c2.commit("s", {})
     assert len(_Counting.seen) == 1
+
+
+def test_no_call_escapes_a_closed_workspace(counting: str, tmp_path: pathlib.Path) -> None:
+    # export ran `cairn export` after close(); iter_log returned a
+    # generator that said nothing until its first next(); wait_reply said
+    # the session "asks no question"; `with` re-entered a closed client;
+    # session() made a Session of a closed workspace.
+    ran = tmp_path / "ran"
+    fake = tmp_path / "cairn"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    fake.chmod(0o755)
+    ws = cairnlog.open(url=counting, store=str(tmp_path / "store"), bin=str(fake))
+    s = ws.session("s")
+    ws.close()
+    calls: List[Callable[[], Any]] = [
+        lambda: ws.export("openai-jsonl", str(tmp_path / "out.jsonl")),
+        lambda: ws.client.iter_log("s"), lambda: s.iter_log(), lambda: s.wait_reply(timeout=0),
+        lambda: s.wait_reply(), lambda: ws.session("t"), lambda: ws.__enter__(), lambda: ws.client.__enter__(),
+        lambda: ws.client.step_after("s", 1, {"step": 2}), lambda: s.show(), lambda: s.fork("t"),
+        lambda: s.diff("t"), lambda: s.ask({}, "q?"), lambda: ws.client.wait_for_reply("s", 1),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidError) as e:
+            call()
+        _is_closed(e, counting)
+    assert not ran.exists()
+    assert _Counting.seen == []
+
+
+def test_an_iterator_of_a_closed_client_yields_no_more(ws: cairnlog.Workspace) -> None:
+    # The rest of a page read before close() went on coming.
+    s = ws.session("s")
+    for n in range(3):
+        s.commit({"n": n})
+    it = ws.client.iter_log("s", page=10)
+    assert next(it)["step"] == 3
+    ws.close()
+    with pytest.raises(InvalidError) as e:
+        next(it)
+    _is_closed(e, ws.url)

@@ -432,19 +432,24 @@ class Client:
         return self._closed
 
     def __enter__(self) -> "Client":
+        self._check_open()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _check_open(self) -> None:
+        """InvalidError (code "closed") if close() was called: nothing is
+        sent. A closed private server would answer "connection refused",
+        as if cairn serve had failed."""
+        if self._closed:
+            raise InvalidError(0, "closed", f"the client of {self.url} is closed (close() was called, or its with "
+                                            "block ended): nothing was sent; open another to go on")
+
     def _call(self, method: str, path: str, body: Any = None,
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
               headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
-        if self._closed:
-            # Not sent: a closed private server would answer "connection
-            # refused", as if cairn serve had failed.
-            raise InvalidError(0, "closed", f"the client of {self.url} is closed (close() was called, or its with "
-                                            "block ended): nothing was sent; open another to go on")
+        self._check_open()
         url = self.url + path
         if query:
             # Half a surrogate pair in a str goes out as U+FFFD, as
@@ -681,6 +686,7 @@ class Client:
     def step_after(self, session: str, n: int, head: Step) -> Step:
         """Step n+1 of the session, given a head past n that wait returned:
         the head itself, or the step read back when others landed since."""
+        self._check_open()
         if head["step"] == n + 1:
             return head
         return self.step(session, n + 1)
@@ -714,12 +720,27 @@ class Client:
         steps a request: a long history is never held whole. Each next page
         starts below the last step read, in the history of `session`: below
         a fork's first step, step N of the fork is the step at N in its
-        history (the origin's), also once the origin was removed."""
+        history (the origin's), also once the origin was removed.
+
+        Its arguments are checked, and a closed client refused, at the call,
+        not at the first step read; once the client is closed, the iterator
+        yields no more (not even the rest of a page read before)."""
+        # A generator runs nothing until its first next(): checked here,
+        # iter_log(page=1.5) or a closed client's was no error until then.
+        self._check_open()
         page = _whole(page, "page")
+        self._s(session)
+        if from_step is not None:
+            _whole(from_step, "from")
+        return self._iter_log(session, page, from_step)
+
+    def _iter_log(self, session: str, page: int, from_step: Optional[int]) -> Iterator[Step]:
         start = from_step
         while True:
             steps = self.log(session, limit=page, from_step=start)
-            yield from steps
+            for st in steps:
+                self._check_open()
+                yield st
             last = steps[-1] if steps else None
             # The history ends at step 1, at a step whose older history was
             # pruned ("truncated"), or at a first step (no parent) above 1,

@@ -11,7 +11,7 @@ import threading
 import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
-from .client import Client
+from .client import Client, _name
 from .session import Session
 
 
@@ -34,6 +34,7 @@ class Workspace:
         self._stop = weakref.finalize(self, _stop, process, tuple(_readers)) if process is not None else None
 
     def __enter__(self) -> "Workspace":
+        self.client._check_open()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -54,8 +55,11 @@ class Workspace:
         return self.client.url
 
     def session(self, name: str) -> Session:
-        """The session called name (it need not exist yet)."""
-        return Session(self.client, name, self)
+        """The session called name (it need not exist yet). A name that is
+        no str is a TypeError, and a closed workspace's InvalidError (code
+        "closed"), here rather than at the session's first call."""
+        self.client._check_open()
+        return Session(self.client, _name(name, "session"), self)
 
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
         """Sessions with their heads."""
@@ -82,6 +86,9 @@ class Workspace:
         sessions are name globs; args are more `cairn export` flags. The
         HTTP API has no export route, so this needs the local mode (or a
         store given to open())."""
+        # Not sent to the server, but a call on a closed workspace all the
+        # same: it ran cairn export after close(), as no other call does.
+        self.client._check_open()
         for seq, what in ((sessions, "sessions"), (args, "args")):
             if isinstance(seq, (str, bytes)):
                 # "a*" went out as --session a --session '*', one a character.

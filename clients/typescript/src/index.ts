@@ -271,6 +271,8 @@ export class CairnClient {
   commitRetries = 2;
   private keysHonoured = false;
   private isClosed = false;
+  /** The fetch calls under way, which close() cuts off (node:http's go with the agent's sockets). */
+  private readonly fetching = new Set<AbortController>();
 
   constructor(opts: ClientOptions = {}) {
     const url = opts.url ?? process.env.CAIRN_URL;
@@ -307,7 +309,20 @@ export class CairnClient {
    */
   close(): void {
     this.isClosed = true;
+    for (const c of this.fetching) c.abort();
     this.agent?.destroy();
+  }
+
+  /**
+   * closedError is the error of a call on a closed client: made after
+   * close() (nothing was sent), or cut off by it (method: the call's; a
+   * write may have taken effect).
+   */
+  private closedError(method?: string): InvalidError {
+    const how = "(close() was called on it, or on the server startServer() started)";
+    if (method === undefined) return new InvalidError(0, "closed", `the client of ${this.url} is closed ${how}: nothing was sent; make another to go on`);
+    const effect = method === "GET" || method === "HEAD" ? "" : "; the request may have taken effect: read the session's head before trying again";
+    return new InvalidError(0, "closed", `the client of ${this.url} was closed while the call was under way ${how}${effect}`);
   }
 
   private async call<T>(
@@ -324,7 +339,7 @@ export class CairnClient {
     if (this.isClosed) {
       // Not sent: a private server closed with it would answer "connection
       // refused", as if cairn serve had failed.
-      throw new InvalidError(0, "closed", `the client of ${this.url} is closed (close() was called on it, or on the server startServer() started): nothing was sent; make another to go on`);
+      throw this.closedError();
     }
     let url = this.url + path;
     if (opts.query) {
@@ -346,9 +361,12 @@ export class CairnClient {
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
+    // close() cuts off a fetch under way, as it closes node:http's sockets.
+    const closing = this.fetch ? new AbortController() : undefined;
+    if (closing) this.fetching.add(closing);
     try {
       if (this.fetch) {
-        const timeout = AbortSignal.timeout(timeoutMs);
+        const timeout = either(AbortSignal.timeout(timeoutMs), closing!.signal);
         // A redirect is an answer, not followed (node:http follows none): fetch
         // would turn a commit's POST into a GET of the new URL.
         const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, timeout) : timeout });
@@ -359,7 +377,11 @@ export class CairnClient {
     } catch (e) {
       // Cancelled by the caller: the caller's reason, not an unreachable server.
       signal?.throwIfAborted();
+      // Cut off by close(): said so, not "the server closed the connection".
+      if (this.isClosed) throw this.closedError(method);
       throw unreachable(this.url, method, timeoutMs, e);
+    } finally {
+      if (closing) this.fetching.delete(closing);
     }
     const text = res.text;
     if (!res.ok) {
@@ -618,7 +640,11 @@ export class CairnClient {
     let from = opts.from;
     for (;;) {
       const steps = await this.log(session, { limit: page, from, signal: opts.signal });
-      yield* steps;
+      for (const st of steps) {
+        // Closed meanwhile: no more steps, not even the rest of a page read before.
+        if (this.isClosed) throw this.closedError();
+        yield st;
+      }
       const last = steps[steps.length - 1];
       // The history ends at step 1, at a step whose older history was
       // pruned (truncated), or at a first step (no parent) above 1, as of a

@@ -126,3 +126,9 @@ export function plain(v: unknown): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v);
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
+
+/** shown is a value of the wrong type, as an error names it: null, undefined, a number or a boolean as it is, else its kind. */
+export function shown(v: unknown): string {
+  if (v === null || ["undefined", "number", "boolean"].includes(typeof v)) return String(v);
+  return `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
+}

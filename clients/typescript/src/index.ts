@@ -20,7 +20,7 @@ import { randomUUID } from "node:crypto";
 import { defaultMaxListeners, getMaxListeners, setMaxListeners } from "node:events";
 import * as http from "node:http";
 import * as https from "node:https";
-import { encode, plain } from "./encode.js";
+import { encode, plain, shown } from "./encode.js";
 import type { components, operations } from "./openapi.js";
 
 export type { components, operations, paths } from "./openapi.js";
@@ -275,13 +275,16 @@ export class CairnClient {
   private readonly fetching = new Set<AbortController>();
 
   constructor(opts: ClientOptions = {}) {
+    opts = options(opts);
     const url = opts.url ?? process.env.CAIRN_URL;
     if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
+    if (typeof url !== "string") throw new TypeError(`url: want the server's URL (a string, such as "http://127.0.0.1:7474"), not ${shown(url)}`);
     this.url = url.replace(/\/+$/, "");
     // Checked up front: node:http refuses a header with a newline as the
     // request goes out, which said the server was unreachable.
     this.token = headerSafe(opts.token ?? process.env.CAIRN_TOKEN ?? undefined);
-    this.timeout = opts.timeout ?? 90;
+    // Only undefined is the default: null is no number of seconds, as in Python.
+    this.timeout = opts.timeout === undefined ? 90 : opts.timeout;
     if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
     }
@@ -442,6 +445,7 @@ export class CairnClient {
    * {@link UnreadableSessionsWarning}.
    */
   async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
+    opts = options(opts);
     // 5 went out as the prefix "5", and 0 listed every session.
     if (prefix !== undefined && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
@@ -454,6 +458,7 @@ export class CairnClient {
 
   /** Sessions whose head awaits a human; damaged ones are left out with an {@link UnreadableSessionsWarning}. */
   async inbox(opts: CallOptions = {}): Promise<Pending[]> {
+    opts = options(opts);
     const r = await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox", { signal: opts.signal });
     listed(r.body.unreadable);
     return r.body.pending;
@@ -461,6 +466,7 @@ export class CairnClient {
 
   /** The session's head with its state (unless state is false), or undefined if it has no steps. */
   async head(session: string, opts: { state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
+    opts = options(opts);
     flag(opts.state, "state");
     try {
       const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/head`, {
@@ -477,6 +483,7 @@ export class CairnClient {
 
   /** Step n of the session, with its state unless state is false. */
   async step(session: string, n: number, opts: { state?: boolean } & CallOptions = {}): Promise<Step> {
+    opts = options(opts);
     flag(opts.state, "state");
     const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${whole(n, "step")}`, {
       query: { state: opts.state === false ? "false" : undefined },
@@ -487,6 +494,7 @@ export class CairnClient {
 
   /** Commit state (any JSON value) as the session's next step. */
   async commit(session: string, state: unknown, opts: CommitOptions = {}): Promise<Step> {
+    opts = options(opts);
     const body: CommitRequest = { state, status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
@@ -541,6 +549,9 @@ export class CairnClient {
    * patch that does not apply fails with InvalidError and commits nothing.
    */
   async patch(session: string, ops: PatchOp[], opts: CommitOptions = {}): Promise<Step> {
+    opts = options(opts);
+    // undefined went out as no patch, which the server called a missing state.
+    if (!Array.isArray(ops)) throw new TypeError(`ops: want an array of JSON Patch operations (makePatch makes one), not ${shown(ops)}`);
     const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
@@ -557,6 +568,7 @@ export class CairnClient {
     question: unknown,
     opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
   ): Promise<Step> {
+    opts = options(opts);
     if (opts.record !== undefined && !plain(opts.record)) {
       // A string or an array was spread into the record: "note" as {"0": "n", ...}.
       throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
@@ -580,7 +592,9 @@ export class CairnClient {
    * minute; a longer timeout polls again until it passes.
    */
   async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
-    const timeout = opts.timeout ?? 30;
+    opts = options(opts);
+    // Only undefined is the default: null (no timeout?) is refused, as Python refuses None.
+    const timeout = opts.timeout === undefined ? 30 : opts.timeout;
     flag(opts.state, "state");
     if (typeof timeout !== "number" || !(timeout >= 0)) {
       throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${typeof timeout === "string" ? JSON.stringify(timeout) : String(timeout)}`);
@@ -612,12 +626,14 @@ export class CairnClient {
    * whose answer is lost is sent again with it as a commit is.
    */
   async reply(session: string, input: unknown, opts: { expect?: number; idempotencyKey?: string } & CallOptions = {}): Promise<Step> {
+    opts = options(opts);
     const body = opts.expect === undefined ? { input } : { input, expect: whole(opts.expect, "expect") };
     return this.postKeyed(`/v1/sessions/${CairnClient.s(session)}/reply`, body, opts, "reply");
   }
 
   /** Steps newest first (without states), following parents across forks. */
   async log(session: string, opts: { limit?: number; from?: number } & CallOptions = {}): Promise<Step[]> {
+    opts = options(opts);
     const r = await this.call<components["schemas"]["Log"]>("GET", `/v1/sessions/${CairnClient.s(session)}/log`, {
       query: {
         limit: opts.limit === undefined ? undefined : whole(opts.limit, "limit"),
@@ -636,7 +652,12 @@ export class CairnClient {
    * at N in its history (the origin's), also once the origin was removed.
    */
   async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
-    const page = whole(opts.page ?? 1000, "page");
+    opts = options(opts);
+    let page = opts.page === undefined ? 1000 : whole(opts.page, "page");
+    // Said in the caller's word, not as the server's "limit"; a page past
+    // the server's most steps a request is read as pages of that many.
+    if (page < 1) throw new InvalidError(400, "bad_request", `page: want 1 or more steps a request, not ${page}`);
+    page = Math.min(page, maxLogPage);
     let from = opts.from;
     for (;;) {
       const steps = await this.log(session, { limit: page, from, signal: opts.signal });
@@ -656,6 +677,7 @@ export class CairnClient {
 
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
   async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
+    opts = options(opts);
     const body: components["schemas"]["ForkRequest"] = { to: name(to, "to") };
     if (opts.step !== undefined) body.step = whole(opts.step, "step");
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
@@ -663,6 +685,7 @@ export class CairnClient {
 
   /** Changes from step a to step b, each "SESSION" (its head) or "SESSION@N". */
   async diff(a: string, b: string, opts: CallOptions = {}): Promise<Change[]> {
+    opts = options(opts);
     for (const [v, what] of [[a, "a"], [b, "b"]] as const) {
       // 1 went out as "1", a session's name.
       if (typeof v !== "string") throw new TypeError(`${what}: want a step ("SESSION" or "SESSION@N", a string), not ${shown(v)}`);
@@ -672,6 +695,7 @@ export class CairnClient {
 
   /** Remove a session, as `cairn rm`: its steps leave its history; forks keep what they share. */
   async remove(session: string, opts: CallOptions = {}): Promise<Removed> {
+    opts = options(opts);
     return (await this.call<Removed>("DELETE", `/v1/sessions/${CairnClient.s(session)}`, { signal: opts.signal })).body;
   }
 }
@@ -681,6 +705,9 @@ const maxTimerMs = 2 ** 31 - 1;
 
 /** How long an idle kept-alive connection stays open. */
 const idleMs = 30_000;
+
+/** The most steps `cairn serve` reads in one log request (its limit's bound). */
+const maxLogPage = 10_000;
 
 /** The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout. */
 const maxWait = 60;
@@ -702,16 +729,21 @@ function whole(n: unknown, what: string): number {
   return n;
 }
 
+/**
+ * options returns a call's options, {} if undefined, or throws a TypeError
+ * if they are no plain object: null (or 5) was read as no options, or
+ * failed with Node's own words.
+ */
+function options<T extends object>(o: T | undefined): T {
+  if (o === undefined) return {} as T;
+  if (!plain(o)) throw new TypeError(`options: want an object of options, not ${shown(o)}`);
+  return o;
+}
+
 /** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
 function name(n: unknown, what: string): string {
   if (typeof n !== "string") throw new TypeError(`${what}: want a session's name (a string), not ${shown(n)}`);
   return n;
-}
-
-/** shown is a value of the wrong type, as an error names it: null, undefined, a number or a boolean as it is, else its kind. */
-function shown(v: unknown): string {
-  if (v === null || ["undefined", "number", "boolean"].includes(typeof v)) return String(v);
-  return `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
 }
 
 /** flag throws a TypeError unless v is true, false or undefined (the default): "false" is never taken for false. */

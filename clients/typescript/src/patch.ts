@@ -2,8 +2,8 @@
  * makePatch: the JSON Patch that turns one JSON state into the next, for
  * {@link CairnClient.patch}.
  */
-import { encode } from "./encode.js";
-import type { PatchOp } from "./index.js";
+import { encode, shown } from "./encode.js";
+import { InvalidError, type PatchOp } from "./index.js";
 
 /** Options of {@link makePatch}. */
 export interface MakePatchOptions {
@@ -35,11 +35,17 @@ export function makePatch(from: unknown, to: unknown, opts: MakePatchOptions = {
   // The checks of a whole commit, with its words: a patch made of what
   // JSON.stringify would change (an undefined element as null, a function
   // member left out) would store another state than the commit refuses.
+  if (opts === null || typeof opts !== "object") throw new TypeError(`options: want an object of options, not ${shown(opts)}`);
+  const max = opts.maxOps === undefined ? 1000 : opts.maxOps;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
+    // NaN made every patch unbounded, "5" was compared as a number, -1 gave up on every one.
+    throw new InvalidError(400, "bad_request", `maxOps: want a whole number >= 0, not ${typeof max === "string" ? JSON.stringify(max) : shown(max)}`);
+  }
   encode({ state: to });
   const a = json(from, "state");
   const b = json(to, "state");
   if (kind(a) !== kind(b) || kind(b) === "scalar") return undefined;
-  const d = new Differ(opts.maxOps ?? 1000);
+  const d = new Differ(max);
   try {
     d.value(a, b, "");
   } catch (e) {

@@ -93,6 +93,9 @@ def _header_safe(token: Optional[str]) -> Optional[str]:
 MAX_TIMEOUT = (2**31 - 1) / 1000
 """The longest a request waits for the server (seconds, 24.8 days), whatever a longer timeout says."""
 
+MAX_LOG_PAGE = 10_000
+"""The most steps `cairn serve` reads in one log request (its limit's bound)."""
+
 MAX_WAIT = 60
 """The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
 
@@ -729,6 +732,11 @@ class Client:
         # iter_log(page=1.5) or a closed client's was no error until then.
         self._check_open()
         page = _whole(page, "page")
+        if page < 1:
+            # Said in the caller's word, not as the server's "limit".
+            raise InvalidError(400, "bad_request", f"page: want 1 or more steps a request, not {page}")
+        # A page past the server's most steps a request is read as pages of that many.
+        page = min(page, MAX_LOG_PAGE)
         self._s(session)
         if from_step is not None:
             _whole(from_step, "from")

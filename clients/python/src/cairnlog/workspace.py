@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import secrets
@@ -12,6 +13,7 @@ import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from .client import Client, _name
+from .errors import InvalidError
 from .session import Session
 
 
@@ -93,6 +95,19 @@ class Workspace:
             if isinstance(seq, (str, bytes)):
                 # "a*" went out as --session a --session '*', one a character.
                 raise TypeError(f"{what}: want a list of str, not the {type(seq).__name__} {seq!r}: pass [{seq!r}]")
+            for x in seq:
+                if not isinstance(x, str):
+                    # subprocess's "expected str, bytes or os.PathLike object, not int".
+                    raise TypeError(f"{what}: want a list of str, not one holding {x!r}")
+        for v, what in ((format, "format: want an export format (a str, such as 'openai-jsonl')"),
+                        (out, "out: want the path of the file to write (a str)")):
+            if not isinstance(v, str):
+                raise TypeError(f"{what}, not {v!r}")
+        if out in ("", "-"):
+            # "-" had cairn export write to its standard output, which export
+            # captures and drops: the trajectories were lost without a word.
+            raise InvalidError(400, "bad_request", f"out: want the path of the file to write, not {out!r}"
+                                                   " (export writes a file; standard output is not returned)")
         if self.bin is None:
             raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
         if not self.store and not self._default_store_is_served:
@@ -146,6 +161,14 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     fresh random token over store (default $CAIRN_STORE, else cairn's local
     default), and stops it on close() or at the end of a with block.
     """
+    # Checked before a server starts: store=5 failed in subprocess's words,
+    # and a start_timeout of 0 (or -1, or nan) started a server to stop it.
+    for v, what in ((store, "store: want a store URL or directory"), (bin, "bin: want the path of the cairn binary")):
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"{what} (a str), not {v!r}")
+    if isinstance(start_timeout, bool) or not isinstance(start_timeout, (int, float)) \
+            or not 0 < start_timeout < math.inf:
+        raise ValueError(f"start_timeout {start_timeout!r}: want seconds > 0 (the default is 30)")
     if url is None and store is None:
         url = os.environ.get("CAIRN_URL")
     if url is not None:

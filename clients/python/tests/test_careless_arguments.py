@@ -78,3 +78,17 @@ def test_iter_log_says_a_page_under_1_in_its_own_word(counting: str) -> None:
     with pytest.raises(cairnlog.NotFoundError):
         next(c.iter_log("s", page=2**64))
     assert _Counting.seen == ["GET /v1/sessions/s/log?limit=10000"]
+
+
+@pytest.mark.parametrize("poll", [0, -1, 0.0, math.nan, "30", None, True])
+def test_waiting_for_a_reply_refuses_a_poll_that_is_no_time(counting: str, poll: object) -> None:
+    # poll=0 sent one wait after another, as fast as the server answered,
+    # for as long as no reply came.
+    ws = cairnlog.open(url=counting)
+    s = ws.session("s")
+    s.last, s.head = {"step": 1, "status": "awaiting_input", "record": {"question": "q?"}}, 1
+    for call in (lambda: ws.client.wait_for_reply("s", 1, poll=poll), lambda: s.wait_reply(poll=poll)):  # type: ignore[arg-type]
+        with pytest.raises(InvalidError) as e:
+            call()
+        assert e.value.message == f"poll: want seconds > 0, not {poll!r}"
+    assert _Counting.seen == []

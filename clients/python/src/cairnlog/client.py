@@ -680,7 +680,11 @@ class Client:
     def wait_for_reply(self, session: str, question_step: int, poll: float = 30) -> Step:
         """Block until the step after question_step lands; return that step
         (the reply, unless another writer went on without one: check its
-        record with is_reply), even if later steps landed meanwhile."""
+        record with is_reply), even if later steps landed meanwhile. poll is
+        the timeout of each wait, seconds > 0."""
+        if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= math.inf:
+            # poll=0 sent one wait after another, as fast as the server answered, for ever.
+            raise InvalidError(400, "bad_request", f"poll: want seconds > 0, not {poll!r}")
         while True:
             st = self.wait(session, question_step, timeout=poll)
             if st is not None:

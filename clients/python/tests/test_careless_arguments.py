@@ -92,3 +92,13 @@ def test_waiting_for_a_reply_refuses_a_poll_that_is_no_time(counting: str, poll:
             call()
         assert e.value.message == f"poll: want seconds > 0, not {poll!r}"
     assert _Counting.seen == []
+
+
+def test_a_wait_longer_than_a_float_holds_waits(counting: str) -> None:
+    # wait(timeout=10**400) failed with OverflowError "int too large to
+    # convert to float"; 2**64 and inf waited, a minute a poll.
+    c = cairnlog.Client(counting)
+    for timeout in (10**400, 2**64):
+        with pytest.raises(cairnlog.NotFoundError):  # the counting server's 404
+            c.wait("s", 0, timeout=timeout)
+    assert _Counting.seen == ["GET /v1/sessions/s/wait?after=0&timeout=60"] * 2

@@ -667,6 +667,11 @@ class Client:
         path, after = f"/v1/sessions/{self._s(session)}/wait", _whole(after, "after")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
             raise InvalidError(400, "bad_request", f"timeout: want seconds >= 0, not {timeout!r}")
+        try:
+            timeout = float(timeout)
+        except OverflowError:
+            # An int past a float's range (10**400): for ever, not OverflowError.
+            timeout = math.inf
         deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
         while True:
             left = max(0.0, min(deadline - time.monotonic(), MAX_WAIT))

@@ -364,15 +364,24 @@ export class CairnClient {
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
-    // close() cuts off a fetch under way, as it closes node:http's sockets.
-    const closing = this.fetch ? new AbortController() : undefined;
-    if (closing) this.fetching.add(closing);
+    // The fetch's own signal: aborted past timeoutMs (a TimeoutError, as
+    // node:http's), or by close(), which cuts off a fetch under way as it
+    // closes node:http's sockets.
+    const own = this.fetch ? new AbortController() : undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (own) {
+      this.fetching.add(own);
+      timer = setTimeout(() => {
+        const e = new Error(`${method} ${url}: no answer within ${timeoutMs / 1000} s`);
+        e.name = "TimeoutError";
+        own.abort(e);
+      }, timeoutMs);
+    }
     try {
       if (this.fetch) {
-        const timeout = either(AbortSignal.timeout(timeoutMs), closing!.signal);
         // A redirect is an answer, not followed (node:http follows none): fetch
         // would turn a commit's POST into a GET of the new URL.
-        const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, timeout) : timeout });
+        const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, own!.signal) : own!.signal });
         res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
       } else {
         res = await send(this.agent!, url, method, headers, body, timeoutMs, signal);
@@ -384,7 +393,8 @@ export class CairnClient {
       if (this.isClosed) throw this.closedError(method);
       throw unreachable(this.url, method, timeoutMs, e);
     } finally {
-      if (closing) this.fetching.delete(closing);
+      clearTimeout(timer);
+      if (own) this.fetching.delete(own);
     }
     const text = res.text;
     if (!res.ok) {

@@ -102,3 +102,18 @@ def test_a_wait_longer_than_a_float_holds_waits(counting: str) -> None:
         with pytest.raises(cairnlog.NotFoundError):  # the counting server's 404
             c.wait("s", 0, timeout=timeout)
     assert _Counting.seen == ["GET /v1/sessions/s/wait?after=0&timeout=60"] * 2
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "90", None])
+def test_open_refuses_a_timeout_before_it_starts_a_server(tmp_path: pathlib.Path, timeout: object) -> None:
+    # open(store, timeout=0) started cairn serve, then the Client refused
+    # the timeout: the server ran on until the program ended, with no
+    # workspace to stop it.
+    ran = tmp_path / "ran"
+    fake = tmp_path / "cairn"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\necho 'cairn serve: http://127.0.0.1:9'\nexec cat >/dev/null\n")
+    fake.chmod(0o755)
+    with pytest.raises(ValueError) as e:
+        cairnlog.open(str(tmp_path / "store"), bin=str(fake), timeout=timeout)  # type: ignore[arg-type]
+    assert str(e.value) == f"timeout {timeout!r}: want seconds > 0 (the default is 90)"
+    assert not ran.exists()

@@ -389,6 +389,12 @@ def _encode(body: Dict[str, Any]) -> bytes:
         return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
+def _check_timeout(timeout: Any) -> None:
+    """ValueError unless timeout is a number of seconds > 0 (a Client's, open()'s)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
+
+
 def is_reply(record: Any) -> bool:
     """True if a step record is a human's reply ({"reply": ..., "in_reply_to": N})."""
     return isinstance(record, dict) and "reply" in record and "in_reply_to" in record
@@ -413,8 +419,7 @@ class Client:
             parts = None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"server URL {url!r}: want http://HOST:PORT or https://HOST:PORT")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
-            raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
+        _check_timeout(timeout)
         self.url = url.rstrip("/")
         self._host = parts.hostname
         # Checked up front: a token no header carries fails every call.

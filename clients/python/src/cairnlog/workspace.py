@@ -12,7 +12,7 @@ import threading
 import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
-from .client import Client, _name
+from .client import Client, _check_timeout, _name
 from .errors import InvalidError
 from .session import Session
 
@@ -169,6 +169,9 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     if isinstance(start_timeout, bool) or not isinstance(start_timeout, (int, float)) \
             or not 0 < start_timeout < math.inf:
         raise ValueError(f"start_timeout {start_timeout!r}: want seconds > 0 (the default is 30)")
+    # Before a server starts: the Client made after it refused a timeout of
+    # 0, and the server it was made for ran on, its workspace never made.
+    _check_timeout(timeout)
     if url is None and store is None:
         url = os.environ.get("CAIRN_URL")
     if url is not None:
@@ -197,7 +200,12 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
             p, url, readers = _start(cmd[:-1], env, start_timeout)
         except _Refused as e2:
             raise RuntimeError(f"start cairn serve: {e2.stderr or 'no address printed'}") from None
-    return Workspace(Client(url, token, timeout), store=store, bin=exe, process=p, _readers=readers)
+    try:
+        client = Client(url, token, timeout)
+    except BaseException:
+        _stop(p, readers)
+        raise
+    return Workspace(client, store=store, bin=exe, process=p, _readers=readers)
 
 
 STOP_ON_EOF = "--stop-on-stdin-eof"

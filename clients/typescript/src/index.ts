@@ -289,6 +289,10 @@ export class CairnClient {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
     }
     this.fetch = opts.fetch;
+    if (this.fetch !== undefined && typeof this.fetch !== "function") {
+      // Each call said the server could not be reached: "this.fetch is not a function".
+      throw new TypeError(`fetch: want a function (such as globalThis.fetch), not ${shown(this.fetch)}`);
+    }
     if (!this.fetch) {
       const proto = URL.canParse(this.url) ? new URL(this.url).protocol : "";
       if (proto !== "http:" && proto !== "https:") throw new Error(`server URL ${JSON.stringify(url)}: want http://HOST:PORT or https://HOST:PORT`);
@@ -747,6 +751,11 @@ function whole(n: unknown, what: string): number {
 function options<T extends object>(o: T | undefined): T {
   if (o === undefined) return {} as T;
   if (!plain(o)) throw new TypeError(`options: want an object of options, not ${shown(o)}`);
+  const signal = (o as CallOptions).signal;
+  // "signal.throwIfAborted is not a function", or (a plain object) never heeded.
+  // What the calls use of one, so that a signal of another realm passes.
+  const usable = (s: unknown) => typeof s === "object" && s !== null && ["throwIfAborted", "addEventListener", "removeEventListener"].every((m) => typeof (s as Record<string, unknown>)[m] === "function");
+  if (signal !== undefined && !usable(signal)) throw new TypeError(`signal: want an AbortSignal (such as AbortSignal.timeout(ms)), not ${shown(signal)}`);
   return o;
 }
 

@@ -136,4 +136,27 @@ describe("careless options", () => {
       expect((e as Error).message).toBe(msg);
     }
   });
+
+  it("refuses a fetch that is no function and a signal that is no AbortSignal", async () => {
+    // fetch: 5 made every call an UnavailableError, "could not reach the
+    // cairn server at URL: this.fetch is not a function"; a signal of "x"
+    // failed with "signal.throwIfAborted is not a function", and one of {}
+    // (or { aborted: true }) went on without it.
+    const f = await caught(() => new CairnClient({ url, fetch: 5 as never }));
+    expect(f).toBeInstanceOf(TypeError);
+    expect((f as Error).message).toBe("fetch: want a function (such as globalThis.fetch), not 5");
+    const c = new CairnClient({ url });
+    for (const [bad, shown] of [["x", "a string"], [{ aborted: true }, "an object"], [null, "null"]] as const) {
+      for (const [what, call] of [
+        ["head", () => c.head("s", { signal: bad as never })],
+        ["commit", () => c.commit("s", {}, { signal: bad as never })],
+        ["logAll", () => c.logAll("s", { signal: bad as never }).next()],
+      ] as const) {
+        const e = await caught(call);
+        expect(e, `${what} ${shown}`).toBeInstanceOf(TypeError);
+        expect((e as Error).message).toBe(`signal: want an AbortSignal (such as AbortSignal.timeout(ms)), not ${shown}`);
+      }
+    }
+    expect(seen).toBe(0);
+  });
 });

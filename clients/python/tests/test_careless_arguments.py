@@ -20,6 +20,7 @@ NOT_RUN = "/nonexistent/cairn-not-run"
     ({"store": 5}, TypeError, "store: want a store URL or directory (a str), not 5"),
     ({"store": b"/tmp/s"}, TypeError, "store: want a store URL or directory (a str), not b'/tmp/s'"),
     ({"bin": 5}, TypeError, "bin: want the path of the cairn binary (a str), not 5"),
+    ({"store": ""}, ValueError, "store: want a store URL or directory, not '' (leave store out for $CAIRN_STORE or cairn's default)"),
     ({"start_timeout": 0}, ValueError, "start_timeout 0: want seconds > 0 (the default is 30)"),
     ({"start_timeout": -1}, ValueError, "start_timeout -1: want seconds > 0 (the default is 30)"),
     ({"start_timeout": math.nan}, ValueError, "start_timeout nan: want seconds > 0 (the default is 30)"),
@@ -28,7 +29,8 @@ NOT_RUN = "/nonexistent/cairn-not-run"
 def test_open_refuses_a_wrong_store_bin_or_start_timeout_before_starting(kwargs: dict, err: type, msg: str) -> None:
     # store=5 failed in subprocess's words ("expected str, bytes or
     # os.PathLike object, not int"); a start_timeout of 0, -1 or nan
-    # started a server, then stopped it: "no address printed within -1 s".
+    # started a server, then stopped it: "no address printed within -1 s";
+    # store="" served $CAIRN_STORE or cairn's default store.
     kwargs = {"bin": NOT_RUN, **kwargs}
     with pytest.raises(err) as e:
         cairnlog.open(**kwargs)

@@ -45,6 +45,10 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   for (const [v, what] of [[opts.store, "store: want a store URL or directory"], [opts.bin, "bin: want the path of the cairn binary"]] as const) {
     if (v !== undefined && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
   }
+  if (opts.store === "") {
+    // Taken for no store: the server served $CAIRN_STORE or cairn's default, another store than the caller's.
+    throw new Error(`store: want a store URL or directory, not "" (leave store out for $CAIRN_STORE or cairn's default)`);
+  }
   if (opts.startTimeout !== undefined && (typeof opts.startTimeout !== "number" || !(opts.startTimeout > 0 && opts.startTimeout < Infinity))) {
     throw new Error(`startTimeout ${typeof opts.startTimeout === "string" ? JSON.stringify(opts.startTimeout) : shown(opts.startTimeout)}: want seconds > 0 (the default is 30)`);
   }

@@ -120,12 +120,14 @@ describe("careless options", () => {
 
   it("refuses startServer's store, bin or startTimeout of the wrong type or value before starting a server", async () => {
     // A store of 5 served the directory "5"; a startTimeout of 0, -1 or
-    // NaN started a server, then killed it: "no address after -1000 ms".
+    // NaN started a server, then killed it: "no address after -1000 ms". A
+    // store of "" served $CAIRN_STORE or cairn's default store.
     // bin: must not be run: a name that is no cairn at all.
     const bin = "/nonexistent/cairn-not-run";
     for (const [opts, err, msg] of [
       [{ bin, store: 5 }, TypeError, "store: want a store URL or directory (a string), not 5"],
       [{ bin: 5 }, TypeError, "bin: want the path of the cairn binary (a string), not 5"],
+      [{ bin, store: "" }, Error, `store: want a store URL or directory, not "" (leave store out for $CAIRN_STORE or cairn's default)`],
       [{ bin, startTimeout: 0 }, Error, "startTimeout 0: want seconds > 0 (the default is 30)"],
       [{ bin, startTimeout: -1 }, Error, "startTimeout -1: want seconds > 0 (the default is 30)"],
       [{ bin, startTimeout: NaN }, Error, "startTimeout NaN: want seconds > 0 (the default is 30)"],

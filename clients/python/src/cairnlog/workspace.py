@@ -166,6 +166,10 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     for v, what in ((store, "store: want a store URL or directory"), (bin, "bin: want the path of the cairn binary")):
         if v is not None and not isinstance(v, str):
             raise TypeError(f"{what} (a str), not {v!r}")
+    if store == "":
+        # Taken for no store: the private server served $CAIRN_STORE or
+        # cairn's default, another store than the caller's (an unset variable?).
+        raise ValueError("store: want a store URL or directory, not '' (leave store out for $CAIRN_STORE or cairn's default)")
     if isinstance(start_timeout, bool) or not isinstance(start_timeout, (int, float)) \
             or not 0 < start_timeout < math.inf:
         raise ValueError(f"start_timeout {start_timeout!r}: want seconds > 0 (the default is 30)")

@@ -119,3 +119,17 @@ def test_open_refuses_a_timeout_before_it_starts_a_server(tmp_path: pathlib.Path
         cairnlog.open(str(tmp_path / "store"), bin=str(fake), timeout=timeout)  # type: ignore[arg-type]
     assert str(e.value) == f"timeout {timeout!r}: want seconds > 0 (the default is 90)"
     assert not ran.exists()
+
+
+def test_export_passes_sessions_given_as_an_iterator(counting: str, tmp_path: pathlib.Path) -> None:
+    # The check that each session glob is a str reads the sessions: an
+    # iterator must still reach cairn export whole, not spent by the check.
+    argv = tmp_path / "argv"
+    fake = tmp_path / "cairn"
+    fake.write_text(f"#!/bin/sh\necho \"$@\" > {argv}\n")
+    fake.chmod(0o755)
+    ws = cairnlog.open(url=counting, store=str(tmp_path / "store"), bin=str(fake))
+    ws.export("openai-jsonl", str(tmp_path / "out.jsonl"), sessions=iter(["a*", "b"]), args=(x for x in ["--label", "l"]))
+    assert argv.read_text().split() == ["--store", str(tmp_path / "store"), "export", "--format", "openai-jsonl",
+                                        "--out", str(tmp_path / "out.jsonl"), "--session", "a*", "--session", "b",
+                                        "--label", "l"]

@@ -95,6 +95,9 @@ class Workspace:
             if isinstance(seq, (str, bytes)):
                 # "a*" went out as --session a --session '*', one a character.
                 raise TypeError(f"{what}: want a list of str, not the {type(seq).__name__} {seq!r}: pass [{seq!r}]")
+        # Read once (a generator is spent by the check below), then checked.
+        sessions, args = list(sessions), list(args)
+        for seq, what in ((sessions, "sessions"), (args, "args")):
             for x in seq:
                 if not isinstance(x, str):
                     # subprocess's "expected str, bytes or os.PathLike object, not int".

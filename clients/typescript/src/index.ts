@@ -85,7 +85,13 @@ export class NotFoundError extends CairnError {
   }
 }
 
-/** 400: a bad session name, step number, parameter or body. */
+/**
+ * 400: a bad session name, step number, parameter or body. Also thrown,
+ * with status 0 and code "closed", by a call on a closed client
+ * ({@link CairnClient.close}): nothing was sent, or the call under way was
+ * cut off; and, with status 400, for a bad argument refused before
+ * anything is sent, in the server's words.
+ */
 export class InvalidError extends CairnError {
   constructor(status: number, code: string, message: string) {
     super(status, code, message);

@@ -133,3 +133,12 @@ def test_export_passes_sessions_given_as_an_iterator(counting: str, tmp_path: pa
     assert argv.read_text().split() == ["--store", str(tmp_path / "store"), "export", "--format", "openai-jsonl",
                                         "--out", str(tmp_path / "out.jsonl"), "--session", "a*", "--session", "b",
                                         "--label", "l"]
+
+
+def test_a_client_timeout_longer_than_a_float_holds_waits(counting: str) -> None:
+    # Client(url, timeout=10**400) took it, then wait() failed with
+    # OverflowError "int too large to convert to float".
+    c = cairnlog.Client(counting, timeout=10**400)
+    with pytest.raises(cairnlog.NotFoundError):  # the counting server's 404
+        c.wait("s", 0, timeout=0)
+    assert _Counting.seen == ["GET /v1/sessions/s/wait?after=0&timeout=0.0"]

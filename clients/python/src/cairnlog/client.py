@@ -424,7 +424,9 @@ class Client:
         self._host = parts.hostname
         # Checked up front: a token no header carries fails every call.
         self.token = _header_safe(token if token is not None else os.environ.get("CAIRN_TOKEN"))
-        self.timeout = timeout
+        # At most what a request waits anyway (MAX_TIMEOUT): an int past a
+        # float's range (10**400) made wait's arithmetic an OverflowError.
+        self.timeout = min(timeout, MAX_TIMEOUT)
         self._keys_honoured = False
         self._closed = False
 

@@ -140,3 +140,60 @@ def test_an_iterator_of_a_closed_client_yields_no_more(ws: cairnlog.Workspace) -
     with pytest.raises(InvalidError) as e:
         next(it)
     _is_closed(e, ws.url)
+
+
+class _Holding(http.server.BaseHTTPRequestHandler):
+    """Reads each request, says it arrived, and never answers."""
+
+    arrived = threading.Event()
+
+    def _hold(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        type(self).arrived.set()
+        self.rfile.read()  # until the client goes
+
+    do_GET = do_POST = _hold
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_close_cuts_off_a_call_under_way(method: str) -> None:
+    # A wait under way in another thread went on when the client was
+    # closed, until the server answered (up to a minute a poll) or the
+    # client's timeout: "no answer in time", an UnavailableError.
+    _Holding.arrived = threading.Event()
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Holding)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    try:
+        c = cairnlog.Client(url, timeout=5)
+        got: List[BaseException] = []
+
+        def call() -> None:
+            try:
+                if method == "GET":
+                    c.wait("s", 0, timeout=1)
+                else:
+                    c.commit("s", {"n": 1})
+            except BaseException as e:
+                got.append(e)
+
+        t = threading.Thread(target=call)
+        t.start()
+        assert _Holding.arrived.wait(30)
+        c.close()
+        t.join(30)
+        assert not t.is_alive()
+        assert len(got) == 1 and isinstance(got[0], InvalidError), got
+        e = got[0]
+        assert e.status == 0 and e.code == "closed"
+        assert e.message == (f"the client of {url} was closed while the call was under way (close() was called, "
+                             "or its with block ended)" +
+                             ("" if method == "GET" else
+                              "; the request may have taken effect: read the session's head before trying again"))
+    finally:
+        srv.shutdown()
+        srv.server_close()

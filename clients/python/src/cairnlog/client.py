@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import http.client
 import ipaddress
 import json
@@ -11,6 +12,7 @@ import os
 import socket
 import ssl
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -100,10 +102,23 @@ MAX_WAIT = 60
 """The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
 
 
+_calling: "contextvars.ContextVar[Optional[Tuple[Client, List[socket.socket]]]]" = \
+    contextvars.ContextVar("cairnlog_calling", default=None)
+"""The client whose call this thread is making, and the sockets it opened:
+Client.close() shuts them, cutting off a call under way in another thread."""
+
+
 class _AnswerEarly:
     """A connection that, when the server stops reading its body (it sent
     its answer, 413 say, and closed), stops sending and reads the answer
-    instead of failing on the broken pipe."""
+    instead of failing on the broken pipe. Its socket is the calling
+    client's to shut on close()."""
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        calling = _calling.get()
+        if calling is not None:
+            calling[0]._opened(self.sock, calling[1])  # type: ignore[attr-defined]
 
     def send(self, data: Any) -> None:
         try:
@@ -389,6 +404,14 @@ def _encode(body: Dict[str, Any]) -> bytes:
         return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
+def _shut(s: socket.socket) -> None:
+    """Shut a socket both ways: a thread blocked reading it reads its end."""
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed already
+
+
 def _check_timeout(timeout: Any) -> None:
     """ValueError unless timeout is a number of seconds > 0 (a Client's, open()'s)."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
@@ -429,12 +452,20 @@ class Client:
         self.timeout = min(timeout, MAX_TIMEOUT)
         self._keys_honoured = False
         self._closed = False
+        self._live: "set[socket.socket]" = set()
+        self._live_lock = threading.Lock()
 
     def close(self) -> None:
         """Close the client: each later call raises InvalidError (code
         "closed") at once, without a request. Workspace.close() (and the
-        end of its with block) closes its client. Closing twice is no error."""
-        self._closed = True
+        end of its with block) closes its client. Closing twice is no error.
+        A call under way in another thread (a wait, say) is cut off: it
+        raises the same InvalidError, saying it was under way."""
+        with self._live_lock:
+            self._closed = True
+            live, self._live = self._live, set()
+        for s in live:
+            _shut(s)
 
     @property
     def closed(self) -> bool:
@@ -447,6 +478,22 @@ class Client:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def _opened(self, sock: socket.socket, opened: List[socket.socket]) -> None:
+        """Note a socket a call of this client opened, shut at once if the client was closed meanwhile."""
+        with self._live_lock:
+            if not self._closed:
+                self._live.add(sock)
+                opened.append(sock)
+                return
+        _shut(sock)
+
+    def _closed_under_way(self, method: str) -> InvalidError:
+        """The error of a call cut off by close()."""
+        msg = f"the client of {self.url} was closed while the call was under way (close() was called, or its with block ended)"
+        if method not in ("GET", "HEAD"):
+            msg += "; the request may have taken effect: read the session's head before trying again"
+        return InvalidError(0, "closed", msg)
 
     def _check_open(self) -> None:
         """InvalidError (code "closed") if close() was called: nothing is
@@ -475,6 +522,17 @@ class Client:
         if self.token:
             hdrs["Authorization"] = "Bearer " + _header_safe(self.token)  # type: ignore[operator]
         req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
+        opened: List[socket.socket] = []
+        calling = _calling.set((self, opened))
+        try:
+            return self._send(req, method, timeout)
+        finally:
+            _calling.reset(calling)
+            with self._live_lock:
+                self._live.difference_update(opened)
+
+    def _send(self, req: urllib.request.Request, method: str, timeout: Optional[float]) -> Tuple[int, Any]:
+        """Send req and read its answer (see _call)."""
         try:
             # At most what TypeScript's timers hold (24.8 days): past the
             # clock's range, the socket module raises OverflowError.
@@ -504,6 +562,10 @@ class Client:
                 err = {"code": "http", "error": text}
             raise error_for(e.code, err) from None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            if self._closed:
+                # Cut off by close() in another thread: said so, not "the
+                # server closed the connection", as TypeScript's says.
+                raise self._closed_under_way(method) from None
             raise self._unreachable(method, e) from None
 
     def _foreign(self, status: int, reason: str) -> str:

@@ -100,3 +100,100 @@ def test_client_closes_and_is_a_context_manager(counting: str) -> None:
     with pytest.raises(InvalidError):
         c2.commit("s", {})
     assert len(_Counting.seen) == 1
+
+
+def test_no_call_escapes_a_closed_workspace(counting: str, tmp_path: pathlib.Path) -> None:
+    # export ran `cairn export` after close(); iter_log returned a
+    # generator that said nothing until its first next(); wait_reply said
+    # the session "asks no question"; `with` re-entered a closed client;
+    # session() made a Session of a closed workspace.
+    ran = tmp_path / "ran"
+    fake = tmp_path / "cairn"
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    fake.chmod(0o755)
+    ws = cairnlog.open(url=counting, store=str(tmp_path / "store"), bin=str(fake))
+    s = ws.session("s")
+    ws.close()
+    calls: List[Callable[[], Any]] = [
+        lambda: ws.export("openai-jsonl", str(tmp_path / "out.jsonl")),
+        lambda: ws.client.iter_log("s"), lambda: s.iter_log(), lambda: s.wait_reply(timeout=0),
+        lambda: s.wait_reply(), lambda: ws.session("t"), lambda: ws.__enter__(), lambda: ws.client.__enter__(),
+        lambda: ws.client.step_after("s", 1, {"step": 2}), lambda: s.show(), lambda: s.fork("t"),
+        lambda: s.diff("t"), lambda: s.ask({}, "q?"), lambda: ws.client.wait_for_reply("s", 1),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidError) as e:
+            call()
+        _is_closed(e, counting)
+    assert not ran.exists()
+    assert _Counting.seen == []
+
+
+def test_an_iterator_of_a_closed_client_yields_no_more(ws: cairnlog.Workspace) -> None:
+    # The rest of a page read before close() went on coming.
+    s = ws.session("s")
+    for n in range(3):
+        s.commit({"n": n})
+    it = ws.client.iter_log("s", page=10)
+    assert next(it)["step"] == 3
+    ws.close()
+    with pytest.raises(InvalidError) as e:
+        next(it)
+    _is_closed(e, ws.url)
+
+
+class _Holding(http.server.BaseHTTPRequestHandler):
+    """Reads each request, says it arrived, and never answers."""
+
+    arrived = threading.Event()
+
+    def _hold(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        type(self).arrived.set()
+        self.rfile.read()  # until the client goes
+
+    do_GET = do_POST = _hold
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_close_cuts_off_a_call_under_way(method: str) -> None:
+    # A wait under way in another thread went on when the client was
+    # closed, until the server answered (up to a minute a poll) or the
+    # client's timeout: "no answer in time", an UnavailableError.
+    _Holding.arrived = threading.Event()
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Holding)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    try:
+        c = cairnlog.Client(url, timeout=5)
+        got: List[BaseException] = []
+
+        def call() -> None:
+            try:
+                if method == "GET":
+                    c.wait("s", 0, timeout=1)
+                else:
+                    c.commit("s", {"n": 1})
+            except BaseException as e:
+                got.append(e)
+
+        t = threading.Thread(target=call)
+        t.start()
+        assert _Holding.arrived.wait(30)
+        c.close()
+        t.join(30)
+        assert not t.is_alive()
+        assert len(got) == 1 and isinstance(got[0], InvalidError), got
+        e = got[0]
+        assert e.status == 0 and e.code == "closed"
+        assert e.message == (f"the client of {url} was closed while the call was under way (close() was called, "
+                             "or its with block ended)" +
+                             ("" if method == "GET" else
+                              "; the request may have taken effect: read the session's head before trying again"))
+    finally:
+        srv.shutdown()
+        srv.server_close()

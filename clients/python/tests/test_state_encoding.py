@@ -41,7 +41,7 @@ def test_nan_and_infinity_are_invalid_in_words(ws: cairnlog.Workspace, value: fl
     with pytest.raises(InvalidError) as e:
         ws.client.commit("s", {"x": [1, value]})
     assert e.value.message.startswith("state: ")
-    assert "NaN" in e.value.message and "byte" not in e.value.message
+    assert ("NaN" in e.value.message or "Infinity" in e.value.message) and "byte" not in e.value.message
     assert ws.client.head("s") is None
 
 
@@ -92,3 +92,20 @@ def test_negative_zero_is_kept(ws: cairnlog.Workspace) -> None:
     ws.client.commit("z", {"x": -0.0, "y": 0.0})
     st = ws.client.head("z")["state"]  # type: ignore[index]
     assert math.copysign(1, st["x"]) == -1 and math.copysign(1, st["y"]) == 1
+
+
+@pytest.mark.parametrize("value,shown", [(math.nan, "NaN"), (math.inf, "Infinity"), (-math.inf, "-Infinity")])
+def test_nan_and_infinity_are_named_by_their_place(ws: cairnlog.Workspace, value: float, shown: str) -> None:
+    # It said "state: NaN and infinities are not JSON numbers", not where:
+    # in a state of thousands of values, the caller had to search. As the
+    # TypeScript client names it (and as a set's place is named).
+    c = ws.client
+    for call, field, at in [(lambda: c.commit("s", {"x": [1, {"a/b": value}]}), "state", " at /x/1/a~1b"),
+                            (lambda: c.commit("s", value), "state", ""),
+                            (lambda: c.commit("s", {}, record={"cost": value}), "record", " at /cost"),
+                            (lambda: c.reply("s", [0, value]), "input", " at /1")]:
+        with pytest.raises(InvalidError) as e:
+            call()
+        assert e.value.message == (f"{field}: the value{at} is {shown}, which JSON has no number for: "
+                                   "send null or a string instead")
+    assert c.head("s") is None

@@ -20,6 +20,7 @@ import { randomUUID } from "node:crypto";
 import { defaultMaxListeners, getMaxListeners, setMaxListeners } from "node:events";
 import * as http from "node:http";
 import * as https from "node:https";
+import { encode, plain, shown } from "./encode.js";
 import type { components, operations } from "./openapi.js";
 
 export type { components, operations, paths } from "./openapi.js";
@@ -84,7 +85,13 @@ export class NotFoundError extends CairnError {
   }
 }
 
-/** 400: a bad session name, step number, parameter or body. */
+/**
+ * 400: a bad session name, step number, parameter or body. Also thrown,
+ * with status 0 and code "closed", by a call on a closed client
+ * ({@link CairnClient.close}): nothing was sent, or the call under way was
+ * cut off; and, with status 400, for a bad argument refused before
+ * anything is sent, in the server's words.
+ */
 export class InvalidError extends CairnError {
   constructor(status: number, code: string, message: string) {
     super(status, code, message);
@@ -270,19 +277,28 @@ export class CairnClient {
   commitRetries = 2;
   private keysHonoured = false;
   private isClosed = false;
+  /** The fetch calls under way, which close() cuts off (node:http's go with the agent's sockets). */
+  private readonly fetching = new Set<AbortController>();
 
   constructor(opts: ClientOptions = {}) {
+    opts = options(opts);
     const url = opts.url ?? process.env.CAIRN_URL;
     if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
+    if (typeof url !== "string") throw new TypeError(`url: want the server's URL (a string, such as "http://127.0.0.1:7474"), not ${shown(url)}`);
     this.url = url.replace(/\/+$/, "");
     // Checked up front: node:http refuses a header with a newline as the
     // request goes out, which said the server was unreachable.
     this.token = headerSafe(opts.token ?? process.env.CAIRN_TOKEN ?? undefined);
-    this.timeout = opts.timeout ?? 90;
+    // Only undefined is the default: null is no number of seconds, as in Python.
+    this.timeout = opts.timeout === undefined ? 90 : opts.timeout;
     if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
     }
     this.fetch = opts.fetch;
+    if (this.fetch !== undefined && typeof this.fetch !== "function") {
+      // Each call said the server could not be reached: "this.fetch is not a function".
+      throw new TypeError(`fetch: want a function (such as globalThis.fetch), not ${shown(this.fetch)}`);
+    }
     if (!this.fetch) {
       const proto = URL.canParse(this.url) ? new URL(this.url).protocol : "";
       if (proto !== "http:" && proto !== "https:") throw new Error(`server URL ${JSON.stringify(url)}: want http://HOST:PORT or https://HOST:PORT`);
@@ -306,7 +322,20 @@ export class CairnClient {
    */
   close(): void {
     this.isClosed = true;
+    for (const c of this.fetching) c.abort();
     this.agent?.destroy();
+  }
+
+  /**
+   * closedError is the error of a call on a closed client: made after
+   * close() (nothing was sent), or cut off by it (method: the call's; a
+   * write may have taken effect).
+   */
+  private closedError(method?: string): InvalidError {
+    const how = "(close() was called on it, or on the server startServer() started)";
+    if (method === undefined) return new InvalidError(0, "closed", `the client of ${this.url} is closed ${how}: nothing was sent; make another to go on`);
+    const effect = method === "GET" || method === "HEAD" ? "" : "; the request may have taken effect: read the session's head before trying again";
+    return new InvalidError(0, "closed", `the client of ${this.url} was closed while the call was under way ${how}${effect}`);
   }
 
   private async call<T>(
@@ -323,7 +352,7 @@ export class CairnClient {
     if (this.isClosed) {
       // Not sent: a private server closed with it would answer "connection
       // refused", as if cairn serve had failed.
-      throw new InvalidError(0, "closed", `the client of ${this.url} is closed (close() was called on it, or on the server startServer() started): nothing was sent; make another to go on`);
+      throw this.closedError();
     }
     let url = this.url + path;
     if (opts.query) {
@@ -345,12 +374,24 @@ export class CairnClient {
     const signal = opts.signal;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
+    // The fetch's own signal: aborted past timeoutMs (a TimeoutError, as
+    // node:http's), or by close(), which cuts off a fetch under way as it
+    // closes node:http's sockets.
+    const own = this.fetch ? new AbortController() : undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (own) {
+      this.fetching.add(own);
+      timer = setTimeout(() => {
+        const e = new Error(`${method} ${url}: no answer within ${timeoutMs / 1000} s`);
+        e.name = "TimeoutError";
+        own.abort(e);
+      }, timeoutMs);
+    }
     try {
       if (this.fetch) {
-        const timeout = AbortSignal.timeout(timeoutMs);
         // A redirect is an answer, not followed (node:http follows none): fetch
         // would turn a commit's POST into a GET of the new URL.
-        const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, timeout) : timeout });
+        const r = await this.fetch(url, { method, headers, body, redirect: "manual", signal: signal ? either(signal, own!.signal) : own!.signal });
         res = { ok: r.ok, status: r.status, statusText: r.statusText, text: await r.text() };
       } else {
         res = await send(this.agent!, url, method, headers, body, timeoutMs, signal);
@@ -358,7 +399,12 @@ export class CairnClient {
     } catch (e) {
       // Cancelled by the caller: the caller's reason, not an unreachable server.
       signal?.throwIfAborted();
+      // Cut off by close(): said so, not "the server closed the connection".
+      if (this.isClosed) throw this.closedError(method);
       throw unreachable(this.url, method, timeoutMs, e);
+    } finally {
+      clearTimeout(timer);
+      if (own) this.fetching.delete(own);
     }
     const text = res.text;
     if (!res.ok) {
@@ -419,6 +465,7 @@ export class CairnClient {
    * {@link UnreadableSessionsWarning}.
    */
   async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
+    opts = options(opts);
     // 5 went out as the prefix "5", and 0 listed every session.
     if (prefix !== undefined && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
@@ -431,6 +478,7 @@ export class CairnClient {
 
   /** Sessions whose head awaits a human; damaged ones are left out with an {@link UnreadableSessionsWarning}. */
   async inbox(opts: CallOptions = {}): Promise<Pending[]> {
+    opts = options(opts);
     const r = await this.call<components["schemas"]["Inbox"]>("GET", "/v1/inbox", { signal: opts.signal });
     listed(r.body.unreadable);
     return r.body.pending;
@@ -438,6 +486,7 @@ export class CairnClient {
 
   /** The session's head with its state (unless state is false), or undefined if it has no steps. */
   async head(session: string, opts: { state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
+    opts = options(opts);
     flag(opts.state, "state");
     try {
       const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/head`, {
@@ -454,6 +503,7 @@ export class CairnClient {
 
   /** Step n of the session, with its state unless state is false. */
   async step(session: string, n: number, opts: { state?: boolean } & CallOptions = {}): Promise<Step> {
+    opts = options(opts);
     flag(opts.state, "state");
     const r = await this.call<Step>("GET", `/v1/sessions/${CairnClient.s(session)}/steps/${whole(n, "step")}`, {
       query: { state: opts.state === false ? "false" : undefined },
@@ -464,6 +514,7 @@ export class CairnClient {
 
   /** Commit state (any JSON value) as the session's next step. */
   async commit(session: string, state: unknown, opts: CommitOptions = {}): Promise<Step> {
+    opts = options(opts);
     const body: CommitRequest = { state, status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
@@ -518,6 +569,9 @@ export class CairnClient {
    * patch that does not apply fails with InvalidError and commits nothing.
    */
   async patch(session: string, ops: PatchOp[], opts: CommitOptions = {}): Promise<Step> {
+    opts = options(opts);
+    // undefined went out as no patch, which the server called a missing state.
+    if (!Array.isArray(ops)) throw new TypeError(`ops: want an array of JSON Patch operations (makePatch makes one), not ${shown(ops)}`);
     const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
     if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
@@ -534,6 +588,7 @@ export class CairnClient {
     question: unknown,
     opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
   ): Promise<Step> {
+    opts = options(opts);
     if (opts.record !== undefined && !plain(opts.record)) {
       // A string or an array was spread into the record: "note" as {"0": "n", ...}.
       throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
@@ -557,7 +612,9 @@ export class CairnClient {
    * minute; a longer timeout polls again until it passes.
    */
   async wait(session: string, after: number, opts: { timeout?: number; state?: boolean } & CallOptions = {}): Promise<Step | undefined> {
-    const timeout = opts.timeout ?? 30;
+    opts = options(opts);
+    // Only undefined is the default: null (no timeout?) is refused, as Python refuses None.
+    const timeout = opts.timeout === undefined ? 30 : opts.timeout;
     flag(opts.state, "state");
     if (typeof timeout !== "number" || !(timeout >= 0)) {
       throw new InvalidError(400, "bad_request", `timeout: want seconds >= 0, not ${typeof timeout === "string" ? JSON.stringify(timeout) : String(timeout)}`);
@@ -589,12 +646,14 @@ export class CairnClient {
    * whose answer is lost is sent again with it as a commit is.
    */
   async reply(session: string, input: unknown, opts: { expect?: number; idempotencyKey?: string } & CallOptions = {}): Promise<Step> {
+    opts = options(opts);
     const body = opts.expect === undefined ? { input } : { input, expect: whole(opts.expect, "expect") };
     return this.postKeyed(`/v1/sessions/${CairnClient.s(session)}/reply`, body, opts, "reply");
   }
 
   /** Steps newest first (without states), following parents across forks. */
   async log(session: string, opts: { limit?: number; from?: number } & CallOptions = {}): Promise<Step[]> {
+    opts = options(opts);
     const r = await this.call<components["schemas"]["Log"]>("GET", `/v1/sessions/${CairnClient.s(session)}/log`, {
       query: {
         limit: opts.limit === undefined ? undefined : whole(opts.limit, "limit"),
@@ -613,11 +672,20 @@ export class CairnClient {
    * at N in its history (the origin's), also once the origin was removed.
    */
   async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
-    const page = whole(opts.page ?? 1000, "page");
+    opts = options(opts);
+    let page = opts.page === undefined ? 1000 : whole(opts.page, "page");
+    // Said in the caller's word, not as the server's "limit"; a page past
+    // the server's most steps a request is read as pages of that many.
+    if (page < 1) throw new InvalidError(400, "bad_request", `page: want 1 or more steps a request, not ${page}`);
+    page = Math.min(page, maxLogPage);
     let from = opts.from;
     for (;;) {
       const steps = await this.log(session, { limit: page, from, signal: opts.signal });
-      yield* steps;
+      for (const st of steps) {
+        // Closed meanwhile: no more steps, not even the rest of a page read before.
+        if (this.isClosed) throw this.closedError();
+        yield st;
+      }
       const last = steps[steps.length - 1];
       // The history ends at step 1, at a step whose older history was
       // pruned (truncated), or at a first step (no parent) above 1, as of a
@@ -629,6 +697,7 @@ export class CairnClient {
 
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
   async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
+    opts = options(opts);
     const body: components["schemas"]["ForkRequest"] = { to: name(to, "to") };
     if (opts.step !== undefined) body.step = whole(opts.step, "step");
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
@@ -636,6 +705,7 @@ export class CairnClient {
 
   /** Changes from step a to step b, each "SESSION" (its head) or "SESSION@N". */
   async diff(a: string, b: string, opts: CallOptions = {}): Promise<Change[]> {
+    opts = options(opts);
     for (const [v, what] of [[a, "a"], [b, "b"]] as const) {
       // 1 went out as "1", a session's name.
       if (typeof v !== "string") throw new TypeError(`${what}: want a step ("SESSION" or "SESSION@N", a string), not ${shown(v)}`);
@@ -645,6 +715,7 @@ export class CairnClient {
 
   /** Remove a session, as `cairn rm`: its steps leave its history; forks keep what they share. */
   async remove(session: string, opts: CallOptions = {}): Promise<Removed> {
+    opts = options(opts);
     return (await this.call<Removed>("DELETE", `/v1/sessions/${CairnClient.s(session)}`, { signal: opts.signal })).body;
   }
 }
@@ -654,6 +725,9 @@ const maxTimerMs = 2 ** 31 - 1;
 
 /** How long an idle kept-alive connection stays open. */
 const idleMs = 30_000;
+
+/** The most steps `cairn serve` reads in one log request (its limit's bound). */
+const maxLogPage = 10_000;
 
 /** The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout. */
 const maxWait = 60;
@@ -675,28 +749,31 @@ function whole(n: unknown, what: string): number {
   return n;
 }
 
+/**
+ * options returns a call's options, {} if undefined, or throws a TypeError
+ * if they are no plain object: null (or 5) was read as no options, or
+ * failed with Node's own words.
+ */
+function options<T extends object>(o: T | undefined): T {
+  if (o === undefined) return {} as T;
+  if (!plain(o)) throw new TypeError(`options: want an object of options, not ${shown(o)}`);
+  const signal = (o as CallOptions).signal;
+  // "signal.throwIfAborted is not a function", or (a plain object) never heeded.
+  // What the calls use of one, so that a signal of another realm passes.
+  const usable = (s: unknown) => typeof s === "object" && s !== null && ["throwIfAborted", "addEventListener", "removeEventListener"].every((m) => typeof (s as Record<string, unknown>)[m] === "function");
+  if (signal !== undefined && !usable(signal)) throw new TypeError(`signal: want an AbortSignal (such as AbortSignal.timeout(ms)), not ${shown(signal)}`);
+  return o;
+}
+
 /** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
 function name(n: unknown, what: string): string {
   if (typeof n !== "string") throw new TypeError(`${what}: want a session's name (a string), not ${shown(n)}`);
   return n;
 }
 
-/** shown is a value of the wrong type, as an error names it: null, undefined, a number or a boolean as it is, else its kind. */
-function shown(v: unknown): string {
-  if (v === null || ["undefined", "number", "boolean"].includes(typeof v)) return String(v);
-  return `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
-}
-
 /** flag throws a TypeError unless v is true, false or undefined (the default): "false" is never taken for false. */
 function flag(v: unknown, what: string): void {
   if (v !== undefined && typeof v !== "boolean") throw new TypeError(`${what}: want true or false, not ${typeof v === "string" ? JSON.stringify(v) : shown(v)}`);
-}
-
-/** plain reports whether v is a plain object ({...} or Object.create(null), of any realm): not an array, a class's instance, a Map, .... */
-function plain(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 /** either is a signal that aborts when a or b does (AbortSignal.any, which Node has only since 20.3). */
@@ -796,119 +873,6 @@ function refuseInexactIntegers(text: string): void {
       i++;
     }
   }
-}
-
-/** tooDeep reports whether JSON.stringify failed for want of stack (not, say, a string too long). */
-function tooDeep(e: unknown): boolean {
-  return e instanceof RangeError && /call stack/i.test(e.message);
-}
-
-/**
- * encode is a request body's JSON text. What JSON.stringify would change
- * rather than send is refused, naming the field and the value's place in
- * it (a JSON pointer), as the Python client refuses it: NaN and the
- * infinities (sent as null) are InvalidError; a function or a symbol (a
- * member left out, an array element sent as null), an array element that
- * is undefined or a hole (sent as null), a BigInt, a Map or a Set (sent as
- * {}), and any other object that is neither a plain
- * object nor an array and has no toJSON (a class's instance, a typed
- * array, a RegExp: sent as its own enumerable members, read back as a
- * plain object) are TypeError. A toJSON is honoured, as JSON.stringify
- * honours it (a Date is its ISO text). A member whose value is undefined
- * is left out, as JSON.stringify leaves it out: it reads back absent,
- * which JavaScript reads as undefined, the value it had (a field of the
- * body itself left out is named by the server: "state is required").
- * -0 is sent as -0, as JSON writes it (JSON.stringify writes 0, another
- * number text and so another state). A structure nested too deep for
- * JSON.stringify (its RangeError for the call stack) is InvalidError too,
- * as the server says of one past its own limit. JSON.stringify's other
- * errors (a structure that holds itself, a text past the longest string
- * Node makes) go out as they are. Half a surrogate pair goes out escaped,
- * and the server's 400 names the field.
- */
-function encode(body: Record<string, unknown>): string {
-  let field = "request body";
-  let negativeZero = false;
-  // The refused value's place in its field: "" for the field itself.
-  const at = (holder: unknown, key: string) => (holder === body ? "" : ` at ${pointer(body[field], holder, key)}`);
-  const check = function (this: unknown, key: string, value: unknown): unknown {
-    if (this === body) field = key;
-    switch (typeof value) {
-      case "number":
-        if (!Number.isFinite(value)) {
-          throw new InvalidError(400, "bad_request", `${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
-        }
-        if (value === 0 && 1 / value < 0) {
-          negativeZero = true;
-          return negativeZeroMark;
-        }
-        return value;
-      case "undefined":
-        // A member left out reads back as undefined, as it was; an element would read back as null.
-        if (!Array.isArray(this)) return value;
-      // falls through
-      case "function":
-      case "symbol": {
-        const what = value === undefined ? "undefined" : `a ${typeof value}`;
-        const sent = Array.isArray(this) ? "send it as null" : "leave the member out";
-        throw new TypeError(`${field}: the value${at(this, key)} is ${what}, which JSON has no form for (JSON.stringify would ${sent}): send null${Array.isArray(this) ? "" : ", or leave it out"}`);
-      }
-      case "bigint":
-        throw new TypeError(`${field}: the value${at(this, key)} is a BigInt, which JSON has no form for: send it as a string (String(n)), or as a number if it is at most 2^53`);
-      case "object":
-        if (value === null || Array.isArray(value) || plain(value)) return value;
-        if (value instanceof Map || value instanceof Set) {
-          const kind = value instanceof Map ? "Map" : "Set";
-          throw new TypeError(`${field}: the value${at(this, key)} is a ${kind}, which has no JSON form (JSON.stringify would send it as {}): send ${kind === "Map" ? "Object.fromEntries(m) or [...m]" : "[...s]"} instead`);
-        }
-        // A Number, String or Boolean object is sent as its value; a toJSON's result was asked for.
-        if (value instanceof Number || value instanceof String || value instanceof Boolean || typeof (value as { toJSON?: unknown }).toJSON === "function") return value;
-        throw new TypeError(`${field}: the value${at(this, key)} is ${kindOf(value)}, not a plain object or an array: JSON.stringify would send its own enumerable members, and it would read back as a plain object: send a plain object, or give it a toJSON`);
-    }
-    return value;
-  };
-  let text: string;
-  try {
-    text = JSON.stringify(body, check);
-  } catch (e) {
-    if (!tooDeep(e)) throw e;
-    throw new InvalidError(400, "bad_request", `${field}: nested too deep to send as JSON`);
-  }
-  // The mark is a string no caller can know (a random UUID's): only -0 is written as it.
-  return negativeZero ? text.split(JSON.stringify(negativeZeroMark)).join("-0") : text;
-}
-
-/** What encode writes in place of -0, then replaces by -0 in the text. */
-const negativeZeroMark = `cairn -0 ${randomUUID()}`;
-
-/** kindOf names an object that is no plain object by its constructor: "a Uint8Array", "a Point", "an Error"; else "an object". */
-function kindOf(v: object): string {
-  const c = (v as { constructor?: { name?: unknown } }).constructor?.name;
-  if (typeof c !== "string" || c === "" || c === "Object") return "an object";
-  return `${/^[AEIO]/.test(c) ? "an" : "a"} ${c}`;
-}
-
-/**
- * pointer is the place of holder[key] in root (a field of a body), as a
- * JSON pointer (as diff names paths): found by a walk from root, once a
- * value is refused, as JSON.stringify walked it (toJSON applied).
- */
-function pointer(root: unknown, holder: unknown, key: string): string {
-  const token = (k: string) => "/" + k.replace(/~/g, "~0").replace(/\//g, "~1");
-  const seen = new Set<unknown>();
-  const find = (v: unknown, at: string): string | undefined => {
-    if (v === holder) return at;
-    if (typeof v !== "object" || v === null || seen.has(v)) return undefined;
-    seen.add(v);
-    for (const k of Object.keys(v)) {
-      let x = (v as Record<string, unknown>)[k];
-      if (typeof x === "object" && x !== null && typeof (x as { toJSON?: unknown }).toJSON === "function") x = (x as { toJSON(k: string): unknown }).toJSON(k);
-      const found = find(x, at + token(k));
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  };
-  return (find(root, "") ?? "") + token(key);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { shown } from "./encode.js";
 import { CairnClient } from "./index.js";
 
 /** Options of {@link startServer}. */
@@ -38,6 +39,19 @@ export interface LocalServer {
 
 /** Start `cairn serve` on a free loopback port with a fresh token. */
 export async function startServer(opts: LocalOptions = {}): Promise<LocalServer> {
+  if (opts === null || typeof opts !== "object") throw new TypeError(`options: want an object of options, not ${shown(opts)}`);
+  // Checked before a server starts: a store of 5 served the directory "5",
+  // and a start timeout of 0 (or -1, or NaN) started a server to kill it.
+  for (const [v, what] of [[opts.store, "store: want a store URL or directory"], [opts.bin, "bin: want the path of the cairn binary"]] as const) {
+    if (v !== undefined && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
+  }
+  if (opts.store === "") {
+    // Taken for no store: the server served $CAIRN_STORE or cairn's default, another store than the caller's.
+    throw new Error(`store: want a store URL or directory, not "" (leave store out for $CAIRN_STORE or cairn's default)`);
+  }
+  if (opts.startTimeout !== undefined && (typeof opts.startTimeout !== "number" || !(opts.startTimeout > 0 && opts.startTimeout < Infinity))) {
+    throw new Error(`startTimeout ${typeof opts.startTimeout === "string" ? JSON.stringify(opts.startTimeout) : shown(opts.startTimeout)}: want seconds > 0 (the default is 30)`);
+  }
   const bin = opts.bin ?? process.env.CAIRN_BIN ?? "cairn";
   const token = randomBytes(24).toString("hex");
   const args: string[] = [];

@@ -81,3 +81,59 @@ describe("CairnClient.close", () => {
     }
   });
 });
+
+describe.skipIf(!bin)("a closed client's logAll", () => {
+  it("yields no more once the client is closed, not even the rest of a page it read", async () => {
+    const dir = tempDir();
+    try {
+      const srv = await startServer({ bin, store: dir });
+      for (let i = 0; i < 3; i++) await srv.client.commit("s", { n: i });
+      const it = srv.client.logAll("s", { page: 10 });
+      expect((await it.next()).value).toMatchObject({ step: 3 });
+      await srv.close();
+      isClosed(await it.next().catch((x) => x), srv.url, "logAll after close");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("CairnClient.close under way", () => {
+  for (const via of ["node:http", "fetch"] as const) {
+    it(`says a call cut off by close() was, not that the server closed the connection (${via})`, async () => {
+      // node:http said UnavailableError "the server closed the connection
+      // before it answered (did it stop or restart?)"; fetch went on
+      // waiting for the answer until the client's timeout.
+      let arrived = () => {};
+      const server = createServer((req) => {
+        req.resume();
+        arrived(); // and never answers
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      try {
+        for (const [method, call] of [
+          ["GET", (c: CairnClient) => c.wait("s", 0, { timeout: 30 })],
+          ["POST", (c: CairnClient) => c.commit("s", { n: 1 })],
+        ] as const) {
+          const c = new CairnClient({ url, timeout: 5, ...(via === "fetch" ? { fetch } : {}) });
+          const seen = new Promise<void>((r) => (arrived = r));
+          const p = call(c).catch((x) => x);
+          await seen;
+          c.close();
+          const e = await p;
+          expect(e, method).toBeInstanceOf(InvalidError);
+          expect(e.code).toBe("closed");
+          expect(e.status).toBe(0);
+          expect(e.message).toBe(
+            `cairn: 0 closed: the client of ${url} was closed while the call was under way (close() was called on it, or on the server startServer() started)` +
+              (method === "GET" ? "" : "; the request may have taken effect: read the session's head before trying again"),
+          );
+        }
+      } finally {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
+    });
+  }
+});

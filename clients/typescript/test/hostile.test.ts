@@ -165,7 +165,9 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
       ] as const) {
         const e = await call().catch((x) => x);
         expect(e, `${field} ${bad}`).toBeInstanceOf(InvalidError);
-        expect(e.message).toBe(`cairn: 400 bad_request: ${field}: NaN and infinities are not JSON numbers (send null or a string instead)`);
+        // Named by its place, as a Map's is: in a patch, its place in the patch.
+        const at = field === "state" ? " at /n/1/x" : field === "record" ? " at /cost" : field === "patch" ? " at /0/value" : " at /score";
+        expect(e.message).toBe(`cairn: 400 bad_request: ${field}: the value${at} is ${bad}, which JSON has no number for (JSON.stringify would send it as null): send null or a string instead`);
       }
     }
     for (const [bad, kind] of [[new Map([["a", 1]]), "Map"], [new Set([1]), "Set"]] as const) {

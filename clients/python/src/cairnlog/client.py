@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import http.client
 import ipaddress
 import json
@@ -11,6 +12,7 @@ import os
 import socket
 import ssl
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -93,14 +95,30 @@ def _header_safe(token: Optional[str]) -> Optional[str]:
 MAX_TIMEOUT = (2**31 - 1) / 1000
 """The longest a request waits for the server (seconds, 24.8 days), whatever a longer timeout says."""
 
+MAX_LOG_PAGE = 10_000
+"""The most steps `cairn serve` reads in one log request (its limit's bound)."""
+
 MAX_WAIT = 60
 """The longest long-poll `cairn serve` holds (seconds); wait polls again until its own timeout."""
+
+
+_calling: "contextvars.ContextVar[Optional[Tuple[Client, List[socket.socket]]]]" = \
+    contextvars.ContextVar("cairnlog_calling", default=None)
+"""The client whose call this thread is making, and the sockets it opened:
+Client.close() shuts them, cutting off a call under way in another thread."""
 
 
 class _AnswerEarly:
     """A connection that, when the server stops reading its body (it sent
     its answer, 413 say, and closed), stops sending and reads the answer
-    instead of failing on the broken pipe."""
+    instead of failing on the broken pipe. Its socket is the calling
+    client's to shut on close()."""
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        calling = _calling.get()
+        if calling is not None:
+            calling[0]._opened(self.sock, calling[1])  # type: ignore[attr-defined]
 
     def send(self, data: Any) -> None:
         try:
@@ -281,6 +299,27 @@ def _odd_value(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Opti
     return None
 
 
+def _nonfinite(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[float, str]]:
+    """The first float in value that is NaN or an infinity, and its path
+    (a JSON pointer), or None. A container within itself is not walked again."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (value, path)
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    if id(value) in within:
+        return None
+    within += (id(value),)
+    for k, x in items:
+        found = _nonfinite(x, path + _pointer_token(k), within)
+        if found is not None:
+            return found
+    return None
+
+
 def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
     """InvalidError for a dict key that is no str anywhere in the body:
     json.dumps would make it one, and {1: "a", "1": "b"} would go out as
@@ -346,12 +385,37 @@ def _encode(body: Dict[str, Any]) -> bytes:
                 break
             except TypeError:
                 pass
+        if "Out of range float" in str(e) and field in body:
+            try:
+                found = _nonfinite(body[field])
+            except RecursionError:
+                found = None
+            if found is not None:
+                value, at = found
+                shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+                where = f" at {at}" if at else ""
+                raise InvalidError(400, "bad_request", f"{field}: the value{where} is {shown}, which JSON has no number for: "
+                                                       "send null or a string instead") from None
         raise InvalidError(400, "bad_request", f"{field}: {_why_not_json(body, e)}") from None
     _refuse_odd_keys(body)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def _shut(s: socket.socket) -> None:
+    """Shut a socket both ways: a thread blocked reading it reads its end."""
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed already
+
+
+def _check_timeout(timeout: Any) -> None:
+    """ValueError unless timeout is a number of seconds > 0 (a Client's, open()'s)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
 
 
 def is_reply(record: Any) -> bool:
@@ -378,21 +442,30 @@ class Client:
             parts = None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"server URL {url!r}: want http://HOST:PORT or https://HOST:PORT")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
-            raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
+        _check_timeout(timeout)
         self.url = url.rstrip("/")
         self._host = parts.hostname
         # Checked up front: a token no header carries fails every call.
         self.token = _header_safe(token if token is not None else os.environ.get("CAIRN_TOKEN"))
-        self.timeout = timeout
+        # At most what a request waits anyway (MAX_TIMEOUT): an int past a
+        # float's range (10**400) made wait's arithmetic an OverflowError.
+        self.timeout = min(timeout, MAX_TIMEOUT)
         self._keys_honoured = False
         self._closed = False
+        self._live: "set[socket.socket]" = set()
+        self._live_lock = threading.Lock()
 
     def close(self) -> None:
         """Close the client: each later call raises InvalidError (code
         "closed") at once, without a request. Workspace.close() (and the
-        end of its with block) closes its client. Closing twice is no error."""
-        self._closed = True
+        end of its with block) closes its client. Closing twice is no error.
+        A call under way in another thread (a wait, say) is cut off: it
+        raises the same InvalidError, saying it was under way."""
+        with self._live_lock:
+            self._closed = True
+            live, self._live = self._live, set()
+        for s in live:
+            _shut(s)
 
     @property
     def closed(self) -> bool:
@@ -400,19 +473,40 @@ class Client:
         return self._closed
 
     def __enter__(self) -> "Client":
+        self._check_open()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _opened(self, sock: socket.socket, opened: List[socket.socket]) -> None:
+        """Note a socket a call of this client opened, shut at once if the client was closed meanwhile."""
+        with self._live_lock:
+            if not self._closed:
+                self._live.add(sock)
+                opened.append(sock)
+                return
+        _shut(sock)
+
+    def _closed_under_way(self, method: str) -> InvalidError:
+        """The error of a call cut off by close()."""
+        msg = f"the client of {self.url} was closed while the call was under way (close() was called, or its with block ended)"
+        if method not in ("GET", "HEAD"):
+            msg += "; the request may have taken effect: read the session's head before trying again"
+        return InvalidError(0, "closed", msg)
+
+    def _check_open(self) -> None:
+        """InvalidError (code "closed") if close() was called: nothing is
+        sent. A closed private server would answer "connection refused",
+        as if cairn serve had failed."""
+        if self._closed:
+            raise InvalidError(0, "closed", f"the client of {self.url} is closed (close() was called, or its with "
+                                            "block ended): nothing was sent; open another to go on")
+
     def _call(self, method: str, path: str, body: Any = None,
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
               headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
-        if self._closed:
-            # Not sent: a closed private server would answer "connection
-            # refused", as if cairn serve had failed.
-            raise InvalidError(0, "closed", f"the client of {self.url} is closed (close() was called, or its with "
-                                            "block ended): nothing was sent; open another to go on")
+        self._check_open()
         url = self.url + path
         if query:
             # Half a surrogate pair in a str goes out as U+FFFD, as
@@ -428,6 +522,17 @@ class Client:
         if self.token:
             hdrs["Authorization"] = "Bearer " + _header_safe(self.token)  # type: ignore[operator]
         req = urllib.request.Request(url, data=data, method=method, headers=hdrs)
+        opened: List[socket.socket] = []
+        calling = _calling.set((self, opened))
+        try:
+            return self._send(req, method, timeout)
+        finally:
+            _calling.reset(calling)
+            with self._live_lock:
+                self._live.difference_update(opened)
+
+    def _send(self, req: urllib.request.Request, method: str, timeout: Optional[float]) -> Tuple[int, Any]:
+        """Send req and read its answer (see _call)."""
         try:
             # At most what TypeScript's timers hold (24.8 days): past the
             # clock's range, the socket module raises OverflowError.
@@ -457,6 +562,10 @@ class Client:
                 err = {"code": "http", "error": text}
             raise error_for(e.code, err) from None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            if self._closed:
+                # Cut off by close() in another thread: said so, not "the
+                # server closed the connection", as TypeScript's says.
+                raise self._closed_under_way(method) from None
             raise self._unreachable(method, e) from None
 
     def _foreign(self, status: int, reason: str) -> str:
@@ -627,6 +736,11 @@ class Client:
         path, after = f"/v1/sessions/{self._s(session)}/wait", _whole(after, "after")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
             raise InvalidError(400, "bad_request", f"timeout: want seconds >= 0, not {timeout!r}")
+        try:
+            timeout = float(timeout)
+        except OverflowError:
+            # An int past a float's range (10**400): for ever, not OverflowError.
+            timeout = math.inf
         deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
         while True:
             left = max(0.0, min(deadline - time.monotonic(), MAX_WAIT))
@@ -640,7 +754,11 @@ class Client:
     def wait_for_reply(self, session: str, question_step: int, poll: float = 30) -> Step:
         """Block until the step after question_step lands; return that step
         (the reply, unless another writer went on without one: check its
-        record with is_reply), even if later steps landed meanwhile."""
+        record with is_reply), even if later steps landed meanwhile. poll is
+        the timeout of each wait, seconds > 0."""
+        if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= math.inf:
+            # poll=0 sent one wait after another, as fast as the server answered, for ever.
+            raise InvalidError(400, "bad_request", f"poll: want seconds > 0, not {poll!r}")
         while True:
             st = self.wait(session, question_step, timeout=poll)
             if st is not None:
@@ -649,6 +767,7 @@ class Client:
     def step_after(self, session: str, n: int, head: Step) -> Step:
         """Step n+1 of the session, given a head past n that wait returned:
         the head itself, or the step read back when others landed since."""
+        self._check_open()
         if head["step"] == n + 1:
             return head
         return self.step(session, n + 1)
@@ -682,12 +801,32 @@ class Client:
         steps a request: a long history is never held whole. Each next page
         starts below the last step read, in the history of `session`: below
         a fork's first step, step N of the fork is the step at N in its
-        history (the origin's), also once the origin was removed."""
+        history (the origin's), also once the origin was removed.
+
+        Its arguments are checked, and a closed client refused, at the call,
+        not at the first step read; once the client is closed, the iterator
+        yields no more (not even the rest of a page read before)."""
+        # A generator runs nothing until its first next(): checked here,
+        # iter_log(page=1.5) or a closed client's was no error until then.
+        self._check_open()
         page = _whole(page, "page")
+        if page < 1:
+            # Said in the caller's word, not as the server's "limit".
+            raise InvalidError(400, "bad_request", f"page: want 1 or more steps a request, not {page}")
+        # A page past the server's most steps a request is read as pages of that many.
+        page = min(page, MAX_LOG_PAGE)
+        self._s(session)
+        if from_step is not None:
+            _whole(from_step, "from")
+        return self._iter_log(session, page, from_step)
+
+    def _iter_log(self, session: str, page: int, from_step: Optional[int]) -> Iterator[Step]:
         start = from_step
         while True:
             steps = self.log(session, limit=page, from_step=start)
-            yield from steps
+            for st in steps:
+                self._check_open()
+                yield st
             last = steps[-1] if steps else None
             # The history ends at step 1, at a step whose older history was
             # pruned ("truncated"), or at a first step (no parent) above 1,

@@ -64,6 +64,8 @@ class Session:
         the tracked head asks no question: nothing would ever answer it. A
         session resumed after the human answered has the reply as its head:
         its answer is last["record"]["reply"]."""
+        # Closed: said as every other call says it, not as "asks no question".
+        self.client._check_open()
         q = self.head
         last = self.last
         if last is None or last.get("status") != "awaiting_input":

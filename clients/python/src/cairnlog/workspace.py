@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import secrets
@@ -11,7 +12,8 @@ import threading
 import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
-from .client import Client
+from .client import Client, _check_timeout, _name
+from .errors import InvalidError
 from .session import Session
 
 
@@ -34,6 +36,7 @@ class Workspace:
         self._stop = weakref.finalize(self, _stop, process, tuple(_readers)) if process is not None else None
 
     def __enter__(self) -> "Workspace":
+        self.client._check_open()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -54,8 +57,11 @@ class Workspace:
         return self.client.url
 
     def session(self, name: str) -> Session:
-        """The session called name (it need not exist yet)."""
-        return Session(self.client, name, self)
+        """The session called name (it need not exist yet). A name that is
+        no str is a TypeError, and a closed workspace's InvalidError (code
+        "closed"), here rather than at the session's first call."""
+        self.client._check_open()
+        return Session(self.client, _name(name, "session"), self)
 
     def sessions(self, prefix: Optional[str] = None) -> List[Dict[str, Any]]:
         """Sessions with their heads."""
@@ -82,10 +88,29 @@ class Workspace:
         sessions are name globs; args are more `cairn export` flags. The
         HTTP API has no export route, so this needs the local mode (or a
         store given to open())."""
+        # Not sent to the server, but a call on a closed workspace all the
+        # same: it ran cairn export after close(), as no other call does.
+        self.client._check_open()
         for seq, what in ((sessions, "sessions"), (args, "args")):
             if isinstance(seq, (str, bytes)):
                 # "a*" went out as --session a --session '*', one a character.
                 raise TypeError(f"{what}: want a list of str, not the {type(seq).__name__} {seq!r}: pass [{seq!r}]")
+        # Read once (a generator is spent by the check below), then checked.
+        sessions, args = list(sessions), list(args)
+        for seq, what in ((sessions, "sessions"), (args, "args")):
+            for x in seq:
+                if not isinstance(x, str):
+                    # subprocess's "expected str, bytes or os.PathLike object, not int".
+                    raise TypeError(f"{what}: want a list of str, not one holding {x!r}")
+        for v, what in ((format, "format: want an export format (a str, such as 'openai-jsonl')"),
+                        (out, "out: want the path of the file to write (a str)")):
+            if not isinstance(v, str):
+                raise TypeError(f"{what}, not {v!r}")
+        if out in ("", "-"):
+            # "-" had cairn export write to its standard output, which export
+            # captures and drops: the trajectories were lost without a word.
+            raise InvalidError(400, "bad_request", f"out: want the path of the file to write, not {out!r}"
+                                                   " (export writes a file; standard output is not returned)")
         if self.bin is None:
             raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
         if not self.store and not self._default_store_is_served:
@@ -139,6 +164,21 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     fresh random token over store (default $CAIRN_STORE, else cairn's local
     default), and stops it on close() or at the end of a with block.
     """
+    # Checked before a server starts: store=5 failed in subprocess's words,
+    # and a start_timeout of 0 (or -1, or nan) started a server to stop it.
+    for v, what in ((store, "store: want a store URL or directory"), (bin, "bin: want the path of the cairn binary")):
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"{what} (a str), not {v!r}")
+    if store == "":
+        # Taken for no store: the private server served $CAIRN_STORE or
+        # cairn's default, another store than the caller's (an unset variable?).
+        raise ValueError("store: want a store URL or directory, not '' (leave store out for $CAIRN_STORE or cairn's default)")
+    if isinstance(start_timeout, bool) or not isinstance(start_timeout, (int, float)) \
+            or not 0 < start_timeout < math.inf:
+        raise ValueError(f"start_timeout {start_timeout!r}: want seconds > 0 (the default is 30)")
+    # Before a server starts: the Client made after it refused a timeout of
+    # 0, and the server it was made for ran on, its workspace never made.
+    _check_timeout(timeout)
     if url is None and store is None:
         url = os.environ.get("CAIRN_URL")
     if url is not None:
@@ -167,7 +207,12 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
             p, url, readers = _start(cmd[:-1], env, start_timeout)
         except _Refused as e2:
             raise RuntimeError(f"start cairn serve: {e2.stderr or 'no address printed'}") from None
-    return Workspace(Client(url, token, timeout), store=store, bin=exe, process=p, _readers=readers)
+    try:
+        client = Client(url, token, timeout)
+    except BaseException:
+        _stop(p, readers)
+        raise
+    return Workspace(client, store=store, bin=exe, process=p, _readers=readers)
 
 
 STOP_ON_EOF = "--stop-on-stdin-eof"

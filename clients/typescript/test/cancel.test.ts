@@ -118,7 +118,8 @@ describe("wait against a server that ends polls early", () => {
     const t0 = Date.now();
     expect(await c.wait("s", 1, { timeout: 1.2 })).toBeUndefined();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1150);
-    expect(timeouts.length).toBeGreaterThanOrEqual(4);
+    // It polled again; how many times depends on the machine's speed.
+    expect(timeouts.length).toBeGreaterThanOrEqual(2);
     expect(timeouts[0]).toBe(1.2);
     expect(Math.max(...timeouts)).toBeLessThanOrEqual(1.2);
   });
@@ -136,7 +137,9 @@ describe("wait against a server that ends polls early", () => {
       expect(await c.wait("s", 1, { timeout: 0.6 })).toBeUndefined();
       const took = performance.now() - t0;
       expect(took).toBeGreaterThanOrEqual(550);
-      expect(took).toBeLessThan(1500);
+      // Polling on for the 5 s the clock went back would take 5.6 s; the
+      // bound says that, not how fast a loaded machine answers.
+      expect(took).toBeLessThan(5000);
     } finally {
       now.mockRestore();
     }

@@ -325,29 +325,51 @@ func resultID(id string) string {
 }
 
 // resultForNoCall finds the first tool result of steps whose
-// tool_call_id no call of the assistant message before it has, and says
-// where it is; ok is false if there is none. OpenAI's format refuses
-// such a result ("tool_call_id not found in tool_calls of previous
-// message"); ShareGPT and ATIF keep it (see resultWithoutCall).
+// tool_call_id no call of the assistant message before it has, or names
+// a call another result answered already, and says where it is; ok is
+// false if there is none. OpenAI's format refuses such a result
+// ("tool_call_id not found in tool_calls of previous message"), and a
+// second answer to one call leaves a reader pairing by id two answers;
+// ShareGPT and ATIF keep it (see resultWithoutCall).
 func resultForNoCall(steps []Step) (where string, ok bool) {
-	var ids []string // the calls of the last message that made some
+	var c callsAnswered
 	for _, s := range steps {
 		if s.Rec == nil {
 			continue
 		}
 		for i, m := range s.Rec.Messages {
-			switch {
-			case m.Role == "tool" && !slices.Contains(ids, m.ToolCallID):
+			if !c.add(m) {
 				return fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID)), true
-			case m.Role != "tool" && len(m.ToolCalls) > 0:
-				ids = ids[:0]
-				for _, tc := range m.ToolCalls {
-					ids = append(ids, tc.ID)
-				}
 			}
 		}
 	}
 	return "", false
+}
+
+// callsAnswered follows, message by message, the calls of the last
+// assistant message that made some, as its results answer them.
+type callsAnswered struct {
+	ids []string // its calls no result answers yet
+}
+
+// add takes the next message m, and reports false if m is a tool result
+// that answers none of those calls: its id is none of theirs, or one a
+// result before it answered.
+func (c *callsAnswered) add(m cairn.Message) bool {
+	switch {
+	case m.Role == "tool":
+		j := slices.Index(c.ids, m.ToolCallID)
+		if j < 0 {
+			return false
+		}
+		c.ids = slices.Delete(c.ids, j, j+1)
+	case len(m.ToolCalls) > 0:
+		c.ids = c.ids[:0]
+		for _, tc := range m.ToolCalls {
+			c.ids = append(c.ids, tc.ID)
+		}
+	}
+	return true
 }
 
 // unansweredCalls finds the tool calls of steps that no tool result

@@ -31,7 +31,7 @@ type chatCheck struct {
 	open            *cairn.Step
 	openAt, n, keep int
 	forNoCall       string // resultForNoCall's
-	ids             []string
+	answered        callsAnswered
 	firstAssistant  int  // the first assistant message's index (-1: none)
 	fromState       bool // the path's conversation is read from its states
 }
@@ -68,16 +68,8 @@ func (c *chatCheck) add(s Step) {
 			c.afterCalls = len(m.ToolCalls) > 0
 		}
 		// resultForNoCall
-		switch {
-		case m.Role == "tool" && !slices.Contains(c.ids, m.ToolCallID):
-			if c.forNoCall == "" {
-				c.forNoCall = fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID))
-			}
-		case m.Role != "tool" && len(m.ToolCalls) > 0:
-			c.ids = c.ids[:0]
-			for _, tc := range m.ToolCalls {
-				c.ids = append(c.ids, tc.ID)
-			}
+		if !c.answered.add(m) && c.forNoCall == "" {
+			c.forNoCall = fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID))
 		}
 		// unansweredCalls, which ends at a call left unanswered mid-way
 		c.n++

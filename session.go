@@ -1210,8 +1210,10 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	}
 	if from.m.Number >= base {
-		// Not below the base now (a fork that lost to another took back
-		// the base it had set): what Fork found is all there is to say.
+		// Not below the base now (the one way a base goes down: a fork
+		// that lost took back the base it had set on its new session;
+		// or a base marker lost since): what Fork found is all there is
+		// to say, in the words of a pruned step.
 		var pruned *manifest.PrunedError
 		if errors.As(cause, &pruned) {
 			return &NotFoundError{Session: via, Step: from.m.Number, Why: NotFoundPruned, Start: pruned.Start}

@@ -24,8 +24,9 @@ import (
 // ErrRefused; a store that could not be reached is said likewise, wraps
 // the backend's *cas.UnavailableError, and is ErrUnavailable.
 var (
-	// ErrNotFound: the session or step does not exist, or was pruned or
-	// removed. A session, or a step of it, that is not there to read is a
+	// ErrNotFound: the session or step does not exist, was pruned or
+	// removed, or is one the store has lost (see NotFoundLost). A
+	// session, or a step of it, that is not there to read is a
 	// *NotFoundError, which names them and says why.
 	ErrNotFound = errors.New("not found")
 	// ErrConflict: another writer already wrote the step this commit or

@@ -23,6 +23,22 @@ const (
 	// NotFoundPruned: the step is below where the session's history
 	// starts now (NotFoundError.Start): it was pruned (Workspace.Prune).
 	NotFoundPruned
+	// NotFoundBeforeStart: the step is below where the session's
+	// history starts (NotFoundError.Start), a first step with no step
+	// before it: a fork's history that goes down into a session whose
+	// name was removed and written again starts at that session's new
+	// first step.
+	NotFoundBeforeStart
+	// NotFoundLost: the step is in the session's history, at or below
+	// its head, and the store has lost its object, or, if
+	// NotFoundError.Below is not 0, an object of the history the session
+	// was forked from, below its first step: the store is damaged, and
+	// cairn verify lists what is missing.
+	NotFoundLost
+	// NotFoundOtherStore: the step was read through another workspace,
+	// whose store is not this one's, and this workspace's store does
+	// not hold it.
+	NotFoundOtherStore
 )
 
 // NotFoundError is the error of a session, or a step of it, that is not
@@ -30,7 +46,9 @@ const (
 // the command line and the HTTP API show: "session s has no steps",
 // "session s was removed", "step s@3: session s has no steps", "step
 // s@3: the session was removed", "step s@9: the session's head is step
-// 5", "step s@1: pruned (the session's history starts at step 2)". It
+// 5", "step s@1: pruned (the session's history starts at step 2)",
+// "step s@3: the store has lost it (cairn verify lists what is
+// missing)". It
 // matches ErrNotFound, and ErrRemoved if Why is NotFoundRemoved. A caller
 // that says these in its own words reads them with errors.As.
 type NotFoundError struct {
@@ -44,8 +62,13 @@ type NotFoundError struct {
 	// Head is the session's head when Why is NotFoundPastHead.
 	Head uint64
 	// Start is the step the session's history starts at when Why is
-	// NotFoundPruned.
+	// NotFoundPruned or NotFoundBeforeStart.
 	Start uint64
+	// Below is, when Why is NotFoundLost and the lost object is one of
+	// the history the session was forked from, the session's first
+	// step, which the asked step lies below; 0 if the step's own object
+	// is lost.
+	Below uint64
 }
 
 // Error says what is not there and why, once ("<nil>" for a nil
@@ -68,6 +91,15 @@ func (e *NotFoundError) Error() string {
 		why = fmt.Sprintf("the session's head is step %d", e.Head)
 	case NotFoundPruned:
 		why = fmt.Sprintf("pruned (the session's history starts at step %d)", e.Start)
+	case NotFoundBeforeStart:
+		why = fmt.Sprintf("the session's history starts at step %d", e.Start)
+	case NotFoundLost:
+		why = "the store has lost it (cairn verify lists what is missing)"
+		if e.Below > 0 {
+			why = fmt.Sprintf("the store has lost a step of the history of %s below its step %d (cairn verify lists what is missing)", e.Session, e.Below)
+		}
+	case NotFoundOtherStore:
+		why = "it was read through another workspace, and this workspace's store does not hold it"
 	default:
 		why = ErrNotFound.Error()
 	}

@@ -1053,9 +1053,8 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 		// At or below the head with no object: the store lost it (or a
 		// prune and gc swept it since the base was read). That is damage;
 		// the read's own words ("read session d, step 20: not found")
-		// would say the step and its absence twice, so they are kept
-		// for errors.Is and errors.As only.
-		return nil, &sayOnce{msg: fmt.Sprintf("step %s@%d: %v: the store has lost it (cairn verify lists what is missing)", s.name, n, ErrNotFound), errs: []error{ErrNotFound, err}}
+		// would say the step and its absence twice.
+		return nil, &NotFoundError{Session: s.name, Step: n, Why: NotFoundLost}
 	}
 	if err != nil {
 		return nil, err
@@ -1071,12 +1070,11 @@ func (s *Session) forkedStep(ctx context.Context, first *manifest.Step, n uint64
 	st, start, err := s.ws.repo.HistoryStep(ctx, *first.Parent, n)
 	switch {
 	case errors.Is(err, cas.ErrNotFound):
-		return nil, &sayOnce{msg: fmt.Sprintf("step %s@%d: %v: the store has lost a step of the history of %s below its step %d (cairn verify lists what is missing)",
-			s.name, n, ErrNotFound, s.name, first.Number), errs: []error{ErrNotFound, err}}
+		return nil, &NotFoundError{Session: s.name, Step: n, Why: NotFoundLost, Below: first.Number}
 	case err != nil:
 		return nil, fmt.Errorf("step %s@%d: %w", s.name, n, err)
 	case st == nil:
-		return nil, fmt.Errorf("step %s@%d: %w: the history of %s starts at step %d", s.name, n, ErrNotFound, s.name, start)
+		return nil, &NotFoundError{Session: s.name, Step: n, Why: NotFoundBeforeStart, Start: start}
 	}
 	return newStep(s.ws, st).inHistory(s.name), nil
 }
@@ -1212,8 +1210,15 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	}
 	if from.m.Number >= base {
-		// Not below the base now: what Fork found is all there is to say.
-		return fmt.Errorf("%w: %w", ErrNotFound, cause)
+		// Not below the base now (the one way a base goes down: a fork
+		// that lost took back the base it had set on its new session;
+		// or a base marker lost since): what Fork found is all there is
+		// to say, in the words of a pruned step.
+		var pruned *manifest.PrunedError
+		if errors.As(cause, &pruned) {
+			return &NotFoundError{Session: via, Step: from.m.Number, Why: NotFoundPruned, Start: pruned.Start}
+		}
+		return cause
 	}
 	return w.belowBase(ctx, via, from.m.Number, base)
 }
@@ -1231,7 +1236,7 @@ func (w *Workspace) checkOwnStep(ctx context.Context, st *Step) error {
 	// may have set: what a fork or diff uses is st.m.
 	m, err := w.repo.ReadStep(ctx, st.m.Session, st.m.Number)
 	if errors.Is(err, cas.ErrNotFound) {
-		return fmt.Errorf("step %s: %w: it was read through another workspace, and this workspace's store does not hold it", st, ErrNotFound)
+		return &NotFoundError{Session: st.m.Session, Step: st.m.Number, Why: NotFoundOtherStore}
 	}
 	if err == nil && m.ID != st.m.ID {
 		return invalid(fmt.Errorf("step %s was read through another workspace, from another store: this store's %s is a different step", st, st))

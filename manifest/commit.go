@@ -359,13 +359,34 @@ func (r *Repo) Fork(ctx context.Context, from *Step, via, to string, check func(
 	return st, nil
 }
 
+// PrunedError is Fork's error for a source below the base of Via, the
+// session whose history it was read in: that history starts at step
+// Start now. It matches ErrPruned.
+type PrunedError struct {
+	// From is the step forked from.
+	From Pointer
+	// Via is the session whose history From was read in.
+	Via string
+	// Start is the base of Via: the step its history starts at.
+	Start uint64
+}
+
+// Error says the step, the history it was read in and where that
+// history starts.
+func (e *PrunedError) Error() string {
+	if e.Via == e.From.Session {
+		return fmt.Sprintf("%s@%d: %v (the session's history starts at step %d)", e.From.Session, e.From.Number, ErrPruned, e.Start)
+	}
+	return fmt.Sprintf("%s@%d, step %d of %s: %v (the history of %s starts at step %d now)", e.From.Session, e.From.Number, e.From.Number, e.Via, ErrPruned, e.Via, e.Start)
+}
+
+// Is reports whether target is ErrPruned.
+func (e *PrunedError) Is(target error) bool { return target == ErrPruned }
+
 // prunedFrom is Fork's error for a source below the base of via, the
 // session whose history it was read in.
 func prunedFrom(from *Step, via string, floor uint64) error {
-	if via == from.Session {
-		return fmt.Errorf("%s@%d: %w (the session's history starts at step %d)", from.Session, from.Number, ErrPruned, floor)
-	}
-	return fmt.Errorf("%s@%d, step %d of %s: %w (the history of %s starts at step %d now)", from.Session, from.Number, from.Number, via, ErrPruned, via, floor)
+	return &PrunedError{From: from.Pointer(), Via: via, Start: floor}
 }
 
 // ErrUnchecked reports a step that was written but whose place in its

@@ -455,6 +455,15 @@ func notFound(nf *cairn.NotFoundError) string {
 		why = "its cairn session was removed"
 	case cairn.NotFoundPastHead:
 		why = fmt.Sprintf("its newest step is %d", nf.Head)
+	case cairn.NotFoundPruned:
+		why = fmt.Sprintf("pruned (its history starts at step %d)", nf.Start)
+	case cairn.NotFoundBeforeStart:
+		why = fmt.Sprintf("its history starts at step %d", nf.Start)
+	case cairn.NotFoundLost:
+		why = "the store has lost it (cairn verify lists what is missing)"
+		if nf.Below > 0 {
+			why = fmt.Sprintf("the store has lost a step of its history below its step %d (cairn verify lists what is missing)", nf.Below)
+		}
 	default:
 		return nf.Error()
 	}

@@ -29,8 +29,8 @@ func TestNotFoundSaidOnce(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"show", "d@3"}, "cairn show: step d@3: not found: the store has lost it (cairn verify lists what is missing)\n"},
-		{[]string{"diff", "d@3", "d"}, "cairn diff: step d@3: not found: the store has lost it (cairn verify lists what is missing)\n"},
+		{[]string{"show", "d@3"}, "cairn show: step d@3: the store has lost it (cairn verify lists what is missing)\n"},
+		{[]string{"diff", "d@3", "d"}, "cairn diff: step d@3: the store has lost it (cairn verify lists what is missing)\n"},
 		{[]string{"show", "d@20"}, "cairn show: step d@20: the session's head is step 6\n"},
 		{[]string{"show", "d@1"}, "cairn show: step d@1: pruned (the session's history starts at step 2)\n"},
 		{[]string{"show", "nosuch"}, "cairn show: session nosuch has no steps\n"},

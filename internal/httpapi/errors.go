@@ -97,19 +97,15 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 }
 
 // notFoundWords says a 404's reason, whose code (not_found) says "not
-// found" already. A session, or a step of it, that is not there is said
-// in the Go API's words, which say it once (cairn.NotFoundError: "session
-// x has no steps", "session r was removed", "step x@2: session x has no
-// steps", "step p@9: the session's head is step 2"). Any other not-found
-// error (a step the store has lost, one read through another workspace)
-// is said without the Go API's "not found" ("step d@3: the store has lost
-// it", not "step d@3: not found: the store has lost it").
+// found" already: in the Go API's words, which say what is not there and
+// why once (cairn.NotFoundError: "session x has no steps", "session r
+// was removed", "step x@2: session x has no steps", "step p@9: the
+// session's head is step 2", "step d@3: the store has lost it (cairn
+// verify lists what is missing)"). No words are taken out of them: an
+// error of a step or session not found that says "not found" again is
+// the Go API's to fix, not this layer's to rewrite.
 func notFoundWords(err error) string {
-	msg := oneLine(err)
-	if nf := (*cairn.NotFoundError)(nil); errors.As(err, &nf) {
-		return msg
-	}
-	return strings.Replace(msg, ": not found: ", ": ", 1)
+	return oneLine(err)
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }

@@ -251,73 +251,52 @@ def _pointer_token(key: Any) -> str:
     return "/" + name.replace("~", "~0").replace("/", "~1")
 
 
-def _odd_key(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[Any, str]]:
-    """The first dict key in value that is no str, and its path (a JSON
-    pointer, as diff's paths), or None. A container within itself is not
+def _nodes(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Iterator[Tuple[Any, str, bool]]:
+    """Every value within value, value first, each as (it, its path (a
+    JSON pointer, as diff's paths), False), and before each dict member's
+    value its key as (key, path, True). A container within itself is not
     walked again."""
+    yield value, path, False
     if isinstance(value, dict):
         items: Any = value.items()
     elif isinstance(value, (list, tuple)):
         items = enumerate(value)
     else:
-        return None
+        return
     if id(value) in within:
-        return None
+        return
     within += (id(value),)
     for k, x in items:
         at = path + _pointer_token(k)
-        if isinstance(value, dict) and not isinstance(k, str):
-            return k, at
-        found = _odd_key(x, at, within)
-        if found is not None:
-            return found
-    return None
+        if isinstance(value, dict):
+            yield k, at, True
+        yield from _nodes(x, at, within)
+
+
+def _odd_key(value: Any) -> Optional[Tuple[Any, str]]:
+    """The first dict key in value that is no str, and its path, or None."""
+    return next(((k, at) for k, at, key in _nodes(value) if key and not isinstance(k, str)), None)
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-def _odd_value(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[Any, str]]:
+def _odd_value(value: Any) -> Optional[Tuple[Any, str]]:
     """The first value in value that json.dumps has no form for (a set,
-    bytes, an object), and its path (a JSON pointer), or None. A container
-    within itself is not walked again."""
-    if isinstance(value, _JSON_SCALARS):
-        return None
-    if isinstance(value, dict):
-        items: Any = value.items()
-    elif isinstance(value, (list, tuple)):
-        items = enumerate(value)
-    else:
-        return value, path
-    if id(value) in within:
-        return None
-    within += (id(value),)
-    for k, x in items:
-        found = _odd_value(x, path + _pointer_token(k), within)
-        if found is not None:
-            return found
-    return None
+    bytes, an object), and its path, or None."""
+    return next(
+        ((x, at) for x, at, key in _nodes(value) if not key and not isinstance(x, _JSON_SCALARS + (dict, list, tuple))),
+        None,
+    )
 
 
-def _nonfinite(value: Any, path: str = "", within: Tuple[int, ...] = ()) -> Optional[Tuple[float, str]]:
-    """The first float in value that is NaN or an infinity, and its path
-    (a JSON pointer), or None. A container within itself is not walked again."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (value, path)
-    if isinstance(value, dict):
-        items: Any = value.items()
-    elif isinstance(value, (list, tuple)):
-        items = enumerate(value)
-    else:
-        return None
-    if id(value) in within:
-        return None
-    within += (id(value),)
-    for k, x in items:
-        found = _nonfinite(x, path + _pointer_token(k), within)
-        if found is not None:
-            return found
-    return None
+def _nonfinite(value: Any) -> Optional[Tuple[float, str]]:
+    """The first float in value that is NaN or an infinity, and its path,
+    or None."""
+    return next(
+        ((x, at) for x, at, key in _nodes(value) if not key and isinstance(x, float) and not math.isfinite(x)),
+        None,
+    )
 
 
 def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:

@@ -400,13 +400,27 @@ func (h *harness) forker(ctx context.Context, r *rand.Rand) {
 		case res.code == 3:
 			h.conflicts.Add(1)
 		case res.killed:
-		case res.code == 1 && strings.Contains(res.stderr, "not found"):
-			// Pruned before or while forking: refused, as it must be.
+		case res.code == 1 && gone(res.stderr):
+			// Pruned or removed before or while forking: refused, as it must be.
 		default:
 			h.problem("fork %s@%d %s: exit %d: %s", src, n, to, res.code, res.stderr)
 		}
 		sleep(ctx, time.Duration(r.IntN(150))*time.Millisecond)
 	}
+}
+
+// gone reports whether a command's stderr says that the session, or the
+// step asked for, is no longer there to read, as other processes of the
+// soak may have made it (cairn.NotFoundError's words): removed, pruned,
+// or, once removed and started again, shorter or without steps. A step
+// the store has lost is not among them: that is damage, a problem.
+func gone(stderr string) bool {
+	for _, w := range []string{" has no steps", " was removed", ": pruned (the session's history starts at step ", ": the session's history starts at step ", ": the session's head is step "} {
+		if strings.Contains(stderr, w) {
+			return true
+		}
+	}
+	return false
 }
 
 var deletedRe = regexp.MustCompile(`"deleted":(\d+)`)
@@ -450,7 +464,7 @@ func (h *harness) maintainer(ctx context.Context, r *rand.Rand) {
 				return
 			}
 			if res.code != 0 {
-				if !strings.Contains(res.stderr, "not found") {
+				if !gone(res.stderr) {
 					h.problem("prune %s: exit %d: %s", s, res.code, res.stderr)
 				}
 				continue
@@ -482,7 +496,7 @@ func (h *harness) maintainer(ctx context.Context, r *rand.Rand) {
 		}
 		if res.code == 0 || strings.Contains(res.stderr, "meanwhile") {
 			h.removals.Add(1)
-		} else if !strings.Contains(res.stderr, "not found") {
+		} else if !gone(res.stderr) {
 			h.problem("rm %s: exit %d: %s", s, res.code, res.stderr)
 		}
 	}

@@ -55,7 +55,7 @@ func TestCallerMistakesMatchTheirKind(t *testing.T) {
 			_, err := cairn.MarshalRecord(&cairn.Record{Messages: []cairn.Message{{Role: "robot"}}})
 			return err
 		}(), cairn.ErrInvalid, `role "robot"`},
-		{"FirstStep of a session with no steps", func() error { _, err := w.FirstStep(ctx, "nope"); return err }(), cairn.ErrNotFound, "session nope has no steps"},
+		{"FirstStep of a session with no steps", func() error { _, err := w.FirstStep(ctx, "nope"); return err }(), cairn.ErrNotFound, "session nope not found: it has no steps"},
 		{"Usage of a bad name", func() error { _, err := w.Usage(ctx, "../x"); return err }(), cairn.ErrInvalid, cairn.SessionNameRule},
 		{"Verify of a bad name", func() error { _, err := w.Verify(ctx, "../x"); return err }(), cairn.ErrInvalid, cairn.SessionNameRule},
 	} {

@@ -21,11 +21,11 @@ func TestUsageOfARemovedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := ws.Usage(ctx, "s")
-	if !errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "session s was removed") {
+	if !errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "session s not found: it was removed") {
 		t.Fatalf("usage of removed s: %v; want it said removed", err)
 	}
 	_, err = ws.Usage(ctx, "nope")
-	if !errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "session nope has no steps") {
+	if !errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrRemoved) || !strings.Contains(err.Error(), "session nope not found: it has no steps") {
 		t.Fatalf("usage of nope: %v; want not found", err)
 	}
 }

@@ -43,7 +43,7 @@ func TestForkOfStepRemovedMeanwhile(t *testing.T) {
 	if _, err := ws.Prune(ctx, "p", 1); err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"step r@2: the session was removed", "step b@2: the session was removed", "pruned"} {
+	for i, want := range []string{"step r@2 not found: the session was removed", "step b@2 not found: the session was removed", "pruned"} {
 		_, err := ws.Fork(ctx, read[i], "to"+read[i].Session+strings.Repeat("x", i))
 		removed := i < 2
 		if err == nil || errors.Is(err, cairn.ErrRemoved) != removed || !errors.Is(err, cairn.ErrNotFound) || !strings.Contains(err.Error(), want) || removed && strings.Contains(err.Error(), "pruned") {

@@ -46,7 +46,7 @@ func TestLeftHistoryPrunedSaidOnce(t *testing.T) {
 	}
 	err = classify(w.leftHistory(ctx, two, cause))
 	var nf *NotFoundError
-	const want = "step p@2: pruned (the session's history starts at step 5)"
+	const want = "step p@2 not found: pruned (the session's history starts at step 5)"
 	if !errors.As(err, &nf) || nf.Session != "p" || nf.Step != 2 || nf.Start != 5 || err.Error() != want || !errors.Is(err, ErrNotFound) {
 		t.Errorf("left history: %v; want a *NotFoundError saying %q", err, want)
 	}

@@ -71,42 +71,78 @@ type NotFoundError struct {
 	Below uint64
 }
 
-// Error says what is not there and why, once ("<nil>" for a nil
-// *NotFoundError).
+// Error says what is not there, "not found", and why, once ("<nil>"
+// for a nil *NotFoundError): "session s not found: it has no steps",
+// "step s@9 not found: the session's head is step 5". Scripts that read
+// a command's error tell a missing session or step by "not found".
 func (e *NotFoundError) Error() string {
 	if e == nil {
 		return "<nil>"
 	}
-	var why string
-	switch e.Why {
-	case NotFoundNoSteps:
-		why = "session " + e.Session + " has no steps"
-	case NotFoundRemoved:
-		why = "session " + e.Session + " was removed"
-		if e.Step > 0 {
-			// "step s@3" has named the session already.
-			why = "the session was removed"
+	if e.Step == 0 {
+		switch e.Why {
+		case NotFoundNoSteps:
+			return "session " + e.Session + " not found: it has no steps"
+		case NotFoundRemoved:
+			return "session " + e.Session + " not found: it was removed"
 		}
-	case NotFoundPastHead:
-		why = fmt.Sprintf("the session's head is step %d", e.Head)
-	case NotFoundPruned:
-		why = fmt.Sprintf("pruned (the session's history starts at step %d)", e.Start)
-	case NotFoundBeforeStart:
-		why = fmt.Sprintf("the session's history starts at step %d", e.Start)
-	case NotFoundLost:
-		why = "the store has lost it (cairn verify lists what is missing)"
-		if e.Below > 0 {
-			why = fmt.Sprintf("the store has lost a step of the history of %s below its step %d (cairn verify lists what is missing)", e.Session, e.Below)
-		}
-	case NotFoundOtherStore:
-		why = "it was read through another workspace, and this workspace's store does not hold it"
-	default:
+		return "session " + e.Session + " not found" + e.because()
+	}
+	return fmt.Sprintf("step %s@%d not found%s", e.Session, e.Step, e.because())
+}
+
+// because is ": " and why, or nothing if e says no reason.
+func (e *NotFoundError) because() string {
+	if w := e.why(); w != "" {
+		return ": " + w
+	}
+	return ""
+}
+
+// Reason says what is not there and why without saying "not found",
+// for words whose context says it already, as an HTTP 404's code does:
+// "session s has no steps", "step s@9: the session's head is step 5".
+func (e *NotFoundError) Reason() string {
+	if e == nil {
+		return "<nil>"
+	}
+	why := e.why()
+	if why == "" {
 		why = ErrNotFound.Error()
 	}
 	if e.Step == 0 {
 		return why
 	}
 	return fmt.Sprintf("step %s@%d: %s", e.Session, e.Step, why)
+}
+
+// why says why the session or step is not there ("" if Why is none
+// of the reasons).
+func (e *NotFoundError) why() string {
+	switch e.Why {
+	case NotFoundNoSteps:
+		return "session " + e.Session + " has no steps"
+	case NotFoundRemoved:
+		if e.Step > 0 {
+			// "step s@3" has named the session already.
+			return "the session was removed"
+		}
+		return "session " + e.Session + " was removed"
+	case NotFoundPastHead:
+		return fmt.Sprintf("the session's head is step %d", e.Head)
+	case NotFoundPruned:
+		return fmt.Sprintf("pruned (the session's history starts at step %d)", e.Start)
+	case NotFoundBeforeStart:
+		return fmt.Sprintf("the session's history starts at step %d", e.Start)
+	case NotFoundLost:
+		if e.Below > 0 {
+			return fmt.Sprintf("the store has lost a step of the history of %s below its step %d (cairn verify lists what is missing)", e.Session, e.Below)
+		}
+		return "the store has lost it (cairn verify lists what is missing)"
+	case NotFoundOtherStore:
+		return "it was read through another workspace, and this workspace's store does not hold it"
+	}
+	return ""
 }
 
 // Is reports whether e is target's kind: ErrNotFound always, ErrRemoved

@@ -65,13 +65,13 @@ func TestNotFoundErrorOfEveryStep(t *testing.T) {
 		err           error
 		words         string
 	}{
-		{"Resolve d@3", "d", 3, resolve(fresh, "d@3"), "step d@3: the store has lost it (cairn verify lists what is missing)"},
-		{"Resolve x@2", "x", 2, resolve(fresh, "x@2"), "step x@2: the store has lost a step of the history of x below its step 3 (cairn verify lists what is missing)"},
-		{"Resolve y@2", "y", 2, resolve(fresh2, "y@2"), "step y@2: the session's history starts at step 5"},
+		{"Resolve d@3", "d", 3, resolve(fresh, "d@3"), "step d@3 not found: the store has lost it (cairn verify lists what is missing)"},
+		{"Resolve x@2", "x", 2, resolve(fresh, "x@2"), "step x@2 not found: the store has lost a step of the history of x below its step 3 (cairn verify lists what is missing)"},
+		{"Resolve y@2", "y", 2, resolve(fresh2, "y@2"), "step y@2 not found: the session's history starts at step 5"},
 		{"Fork o@1", "o", 1, func() error { _, err := fresh.Fork(ctx, foreign, "f"); return err }(),
-			"fork o@1 to f: step o@1: it was read through another workspace, and this workspace's store does not hold it"},
+			"fork o@1 to f: step o@1 not found: it was read through another workspace, and this workspace's store does not hold it"},
 		{"Diff o@1", "o", 1, func() error { _, err := fresh.Diff(ctx, foreign, own); return err }(),
-			"diff o@1 d@1: step o@1: it was read through another workspace, and this workspace's store does not hold it"},
+			"diff o@1 d@1: step o@1 not found: it was read through another workspace, and this workspace's store does not hold it"},
 	} {
 		var nf *cairn.NotFoundError
 		switch {

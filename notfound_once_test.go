@@ -24,10 +24,10 @@ func TestMissingStepSaidOnce(t *testing.T) {
 	}
 	ws = cairn.OpenStore(store) // with no copy of step 3 in its cache
 	for _, c := range []struct{ ref, want string }{
-		{"d@3", "step d@3: the store has lost it (cairn verify lists what is missing)"},
-		{"d@9", "step d@9: the session's head is step 5"},
-		{"nosuch@2", "step nosuch@2: session nosuch has no steps"},
-		{"nosuch", "session nosuch has no steps"},
+		{"d@3", "step d@3 not found: the store has lost it (cairn verify lists what is missing)"},
+		{"d@9", "step d@9 not found: the session's head is step 5"},
+		{"nosuch@2", "step nosuch@2 not found: session nosuch has no steps"},
+		{"nosuch", "session nosuch not found: it has no steps"},
 	} {
 		_, err := ws.Resolve(ctx, c.ref)
 		if err == nil || err.Error() != c.want || !errors.Is(err, cairn.ErrNotFound) {
@@ -36,7 +36,7 @@ func TestMissingStepSaidOnce(t *testing.T) {
 	}
 	s, _ := ws.Session("d")
 	_, err := s.Step(ctx, 3)
-	if err == nil || err.Error() != "step d@3: the store has lost it (cairn verify lists what is missing)" || !errors.Is(err, cairn.ErrNotFound) {
+	if err == nil || err.Error() != "step d@3 not found: the store has lost it (cairn verify lists what is missing)" || !errors.Is(err, cairn.ErrNotFound) {
 		t.Errorf("Step(3): %v", err)
 	}
 }

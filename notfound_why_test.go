@@ -16,10 +16,10 @@ func TestNotFoundWhyWords(t *testing.T) {
 		err  cairn.NotFoundError
 		want string
 	}{
-		{cairn.NotFoundError{Session: "d", Step: 3, Why: cairn.NotFoundLost}, "step d@3: the store has lost it (cairn verify lists what is missing)"},
-		{cairn.NotFoundError{Session: "x", Step: 2, Why: cairn.NotFoundLost, Below: 3}, "step x@2: the store has lost a step of the history of x below its step 3 (cairn verify lists what is missing)"},
-		{cairn.NotFoundError{Session: "y", Step: 2, Why: cairn.NotFoundBeforeStart, Start: 5}, "step y@2: the session's history starts at step 5"},
-		{cairn.NotFoundError{Session: "o", Step: 1, Why: cairn.NotFoundOtherStore}, "step o@1: it was read through another workspace, and this workspace's store does not hold it"},
+		{cairn.NotFoundError{Session: "d", Step: 3, Why: cairn.NotFoundLost}, "step d@3 not found: the store has lost it (cairn verify lists what is missing)"},
+		{cairn.NotFoundError{Session: "x", Step: 2, Why: cairn.NotFoundLost, Below: 3}, "step x@2 not found: the store has lost a step of the history of x below its step 3 (cairn verify lists what is missing)"},
+		{cairn.NotFoundError{Session: "y", Step: 2, Why: cairn.NotFoundBeforeStart, Start: 5}, "step y@2 not found: the session's history starts at step 5"},
+		{cairn.NotFoundError{Session: "o", Step: 1, Why: cairn.NotFoundOtherStore}, "step o@1 not found: it was read through another workspace, and this workspace's store does not hold it"},
 	} {
 		err := error(&c.err)
 		if err.Error() != c.want || !errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrRemoved) {

@@ -111,7 +111,7 @@ func TestVerifyUnknownSession(t *testing.T) {
 	store := t.TempDir()
 	cli(t, store, `{}`, "commit", "real", "-")
 	out, errs, code := cli(t, store, "", "verify", "nosuch")
-	if code != 1 || errs != "cairn verify: session nosuch has no steps\n" || strings.Contains(out, "verified") {
+	if code != 1 || errs != "cairn verify: session nosuch not found: it has no steps\n" || strings.Contains(out, "verified") {
 		t.Fatalf("verify nosuch: exit %d, %q %q", code, out, errs)
 	}
 	if out, _, code := cli(t, store, "", "verify", "real"); code != 0 || !strings.HasPrefix(out, "verified 1 session, 1 step, ") || !strings.HasSuffix(out, ": 0 problems\n") {
@@ -136,13 +136,13 @@ func TestErrorsSpeakSessionsAndSteps(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"show", "t1@9"}, 1, "step t1@9: the session's head is step 1"},
-		{[]string{"log", "t1@9"}, 1, "step t1@9: the session's head is step 1"},
-		{[]string{"checkout", "t1@9", "--dir", filepath.Join(t.TempDir(), "d")}, 1, "step t1@9: the session's head is step 1"},
-		{[]string{"fork", "t1@9", "t2"}, 1, "step t1@9: the session's head is step 1"},
-		{[]string{"diff", "t1", "t1@9"}, 1, "step t1@9: the session's head is step 1"},
-		{[]string{"show", "nosuch@3"}, 1, "step nosuch@3: session nosuch has no steps"},
-		{[]string{"show", "nosuch"}, 1, "session nosuch has no steps"},
+		{[]string{"show", "t1@9"}, 1, "step t1@9 not found: the session's head is step 1"},
+		{[]string{"log", "t1@9"}, 1, "step t1@9 not found: the session's head is step 1"},
+		{[]string{"checkout", "t1@9", "--dir", filepath.Join(t.TempDir(), "d")}, 1, "step t1@9 not found: the session's head is step 1"},
+		{[]string{"fork", "t1@9", "t2"}, 1, "step t1@9 not found: the session's head is step 1"},
+		{[]string{"diff", "t1", "t1@9"}, 1, "step t1@9 not found: the session's head is step 1"},
+		{[]string{"show", "nosuch@3"}, 1, "step nosuch@3 not found: session nosuch has no steps"},
+		{[]string{"show", "nosuch"}, 1, "session nosuch not found: it has no steps"},
 		{[]string{"commit", "t1", "-", "--expect", "1.5"}, 2, `--expect "1.5": want a whole number`},
 		{[]string{"gc", "--grace", "5"}, 2, `--grace "5": want a duration`},
 		{[]string{"gc", "--grace", "9999999999h"}, 2, `--grace "9999999999h": out of range (at most 2562047h)`},

@@ -44,7 +44,7 @@ func TestRunWaitEndsWhenSessionRemoved(t *testing.T) {
 	}
 	select {
 	case code := <-done:
-		if code != 1 || !strings.Contains(stderr.String(), "cairn run: wait for a reply: session w was removed") {
+		if code != 1 || !strings.Contains(stderr.String(), "cairn run: wait for a reply: session w not found: it was removed") {
 			t.Fatalf("cairn run --wait after rm: exit %d, want 1 saying the session was removed:\n%s", code, stderr.String())
 		}
 	case <-time.After(20 * time.Second):
@@ -338,7 +338,7 @@ func TestRemovedSessionMaintenance(t *testing.T) {
 	}
 	for _, args := range [][]string{{"rm", "gone"}, {"prune", "gone", "--keep-last", "1"}, {"verify", "gone"}, {"verify", "kept", "gone"}} {
 		out, errs, code := cli(t, store, "", args...)
-		if code != 1 || !strings.Contains(errs, "session gone was removed") {
+		if code != 1 || !strings.Contains(errs, "session gone not found: it was removed") {
 			t.Errorf("cairn %q: exit %d, %q %q; want exit 1 saying the session was removed", args, code, out, errs)
 		}
 	}
@@ -434,7 +434,7 @@ func TestRunRestartEndsWhenSessionRemoved(t *testing.T) {
 	defer cancel()
 	code := run(ctx, []string{"--store", store, "run", "--session", "s", "--restart", "3", "--", "sh", "-c", script}, strings.NewReader(""), io.Discard, &stderr)
 	b, _ := os.ReadFile(starts)
-	if n := strings.Count(string(b), "start"); code != 1 || n != 1 || !strings.Contains(stderr.String(), "session s was removed") {
+	if n := strings.Count(string(b), "start"); code != 1 || n != 1 || !strings.Contains(stderr.String(), "session s not found: it was removed") {
 		t.Fatalf("run over a session removed under it: exit %d, %d starts; want exit 1 after 1 start saying the session was removed:\n%s", code, n, stderr.String())
 	}
 	if out, _, _ := cli(t, store, "", "sessions"); out != "no sessions\n" {

@@ -251,10 +251,10 @@ func checkReads(t *testing.T, store string, states map[string]string, what, labe
 				continue
 			}
 			// A lost step read by its own reference says it once, in
-			// the reference's words: "step a@3: the store has lost
+			// the reference's words: "step a@3 not found: the store has lost
 			// it".
 			if !strings.Contains(err.Error(), what) && (what != "session "+strings.Replace(ref, "@", ", step ", 1) ||
-				err.Error() != "step "+ref+": the store has lost it (cairn verify lists what is missing)") {
+				err.Error() != "step "+ref+" not found: the store has lost it (cairn verify lists what is missing)") {
 				t.Errorf("%s: reading %s failed with %q, which does not name %s", label, ref, err, what)
 			}
 			continue

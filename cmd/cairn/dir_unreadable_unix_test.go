@@ -58,7 +58,7 @@ func TestCommitDirUnreadableIsBadInput(t *testing.T) {
 			t.Errorf("commit --dir %s: exit %d (%v), %q; want exit 2 naming %s, permission denied", state, code, err, errs, file)
 		}
 	}
-	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "session s has no steps") {
+	if _, errs, code := cli(t, store, "", "log", "s"); code != 1 || !strings.Contains(errs, "session s not found: it has no steps") {
 		t.Errorf("a step was committed: log exit %d, %q", code, errs)
 	}
 }

@@ -101,10 +101,10 @@ func TestForkOfRemovedSessionSaysRemoved(t *testing.T) {
 				}
 				// What show says of that step now, and its exit code.
 				_, words, want := cli(t, "removeonpin://", "", "show", ref)
-				if want != 1 || !strings.Contains(words, "step "+ref+": the session was removed") {
+				if want != 1 || !strings.Contains(words, "step "+ref+" not found: the session was removed") {
 					t.Fatalf("show %s of the removed session: exit %d, %q", ref, want, words)
 				}
-				if code != want || strings.Contains(errs, "pruned") || !strings.Contains(errs, "step "+ref+": the session was removed") {
+				if code != want || strings.Contains(errs, "pruned") || !strings.Contains(errs, "step "+ref+" not found: the session was removed") {
 					t.Errorf("fork %s as %s is removed: exit %d, %q; want exit %d saying the session was removed, as show does (%q)", ref, session, code, errs, want, words)
 				}
 			}

@@ -45,13 +45,13 @@ func TestLostStepSaidOnce(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"show", "d@3"}, "cairn show: step d@3: the store has lost it (cairn verify lists what is missing)\n"},
-		{[]string{"diff", "d@3", "d"}, "cairn diff: step d@3: the store has lost it (cairn verify lists what is missing)\n"},
-		{[]string{"log", "d@3"}, "cairn log: step d@3: the store has lost it (cairn verify lists what is missing)\n"},
-		{[]string{"show", "x@2"}, "cairn show: step x@2: the session's history starts at step 5\n"},
+		{[]string{"show", "d@3"}, "cairn show: step d@3 not found: the store has lost it (cairn verify lists what is missing)\n"},
+		{[]string{"diff", "d@3", "d"}, "cairn diff: step d@3 not found: the store has lost it (cairn verify lists what is missing)\n"},
+		{[]string{"log", "d@3"}, "cairn log: step d@3 not found: the store has lost it (cairn verify lists what is missing)\n"},
+		{[]string{"show", "x@2"}, "cairn show: step x@2 not found: the session's history starts at step 5\n"},
 	} {
 		_, errs, code := cli(t, store, "", c.args...)
-		if code != 1 || errs != c.want || strings.Contains(errs, "not found") {
+		if code != 1 || errs != c.want || strings.Count(errs, "not found") != 1 {
 			t.Errorf("cairn %s: exit %d, %q; want 1, %q", strings.Join(c.args, " "), code, errs, c.want)
 		}
 	}

@@ -24,19 +24,19 @@ func TestNotFoundInOneSentence(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"log", "nosuch"}, "cairn log: session nosuch has no steps\n"},
-		{[]string{"show", "nosuch"}, "cairn show: session nosuch has no steps\n"},
-		{[]string{"show", "nosuch@3"}, "cairn show: step nosuch@3: session nosuch has no steps\n"},
-		{[]string{"fork", "nosuch@1", "f"}, "cairn fork: step nosuch@1: session nosuch has no steps\n"},
-		{[]string{"verify", "nosuch"}, "cairn verify: session nosuch has no steps\n"},
-		{[]string{"du", "nosuch"}, "cairn du: session nosuch has no steps\n"},
-		{[]string{"prune", "nosuch", "--keep-last", "1"}, "cairn prune: session nosuch has no steps\n"},
-		{[]string{"rm", "nosuch"}, "cairn rm: session nosuch has no steps\n"},
-		{[]string{"log", "s"}, "cairn log: session s was removed\n"},
-		{[]string{"show", "s@3"}, "cairn show: step s@3: the session was removed\n"},
-		{[]string{"rm", "s"}, "cairn rm: session s was removed\n"},
-		{[]string{"verify", "s"}, "cairn verify: session s was removed\n"},
-		{[]string{"du", "s"}, "cairn du: session s was removed\n"},
+		{[]string{"log", "nosuch"}, "cairn log: session nosuch not found: it has no steps\n"},
+		{[]string{"show", "nosuch"}, "cairn show: session nosuch not found: it has no steps\n"},
+		{[]string{"show", "nosuch@3"}, "cairn show: step nosuch@3 not found: session nosuch has no steps\n"},
+		{[]string{"fork", "nosuch@1", "f"}, "cairn fork: step nosuch@1 not found: session nosuch has no steps\n"},
+		{[]string{"verify", "nosuch"}, "cairn verify: session nosuch not found: it has no steps\n"},
+		{[]string{"du", "nosuch"}, "cairn du: session nosuch not found: it has no steps\n"},
+		{[]string{"prune", "nosuch", "--keep-last", "1"}, "cairn prune: session nosuch not found: it has no steps\n"},
+		{[]string{"rm", "nosuch"}, "cairn rm: session nosuch not found: it has no steps\n"},
+		{[]string{"log", "s"}, "cairn log: session s not found: it was removed\n"},
+		{[]string{"show", "s@3"}, "cairn show: step s@3 not found: the session was removed\n"},
+		{[]string{"rm", "s"}, "cairn rm: session s not found: it was removed\n"},
+		{[]string{"verify", "s"}, "cairn verify: session s not found: it was removed\n"},
+		{[]string{"du", "s"}, "cairn du: session s not found: it was removed\n"},
 	} {
 		out, errs, code := cli(t, store, "", c.args...)
 		if code != 1 || out != "" || errs != c.want {

@@ -97,14 +97,15 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 }
 
 // notFoundWords says a 404's reason, whose code (not_found) says "not
-// found" already: in the Go API's words, which say what is not there and
-// why once (cairn.NotFoundError: "session x has no steps", "session r
-// was removed", "step x@2: session x has no steps", "step p@9: the
-// session's head is step 2", "step d@3: the store has lost it (cairn
-// verify lists what is missing)"). No words are taken out of them: an
-// error of a step or session not found that says "not found" again is
-// the Go API's to fix, not this layer's to rewrite.
+// found" already: the Go API's words with the reason of the
+// cairn.NotFoundError they hold in place of its whole text ("session x
+// has no steps", not "session x not found: it has no steps"; "step p@9:
+// the session's head is step 2").
 func notFoundWords(err error) string {
+	var nf *cairn.NotFoundError
+	if errors.As(err, &nf) && nf != nil {
+		return oneLine(errors.New(strings.Replace(err.Error(), nf.Error(), nf.Reason(), 1)))
+	}
 	return oneLine(err)
 }
 

@@ -45,7 +45,7 @@ func TestForkRemovedMeanwhileTool(t *testing.T) {
 			t.Fatalf("rm %s beside the fork: %v", session, err)
 		}
 		shown := call(t, cs, ToolShow, map[string]any{"ref": tc.ref}, nil, true)
-		if !strings.Contains(got, "step "+tc.ref+": the session was removed") ||
+		if !strings.Contains(got, "step "+tc.ref+" not found: the session was removed") ||
 			strings.Contains(got, "pruned") || strings.Contains(got, "/") || strings.Contains(got, "cairn.") {
 			t.Errorf("fork %s as %s is removed: %q; want a tool error saying the session was removed, as show does (%q)", tc.from, session, got, shown)
 		}

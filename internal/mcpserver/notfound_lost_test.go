@@ -11,7 +11,7 @@ import (
 
 // TestLostStepSaidOnce: a tool reading a step the store has lost says
 // what is missing and why once, as the command line and the HTTP API
-// do; it said "step d@2: not found: the store has lost it (…)".
+// do, with "not found" once; it said "step d@2: not found: the store has lost it (…)".
 func TestLostStepSaidOnce(t *testing.T) {
 	ctx := context.Background()
 	store := mem.New()
@@ -25,7 +25,7 @@ func TestLostStepSaidOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := connect(t, cairn.OpenStore(store))
-	const want = "step d@2: the store has lost it (cairn verify lists what is missing)"
+	const want = "step d@2 not found: the store has lost it (cairn verify lists what is missing)"
 	for _, c := range []struct {
 		tool string
 		args map[string]any

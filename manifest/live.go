@@ -479,10 +479,13 @@ func (r *Repo) mark(ctx context.Context, l *listing, perStep func(root string, s
 	return ls, bases, nil
 }
 
-// isDamage says err is the store's damage: an object corrupt, or lost
-// (a step or pack a live step's history or layout needs is not there).
+// isDamage says err is the store's damage: an object corrupt, lost (a
+// step or pack a live step's history or layout needs is not there), or
+// something that is no object where one belongs (a local store's
+// directory or link at a step's key, as verify reports it).
 func isDamage(err error) bool {
-	return errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrNotFound)
+	var ne *cas.NotObjectError
+	return errors.Is(err, cas.ErrCorrupt) || errors.Is(err, cas.ErrNotFound) || errors.As(err, &ne)
 }
 
 // markSession is mark's walk of session s. An error comes with what the

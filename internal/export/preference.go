@@ -373,7 +373,7 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 // a time: its messages are read again when written. unpaired is
 // settleCallIDs's.
 func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err error) {
-	c := l.newChatCheck()
+	c := newChatCheck(l.adapter != nil)
 	k, before, answer := 0, 0, -1
 	unpaired, err = l.eachSettled(func(s Step) error {
 		c.add(s)

@@ -50,6 +50,15 @@ var chatCheckCases = []struct {
 		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"a"}]}`,
 		`{"foo":1}`}},
 	{"no-messages", "no chat messages", []string{`{"labels":{"k":"v"}}`, `{"outcome":"success"}`}},
+	{"call-name", "function name", []string{
+		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"ns.tool"}]}]}`,
+		`{"messages":[{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"assistant","content":"done"}]}`}},
+	{"tool-name", "function name", []string{
+		`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"my tool"}}]}`,
+		`{"messages":[{"role":"assistant","content":"done"}]}`}},
+	{"name-cut", "the last assistant message left out", []string{
+		`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"}]}`,
+		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"my tool"}]}]}`}},
 }
 
 // TestChatChecksSameHeldAndStreamed: a trajectory held whole and one too

@@ -1,8 +1,10 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/cairnlog/cairn"
 )
@@ -45,8 +47,15 @@ type chatCheck struct {
 	// result ("tool_call_id not found in tool_calls of previous
 	// message"), and a second answer to one call leaves a reader pairing
 	// by id two answers; ShareGPT and ATIF keep it.
-	forNoCall      string
-	answered       callsAnswered
+	forNoCall string
+	answered  callsAnswered
+	// badCall says where the first tool call is whose function name
+	// OpenAI's format refuses (openAIName), badCallAt its message's index;
+	// tools are the newest tools listed (toolsOf), toolsAt their step.
+	badCall        string
+	badCallAt      int
+	tools          []json.RawMessage
+	toolsAt        *cairn.Step
 	firstAssistant int  // the first assistant message's index (-1: none)
 	fromState      bool // the path's conversation is read from its states
 }
@@ -83,6 +92,9 @@ func (c *chatCheck) add(s Step) {
 		}
 		return
 	}
+	if s.Rec.Tools != nil {
+		c.tools, c.toolsAt = s.Rec.Tools, s.Step
+	}
 	for i, m := range s.Rec.Messages {
 		// A result that follows no call.
 		switch {
@@ -102,6 +114,13 @@ func (c *chatCheck) add(s Step) {
 		c.n++
 		if m.Role == "assistant" && c.firstAssistant < 0 {
 			c.firstAssistant = c.n - 1
+		}
+		// A function name OpenAI's format refuses.
+		for j := 0; j < len(m.ToolCalls) && c.badCall == ""; j++ {
+			if name := m.ToolCalls[j].Name; !openAIName(name) {
+				c.badCall = fmt.Sprintf("%s: messages[%d].tool_calls[%d]: %s", s.Step, i, j, nameProblem(name))
+				c.badCallAt = c.n - 1
+			}
 		}
 		if c.mid != "" {
 			continue
@@ -147,7 +166,83 @@ func (c *chatCheck) verdict(v *verdict) (keep int, ok bool) {
 		}
 		return 0, false
 	}
+	if where := c.badName(keep); where != "" {
+		v.skip = reasonToolName
+		v.explain(reasonToolName, where)
+		return 0, false
+	}
 	return keep, true
+}
+
+// badName says where the first function name is that OpenAI's format
+// refuses among what an openai-jsonl line of the trajectory's first keep
+// messages writes — the tools listed, and the calls of those messages —
+// or "" if there is none.
+func (c *chatCheck) badName(keep int) string {
+	for i, raw := range c.tools {
+		if name := toolName(raw); !openAIName(name) {
+			return fmt.Sprintf("%s: tools[%d]: %s", c.toolsAt, i, nameProblem(name))
+		}
+	}
+	return c.badCallBefore(keep)
+}
+
+// badCallBefore says where the first tool call is whose function name
+// OpenAI's format refuses, if it is in one of the trajectory's first n
+// messages; "" if there is none.
+func (c *chatCheck) badCallBefore(n int) string {
+	if c.badCall != "" && c.badCallAt < n {
+		return c.badCall
+	}
+	return ""
+}
+
+// openAIName reports whether name is a function name OpenAI's chat and
+// fine-tuning APIs take, in a tool definition and in a tool call: 1 to 64
+// ASCII letters, digits, '_' or '-' (their pattern ^[a-zA-Z0-9_-]{1,64}$).
+// They refuse a whole upload holding one other name.
+func openAIName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// nameProblem says how name breaks openAIName's rule, showing a long
+// name's first 64 characters only.
+func nameProblem(name string) string {
+	shown, count := name, ""
+	if n := utf8.RuneCountInString(name); n > 64 {
+		count = fmt.Sprintf(" (%d characters)", n)
+		if len(name) > 100 {
+			cut := 0
+			for k := 0; k < 64; k++ {
+				_, size := utf8.DecodeRuneInString(name[cut:])
+				cut += size
+			}
+			shown = name[:cut] + "…"
+		}
+	}
+	return fmt.Sprintf("function name %q%s is not 1 to 64 ASCII letters, digits, '_' or '-'", shown, count)
+}
+
+// toolName returns the function name of a tool definition, as the
+// convention gives it ({"type":"function","function":{"name":…}}).
+func toolName(raw json.RawMessage) string {
+	var t struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	_ = json.Unmarshal(raw, &t)
+	return t.Function.Name
 }
 
 // chatVerdict says, in v, how many of the trajectory's messages a chat

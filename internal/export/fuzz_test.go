@@ -22,6 +22,8 @@ func FuzzRecordExport(f *testing.F) {
 		`{"messages":[{"role":"assistant","content":"first"},{"role":"assistant","content":"","tool_calls":[{"id":"1","name":"a","arguments":{}}]},{"role":"assistant","content":"after"}]}`,
 		`{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"f","arguments":"{\"x\":1e400}"},{"id":"c","name":"g"}]},{"role":"tool","tool_call_id":"c","content":"1"},{"role":"tool","tool_call_id":"c","content":"2"}],"tools":[{"type":"function","function":{"name":"f","description":"\ud800"}}]}`,
 		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"f"},{"id":"c","name":"g"}]},{"role":"tool","tool_call_id":"c","content":"1"},{"role":"tool","tool_call_id":"c","content":"2"}]}`,
+		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"my tool"}]},{"role":"tool","tool_call_id":"c","content":"1"},{"role":"assistant","content":"ok"}],"tools":[{"type":"function","function":{"name":"ns.tool"}}]}`,
+		`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"ok"}],"tools":[{"type":"function","function":{"name":"a-b_C9"}}]}`,
 		`{"foo":-1e400}`, `"raw"`, `{"foo":[1,2]}`, `{"messages":"x"}`, `{"labels":{"outcome":"fail"}}`, ``,
 	} {
 		f.Add([]byte(seed))
@@ -69,14 +71,18 @@ func FuzzRecordExport(f *testing.F) {
 				}
 			}
 		}
-		// Every openai-jsonl line passes OpenAI's rules on messages.
+		// Every openai-jsonl line passes OpenAI's rules on messages and
+		// tools.
 		if v := openAILine(tr, &verdict{}, false); v != nil {
 			b, _ := json.Marshal(v)
-			var ex struct{ Messages []any }
+			var ex struct{ Messages, Tools []any }
 			if err := json.Unmarshal(b, &ex); err != nil {
 				t.Fatal(err)
 			}
 			if err := OpenAIChatError(ex.Messages); err != nil {
+				t.Fatalf("openai-jsonl line for %s: %v: %s", raw, err, b)
+			}
+			if err := OpenAIToolsError(ex.Tools); err != nil {
 				t.Fatalf("openai-jsonl line for %s: %v: %s", raw, err, b)
 			}
 		}

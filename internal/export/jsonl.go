@@ -291,204 +291,29 @@ func toolsOf(steps []Step) []json.RawMessage {
 	return nil
 }
 
-// resultWithoutCall finds the first tool result of steps that follows
-// no tool call: the message before it (past other results) is not an
-// assistant message calling tools, and says where it is; ok is false if
-// there is none. OpenAI's format wants each result right after the
-// message that made its call, and ShareGPT would join such a result to
-// the user's text. (A result whose id no call of that message has is
-// kept: ShareGPT puts it after the others, ATIF notes it.)
-func resultWithoutCall(steps []Step) (where string, ok bool) {
-	afterCalls := false
-	for _, s := range steps {
-		if s.Rec == nil {
-			continue
-		}
-		for i, m := range s.Rec.Messages {
-			switch {
-			case m.Role == "tool" && !afterCalls:
-				return fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID)), true
-			case m.Role != "tool":
-				afterCalls = len(m.ToolCalls) > 0
-			}
-		}
-	}
-	return "", false
-}
-
-// resultID names a tool result's tool_call_id, as a note says it.
-func resultID(id string) string {
-	if id == "" {
-		return "no tool_call_id"
-	}
-	return fmt.Sprintf("tool_call_id %q", id)
-}
-
-// resultForNoCall finds the first tool result of steps whose
-// tool_call_id no call of the assistant message before it has, or names
-// a call another result answered already, and says where it is; ok is
-// false if there is none. OpenAI's format refuses such a result
-// ("tool_call_id not found in tool_calls of previous message"), and a
-// second answer to one call leaves a reader pairing by id two answers;
-// ShareGPT and ATIF keep it (see resultWithoutCall).
-func resultForNoCall(steps []Step) (where string, ok bool) {
-	var c callsAnswered
-	for _, s := range steps {
-		if s.Rec == nil {
-			continue
-		}
-		for i, m := range s.Rec.Messages {
-			if !c.add(m) {
-				return fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID)), true
-			}
-		}
-	}
-	return "", false
-}
-
-// callsAnswered follows, message by message, the calls of the last
-// assistant message that made some, as its results answer them.
-type callsAnswered struct {
-	ids []string // its calls no result answers yet
-}
-
-// add takes the next message m, and reports false if m is a tool result
-// that answers none of those calls: its id is none of theirs, or one a
-// result before it answered.
-func (c *callsAnswered) add(m cairn.Message) bool {
-	switch {
-	case m.Role == "tool":
-		j := slices.Index(c.ids, m.ToolCallID)
-		if j < 0 {
-			return false
-		}
-		c.ids = slices.Delete(c.ids, j, j+1)
-	case len(m.ToolCalls) > 0:
-		c.ids = c.ids[:0]
-		for _, tc := range m.ToolCalls {
-			c.ids = append(c.ids, tc.ID)
-		}
-	}
-	return true
-}
-
-// unansweredCalls finds the tool calls of steps that no tool result
-// answers: each call of an assistant message must be answered, by id, by
-// one of the tool messages right after it (OpenAI's format refuses an
-// assistant message with a call no tool message answers). A call left
-// unanswered by the conversation's last assistant message, with nothing
-// after it but results, was the model's last act (the session ended, or
-// was forked, before the tool answered): keep is then that message's
-// place in the concatenated messages, to cut it and what follows, and
-// where names it. A call left unanswered before the conversation goes on
-// is a hole: mid says where, and keep is -1.
-func unansweredCalls(steps []Step) (keep int, where string, mid bool) {
-	keep = -1
-	var pending []string // the open message's calls not answered yet
-	var open *cairn.Step // the step of the open message
-	openAt := 0          // its index in that step's messages
-	n := 0               // messages seen
-	say := func() string {
-		return fmt.Sprintf("%s: messages[%d]: tool call %q", open, openAt, pending[0])
-	}
-	for _, s := range steps {
-		if s.Rec == nil {
-			continue
-		}
-		for i, m := range s.Rec.Messages {
-			n++
-			if m.Role == "tool" {
-				if j := slices.Index(pending, m.ToolCallID); j >= 0 {
-					pending = slices.Delete(pending, j, j+1)
-				}
-				continue
-			}
-			if len(pending) > 0 {
-				return -1, say(), true
-			}
-			if len(m.ToolCalls) == 0 {
-				continue
-			}
-			for _, tc := range m.ToolCalls {
-				pending = append(pending, tc.ID)
-			}
-			keep, open, openAt = n-1, s.Step, i
-		}
-	}
-	if len(pending) == 0 {
-		return -1, "", false
-	}
-	return keep, say(), false
-}
-
 // chatMessages returns t's messages for a chat format, or nil with v.skip
-// set: a trajectory with a record that breaks the convention is skipped
-// whole (its messages cannot be read, and a conversation with a hole
-// would teach the wrong thing), as is one with a tool result that
-// follows no tool call, and one without messages. Raw records
-// beside conventional ones have no messages; v notes them.
+// set, as chatCheck.chatVerdict decides: a trajectory with a record that
+// breaks the convention is skipped whole (its messages cannot be read,
+// and a conversation with a hole would teach the wrong thing), as is one
+// with a tool result that follows no tool call, and one without
+// messages. Raw records beside conventional ones have no messages; v
+// notes them.
 func chatMessages(t *Trajectory, v *verdict) []cairn.Message {
-	raw := false
-	for _, s := range t.Steps {
-		if s.Broken != nil {
-			reason, _ := brokenReasons(s.Broken)
-			v.skip = reason
-			v.explain(reason, fmt.Sprintf("%s: %v", s.Step, s.Broken))
-			return nil
-		}
-		if s.Rec == nil && len(s.Record) > 0 {
-			raw = true
-		}
-	}
-	msgs := messagesOf(t.Steps)
-	if m, ok := resultWithoutCall(t.Steps); ok {
-		v.skip = reasonResultWithoutCall
-		v.explain(reasonResultWithoutCall, m)
+	keep, ok := checkHeld(t).chatVerdict(v)
+	if !ok {
 		return nil
 	}
-	switch keep, where, mid := unansweredCalls(t.Steps); {
-	case mid:
-		v.skip = reasonUnansweredCall
-		v.explain(reasonUnansweredCall, where)
-		return nil
-	case keep >= 0:
-		msgs = msgs[:keep]
-		v.leave(reasonUnansweredLast)
-		v.explain(reasonUnansweredLast, where)
-	}
-	switch {
-	case len(msgs) == 0 && raw:
-		v.skip = reasonRawOnly
-	case len(msgs) == 0 && t.fromState:
-		v.skip = reasonNoStateMessages
-	case len(msgs) == 0:
-		v.skip = reasonNoMessages
-	case raw:
-		v.leave(reasonRawLeftOut)
-	}
-	return msgs
+	return messagesOf(t.Steps)[:keep]
 }
 
+// openAILine returns t's openai-jsonl line, or nil with v.skip set, as
+// chatCheck.verdict decides.
 func openAILine(t *Trajectory, v *verdict, meta bool) any {
-	msgs := chatMessages(t, v)
-	if len(msgs) == 0 {
+	keep, ok := checkHeld(t).verdict(v)
+	if !ok {
 		return nil
 	}
-	if where, ok := resultForNoCall(t.Steps); ok {
-		v.skip = reasonResultForNoCall
-		v.explain(reasonResultForNoCall, where)
-		return nil
-	}
-	if !slices.ContainsFunc(msgs, func(m cairn.Message) bool { return m.Role == "assistant" }) {
-		// OpenAI's format trains on the assistant's messages, and
-		// refuses an example without one.
-		v.skip = reasonNoAssistantMessage
-		if cut, ok := v.example[reasonUnansweredLast]; ok {
-			v.explain(reasonNoAssistantMessage, "its only one, left out, calls a tool no result answers: "+cut)
-		}
-		return nil
-	}
-	ex := openAIExample{Messages: openAIMessages(msgs), Tools: toolsOf(t.Steps)}
+	ex := openAIExample{Messages: openAIMessages(messagesOf(t.Steps)[:keep]), Tools: toolsOf(t.Steps)}
 	if meta {
 		ex.Metadata = metadataOf(t)
 	}

@@ -50,6 +50,7 @@ const (
 	reasonUnansweredLast     = "the last assistant message left out: it called a tool the trajectory holds no result for (the session ended, or was forked, before the tool answered), and OpenAI's format wants every call answered"
 	reasonNoAssistantMessage = "no assistant message (OpenAI's format learns from the assistant's messages, and refuses an example without one)"
 	reasonResultForNoCall    = "a tool result whose tool_call_id no call of the assistant message before it has, or names a call another result answered already (OpenAI's format refuses it; sharegpt and atif keep it)"
+	reasonToolName           = "a tool's function name OpenAI's format refuses: it wants 1 to 64 ASCII letters, digits, '_' or '-' in each tool definition and tool call (sharegpt, atif and parquet keep the name)"
 	reasonNoStateMessages    = "sessions of a framework adapter (LangGraph, ADK) whose state holds no conversation yet (a graph without a messages channel, a session without events), so no messages (docs/export.md#sessions-of-framework-adapters)"
 	reasonNoBranchAnswer     = "a judged branch with no assistant message after the fork point, so no answer of the model's to prefer, and it is not paired"
 	reasonRawLeftOut         = "raw records (not following docs/records.md) left out, as the format has no place for them"

@@ -3,7 +3,6 @@ package export
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/cairnlog/cairn"
 )
@@ -13,150 +12,9 @@ import (
 // depends on the trajectory's later steps (a tool call left unanswered
 // at its end, a result no call has, trailing turns). A trajectory too
 // long to hold (long.go) is read again, oldest first: once to check it
-// as chatMessages and openAILine or shareGPTLine do (sharegpt once more
-// if its last assistant message is cut), then to write its messages, or
-// turns, one at a time.
-
-// chatCheck is chatMessages's and openAILine's checks of a trajectory,
-// fed its settled steps one at a time, oldest first.
-type chatCheck struct {
-	broken          bool // a step's record breaks the convention:
-	brokenReason    string
-	brokenExample   string
-	raw             bool
-	withoutCall     string // resultWithoutCall's
-	afterCalls      bool
-	mid             string // unansweredCalls's, when mid
-	pending         []string
-	open            *cairn.Step
-	openAt, n, keep int
-	forNoCall       string // resultForNoCall's
-	answered        callsAnswered
-	firstAssistant  int  // the first assistant message's index (-1: none)
-	fromState       bool // the path's conversation is read from its states
-}
-
-// newChatCheck returns the check of l.
-func (l *longPath) newChatCheck() *chatCheck {
-	return &chatCheck{keep: -1, firstAssistant: -1, fromState: l.adapter != nil}
-}
-
-func (c *chatCheck) say() string {
-	return fmt.Sprintf("%s: messages[%d]: tool call %q", c.open, c.openAt, c.pending[0])
-}
-
-func (c *chatCheck) add(s Step) {
-	if s.Broken != nil && !c.broken {
-		c.broken = true
-		c.brokenReason, _ = brokenReasons(s.Broken)
-		c.brokenExample = fmt.Sprintf("%s: %v", s.Step, s.Broken)
-	}
-	if s.Rec == nil {
-		if len(s.Record) > 0 {
-			c.raw = true
-		}
-		return
-	}
-	for i, m := range s.Rec.Messages {
-		// resultWithoutCall
-		switch {
-		case m.Role == "tool" && !c.afterCalls:
-			if c.withoutCall == "" {
-				c.withoutCall = fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID))
-			}
-		case m.Role != "tool":
-			c.afterCalls = len(m.ToolCalls) > 0
-		}
-		// resultForNoCall
-		if !c.answered.add(m) && c.forNoCall == "" {
-			c.forNoCall = fmt.Sprintf("%s: messages[%d]: %s", s.Step, i, resultID(m.ToolCallID))
-		}
-		// unansweredCalls, which ends at a call left unanswered mid-way
-		c.n++
-		if m.Role == "assistant" && c.firstAssistant < 0 {
-			c.firstAssistant = c.n - 1
-		}
-		if c.mid != "" {
-			continue
-		}
-		if m.Role == "tool" {
-			if j := slices.Index(c.pending, m.ToolCallID); j >= 0 {
-				c.pending = slices.Delete(c.pending, j, j+1)
-			}
-			continue
-		}
-		if len(c.pending) > 0 {
-			c.mid = c.say()
-			continue
-		}
-		if len(m.ToolCalls) == 0 {
-			continue
-		}
-		for _, tc := range m.ToolCalls {
-			c.pending = append(c.pending, tc.ID)
-		}
-		c.keep, c.open, c.openAt = c.n-1, s.Step, i
-	}
-}
-
-// verdict says, as openAILine would in v, whether the trajectory is
-// written, and how many of its messages (keep).
-func (c *chatCheck) verdict(v *verdict) (keep int, ok bool) {
-	if keep, ok = c.chatVerdict(v); !ok {
-		return 0, false
-	}
-	if c.forNoCall != "" {
-		v.skip = reasonResultForNoCall
-		v.explain(reasonResultForNoCall, c.forNoCall)
-		return 0, false
-	}
-	if c.firstAssistant < 0 || c.firstAssistant >= keep {
-		v.skip = reasonNoAssistantMessage
-		if cut, ok := v.example[reasonUnansweredLast]; ok {
-			v.explain(reasonNoAssistantMessage, "its only one, left out, calls a tool no result answers: "+cut)
-		}
-		return 0, false
-	}
-	return keep, true
-}
-
-// chatVerdict says, as chatMessages would in v, how many of the
-// trajectory's messages a chat format reads (keep), or that there are
-// none to read (v.skip says why).
-func (c *chatCheck) chatVerdict(v *verdict) (keep int, ok bool) {
-	if c.broken {
-		v.skip = c.brokenReason
-		v.explain(c.brokenReason, c.brokenExample)
-		return 0, false
-	}
-	if c.withoutCall != "" {
-		v.skip = reasonResultWithoutCall
-		v.explain(reasonResultWithoutCall, c.withoutCall)
-		return 0, false
-	}
-	keep = c.n
-	switch {
-	case c.mid != "":
-		v.skip = reasonUnansweredCall
-		v.explain(reasonUnansweredCall, c.mid)
-		return 0, false
-	case len(c.pending) > 0:
-		keep = c.keep
-		v.leave(reasonUnansweredLast)
-		v.explain(reasonUnansweredLast, c.say())
-	}
-	switch {
-	case keep == 0 && c.raw:
-		v.skip = reasonRawOnly
-	case keep == 0 && c.fromState:
-		v.skip = reasonNoStateMessages
-	case keep == 0:
-		v.skip = reasonNoMessages
-	case c.raw:
-		v.leave(reasonRawLeftOut)
-	}
-	return keep, keep > 0
-}
+// (chatCheck, the checks a held one goes through too; shareGPTTurns for
+// sharegpt, once more if its last assistant message is cut), then to
+// write its messages, or turns, one at a time.
 
 // writeOpenAILong writes the openai-jsonl line of a trajectory too long
 // to hold: the bytes openAILine's value is written as, a message at a
@@ -164,7 +22,7 @@ func (c *chatCheck) chatVerdict(v *verdict) (keep int, ok bool) {
 func (w *jsonlWriter) writeOpenAILong(t *Trajectory) (verdict, error) {
 	var v verdict
 	l := t.long
-	c := l.newChatCheck()
+	c := newChatCheck(l.adapter != nil)
 	unpaired, err := l.eachSettled(func(s Step) error { c.add(s); return nil })
 	if err != nil {
 		return v, err
@@ -261,7 +119,7 @@ func (l *longPath) eachKept(from, keep int, fn func(cairn.Message) error) error 
 func (w *jsonlWriter) writeShareGPTLong(t *Trajectory) (verdict, error) {
 	var v verdict
 	l := t.long
-	c := l.newChatCheck()
+	c := newChatCheck(l.adapter != nil)
 	// The turns of every message, checked as they are read; read again
 	// if the last assistant message is cut.
 	var tv verdict

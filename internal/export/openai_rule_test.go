@@ -2,8 +2,13 @@ package export
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 )
+
+// openAIFunctionName is the pattern OpenAI's chat and fine-tuning APIs
+// document for a function's name, in a tool definition and a tool call.
+const openAIFunctionName = `^[a-zA-Z0-9_-]{1,64}$`
 
 // OpenAIChatError applies the rules OpenAI's chat fine-tuning format
 // sets on an example's messages, and returns how they break one, or nil:
@@ -11,7 +16,8 @@ import (
 // with tool_calls must be followed by tool messages responding to each
 // tool_call_id, and a tool message must follow an assistant message with
 // tool_calls (or another tool message), with the id of one of its calls;
-// every call has an id, which is not empty.
+// every call has an id, which is not empty, and a function name of
+// openAIFunctionName.
 func OpenAIChatError(messages []any) error {
 	assistant := false
 	var pending, made []string // the calls unanswered, and made, by the message before
@@ -52,6 +58,11 @@ func OpenAIChatError(messages []any) error {
 			if id == "" {
 				return fmt.Errorf("messages[%d]: a tool call without an id", i)
 			}
+			fn, _ := c.(map[string]any)["function"].(map[string]any)
+			name, _ := fn["name"].(string)
+			if ok, _ := regexp.MatchString(openAIFunctionName, name); !ok {
+				return fmt.Errorf("messages[%d]: a tool call of function %q, which OpenAI refuses", i, name)
+			}
 			if slices.Contains(made, id) {
 				return fmt.Errorf("messages[%d]: two tool calls with id %q (a tool message's tool_call_id names one call)", i, id)
 			}
@@ -64,6 +75,22 @@ func OpenAIChatError(messages []any) error {
 	}
 	if !assistant {
 		return fmt.Errorf("no assistant message")
+	}
+	return nil
+}
+
+// OpenAIToolsError applies the rule OpenAI's format sets on an example's
+// tool definitions, {"type":"function","function":{"name":…}}, and
+// returns how one breaks it, or nil: a function's name is of
+// openAIFunctionName.
+func OpenAIToolsError(tools []any) error {
+	for i, x := range tools {
+		tool, _ := x.(map[string]any)
+		fn, _ := tool["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		if ok, _ := regexp.MatchString(openAIFunctionName, name); !ok || tool["type"] != "function" {
+			return fmt.Errorf("tools[%d]: function %q of type %v, which OpenAI refuses", i, name, tool["type"])
+		}
 	}
 	return nil
 }

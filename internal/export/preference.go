@@ -174,6 +174,13 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
+		// A pair is in OpenAI's format (its DPO format, as TRL's), which
+		// refuses a function name it does not allow, in the prompt or an
+		// answer.
+		if p.badName != "" {
+			e.sum.Skipped = addNote(e.sum.Skipped, reasonToolName, name, p.badName)
+			continue
+		}
 		raw := ""
 		if slices.Contains(v.leftOut, reasonRawLeftOut) {
 			raw = p.raw
@@ -212,6 +219,21 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		}
 		if t.Truncated {
 			cut = t.first()
+		}
+		// No branch's check saw these messages.
+		where, err := badCallOf(t)
+		if err != nil {
+			return err
+		}
+		if where != "" {
+			// Each branch a pair would have had (one ranked apart
+			// from another) is skipped.
+			for _, b := range branches {
+				if slices.ContainsFunc(branches, func(o branch) bool { return o.score != b.score }) {
+					e.sum.Skipped = addNote(e.sum.Skipped, reasonToolName, b.head.Session, where)
+				}
+			}
+			return nil
 		}
 	}
 	var used = map[int]bool{}
@@ -332,8 +354,11 @@ type branchPath struct {
 	prompt, branch messages
 	answer         bool
 	raw            string // firstRaw's
-	steps          int    // after the point
-	raws           int64  // of them, raw records
+	// badName says where the first tool call of prompt or branch is
+	// whose function name OpenAI's format refuses (chatCheck.badCall).
+	badName string
+	steps   int   // after the point
+	raws    int64 // of them, raw records
 }
 
 // branchPathOf reads t as group does: a held path at once, a path too
@@ -354,8 +379,11 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 	}
 	after := t.Steps[j:]
 	p.score, p.judged, p.why = judge(after)
-	msgs := chatMessages(t, &p.v)
+	c := checkHeld(t)
+	keep, _ := c.chatVerdict(&p.v)
+	msgs := messagesOf(t.Steps)[:keep]
 	before := messagesOf(t.Steps[:j])
+	p.badName = c.badCallBefore(max(len(before), keep))
 	prefix := min(len(before), len(msgs))
 	p.prompt, p.branch = messages{held: before}, messages{held: msgs[prefix:]}
 	p.answer = slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" })
@@ -373,7 +401,7 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 // a time: its messages are read again when written. unpaired is
 // settleCallIDs's.
 func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err error) {
-	c := l.newChatCheck()
+	c := newChatCheck(l.adapter != nil)
 	k, before, answer := 0, 0, -1
 	unpaired, err = l.eachSettled(func(s Step) error {
 		c.add(s)
@@ -408,11 +436,28 @@ func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err e
 		return "", err
 	}
 	keep, _ := c.chatVerdict(&p.v)
+	p.badName = c.badCallBefore(max(before, keep))
 	prefix := min(before, keep)
 	p.prompt = messages{long: l, to: before}
 	p.branch = messages{long: l, from: prefix, to: keep}
 	p.answer = answer >= prefix && answer < keep
 	return unpaired, nil
+}
+
+// badCallOf says where the first tool call of t is whose function name
+// OpenAI's format refuses (chatCheck.badCall), reading a path too long
+// to hold once more; "" if there is none.
+func badCallOf(t *Trajectory) (string, error) {
+	l := t.long
+	if l == nil {
+		c := checkHeld(t)
+		return c.badCallBefore(c.n), nil
+	}
+	c := newChatCheck(l.adapter != nil)
+	if _, err := l.eachSettled(func(s Step) error { c.add(s); return nil }); err != nil {
+		return "", err
+	}
+	return c.badCallBefore(c.n), nil
 }
 
 // firstRaw names the first step of steps whose record is raw (not

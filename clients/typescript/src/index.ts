@@ -204,17 +204,17 @@ function listed(unreadable: components["schemas"]["Unreadable"] | undefined): vo
 
 /** Options of a {@link CairnClient}. */
 export interface ClientOptions {
-  /** The server's URL (default $CAIRN_URL). */
-  url?: string;
-  /** The bearer token (default $CAIRN_TOKEN; none: a loopback server without one). */
-  token?: string;
+  /** The server's URL (default, also for null: $CAIRN_URL). */
+  url?: string | null;
+  /** The bearer token (default, also for null: $CAIRN_TOKEN; none: a loopback server without one). */
+  token?: string | null;
   /** Seconds a request may take before it is aborted (default 90; long-polls add their wait). */
   timeout?: number;
   /**
    * A fetch to send requests through (default none: node:http or
    * node:https, on connections kept alive between requests).
    */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | null;
 }
 
 /**
@@ -224,7 +224,8 @@ export interface ClientOptions {
  * after its request went out may still have taken effect: read the head.
  */
 export interface CallOptions {
-  signal?: AbortSignal;
+  /** undefined or null: none, as fetch takes it. */
+  signal?: AbortSignal | null;
 }
 
 /** What to commit: a JSON state, and optionally a record, a status and the head it expects. */
@@ -233,8 +234,12 @@ export interface CommitOptions extends CallOptions {
   record?: unknown;
   /** running (default), awaiting_input or done. */
   status?: Status;
-  /** Fail with ConflictError unless the head is this step (0: the session must not exist). */
-  expect?: number;
+  /**
+   * Fail with ConflictError unless the head is this step (0: the session
+   * must not exist). Left out, undefined or null: no fence, as Python's
+   * expect=None.
+   */
+  expect?: number | null;
   /**
    * Names this commit (1-128 printable ASCII characters, no spaces): sent
    * again with the same key, a commit whose step already landed is
@@ -247,14 +252,16 @@ export interface CommitOptions extends CallOptions {
    * there could write the step twice); otherwise, or when the retries are
    * spent, the UnavailableError carries the key (`idempotencyKey`) to
    * retry with. A worker that may be restarted passes a key of its own
-   * that it can give again, such as `${job}/${turn}`.
+   * that it can give again, such as `${job}/${turn}`. undefined or null:
+   * a fresh key, as Python's idempotency_key=None.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | null;
 }
 
 /** idempotencyKey returns key, checked as the server checks it, or a fresh one. */
-function idempotencyKey(key: string | undefined): string {
-  if (key === undefined) return randomUUID();
+function idempotencyKey(key: string | null | undefined): string {
+  // null is left out, as Python's None.
+  if (key === undefined || key === null) return randomUUID();
   if (typeof key !== "string" || !/^[!-~]{1,128}$/.test(key)) {
     throw new InvalidError(400, "bad_request", `idempotencyKey ${JSON.stringify(key)}: want 1-128 printable ASCII characters, no spaces`);
   }
@@ -282,6 +289,8 @@ export class CairnClient {
 
   constructor(opts: ClientOptions = {}) {
     opts = options(opts);
+    // "" is no URL, not $CAIRN_URL's (an unset variable?), as store "" is no store.
+    if (opts.url === "") throw new Error(`url: want the server's URL, not "" (leave url out for $CAIRN_URL)`);
     const url = opts.url ?? process.env.CAIRN_URL;
     if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
     if (typeof url !== "string") throw new TypeError(`url: want the server's URL (a string, such as "http://127.0.0.1:7474"), not ${shown(url)}`);
@@ -294,7 +303,8 @@ export class CairnClient {
     if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
     }
-    this.fetch = opts.fetch;
+    // null is the default, as undefined is.
+    this.fetch = opts.fetch ?? undefined;
     if (this.fetch !== undefined && typeof this.fetch !== "function") {
       // Each call said the server could not be reached: "this.fetch is not a function".
       throw new TypeError(`fetch: want a function (such as globalThis.fetch), not ${shown(this.fetch)}`);
@@ -345,7 +355,7 @@ export class CairnClient {
       body?: Record<string, unknown>;
       query?: Record<string, string | number | undefined>;
       timeout?: number;
-      signal?: AbortSignal;
+      signal?: AbortSignal | null;
       headers?: Record<string, string>;
     } = {},
   ): Promise<{ status: number; body: T }> {
@@ -371,7 +381,7 @@ export class CairnClient {
     // Whole milliseconds: fetch's AbortSignal.timeout refuses others; and
     // at most what a timer holds (24.8 days), past which Node fires it at once.
     const timeoutMs = Math.min(Math.ceil((opts.timeout ?? this.timeout) * 1000), maxTimerMs);
-    const signal = opts.signal;
+    const signal = opts.signal ?? undefined;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
     // The fetch's own signal: aborted past timeoutMs (a TimeoutError, as
@@ -464,10 +474,11 @@ export class CairnClient {
    * starts with it. Sessions the store holds damaged are left out with an
    * {@link UnreadableSessionsWarning}.
    */
-  async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
+  async sessions(prefix?: string | null, opts: CallOptions = {}): Promise<SessionInfo[]> {
     opts = options(opts);
-    // 5 went out as the prefix "5", and 0 listed every session.
-    if (prefix !== undefined && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
+    // 5 went out as the prefix "5", and 0 listed every session. null is
+    // every session, as undefined and Python's None are.
+    if (prefix !== undefined && prefix !== null && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
       signal: opts.signal,
@@ -517,7 +528,8 @@ export class CairnClient {
     opts = options(opts);
     const body: CommitRequest = { state, status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
-    if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
+    // null is no fence, as undefined and Python's None are.
+    if (opts.expect !== undefined && opts.expect !== null) body.expect = whole(opts.expect, "expect");
     return this.post(session, body, opts);
   }
 
@@ -534,7 +546,7 @@ export class CairnClient {
   private async postKeyed(
     path: string,
     body: Record<string, unknown>,
-    opts: { idempotencyKey?: string } & CallOptions,
+    opts: { idempotencyKey?: string | null } & CallOptions,
     what: "commit" | "reply",
   ): Promise<Step> {
     const key = idempotencyKey(opts.idempotencyKey);
@@ -574,7 +586,8 @@ export class CairnClient {
     if (!Array.isArray(ops)) throw new TypeError(`ops: want an array of JSON Patch operations (makePatch makes one), not ${shown(ops)}`);
     const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
-    if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
+    // null is no fence, as undefined and Python's None are.
+    if (opts.expect !== undefined && opts.expect !== null) body.expect = whole(opts.expect, "expect");
     return this.post(session, body, opts);
   }
 
@@ -586,10 +599,11 @@ export class CairnClient {
     session: string,
     state: unknown,
     question: unknown,
-    opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
+    opts: { expect?: number | null; record?: Record<string, unknown> | null; idempotencyKey?: string | null } & CallOptions = {},
   ): Promise<Step> {
     opts = options(opts);
-    if (opts.record !== undefined && !plain(opts.record)) {
+    // null is no other members, as undefined is.
+    if (opts.record !== undefined && opts.record !== null && !plain(opts.record)) {
       // A string or an array was spread into the record: "note" as {"0": "n", ...}.
       throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
     }
@@ -645,19 +659,25 @@ export class CairnClient {
    * the key on another step is a ConflictError. Default: a fresh key for this call; a reply
    * whose answer is lost is sent again with it as a commit is.
    */
-  async reply(session: string, input: unknown, opts: { expect?: number; idempotencyKey?: string } & CallOptions = {}): Promise<Step> {
+  async reply(session: string, input: unknown, opts: { expect?: number | null; idempotencyKey?: string | null } & CallOptions = {}): Promise<Step> {
     opts = options(opts);
-    const body = opts.expect === undefined ? { input } : { input, expect: whole(opts.expect, "expect") };
+    if (input === undefined) {
+      // Sent as no input at all, which the server called missing: undefined has no JSON form.
+      throw new TypeError("input: want the human's answer (any JSON value; null for none), not undefined, which JSON has no form for");
+    }
+    // null is no fence, as undefined and Python's None are.
+    const body = opts.expect === undefined || opts.expect === null ? { input } : { input, expect: whole(opts.expect, "expect") };
     return this.postKeyed(`/v1/sessions/${CairnClient.s(session)}/reply`, body, opts, "reply");
   }
 
   /** Steps newest first (without states), following parents across forks. */
-  async log(session: string, opts: { limit?: number; from?: number } & CallOptions = {}): Promise<Step[]> {
+  async log(session: string, opts: { limit?: number | null; from?: number | null } & CallOptions = {}): Promise<Step[]> {
     opts = options(opts);
     const r = await this.call<components["schemas"]["Log"]>("GET", `/v1/sessions/${CairnClient.s(session)}/log`, {
       query: {
-        limit: opts.limit === undefined ? undefined : whole(opts.limit, "limit"),
-        from: opts.from === undefined ? undefined : whole(opts.from, "from"),
+        // null is left out, as undefined and Python's None are.
+        limit: opts.limit === undefined || opts.limit === null ? undefined : whole(opts.limit, "limit"),
+        from: opts.from === undefined || opts.from === null ? undefined : whole(opts.from, "from"),
       },
       signal: opts.signal,
     });
@@ -671,7 +691,7 @@ export class CairnClient {
    * `session`: below a fork's first step, step N of the fork is the step
    * at N in its history (the origin's), also once the origin was removed.
    */
-  async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
+  async *logAll(session: string, opts: { page?: number; from?: number | null } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
     opts = options(opts);
     let page = opts.page === undefined ? 1000 : whole(opts.page, "page");
     // Said in the caller's word, not as the server's "limit"; a page past
@@ -696,10 +716,11 @@ export class CairnClient {
   }
 
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
-  async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
+  async fork(session: string, to: string, opts: { step?: number | null } & CallOptions = {}): Promise<Step> {
     opts = options(opts);
     const body: components["schemas"]["ForkRequest"] = { to: name(to, "to") };
-    if (opts.step !== undefined) body.step = whole(opts.step, "step");
+    // null is the head, as undefined and Python's None are.
+    if (opts.step !== undefined && opts.step !== null) body.step = whole(opts.step, "step");
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
   }
 
@@ -761,6 +782,8 @@ function options<T extends object>(o: T | undefined): T {
   // "signal.throwIfAborted is not a function", or (a plain object) never heeded.
   // What the calls use of one, so that a signal of another realm passes.
   const usable = (s: unknown) => typeof s === "object" && s !== null && ["throwIfAborted", "addEventListener", "removeEventListener"].every((m) => typeof (s as Record<string, unknown>)[m] === "function");
+  // null is no signal, as fetch takes it.
+  if (signal === null) return { ...o, signal: undefined };
   if (signal !== undefined && !usable(signal)) throw new TypeError(`signal: want an AbortSignal (such as AbortSignal.timeout(ms)), not ${shown(signal)}`);
   return o;
 }

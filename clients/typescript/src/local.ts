@@ -11,10 +11,10 @@ import { CairnClient } from "./index.js";
 
 /** Options of {@link startServer}. */
 export interface LocalOptions {
-  /** The store URL (default $CAIRN_STORE, else cairn's local default). */
-  store?: string;
-  /** The cairn binary (default $CAIRN_BIN, else `cairn` on PATH). */
-  bin?: string;
+  /** The store URL (default, also for null: $CAIRN_STORE, else cairn's local default). */
+  store?: string | null;
+  /** The cairn binary (default, also for null: $CAIRN_BIN, else `cairn` on PATH). */
+  bin?: string | null;
   /** More environment for the server (for example S3 credentials). */
   env?: Record<string, string>;
   /** Seconds to wait for the server to listen (default 30). */
@@ -43,7 +43,8 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   // Checked before a server starts: a store of 5 served the directory "5",
   // and a start timeout of 0 (or -1, or NaN) started a server to kill it.
   for (const [v, what] of [[opts.store, "store: want a store URL or directory"], [opts.bin, "bin: want the path of the cairn binary"]] as const) {
-    if (v !== undefined && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
+    // null is the default, as undefined and Python's None are.
+    if (v !== undefined && v !== null && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
   }
   if (opts.store === "") {
     // Taken for no store: the server served $CAIRN_STORE or cairn's default, another store than the caller's.

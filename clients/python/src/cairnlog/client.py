@@ -324,7 +324,21 @@ def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
                                                f"{kind}, not a str: JSON object keys are strings{sent}: send str keys")
 
 
-def _encode(body: Dict[str, Any]) -> bytes:
+def _encode(body: Dict[str, Any], names: Optional[Mapping[str, str]] = None) -> bytes:
+    """The JSON text of a request body, as UTF-8 (see _encode_body). names:
+    the caller's names of the body's fields, where they differ (reply's
+    value, sent as "input"), for the errors to name them so."""
+    if not names:
+        return _encode_body(body)
+    try:
+        return _encode_body(body)
+    except (InvalidError, TypeError):
+        # Said again of the same values under the caller's names.
+        _encode_body({names.get(k, k): v for k, v in body.items()})
+        raise
+
+
+def _encode_body(body: Dict[str, Any]) -> bytes:
     """The JSON text of a request body, as UTF-8. A value JSON cannot hold
     (NaN, infinities, a circular or too deep structure, a dict key that is
     no str) is InvalidError naming the field; a type it cannot hold (a set,
@@ -410,7 +424,11 @@ class Client:
     its idempotency key, once the server has shown it honours keys (see commit)."""
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 90) -> None:
-        url = url or os.environ.get("CAIRN_URL")
+        if url == "":
+            # Taken for no URL: the client talked to $CAIRN_URL's server, another
+            # than the caller's (an unset variable?), as TypeScript's refuses "".
+            raise ValueError("url: want the server's URL, not '' (leave url out for $CAIRN_URL)")
+        url = url if url is not None else os.environ.get("CAIRN_URL")
         if not url:
             raise ValueError("no server URL: pass url= or set CAIRN_URL")
         if not isinstance(url, str):
@@ -484,7 +502,7 @@ class Client:
 
     def _call(self, method: str, path: str, body: Any = None,
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
-              headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
+              headers: Optional[Mapping[str, str]] = None, names: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
         self._check_open()
         url = self.url + path
         if query:
@@ -496,7 +514,7 @@ class Client:
         data = None
         hdrs = {"Accept": "application/json", **(headers or {})}
         if body is not None:
-            data = _encode(body)
+            data = _encode(body, names)
             hdrs["Content-Type"] = "application/json"
         if self.token:
             hdrs["Authorization"] = "Bearer " + _header_safe(self.token)  # type: ignore[operator]
@@ -670,7 +688,8 @@ class Client:
         answer is lost (see commit)."""
         return self._post_keyed(f"/v1/sessions/{self._s(session)}/steps", body, key, "commit")
 
-    def _post_keyed(self, path: str, body: Dict[str, Any], key: Optional[str], what: str) -> Step:
+    def _post_keyed(self, path: str, body: Dict[str, Any], key: Optional[str], what: str,
+                    names: Optional[Mapping[str, str]] = None) -> Step:
         """POST a step (what: "commit" or "reply") with an Idempotency-Key,
         sending it again while its answer is lost, once the server has shown
         it honours keys (see commit)."""
@@ -678,7 +697,7 @@ class Client:
         attempt = 0
         while True:
             try:
-                st = self._call("POST", path, body, headers={"Idempotency-Key": key})[1]
+                st = self._call("POST", path, body, headers={"Idempotency-Key": key}, names=names)[1]
             except UnavailableError as e:
                 if e.code == "unreachable" and not getattr(e, "sent", True):
                     raise  # nothing was sent: the caller's to retry, or not
@@ -767,7 +786,9 @@ class Client:
         body: Dict[str, Any] = {"input": value}
         if expect is not None:
             body["expect"] = _whole(expect, "expect")
-        return self._post_keyed(f"/v1/sessions/{self._s(session)}/reply", body, idempotency_key, "reply")
+        # A value JSON cannot hold is named as the argument, value, not as the API's "input".
+        return self._post_keyed(f"/v1/sessions/{self._s(session)}/reply", body, idempotency_key, "reply",
+                                names={"input": "value"})
 
     def log(self, session: str, limit: Optional[int] = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""

@@ -82,15 +82,20 @@ class Workspace:
         """Changes from step a to step b ("S" or "S@N")."""
         return self.client.diff(a, b)
 
-    def export(self, format: str, out: str, sessions: Sequence[str] = (), args: Sequence[str] = ()) -> None:
+    def export(self, format: str, out: str, sessions: Optional[Sequence[str]] = (),
+               args: Optional[Sequence[str]] = ()) -> None:
         """Export trajectories for training with `cairn export` (formats:
         openai-jsonl, atif, sharegpt, parquet, preference) to the file out.
         sessions are name globs; args are more `cairn export` flags. The
         HTTP API has no export route, so this needs the local mode (or a
-        store given to open())."""
+        store given to open()). None for sessions or args is none, as for
+        every other optional argument: every session, no more flags."""
         # Not sent to the server, but a call on a closed workspace all the
         # same: it ran cairn export after close(), as no other call does.
         self.client._check_open()
+        # None was "'NoneType' object is not iterable".
+        sessions = () if sessions is None else sessions
+        args = () if args is None else args
         for seq, what in ((sessions, "sessions"), (args, "args")):
             if isinstance(seq, (str, bytes)):
                 # "a*" went out as --session a --session '*', one a character.

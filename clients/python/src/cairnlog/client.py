@@ -121,11 +121,17 @@ class _AnswerEarly:
             calling[0]._opened(self.sock, calling[1])  # type: ignore[attr-defined]
 
     def send(self, data: Any) -> None:
+        if self.sock is None and self.auto_open:  # type: ignore[attr-defined]
+            # Connected here, not within the try below: a connection reset as
+            # it was made (a server dying) left no socket, and getresponse
+            # failed with "'NoneType' object has no attribute 'makefile'".
+            self.connect()
         try:
             super().send(data)  # type: ignore[misc]
         except (BrokenPipeError, ConnectionResetError):
             # If the server did not answer, getresponse fails as before.
-            pass
+            if self.sock is None:  # type: ignore[attr-defined]
+                raise
 
 
 class _HTTPConnection(_AnswerEarly, http.client.HTTPConnection):

@@ -21,6 +21,7 @@ import { defaultMaxListeners, getMaxListeners, setMaxListeners } from "node:even
 import * as http from "node:http";
 import * as https from "node:https";
 import { encode, plain, shown } from "./encode.js";
+import { serverGone } from "./internal.js";
 import type { components, operations } from "./openapi.js";
 
 export type { components, operations, paths } from "./openapi.js";
@@ -411,7 +412,12 @@ export class CairnClient {
       signal?.throwIfAborted();
       // Cut off by close(): said so, not "the server closed the connection".
       if (this.isClosed) throw this.closedError(method);
-      throw unreachable(this.url, method, timeoutMs, e);
+      // A private server (startServer()'s) that exited is said so.
+      // Asked only when it may have died (a connection refused or cut off):
+      // the question may wait a moment for its exit.
+      const code = (e as { code?: unknown }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
+      const dying = typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"].includes(code);
+      throw unreachable(this.url, method, timeoutMs, e, dying ? await serverGone.get(this)?.() : undefined);
     } finally {
       clearTimeout(timer);
       if (own) this.fetching.delete(own);
@@ -966,7 +972,7 @@ const certErrors = new Set([
  * happened, in words, and whether a request that writes may have taken
  * effect (it may, unless it was never sent).
  */
-function unreachable(server: string, method: string, timeoutMs: number, e: unknown): UnavailableError {
+function unreachable(server: string, method: string, timeoutMs: number, e: unknown, gone?: string): UnavailableError {
   const err = e as { code?: unknown; name?: string; message?: string; cause?: { code?: unknown } };
   // Node's codes are strings; a DOMException's (fetch's TimeoutError) is a number.
   const code = [err.code, err.cause?.code].find((c): c is string => typeof c === "string");
@@ -992,6 +998,8 @@ function unreachable(server: string, method: string, timeoutMs: number, e: unkno
   } else {
     what = code ?? err.message ?? String(e);
   }
+  // "is the port in the URL right?" asked about a port the caller never chose.
+  if (gone) what = gone;
   let msg = `could not reach the cairn server at ${server}: ${what}`;
   if (method !== "GET" && method !== "HEAD") {
     msg += neverSent ? "; nothing was sent" : "; the request may have taken effect: read the session's head before trying again";

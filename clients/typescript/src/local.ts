@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { shown } from "./encode.js";
 import { CairnClient } from "./index.js";
+import { serverGone } from "./internal.js";
 
 /** Options of {@link startServer}. */
 export interface LocalOptions {
@@ -85,6 +86,7 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   if (running.size === 1) process.on("exit", stopAll);
   held(child, false);
   const client = new CairnClient({ url, token });
+  serverGone.set(client, () => exitWords(child, exited));
   return {
     url,
     token,
@@ -152,6 +154,24 @@ async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv, timeo
     for (const s of [child.stdin, child.stdout, child.stderr]) s?.destroy();
     throw e;
   }
+}
+
+/**
+ * exitWords resolves with the words for a server that has exited, or
+ * undefined if it runs. Asked when it did not answer: a server killed
+ * mid-call closes its connections a moment before its exit is seen, so
+ * that moment is waited for (at most a second).
+ */
+async function exitWords(child: ChildProcess, exited: Promise<void>): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((r) => {
+    timer = setTimeout(r, 1000);
+    timer.unref();
+  });
+  await Promise.race([exited, late]);
+  clearTimeout(timer);
+  const how = child.signalCode !== null ? `killed by ${child.signalCode}` : child.exitCode !== null ? `exit status ${child.exitCode}` : undefined;
+  return how && `the cairn serve that startServer() started has exited (${how}): start another to go on`;
 }
 
 /** The servers started and not yet closed, stopped when the program exits. */

@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 import uuid
 import warnings
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import CairnError, InvalidError, LimitError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
@@ -454,6 +454,9 @@ class Client:
         # float's range (10**400) made wait's arithmetic an OverflowError.
         self.timeout = min(timeout, MAX_TIMEOUT)
         self._keys_honoured = False
+        # Set by open() for the server it started: the words for that
+        # server's exit, or None while it runs.
+        self._server_gone: Optional[Callable[[], Optional[str]]] = None
         self._closed = False
         self._live: "set[socket.socket]" = set()
         self._live_lock = threading.Lock()
@@ -599,6 +602,15 @@ class Client:
             what = "the server's answer was cut off (did it stop or restart?)"
         else:
             what = str(reason) or type(reason).__name__
+        # Asked only when the server may have died (a connection refused or
+        # cut off): the question may wait a moment for its exit.
+        dying = isinstance(reason, (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError,
+                                    BrokenPipeError, http.client.IncompleteRead))
+        gone = self._server_gone() if dying and self._server_gone is not None else None
+        if gone:
+            # A private server (open()'s) that exited: "is the port in the URL
+            # right?" asked about a port the caller never chose.
+            what = gone
         msg = f"could not reach the cairn server at {self.url}: {what}"
         if method not in ("GET", "HEAD"):
             msg += ("; nothing was sent" if never_sent else

@@ -7,6 +7,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import threading
 import weakref
@@ -149,6 +150,25 @@ def _stop(p: "subprocess.Popen[str]", readers: Sequence[threading.Thread] = ()) 
         p.stdin.close()
 
 
+def _exited(p: "subprocess.Popen[str]") -> Optional[str]:
+    """The words for a private server that has exited, or None if it runs.
+    Called when it did not answer: a server killed mid-call closes its
+    connections a moment before its exit can be read, so that moment is
+    waited for (at most a second)."""
+    try:
+        code = p.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        return None
+    if code < 0:
+        try:
+            how = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit status {code}"
+    return f"the cairn serve that open() started has exited ({how}): open another workspace to go on"
+
+
 def find_cairn(bin: Optional[str] = None) -> str:
     """The cairn binary: bin, else $CAIRN_BIN, else `cairn` on PATH."""
     b = bin or os.environ.get("CAIRN_BIN") or shutil.which("cairn")
@@ -217,6 +237,7 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     except BaseException:
         _stop(p, readers)
         raise
+    client._server_gone = lambda: _exited(p)
     return Workspace(client, store=store, bin=exe, process=p, _readers=readers)
 
 

@@ -485,6 +485,11 @@ export class CairnClient {
     // 5 went out as the prefix "5", and 0 listed every session. null is
     // every session, as undefined and Python's None are.
     if (prefix !== undefined && prefix !== null && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
+    if (typeof prefix === "string" && prefix.length > 128) {
+      // In the server's words: one past its 64 KiB of headers was its plain
+      // "431 Request Header Fields Too Large".
+      throw new InvalidError(400, "bad_request", `prefix: ${long(prefix)} is not the start of a session name: ${nameRule}`);
+    }
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
       signal: opts.signal,
@@ -736,6 +741,7 @@ export class CairnClient {
     for (const [v, what] of [[a, "a"], [b, "b"]] as const) {
       // 1 went out as "1", a session's name.
       if (typeof v !== "string") throw new TypeError(`${what}: want a step ("SESSION" or "SESSION@N", a string), not ${shown(v)}`);
+      shortRef(v, what);
     }
     return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b }, signal: opts.signal })).body.changes;
   }
@@ -792,6 +798,29 @@ function options<T extends object>(o: T | undefined): T {
   if (signal === null) return { ...o, signal: undefined };
   if (signal !== undefined && !usable(signal)) throw new TypeError(`signal: want an AbortSignal (such as AbortSignal.timeout(ms)), not ${shown(signal)}`);
   return o;
+}
+
+/** What a session's name may hold, in the server's words. */
+const nameRule = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'";
+
+/** long shows a long string as the server does: its start, and its length. */
+function long(s: string): string {
+  return `${JSON.stringify(s.slice(0, 32)).slice(0, -1)}…" (${s.length} characters)`;
+}
+
+/**
+ * shortRef throws InvalidError, in the server's words, if ref (a step
+ * reference, "S" or "S@N") is longer than any: one past the server's
+ * 64 KiB of headers was its plain "431 Request Header Fields Too Large".
+ */
+function shortRef(ref: string, what: string): void {
+  const at = ref.indexOf("@");
+  const name = at < 0 ? ref : ref.slice(0, at);
+  const num = at < 0 ? "" : ref.slice(at + 1);
+  if (name.length > 128) throw new InvalidError(400, "bad_request", `${what}: session ${long(name)}: ${nameRule}`);
+  if (num.replace(/^0+/, "").length > 20) {
+    throw new InvalidError(400, "bad_request", `${what}: bad step reference ${long(ref)}: step number too large (at most 18446744073709551615)`);
+  }
 }
 
 /** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */

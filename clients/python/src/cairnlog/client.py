@@ -208,6 +208,27 @@ def _name(name: Any, what: str) -> str:
     return name
 
 
+_NAME_RULE = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+
+
+def _long(s: str) -> str:
+    """A long str as the server shows it: its start, and its length."""
+    return f"{json.dumps(s[:32])[:-1]}…\" ({len(s)} characters)"
+
+
+def _short_ref(ref: str, what: str) -> str:
+    """ref (a step reference, "S" or "S@N"), or InvalidError in the server's
+    words if it is longer than any: one past the server's 64 KiB of headers
+    was its plain "431 Request Header Fields Too Large"."""
+    name, _, num = ref.partition("@")
+    if len(name) > 128:
+        raise InvalidError(400, "bad_request", f"{what}: session {_long(name)}: {_NAME_RULE}")
+    if len(num.lstrip("0")) > 20:
+        raise InvalidError(400, "bad_request", f"{what}: bad step reference {_long(ref)}: "
+                                               "step number too large (at most 18446744073709551615)")
+    return ref
+
+
 def _flag(v: Any, what: str) -> bool:
     """v, or TypeError if it is no bool: "false" or 0 is never taken for one."""
     if not isinstance(v, bool):
@@ -647,6 +668,10 @@ class Client:
         if prefix is not None and not isinstance(prefix, str):
             # 5 went out as the prefix "5", and 0 listed every session.
             raise TypeError(f"prefix: want the start of session names (a str), not {prefix!r}")
+        if prefix is not None and len(prefix) > 128:
+            # In the server's words: one past its 64 KiB of headers was its
+            # plain "431 Request Header Fields Too Large".
+            raise InvalidError(400, "bad_request", f"prefix: {_long(prefix)} is not the start of a session name: {_NAME_RULE}")
         return _listed(self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1], "sessions")
 
     def inbox(self) -> List[Dict[str, Any]]:
@@ -867,6 +892,7 @@ class Client:
             if not isinstance(arg, str):
                 # 1 went out as "1", a session's name.
                 raise TypeError(f"{what}: want a step (\"SESSION\" or \"SESSION@N\", a str), not {arg!r}")
+            _short_ref(arg, what)
         return self._call("GET", "/v1/diff", query={"a": a, "b": b})[1]["changes"]
 
     def remove(self, session: str) -> Dict[str, Any]:

@@ -118,7 +118,9 @@ class Workspace:
             raise InvalidError(400, "bad_request", f"out: want the path of the file to write, not {out!r}"
                                                    " (export writes a file; standard output is not returned)")
         if self.bin is None:
-            raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
+            # It said to open(store=...), which found no binary either.
+            raise RuntimeError("export runs `cairn export`, and no cairn binary was found: pass bin= to open(), "
+                               "set CAIRN_BIN, or put cairn on PATH")
         if not self.store and not self._default_store_is_served:
             raise RuntimeError(f"export needs the store of the server at {self.url}: pass it to open(store=..., url=...)"
                                " or set CAIRN_STORE")

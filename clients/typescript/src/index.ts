@@ -415,7 +415,8 @@ export class CairnClient {
       // A private server (startServer()'s) that exited is said so.
       // Asked only when it may have died (a connection refused or cut off):
       // the question may wait a moment for its exit.
-      const code = (e as { code?: unknown }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
+      const err = (typeof e === "object" && e !== null ? e : {}) as { code?: unknown; cause?: { code?: unknown } };
+      const code = err.code ?? err.cause?.code;
       const dying = typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"].includes(code);
       throw unreachable(this.url, method, timeoutMs, e, dying ? await serverGone.get(this)?.() : undefined);
     } finally {
@@ -1002,7 +1003,14 @@ const certErrors = new Set([
  * effect (it may, unless it was never sent).
  */
 function unreachable(server: string, method: string, timeoutMs: number, e: unknown, gone?: string): UnavailableError {
-  const err = e as { code?: unknown; name?: string; message?: string; cause?: { code?: unknown } };
+  // A fetch the caller gave may reject with anything: null or undefined
+  // failed here with "Cannot read properties of undefined (reading 'code')".
+  const err = (typeof e === "object" && e !== null ? e : { message: `the fetch rejected with ${String(e)}` }) as {
+    code?: unknown;
+    name?: string;
+    message?: string;
+    cause?: { code?: unknown };
+  };
   // Node's codes are strings; a DOMException's (fetch's TimeoutError) is a number.
   const code = [err.code, err.cause?.code].find((c): c is string => typeof c === "string");
   let what: string;

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { shown } from "./encode.js";
+import { plain, shown } from "./encode.js";
 import { CairnClient } from "./index.js";
 import { serverGone } from "./internal.js";
 
@@ -16,8 +16,8 @@ export interface LocalOptions {
   store?: string | null;
   /** The cairn binary (default, also for null: $CAIRN_BIN, else `cairn` on PATH). */
   bin?: string | null;
-  /** More environment for the server (for example S3 credentials). */
-  env?: Record<string, string>;
+  /** More environment for the server (for example S3 credentials): names to strings (default, also for null: none). */
+  env?: Record<string, string> | null;
   /** Seconds to wait for the server to listen (default 30). */
   startTimeout?: number;
 }
@@ -46,6 +46,14 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   for (const [v, what] of [[opts.store, "store: want a store URL or directory"], [opts.bin, "bin: want the path of the cairn binary"]] as const) {
     // null is the default, as undefined and Python's None are.
     if (v !== undefined && v !== null && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
+  }
+  if (opts.env !== undefined && opts.env !== null) {
+    // "abc" was spread into the environment as 0=a 1=b 2=c, and 5 as nothing.
+    if (!plain(opts.env)) throw new TypeError(`env: want an object of environment variables (names to strings), not ${shown(opts.env)}`);
+    for (const [k, v] of Object.entries(opts.env)) {
+      // 5 went out as "5", and null as "null"; undefined is left out, as Node leaves it.
+      if (v !== undefined && typeof v !== "string") throw new TypeError(`env: ${JSON.stringify(k)}: want a string, not ${shown(v)}`);
+    }
   }
   if (opts.store === "") {
     // Taken for no store: the server served $CAIRN_STORE or cairn's default, another store than the caller's.

@@ -163,3 +163,28 @@ describe("careless options", () => {
     expect(seen).toBe(0);
   });
 });
+
+describe("startServer's env", () => {
+  it("refuses an env that is no object of strings before starting a server", async () => {
+    // "abc" was spread into the server's environment as 0=a 1=b 2=c, 5 as
+    // nothing, and {X: 5} went out as X=5.
+    const bin = "/nonexistent/cairn-not-run";
+    for (const [env, msg] of [
+      ["abc", "env: want an object of environment variables (names to strings), not a string"],
+      [5, "env: want an object of environment variables (names to strings), not 5"],
+      [["A=1"], "env: want an object of environment variables (names to strings), not an object"],
+      [{ A: "1", B: 5 }, 'env: "B": want a string, not 5'],
+      [{ A: null }, 'env: "A": want a string, not null'],
+    ] as const) {
+      const e = await caught(() => startServer({ bin, env: env as never }));
+      expect(e, msg).toBeInstanceOf(TypeError);
+      expect((e as Error).message).toBe(msg);
+    }
+    // null is no more environment, and an undefined member is left out, as Node leaves it:
+    // both go on to start the server (here: the binary that is not there).
+    for (const env of [null, { A: undefined }]) {
+      const e = await caught(() => startServer({ bin, env: env as never }));
+      expect((e as Error).message).toContain("cairn-not-run");
+    }
+  });
+});

@@ -20,6 +20,8 @@ export interface LocalOptions {
   env?: Record<string, string> | null;
   /** Seconds to wait for the server to listen (default 30). */
   startTimeout?: number;
+  /** Seconds a request of its client may take (default 90), as CairnClient's timeout and Python's open(timeout=). */
+  timeout?: number;
 }
 
 /** A running private server and a client for it. */
@@ -62,6 +64,10 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   if (opts.startTimeout !== undefined && (typeof opts.startTimeout !== "number" || !(opts.startTimeout > 0 && opts.startTimeout < Infinity))) {
     throw new Error(`startTimeout ${typeof opts.startTimeout === "string" ? JSON.stringify(opts.startTimeout) : shown(opts.startTimeout)}: want seconds > 0 (the default is 30)`);
   }
+  if (opts.timeout !== undefined && (typeof opts.timeout !== "number" || !(opts.timeout > 0 && opts.timeout < Infinity))) {
+    // Checked before a server starts, as CairnClient would check it after.
+    throw new Error(`timeout ${typeof opts.timeout === "string" ? JSON.stringify(opts.timeout) : shown(opts.timeout)}: want seconds > 0 (the default is 90)`);
+  }
   const bin = opts.bin ?? process.env.CAIRN_BIN ?? "cairn";
   const token = randomBytes(24).toString("hex");
   const args: string[] = [];
@@ -93,7 +99,7 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   running.add(child);
   if (running.size === 1) process.on("exit", stopAll);
   held(child, false);
-  const client = new CairnClient({ url, token });
+  const client = new CairnClient({ url, token, timeout: opts.timeout });
   serverGone.set(client, () => exitWords(child, exited));
   return {
     url,

@@ -1,9 +1,11 @@
 // Options of the wrong type or value, as a careless caller passes them:
 // refused at once in the caller's words, nothing sent, no server started.
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnClient, InvalidError, makePatch } from "../src/index.js";
 import { startServer } from "../src/local.js";
+import { cairnBin, tempDir } from "./harness.js";
 
 /** A server that counts the requests it gets and answers each with cairn's 404. */
 let server: Server;
@@ -185,6 +187,36 @@ describe("startServer's env", () => {
     for (const env of [null, { A: undefined }]) {
       const e = await caught(() => startServer({ bin, env: env as never }));
       expect((e as Error).message).toContain("cairn-not-run");
+    }
+  });
+});
+
+describe("startServer's timeout", () => {
+  it("is its client's, checked before a server starts", async () => {
+    // startServer had no timeout (Python's open() has): its client's
+    // requests were 90 s each, whatever the caller needed.
+    const bin = "/nonexistent/cairn-not-run";
+    for (const [timeout, msg] of [
+      [0, "timeout 0: want seconds > 0 (the default is 90)"],
+      [-1, "timeout -1: want seconds > 0 (the default is 90)"],
+      [NaN, "timeout NaN: want seconds > 0 (the default is 90)"],
+      ["5", 'timeout "5": want seconds > 0 (the default is 90)'],
+      [null, "timeout null: want seconds > 0 (the default is 90)"],
+    ] as const) {
+      const e = await caught(() => startServer({ bin, timeout: timeout as never }));
+      expect(e, msg).toBeInstanceOf(Error);
+      expect((e as Error).message).toBe(msg);
+    }
+  });
+  it.skipIf(!cairnBin())("is given to its client", async () => {
+    const dir = tempDir();
+    const srv = await startServer({ bin: cairnBin()!, store: dir, timeout: 7 });
+    try {
+      expect((srv.client as unknown as { timeout: number }).timeout).toBe(7);
+      expect((await srv.client.commit("t", {})).step).toBe(1);
+    } finally {
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -562,6 +562,11 @@ export class CairnClient {
     what: "commit" | "reply",
   ): Promise<Step> {
     const key = idempotencyKey(opts.idempotencyKey);
+    const retries = this.commitRetries;
+    if (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0) {
+      // Checked before sending: null, -1 or "2" were taken for no retries (or for 2), without a word.
+      throw new InvalidError(400, "bad_request", `commitRetries: want a whole number >= 0, not ${typeof retries === "string" ? JSON.stringify(retries) : shown(retries)}`);
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const st = (await this.call<Step>("POST", path, { body, signal: opts.signal, headers: { "Idempotency-Key": key } })).body;
@@ -569,7 +574,7 @@ export class CairnClient {
         return st;
       } catch (e) {
         if (!(e instanceof UnavailableError) || !e.sent) throw e;
-        if (this.keysHonoured && attempt < this.commitRetries) {
+        if (this.keysHonoured && attempt < retries) {
           await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
           continue;
         }

@@ -220,3 +220,24 @@ describe("startServer's timeout", () => {
     }
   });
 });
+
+describe("commitRetries", () => {
+  it("refuses one that is no whole number >= 0 before a commit or reply is sent", async () => {
+    // null and -1 were taken for no retries, and "2" for 2, without a word.
+    const c = new CairnClient({ url });
+    for (const [bad, shown] of [[null, "null"], [-1, "-1"], [1.5, "1.5"], ["2", '"2"'], [NaN, "NaN"], [Infinity, "Infinity"]] as const) {
+      c.commitRetries = bad as never;
+      for (const call of [() => c.commit("s", {}), () => c.reply("s", 1), () => c.ask("s", {}, "q?")]) {
+        const e = await caught(call);
+        expect(e, shown).toBeInstanceOf(InvalidError);
+        expect((e as Error).message).toBe(`cairn: 400 bad_request: commitRetries: want a whole number >= 0, not ${shown}`);
+      }
+    }
+    expect(seen).toBe(0);
+    c.commitRetries = 0;
+    // Sent: the counting server's 404.
+    expect(((await caught(() => c.commit("s", {}))) as Error).message).toBe("cairn: 404 not_found: no such session");
+    expect(seen).toBe(1);
+    seen = 0;
+  });
+});

@@ -737,6 +737,11 @@ class Client:
         sending it again while its answer is lost, once the server has shown
         it honours keys (see commit)."""
         key = _idempotency_key(key)
+        retries = self.commit_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            # Checked before sending: None (or "2") failed with a TypeError
+            # comparing it, and only once an answer was lost, in place of that error.
+            raise InvalidError(400, "bad_request", f"commit_retries: want a whole number >= 0, not {retries!r}")
         attempt = 0
         while True:
             try:
@@ -744,7 +749,7 @@ class Client:
             except UnavailableError as e:
                 if e.code == "unreachable" and not getattr(e, "sent", True):
                     raise  # nothing was sent: the caller's to retry, or not
-                if self._keys_honoured and attempt < self.commit_retries:
+                if self._keys_honoured and attempt < retries:
                     attempt += 1
                     time.sleep(0.2 * attempt)
                     continue

@@ -438,6 +438,13 @@ def _check_timeout(timeout: Any) -> None:
         raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
 
 
+def _check_poll(poll: Any) -> None:
+    """InvalidError unless poll is a number of seconds > 0 (wait_for_reply's, wait_reply's)."""
+    if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= math.inf:
+        # poll=0 sent one wait after another, as fast as the server answered, for ever.
+        raise InvalidError(400, "bad_request", f"poll: want seconds > 0, not {poll!r}")
+
+
 def is_reply(record: Any) -> bool:
     """True if a step record is a human's reply ({"reply": ..., "in_reply_to": N})."""
     return isinstance(record, dict) and "reply" in record and "in_reply_to" in record
@@ -802,9 +809,7 @@ class Client:
         (the reply, unless another writer went on without one: check its
         record with is_reply), even if later steps landed meanwhile. poll is
         the timeout of each wait, seconds > 0."""
-        if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= math.inf:
-            # poll=0 sent one wait after another, as fast as the server answered, for ever.
-            raise InvalidError(400, "bad_request", f"poll: want seconds > 0, not {poll!r}")
+        _check_poll(poll)
         while True:
             st = self.wait(session, question_step, timeout=poll)
             if st is not None:

@@ -624,6 +624,10 @@ export class CairnClient {
       // A string or an array was spread into the record: "note" as {"0": "n", ...}.
       throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
     }
+    if (opts.record && Object.hasOwn(opts.record, "question")) {
+      // It was replaced by the question without a word (Python's ask refuses question= twice).
+      throw new TypeError(`record: it holds "question", which ask sets to the question: leave it out of the record`);
+    }
     if (question === undefined || question === null) {
       // A step awaiting the answer to no question, in the inbox with nothing to show.
       throw new InvalidError(400, "bad_request", `question: want a question (any JSON value but null), not ${question}`);

@@ -74,4 +74,13 @@ describe.skipIf(!bin)("argument types", () => {
     expect(await c.head("rec")).toBeUndefined();
     expect((await c.ask("rec", {}, "q?", { record: { turn: 1 } })).record).toEqual({ turn: 1, question: "q?" });
   });
+
+  it("refuses an ask record holding question, which the question would replace", async () => {
+    // ask(s, state, "real?", { record: { question: "other" } }) stored "real?" and lost "other" without a word.
+    const c = srv.client;
+    const e = await c.ask("recq", {}, "real?", { record: { question: "other", turn: 1 } }).catch((x) => x);
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toBe(`record: it holds "question", which ask sets to the question: leave it out of the record`);
+    expect(await c.head("recq")).toBeUndefined();
+  });
 });

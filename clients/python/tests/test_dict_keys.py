@@ -39,7 +39,7 @@ def test_a_key_that_is_no_str_is_invalid_anywhere_naming_its_path(ws: cairnlog.W
     c.commit("s", {}, status="awaiting_input", record={"question": "q?"})
     with pytest.raises(InvalidError) as e:
         c.reply("s", deep)
-    assert e.value.message.startswith(f"input: the key {shown} at /a~1b/0/x~0/{token} is {kind}, not a str: ")
+    assert e.value.message.startswith(f"value: the key {shown} at /a~1b/0/x~0/{token} is {kind}, not a str: ")
     assert c.head("s")["step"] == 1  # type: ignore[index]
 
 

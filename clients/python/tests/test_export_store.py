@@ -45,3 +45,19 @@ def test_remote_export_under_cairn_run_uses_its_store(cairn_bin: str, tmp_path: 
         out = tmp_path / "out.jsonl"
         remote.export("openai-jsonl", str(out))
         assert [json.loads(x)["messages"][0]["content"] for x in out.read_text().splitlines()] == ["hi"]
+
+
+def test_remote_export_without_a_binary_says_how_to_give_one(cairn_bin: str, tmp_path: pathlib.Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # It said "open the workspace with open(store=...) or open()": given the
+    # store, export found no binary all the same.
+    with cairnlog.open(str(tmp_path / "served"), bin=cairn_bin) as served:
+        monkeypatch.delenv("CAIRN_BIN", raising=False)
+        monkeypatch.setenv("PATH", str(tmp_path / "no-cairn-here"))
+        remote = cairnlog.open(str(tmp_path / "served"), url=served.url, token=served.client.token)
+        out = tmp_path / "out.jsonl"
+        with pytest.raises(RuntimeError) as e:
+            remote.export("openai-jsonl", str(out))
+        assert str(e.value) == ("export runs `cairn export`, and no cairn binary was found: pass bin= to open(), "
+                                "set CAIRN_BIN, or put cairn on PATH")
+        assert not out.exists()

@@ -103,7 +103,7 @@ def test_nan_and_infinity_are_named_by_their_place(ws: cairnlog.Workspace, value
     for call, field, at in [(lambda: c.commit("s", {"x": [1, {"a/b": value}]}), "state", " at /x/1/a~1b"),
                             (lambda: c.commit("s", value), "state", ""),
                             (lambda: c.commit("s", {}, record={"cost": value}), "record", " at /cost"),
-                            (lambda: c.reply("s", [0, value]), "input", " at /1")]:
+                            (lambda: c.reply("s", [0, value]), "value", " at /1")]:
         with pytest.raises(InvalidError) as e:
             call()
         assert e.value.message == (f"{field}: the value{at} is {shown}, which JSON has no number for: "

@@ -21,6 +21,7 @@ import { defaultMaxListeners, getMaxListeners, setMaxListeners } from "node:even
 import * as http from "node:http";
 import * as https from "node:https";
 import { encode, plain, shown } from "./encode.js";
+import { serverGone } from "./internal.js";
 import type { components, operations } from "./openapi.js";
 
 export type { components, operations, paths } from "./openapi.js";
@@ -204,17 +205,17 @@ function listed(unreadable: components["schemas"]["Unreadable"] | undefined): vo
 
 /** Options of a {@link CairnClient}. */
 export interface ClientOptions {
-  /** The server's URL (default $CAIRN_URL). */
-  url?: string;
-  /** The bearer token (default $CAIRN_TOKEN; none: a loopback server without one). */
-  token?: string;
+  /** The server's URL (default, also for null: $CAIRN_URL). */
+  url?: string | null;
+  /** The bearer token (default, also for null: $CAIRN_TOKEN; none: a loopback server without one). */
+  token?: string | null;
   /** Seconds a request may take before it is aborted (default 90; long-polls add their wait). */
   timeout?: number;
   /**
    * A fetch to send requests through (default none: node:http or
    * node:https, on connections kept alive between requests).
    */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | null;
 }
 
 /**
@@ -224,7 +225,8 @@ export interface ClientOptions {
  * after its request went out may still have taken effect: read the head.
  */
 export interface CallOptions {
-  signal?: AbortSignal;
+  /** undefined or null: none, as fetch takes it. */
+  signal?: AbortSignal | null;
 }
 
 /** What to commit: a JSON state, and optionally a record, a status and the head it expects. */
@@ -233,8 +235,12 @@ export interface CommitOptions extends CallOptions {
   record?: unknown;
   /** running (default), awaiting_input or done. */
   status?: Status;
-  /** Fail with ConflictError unless the head is this step (0: the session must not exist). */
-  expect?: number;
+  /**
+   * Fail with ConflictError unless the head is this step (0: the session
+   * must not exist). Left out, undefined or null: no fence, as Python's
+   * expect=None.
+   */
+  expect?: number | null;
   /**
    * Names this commit (1-128 printable ASCII characters, no spaces): sent
    * again with the same key, a commit whose step already landed is
@@ -247,14 +253,16 @@ export interface CommitOptions extends CallOptions {
    * there could write the step twice); otherwise, or when the retries are
    * spent, the UnavailableError carries the key (`idempotencyKey`) to
    * retry with. A worker that may be restarted passes a key of its own
-   * that it can give again, such as `${job}/${turn}`.
+   * that it can give again, such as `${job}/${turn}`. undefined or null:
+   * a fresh key, as Python's idempotency_key=None.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | null;
 }
 
 /** idempotencyKey returns key, checked as the server checks it, or a fresh one. */
-function idempotencyKey(key: string | undefined): string {
-  if (key === undefined) return randomUUID();
+function idempotencyKey(key: string | null | undefined): string {
+  // null is left out, as Python's None.
+  if (key === undefined || key === null) return randomUUID();
   if (typeof key !== "string" || !/^[!-~]{1,128}$/.test(key)) {
     throw new InvalidError(400, "bad_request", `idempotencyKey ${JSON.stringify(key)}: want 1-128 printable ASCII characters, no spaces`);
   }
@@ -282,6 +290,8 @@ export class CairnClient {
 
   constructor(opts: ClientOptions = {}) {
     opts = options(opts);
+    // "" is no URL, not $CAIRN_URL's (an unset variable?), as store "" is no store.
+    if (opts.url === "") throw new Error(`url: want the server's URL, not "" (leave url out for $CAIRN_URL)`);
     const url = opts.url ?? process.env.CAIRN_URL;
     if (!url) throw new Error("no server URL: pass url or set CAIRN_URL");
     if (typeof url !== "string") throw new TypeError(`url: want the server's URL (a string, such as "http://127.0.0.1:7474"), not ${shown(url)}`);
@@ -294,7 +304,8 @@ export class CairnClient {
     if (typeof this.timeout !== "number" || !(this.timeout > 0 && this.timeout < Infinity)) {
       throw new Error(`timeout ${String(opts.timeout)}: want seconds > 0 (the default is 90)`);
     }
-    this.fetch = opts.fetch;
+    // null is the default, as undefined is.
+    this.fetch = opts.fetch ?? undefined;
     if (this.fetch !== undefined && typeof this.fetch !== "function") {
       // Each call said the server could not be reached: "this.fetch is not a function".
       throw new TypeError(`fetch: want a function (such as globalThis.fetch), not ${shown(this.fetch)}`);
@@ -345,7 +356,7 @@ export class CairnClient {
       body?: Record<string, unknown>;
       query?: Record<string, string | number | undefined>;
       timeout?: number;
-      signal?: AbortSignal;
+      signal?: AbortSignal | null;
       headers?: Record<string, string>;
     } = {},
   ): Promise<{ status: number; body: T }> {
@@ -371,7 +382,7 @@ export class CairnClient {
     // Whole milliseconds: fetch's AbortSignal.timeout refuses others; and
     // at most what a timer holds (24.8 days), past which Node fires it at once.
     const timeoutMs = Math.min(Math.ceil((opts.timeout ?? this.timeout) * 1000), maxTimerMs);
-    const signal = opts.signal;
+    const signal = opts.signal ?? undefined;
     signal?.throwIfAborted();
     let res: { ok: boolean; status: number; statusText: string; text: string };
     // The fetch's own signal: aborted past timeoutMs (a TimeoutError, as
@@ -401,7 +412,13 @@ export class CairnClient {
       signal?.throwIfAborted();
       // Cut off by close(): said so, not "the server closed the connection".
       if (this.isClosed) throw this.closedError(method);
-      throw unreachable(this.url, method, timeoutMs, e);
+      // A private server (startServer()'s) that exited is said so.
+      // Asked only when it may have died (a connection refused or cut off):
+      // the question may wait a moment for its exit.
+      const err = (typeof e === "object" && e !== null ? e : {}) as { code?: unknown; cause?: { code?: unknown } };
+      const code = err.code ?? err.cause?.code;
+      const dying = typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"].includes(code);
+      throw unreachable(this.url, method, timeoutMs, e, dying ? await serverGone.get(this)?.() : undefined);
     } finally {
       clearTimeout(timer);
       if (own) this.fetching.delete(own);
@@ -464,10 +481,16 @@ export class CairnClient {
    * starts with it. Sessions the store holds damaged are left out with an
    * {@link UnreadableSessionsWarning}.
    */
-  async sessions(prefix?: string, opts: CallOptions = {}): Promise<SessionInfo[]> {
+  async sessions(prefix?: string | null, opts: CallOptions = {}): Promise<SessionInfo[]> {
     opts = options(opts);
-    // 5 went out as the prefix "5", and 0 listed every session.
-    if (prefix !== undefined && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
+    // 5 went out as the prefix "5", and 0 listed every session. null is
+    // every session, as undefined and Python's None are.
+    if (prefix !== undefined && prefix !== null && typeof prefix !== "string") throw new TypeError(`prefix: want the start of session names (a string), not ${shown(prefix)}`);
+    if (typeof prefix === "string" && prefix.length > 128) {
+      // In the server's words: one past its 64 KiB of headers was its plain
+      // "431 Request Header Fields Too Large".
+      throw new InvalidError(400, "bad_request", `prefix: ${long(prefix)} is not the start of a session name: ${nameRule}`);
+    }
     const r = await this.call<components["schemas"]["SessionList"]>("GET", "/v1/sessions", {
       query: { prefix: prefix || undefined },
       signal: opts.signal,
@@ -517,7 +540,8 @@ export class CairnClient {
     opts = options(opts);
     const body: CommitRequest = { state, status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
-    if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
+    // null is no fence, as undefined and Python's None are.
+    if (opts.expect !== undefined && opts.expect !== null) body.expect = whole(opts.expect, "expect");
     return this.post(session, body, opts);
   }
 
@@ -534,10 +558,15 @@ export class CairnClient {
   private async postKeyed(
     path: string,
     body: Record<string, unknown>,
-    opts: { idempotencyKey?: string } & CallOptions,
+    opts: { idempotencyKey?: string | null } & CallOptions,
     what: "commit" | "reply",
   ): Promise<Step> {
     const key = idempotencyKey(opts.idempotencyKey);
+    const retries = this.commitRetries;
+    if (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0) {
+      // Checked before sending: null, -1 or "2" were taken for no retries (or for 2), without a word.
+      throw new InvalidError(400, "bad_request", `commitRetries: want a whole number >= 0, not ${typeof retries === "string" ? JSON.stringify(retries) : shown(retries)}`);
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const st = (await this.call<Step>("POST", path, { body, signal: opts.signal, headers: { "Idempotency-Key": key } })).body;
@@ -545,7 +574,7 @@ export class CairnClient {
         return st;
       } catch (e) {
         if (!(e instanceof UnavailableError) || !e.sent) throw e;
-        if (this.keysHonoured && attempt < this.commitRetries) {
+        if (this.keysHonoured && attempt < retries) {
           await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
           continue;
         }
@@ -574,7 +603,8 @@ export class CairnClient {
     if (!Array.isArray(ops)) throw new TypeError(`ops: want an array of JSON Patch operations (makePatch makes one), not ${shown(ops)}`);
     const body: CommitRequest = { patch: ops as unknown as CommitRequest["patch"], status: opts.status ?? "running" };
     if (opts.record !== undefined) body.record = opts.record;
-    if (opts.expect !== undefined) body.expect = whole(opts.expect, "expect");
+    // null is no fence, as undefined and Python's None are.
+    if (opts.expect !== undefined && opts.expect !== null) body.expect = whole(opts.expect, "expect");
     return this.post(session, body, opts);
   }
 
@@ -586,12 +616,17 @@ export class CairnClient {
     session: string,
     state: unknown,
     question: unknown,
-    opts: { expect?: number; record?: Record<string, unknown>; idempotencyKey?: string } & CallOptions = {},
+    opts: { expect?: number | null; record?: Record<string, unknown> | null; idempotencyKey?: string | null } & CallOptions = {},
   ): Promise<Step> {
     opts = options(opts);
-    if (opts.record !== undefined && !plain(opts.record)) {
+    // null is no other members, as undefined is.
+    if (opts.record !== undefined && opts.record !== null && !plain(opts.record)) {
       // A string or an array was spread into the record: "note" as {"0": "n", ...}.
       throw new TypeError(`record: want an object of the record's other members, not ${shown(opts.record)}`);
+    }
+    if (opts.record && Object.hasOwn(opts.record, "question")) {
+      // It was replaced by the question without a word (Python's ask refuses question= twice).
+      throw new TypeError(`record: it holds "question", which ask sets to the question: leave it out of the record`);
     }
     if (question === undefined || question === null) {
       // A step awaiting the answer to no question, in the inbox with nothing to show.
@@ -645,19 +680,25 @@ export class CairnClient {
    * the key on another step is a ConflictError. Default: a fresh key for this call; a reply
    * whose answer is lost is sent again with it as a commit is.
    */
-  async reply(session: string, input: unknown, opts: { expect?: number; idempotencyKey?: string } & CallOptions = {}): Promise<Step> {
+  async reply(session: string, input: unknown, opts: { expect?: number | null; idempotencyKey?: string | null } & CallOptions = {}): Promise<Step> {
     opts = options(opts);
-    const body = opts.expect === undefined ? { input } : { input, expect: whole(opts.expect, "expect") };
+    if (input === undefined) {
+      // Sent as no input at all, which the server called missing: undefined has no JSON form.
+      throw new TypeError("input: want the human's answer (any JSON value; null for none), not undefined, which JSON has no form for");
+    }
+    // null is no fence, as undefined and Python's None are.
+    const body = opts.expect === undefined || opts.expect === null ? { input } : { input, expect: whole(opts.expect, "expect") };
     return this.postKeyed(`/v1/sessions/${CairnClient.s(session)}/reply`, body, opts, "reply");
   }
 
   /** Steps newest first (without states), following parents across forks. */
-  async log(session: string, opts: { limit?: number; from?: number } & CallOptions = {}): Promise<Step[]> {
+  async log(session: string, opts: { limit?: number | null; from?: number | null } & CallOptions = {}): Promise<Step[]> {
     opts = options(opts);
     const r = await this.call<components["schemas"]["Log"]>("GET", `/v1/sessions/${CairnClient.s(session)}/log`, {
       query: {
-        limit: opts.limit === undefined ? undefined : whole(opts.limit, "limit"),
-        from: opts.from === undefined ? undefined : whole(opts.from, "from"),
+        // null is left out, as undefined and Python's None are.
+        limit: opts.limit === undefined || opts.limit === null ? undefined : whole(opts.limit, "limit"),
+        from: opts.from === undefined || opts.from === null ? undefined : whole(opts.from, "from"),
       },
       signal: opts.signal,
     });
@@ -671,7 +712,7 @@ export class CairnClient {
    * `session`: below a fork's first step, step N of the fork is the step
    * at N in its history (the origin's), also once the origin was removed.
    */
-  async *logAll(session: string, opts: { page?: number; from?: number } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
+  async *logAll(session: string, opts: { page?: number; from?: number | null } & CallOptions = {}): AsyncGenerator<Step, void, undefined> {
     opts = options(opts);
     let page = opts.page === undefined ? 1000 : whole(opts.page, "page");
     // Said in the caller's word, not as the server's "limit"; a page past
@@ -696,10 +737,11 @@ export class CairnClient {
   }
 
   /** Start session `to` from a step of `session` (default its head); no data is copied. */
-  async fork(session: string, to: string, opts: { step?: number } & CallOptions = {}): Promise<Step> {
+  async fork(session: string, to: string, opts: { step?: number | null } & CallOptions = {}): Promise<Step> {
     opts = options(opts);
     const body: components["schemas"]["ForkRequest"] = { to: name(to, "to") };
-    if (opts.step !== undefined) body.step = whole(opts.step, "step");
+    // null is the head, as undefined and Python's None are.
+    if (opts.step !== undefined && opts.step !== null) body.step = whole(opts.step, "step");
     return (await this.call<Step>("POST", `/v1/sessions/${CairnClient.s(session)}/fork`, { body, signal: opts.signal })).body;
   }
 
@@ -709,6 +751,7 @@ export class CairnClient {
     for (const [v, what] of [[a, "a"], [b, "b"]] as const) {
       // 1 went out as "1", a session's name.
       if (typeof v !== "string") throw new TypeError(`${what}: want a step ("SESSION" or "SESSION@N", a string), not ${shown(v)}`);
+      shortRef(v, what);
     }
     return (await this.call<components["schemas"]["Diff"]>("GET", "/v1/diff", { query: { a, b }, signal: opts.signal })).body.changes;
   }
@@ -761,8 +804,33 @@ function options<T extends object>(o: T | undefined): T {
   // "signal.throwIfAborted is not a function", or (a plain object) never heeded.
   // What the calls use of one, so that a signal of another realm passes.
   const usable = (s: unknown) => typeof s === "object" && s !== null && ["throwIfAborted", "addEventListener", "removeEventListener"].every((m) => typeof (s as Record<string, unknown>)[m] === "function");
+  // null is no signal, as fetch takes it.
+  if (signal === null) return { ...o, signal: undefined };
   if (signal !== undefined && !usable(signal)) throw new TypeError(`signal: want an AbortSignal (such as AbortSignal.timeout(ms)), not ${shown(signal)}`);
   return o;
+}
+
+/** What a session's name may hold, in the server's words. */
+const nameRule = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'";
+
+/** long shows a long string as the server does: its start, and its length. */
+function long(s: string): string {
+  return `${JSON.stringify(s.slice(0, 32)).slice(0, -1)}…" (${s.length} characters)`;
+}
+
+/**
+ * shortRef throws InvalidError, in the server's words, if ref (a step
+ * reference, "S" or "S@N") is longer than any: one past the server's
+ * 64 KiB of headers was its plain "431 Request Header Fields Too Large".
+ */
+function shortRef(ref: string, what: string): void {
+  const at = ref.indexOf("@");
+  const name = at < 0 ? ref : ref.slice(0, at);
+  const num = at < 0 ? "" : ref.slice(at + 1);
+  if (name.length > 128) throw new InvalidError(400, "bad_request", `${what}: session ${long(name)}: ${nameRule}`);
+  if (num.replace(/^0+/, "").length > 20) {
+    throw new InvalidError(400, "bad_request", `${what}: bad step reference ${long(ref)}: step number too large (at most 18446744073709551615)`);
+  }
 }
 
 /** name returns n, or throws a TypeError if it is no string: a session's name is never made of another value. */
@@ -943,8 +1011,15 @@ const certErrors = new Set([
  * happened, in words, and whether a request that writes may have taken
  * effect (it may, unless it was never sent).
  */
-function unreachable(server: string, method: string, timeoutMs: number, e: unknown): UnavailableError {
-  const err = e as { code?: unknown; name?: string; message?: string; cause?: { code?: unknown } };
+function unreachable(server: string, method: string, timeoutMs: number, e: unknown, gone?: string): UnavailableError {
+  // A fetch the caller gave may reject with anything: null or undefined
+  // failed here with "Cannot read properties of undefined (reading 'code')".
+  const err = (typeof e === "object" && e !== null ? e : { message: `the fetch rejected with ${String(e)}` }) as {
+    code?: unknown;
+    name?: string;
+    message?: string;
+    cause?: { code?: unknown };
+  };
   // Node's codes are strings; a DOMException's (fetch's TimeoutError) is a number.
   const code = [err.code, err.cause?.code].find((c): c is string => typeof c === "string");
   let what: string;
@@ -969,6 +1044,8 @@ function unreachable(server: string, method: string, timeoutMs: number, e: unkno
   } else {
     what = code ?? err.message ?? String(e);
   }
+  // "is the port in the URL right?" asked about a port the caller never chose.
+  if (gone) what = gone;
   let msg = `could not reach the cairn server at ${server}: ${what}`;
   if (method !== "GET" && method !== "HEAD") {
     msg += neverSent ? "; nothing was sent" : "; the request may have taken effect: read the session's head before trying again";

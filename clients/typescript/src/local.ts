@@ -6,19 +6,22 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { shown } from "./encode.js";
+import { plain, shown } from "./encode.js";
 import { CairnClient } from "./index.js";
+import { serverGone } from "./internal.js";
 
 /** Options of {@link startServer}. */
 export interface LocalOptions {
-  /** The store URL (default $CAIRN_STORE, else cairn's local default). */
-  store?: string;
-  /** The cairn binary (default $CAIRN_BIN, else `cairn` on PATH). */
-  bin?: string;
-  /** More environment for the server (for example S3 credentials). */
-  env?: Record<string, string>;
+  /** The store URL (default, also for null: $CAIRN_STORE, else cairn's local default). */
+  store?: string | null;
+  /** The cairn binary (default, also for null: $CAIRN_BIN, else `cairn` on PATH). */
+  bin?: string | null;
+  /** More environment for the server (for example S3 credentials): names to strings (default, also for null: none). */
+  env?: Record<string, string> | null;
   /** Seconds to wait for the server to listen (default 30). */
   startTimeout?: number;
+  /** Seconds a request of its client may take (default 90), as CairnClient's timeout and Python's open(timeout=). */
+  timeout?: number;
 }
 
 /** A running private server and a client for it. */
@@ -43,7 +46,16 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   // Checked before a server starts: a store of 5 served the directory "5",
   // and a start timeout of 0 (or -1, or NaN) started a server to kill it.
   for (const [v, what] of [[opts.store, "store: want a store URL or directory"], [opts.bin, "bin: want the path of the cairn binary"]] as const) {
-    if (v !== undefined && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
+    // null is the default, as undefined and Python's None are.
+    if (v !== undefined && v !== null && typeof v !== "string") throw new TypeError(`${what} (a string), not ${shown(v)}`);
+  }
+  if (opts.env !== undefined && opts.env !== null) {
+    // "abc" was spread into the environment as 0=a 1=b 2=c, and 5 as nothing.
+    if (!plain(opts.env)) throw new TypeError(`env: want an object of environment variables (names to strings), not ${shown(opts.env)}`);
+    for (const [k, v] of Object.entries(opts.env)) {
+      // 5 went out as "5", and null as "null"; undefined is left out, as Node leaves it.
+      if (v !== undefined && typeof v !== "string") throw new TypeError(`env: ${JSON.stringify(k)}: want a string, not ${shown(v)}`);
+    }
   }
   if (opts.store === "") {
     // Taken for no store: the server served $CAIRN_STORE or cairn's default, another store than the caller's.
@@ -51,6 +63,10 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   }
   if (opts.startTimeout !== undefined && (typeof opts.startTimeout !== "number" || !(opts.startTimeout > 0 && opts.startTimeout < Infinity))) {
     throw new Error(`startTimeout ${typeof opts.startTimeout === "string" ? JSON.stringify(opts.startTimeout) : shown(opts.startTimeout)}: want seconds > 0 (the default is 30)`);
+  }
+  if (opts.timeout !== undefined && (typeof opts.timeout !== "number" || !(opts.timeout > 0 && opts.timeout < Infinity))) {
+    // Checked before a server starts, as CairnClient would check it after.
+    throw new Error(`timeout ${typeof opts.timeout === "string" ? JSON.stringify(opts.timeout) : shown(opts.timeout)}: want seconds > 0 (the default is 90)`);
   }
   const bin = opts.bin ?? process.env.CAIRN_BIN ?? "cairn";
   const token = randomBytes(24).toString("hex");
@@ -83,7 +99,8 @@ export async function startServer(opts: LocalOptions = {}): Promise<LocalServer>
   running.add(child);
   if (running.size === 1) process.on("exit", stopAll);
   held(child, false);
-  const client = new CairnClient({ url, token });
+  const client = new CairnClient({ url, token, timeout: opts.timeout });
+  serverGone.set(client, () => exitWords(child, exited));
   return {
     url,
     token,
@@ -151,6 +168,24 @@ async function launch(bin: string, args: string[], env: NodeJS.ProcessEnv, timeo
     for (const s of [child.stdin, child.stdout, child.stderr]) s?.destroy();
     throw e;
   }
+}
+
+/**
+ * exitWords resolves with the words for a server that has exited, or
+ * undefined if it runs. Asked when it did not answer: a server killed
+ * mid-call closes its connections a moment before its exit is seen, so
+ * that moment is waited for (at most a second).
+ */
+async function exitWords(child: ChildProcess, exited: Promise<void>): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((r) => {
+    timer = setTimeout(r, 1000);
+    timer.unref();
+  });
+  await Promise.race([exited, late]);
+  clearTimeout(timer);
+  const how = child.signalCode !== null ? `killed by ${child.signalCode}` : child.exitCode !== null ? `exit status ${child.exitCode}` : undefined;
+  return how && `the cairn serve that startServer() started has exited (${how}): start another to go on`;
 }
 
 /** The servers started and not yet closed, stopped when the program exits. */

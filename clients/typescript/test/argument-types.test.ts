@@ -18,7 +18,8 @@ describe.skipIf(!bin)("argument types", () => {
     const c = srv.client;
     await c.commit("5x", {});
     await c.commit("y", {});
-    for (const [bad, shown] of [[5, "5"], [0, "0"], [null, "null"], [["5"], "an object"], [true, "true"]] as [unknown, string][]) {
+    // (null lists every session, as Python's None: null-options.test.ts.)
+    for (const [bad, shown] of [[5, "5"], [0, "0"], [["5"], "an object"], [true, "true"]] as [unknown, string][]) {
       const e = await c.sessions(bad as string).catch((x) => x);
       expect(e, shown).toBeInstanceOf(TypeError);
       expect(e.message).toBe(`prefix: want the start of session names (a string), not ${shown}`);
@@ -64,12 +65,22 @@ describe.skipIf(!bin)("argument types", () => {
   it("refuses an ask record that is no plain object", async () => {
     // ask(s, state, q, { record: "note" }) committed the record {"0": "n", "1": "o", ..., "question": q}.
     const c = srv.client;
-    for (const [bad, shown] of [["note", "a string"], [["a"], "an object"], [5, "5"], [null, "null"], [new Map(), "an object"]] as [unknown, string][]) {
+    // (null is no other members: null-options.test.ts.)
+    for (const [bad, shown] of [["note", "a string"], [["a"], "an object"], [5, "5"], [new Map(), "an object"]] as [unknown, string][]) {
       const e = await c.ask("rec", {}, "q?", { record: bad as Record<string, unknown> }).catch((x) => x);
       expect(e, shown).toBeInstanceOf(TypeError);
       expect(e.message).toBe(`record: want an object of the record's other members, not ${shown}`);
     }
     expect(await c.head("rec")).toBeUndefined();
     expect((await c.ask("rec", {}, "q?", { record: { turn: 1 } })).record).toEqual({ turn: 1, question: "q?" });
+  });
+
+  it("refuses an ask record holding question, which the question would replace", async () => {
+    // ask(s, state, "real?", { record: { question: "other" } }) stored "real?" and lost "other" without a word.
+    const c = srv.client;
+    const e = await c.ask("recq", {}, "real?", { record: { question: "other", turn: 1 } }).catch((x) => x);
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toBe(`record: it holds "question", which ask sets to the question: leave it out of the record`);
+    expect(await c.head("recq")).toBeUndefined();
   });
 });

@@ -1,9 +1,11 @@
 // Options of the wrong type or value, as a careless caller passes them:
 // refused at once in the caller's words, nothing sent, no server started.
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnClient, InvalidError, makePatch } from "../src/index.js";
 import { startServer } from "../src/local.js";
+import { cairnBin, tempDir } from "./harness.js";
 
 /** A server that counts the requests it gets and answers each with cairn's 404. */
 let server: Server;
@@ -148,7 +150,8 @@ describe("careless options", () => {
     expect(f).toBeInstanceOf(TypeError);
     expect((f as Error).message).toBe("fetch: want a function (such as globalThis.fetch), not 5");
     const c = new CairnClient({ url });
-    for (const [bad, shown] of [["x", "a string"], [{ aborted: true }, "an object"], [null, "null"]] as const) {
+    // (null is no signal, as fetch takes it: null-options.test.ts.)
+    for (const [bad, shown] of [["x", "a string"], [{ aborted: true }, "an object"]] as const) {
       for (const [what, call] of [
         ["head", () => c.head("s", { signal: bad as never })],
         ["commit", () => c.commit("s", {}, { signal: bad as never })],
@@ -160,5 +163,81 @@ describe("careless options", () => {
       }
     }
     expect(seen).toBe(0);
+  });
+});
+
+describe("startServer's env", () => {
+  it("refuses an env that is no object of strings before starting a server", async () => {
+    // "abc" was spread into the server's environment as 0=a 1=b 2=c, 5 as
+    // nothing, and {X: 5} went out as X=5.
+    const bin = "/nonexistent/cairn-not-run";
+    for (const [env, msg] of [
+      ["abc", "env: want an object of environment variables (names to strings), not a string"],
+      [5, "env: want an object of environment variables (names to strings), not 5"],
+      [["A=1"], "env: want an object of environment variables (names to strings), not an object"],
+      [{ A: "1", B: 5 }, 'env: "B": want a string, not 5'],
+      [{ A: null }, 'env: "A": want a string, not null'],
+    ] as const) {
+      const e = await caught(() => startServer({ bin, env: env as never }));
+      expect(e, msg).toBeInstanceOf(TypeError);
+      expect((e as Error).message).toBe(msg);
+    }
+    // null is no more environment, and an undefined member is left out, as Node leaves it:
+    // both go on to start the server (here: the binary that is not there).
+    for (const env of [null, { A: undefined }]) {
+      const e = await caught(() => startServer({ bin, env: env as never }));
+      expect((e as Error).message).toContain("cairn-not-run");
+    }
+  });
+});
+
+describe("startServer's timeout", () => {
+  it("is its client's, checked before a server starts", async () => {
+    // startServer had no timeout (Python's open() has): its client's
+    // requests were 90 s each, whatever the caller needed.
+    const bin = "/nonexistent/cairn-not-run";
+    for (const [timeout, msg] of [
+      [0, "timeout 0: want seconds > 0 (the default is 90)"],
+      [-1, "timeout -1: want seconds > 0 (the default is 90)"],
+      [NaN, "timeout NaN: want seconds > 0 (the default is 90)"],
+      ["5", 'timeout "5": want seconds > 0 (the default is 90)'],
+      [null, "timeout null: want seconds > 0 (the default is 90)"],
+    ] as const) {
+      const e = await caught(() => startServer({ bin, timeout: timeout as never }));
+      expect(e, msg).toBeInstanceOf(Error);
+      expect((e as Error).message).toBe(msg);
+    }
+  });
+  it.skipIf(!cairnBin())("is given to its client", async () => {
+    const dir = tempDir();
+    const srv = await startServer({ bin: cairnBin()!, store: dir, timeout: 7 });
+    try {
+      expect((srv.client as unknown as { timeout: number }).timeout).toBe(7);
+      expect((await srv.client.commit("t", {})).step).toBe(1);
+    } finally {
+      await srv.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("commitRetries", () => {
+  it("refuses one that is no whole number >= 0 before a commit or reply is sent", async () => {
+    // null and -1 were taken for no retries, and "2" for 2, without a word.
+    const c = new CairnClient({ url });
+    for (const [bad, shown] of [[null, "null"], [-1, "-1"], [1.5, "1.5"], ["2", '"2"'], [NaN, "NaN"], [Infinity, "Infinity"]] as const) {
+      c.commitRetries = bad as never;
+      for (const call of [() => c.commit("s", {}), () => c.reply("s", 1), () => c.ask("s", {}, "q?")]) {
+        const e = await caught(call);
+        expect(e, shown).toBeInstanceOf(InvalidError);
+        expect((e as Error).message).toBe(`cairn: 400 bad_request: commitRetries: want a whole number >= 0, not ${shown}`);
+      }
+    }
+    expect(seen).toBe(0);
+    c.commitRetries = 0;
+    // Sent: the counting server's 404.
+    expect(((await caught(() => c.commit("s", {}))) as Error).message).toBe("cairn: 404 not_found: no such session");
+    expect(seen).toBe(1);
+    seen = 0;
   });
 });

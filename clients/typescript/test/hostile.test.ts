@@ -90,16 +90,18 @@ describe.skipIf(!bin)("hostile calls against cairn serve", () => {
     const c = srv.client;
     await c.commit("n", { n: 1 }, { expect: 0 });
     for (const bad of [NaN, Infinity, -Infinity, 1.5, "1" as unknown as number, null as unknown as number]) {
-      const calls = [
+      // null is a step only where one is required: an option given as
+      // null is left out, as Python's None (null-options.test.ts).
+      const required = [() => c.step("n", bad), () => c.wait("n", bad, { timeout: 0.1 })];
+      const optional = [
         () => c.commit("n", { n: 2 }, { expect: bad }),
         () => c.patch("n", [{ op: "add", path: "/m", value: 1 }], { expect: bad }),
-        () => c.step("n", bad),
         () => c.fork("n", "n-f", { step: bad }),
-        () => c.wait("n", bad, { timeout: 0.1 }),
         () => c.reply("n", 1, { expect: bad }),
         () => c.log("n", { from: bad }),
         () => c.log("n", { limit: bad }),
       ];
+      const calls = bad === null ? required : [...required, ...optional];
       for (const call of calls) {
         const e = await call().catch((x) => x);
         expect(e, String(bad)).toBeInstanceOf(InvalidError);

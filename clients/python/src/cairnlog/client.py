@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 import uuid
 import warnings
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import CairnError, InvalidError, LimitError, NotFoundError, UnavailableError, UnreadableSessionsWarning, error_for
 
@@ -121,11 +121,17 @@ class _AnswerEarly:
             calling[0]._opened(self.sock, calling[1])  # type: ignore[attr-defined]
 
     def send(self, data: Any) -> None:
+        if self.sock is None and self.auto_open:  # type: ignore[attr-defined]
+            # Connected here, not within the try below: a connection reset as
+            # it was made (a server dying) left no socket, and getresponse
+            # failed with "'NoneType' object has no attribute 'makefile'".
+            self.connect()
         try:
             super().send(data)  # type: ignore[misc]
         except (BrokenPipeError, ConnectionResetError):
             # If the server did not answer, getresponse fails as before.
-            pass
+            if self.sock is None:  # type: ignore[attr-defined]
+                raise
 
 
 class _HTTPConnection(_AnswerEarly, http.client.HTTPConnection):
@@ -200,6 +206,27 @@ def _name(name: Any, what: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{what}: want a session's name (a str), not {name!r}")
     return name
+
+
+_NAME_RULE = "want 1-128 of A-Z a-z 0-9 . _ -, not starting with '.'"
+
+
+def _long(s: str) -> str:
+    """A long str as the server shows it: its start, and its length."""
+    return f"{json.dumps(s[:32])[:-1]}…\" ({len(s)} characters)"
+
+
+def _short_ref(ref: str, what: str) -> str:
+    """ref (a step reference, "S" or "S@N"), or InvalidError in the server's
+    words if it is longer than any: one past the server's 64 KiB of headers
+    was its plain "431 Request Header Fields Too Large"."""
+    name, _, num = ref.partition("@")
+    if len(name) > 128:
+        raise InvalidError(400, "bad_request", f"{what}: session {_long(name)}: {_NAME_RULE}")
+    if len(num.lstrip("0")) > 20:
+        raise InvalidError(400, "bad_request", f"{what}: bad step reference {_long(ref)}: "
+                                               "step number too large (at most 18446744073709551615)")
+    return ref
 
 
 def _flag(v: Any, what: str) -> bool:
@@ -324,7 +351,21 @@ def _refuse_odd_keys(body: Dict[str, Any], encoded: bool = True) -> None:
                                                f"{kind}, not a str: JSON object keys are strings{sent}: send str keys")
 
 
-def _encode(body: Dict[str, Any]) -> bytes:
+def _encode(body: Dict[str, Any], names: Optional[Mapping[str, str]] = None) -> bytes:
+    """The JSON text of a request body, as UTF-8 (see _encode_body). names:
+    the caller's names of the body's fields, where they differ (reply's
+    value, sent as "input"), for the errors to name them so."""
+    if not names:
+        return _encode_body(body)
+    try:
+        return _encode_body(body)
+    except (InvalidError, TypeError):
+        # Said again of the same values under the caller's names.
+        _encode_body({names.get(k, k): v for k, v in body.items()})
+        raise
+
+
+def _encode_body(body: Dict[str, Any]) -> bytes:
     """The JSON text of a request body, as UTF-8. A value JSON cannot hold
     (NaN, infinities, a circular or too deep structure, a dict key that is
     no str) is InvalidError naming the field; a type it cannot hold (a set,
@@ -397,6 +438,13 @@ def _check_timeout(timeout: Any) -> None:
         raise ValueError(f"timeout {timeout!r}: want seconds > 0 (the default is 90)")
 
 
+def _check_poll(poll: Any) -> None:
+    """InvalidError unless poll is a number of seconds > 0 (wait_for_reply's, wait_reply's)."""
+    if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= math.inf:
+        # poll=0 sent one wait after another, as fast as the server answered, for ever.
+        raise InvalidError(400, "bad_request", f"poll: want seconds > 0, not {poll!r}")
+
+
 def is_reply(record: Any) -> bool:
     """True if a step record is a human's reply ({"reply": ..., "in_reply_to": N})."""
     return isinstance(record, dict) and "reply" in record and "in_reply_to" in record
@@ -410,7 +458,11 @@ class Client:
     its idempotency key, once the server has shown it honours keys (see commit)."""
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 90) -> None:
-        url = url or os.environ.get("CAIRN_URL")
+        if url == "":
+            # Taken for no URL: the client talked to $CAIRN_URL's server, another
+            # than the caller's (an unset variable?), as TypeScript's refuses "".
+            raise ValueError("url: want the server's URL, not '' (leave url out for $CAIRN_URL)")
+        url = url if url is not None else os.environ.get("CAIRN_URL")
         if not url:
             raise ValueError("no server URL: pass url= or set CAIRN_URL")
         if not isinstance(url, str):
@@ -430,6 +482,9 @@ class Client:
         # float's range (10**400) made wait's arithmetic an OverflowError.
         self.timeout = min(timeout, MAX_TIMEOUT)
         self._keys_honoured = False
+        # Set by open() for the server it started: the words for that
+        # server's exit, or None while it runs.
+        self._server_gone: Optional[Callable[[], Optional[str]]] = None
         self._closed = False
         self._live: "set[socket.socket]" = set()
         self._live_lock = threading.Lock()
@@ -484,7 +539,7 @@ class Client:
 
     def _call(self, method: str, path: str, body: Any = None,
               query: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
-              headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
+              headers: Optional[Mapping[str, str]] = None, names: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
         self._check_open()
         url = self.url + path
         if query:
@@ -496,7 +551,7 @@ class Client:
         data = None
         hdrs = {"Accept": "application/json", **(headers or {})}
         if body is not None:
-            data = _encode(body)
+            data = _encode(body, names)
             hdrs["Content-Type"] = "application/json"
         if self.token:
             hdrs["Authorization"] = "Bearer " + _header_safe(self.token)  # type: ignore[operator]
@@ -575,6 +630,15 @@ class Client:
             what = "the server's answer was cut off (did it stop or restart?)"
         else:
             what = str(reason) or type(reason).__name__
+        # Asked only when the server may have died (a connection refused or
+        # cut off): the question may wait a moment for its exit.
+        dying = isinstance(reason, (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError,
+                                    BrokenPipeError, http.client.IncompleteRead))
+        gone = self._server_gone() if dying and self._server_gone is not None else None
+        if gone:
+            # A private server (open()'s) that exited: "is the port in the URL
+            # right?" asked about a port the caller never chose.
+            what = gone
         msg = f"could not reach the cairn server at {self.url}: {what}"
         if method not in ("GET", "HEAD"):
             msg += ("; nothing was sent" if never_sent else
@@ -611,6 +675,10 @@ class Client:
         if prefix is not None and not isinstance(prefix, str):
             # 5 went out as the prefix "5", and 0 listed every session.
             raise TypeError(f"prefix: want the start of session names (a str), not {prefix!r}")
+        if prefix is not None and len(prefix) > 128:
+            # In the server's words: one past its 64 KiB of headers was its
+            # plain "431 Request Header Fields Too Large".
+            raise InvalidError(400, "bad_request", f"prefix: {_long(prefix)} is not the start of a session name: {_NAME_RULE}")
         return _listed(self._call("GET", "/v1/sessions", query={"prefix": prefix or None})[1], "sessions")
 
     def inbox(self) -> List[Dict[str, Any]]:
@@ -670,19 +738,25 @@ class Client:
         answer is lost (see commit)."""
         return self._post_keyed(f"/v1/sessions/{self._s(session)}/steps", body, key, "commit")
 
-    def _post_keyed(self, path: str, body: Dict[str, Any], key: Optional[str], what: str) -> Step:
+    def _post_keyed(self, path: str, body: Dict[str, Any], key: Optional[str], what: str,
+                    names: Optional[Mapping[str, str]] = None) -> Step:
         """POST a step (what: "commit" or "reply") with an Idempotency-Key,
         sending it again while its answer is lost, once the server has shown
         it honours keys (see commit)."""
         key = _idempotency_key(key)
+        retries = self.commit_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            # Checked before sending: None (or "2") failed with a TypeError
+            # comparing it, and only once an answer was lost, in place of that error.
+            raise InvalidError(400, "bad_request", f"commit_retries: want a whole number >= 0, not {retries!r}")
         attempt = 0
         while True:
             try:
-                st = self._call("POST", path, body, headers={"Idempotency-Key": key})[1]
+                st = self._call("POST", path, body, headers={"Idempotency-Key": key}, names=names)[1]
             except UnavailableError as e:
                 if e.code == "unreachable" and not getattr(e, "sent", True):
                     raise  # nothing was sent: the caller's to retry, or not
-                if self._keys_honoured and attempt < self.commit_retries:
+                if self._keys_honoured and attempt < retries:
                     attempt += 1
                     time.sleep(0.2 * attempt)
                     continue
@@ -735,9 +809,7 @@ class Client:
         (the reply, unless another writer went on without one: check its
         record with is_reply), even if later steps landed meanwhile. poll is
         the timeout of each wait, seconds > 0."""
-        if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= math.inf:
-            # poll=0 sent one wait after another, as fast as the server answered, for ever.
-            raise InvalidError(400, "bad_request", f"poll: want seconds > 0, not {poll!r}")
+        _check_poll(poll)
         while True:
             st = self.wait(session, question_step, timeout=poll)
             if st is not None:
@@ -767,7 +839,9 @@ class Client:
         body: Dict[str, Any] = {"input": value}
         if expect is not None:
             body["expect"] = _whole(expect, "expect")
-        return self._post_keyed(f"/v1/sessions/{self._s(session)}/reply", body, idempotency_key, "reply")
+        # A value JSON cannot hold is named as the argument, value, not as the API's "input".
+        return self._post_keyed(f"/v1/sessions/{self._s(session)}/reply", body, idempotency_key, "reply",
+                                names={"input": "value"})
 
     def log(self, session: str, limit: Optional[int] = 100, from_step: Optional[int] = None) -> List[Step]:
         """Steps newest first, following parents across forks."""
@@ -828,6 +902,7 @@ class Client:
             if not isinstance(arg, str):
                 # 1 went out as "1", a session's name.
                 raise TypeError(f"{what}: want a step (\"SESSION\" or \"SESSION@N\", a str), not {arg!r}")
+            _short_ref(arg, what)
         return self._call("GET", "/v1/diff", query={"a": a, "b": b})[1]["changes"]
 
     def remove(self, session: str) -> Dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
-from .client import Client, Step, is_reply
+from .client import Client, Step, _check_poll, is_reply
 from .errors import ConflictError
 
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ class Session:
         its answer is last["record"]["reply"]."""
         # Closed: said as every other call says it, not as "asks no question".
         self.client._check_open()
+        # Checked with a timeout too, which leaves poll unused: poll="x" was taken without a word.
+        _check_poll(poll)
         q = self.head
         last = self.last
         if last is None or last.get("status") != "awaiting_input":

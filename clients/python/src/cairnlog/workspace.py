@@ -7,6 +7,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import threading
 import weakref
@@ -82,15 +83,20 @@ class Workspace:
         """Changes from step a to step b ("S" or "S@N")."""
         return self.client.diff(a, b)
 
-    def export(self, format: str, out: str, sessions: Sequence[str] = (), args: Sequence[str] = ()) -> None:
+    def export(self, format: str, out: str, sessions: Optional[Sequence[str]] = (),
+               args: Optional[Sequence[str]] = ()) -> None:
         """Export trajectories for training with `cairn export` (formats:
         openai-jsonl, atif, sharegpt, parquet, preference) to the file out.
         sessions are name globs; args are more `cairn export` flags. The
         HTTP API has no export route, so this needs the local mode (or a
-        store given to open())."""
+        store given to open()). None for sessions or args is none, as for
+        every other optional argument: every session, no more flags."""
         # Not sent to the server, but a call on a closed workspace all the
         # same: it ran cairn export after close(), as no other call does.
         self.client._check_open()
+        # None was "'NoneType' object is not iterable".
+        sessions = () if sessions is None else sessions
+        args = () if args is None else args
         for seq, what in ((sessions, "sessions"), (args, "args")):
             if isinstance(seq, (str, bytes)):
                 # "a*" went out as --session a --session '*', one a character.
@@ -112,7 +118,9 @@ class Workspace:
             raise InvalidError(400, "bad_request", f"out: want the path of the file to write, not {out!r}"
                                                    " (export writes a file; standard output is not returned)")
         if self.bin is None:
-            raise RuntimeError("export needs the cairn binary and the store: open the workspace with open(store=...) or open()")
+            # It said to open(store=...), which found no binary either.
+            raise RuntimeError("export runs `cairn export`, and no cairn binary was found: pass bin= to open(), "
+                               "set CAIRN_BIN, or put cairn on PATH")
         if not self.store and not self._default_store_is_served:
             raise RuntimeError(f"export needs the store of the server at {self.url}: pass it to open(store=..., url=...)"
                                " or set CAIRN_STORE")
@@ -142,6 +150,25 @@ def _stop(p: "subprocess.Popen[str]", readers: Sequence[threading.Thread] = ()) 
         t.join(timeout=5)
     if p.stdin is not None:
         p.stdin.close()
+
+
+def _exited(p: "subprocess.Popen[str]") -> Optional[str]:
+    """The words for a private server that has exited, or None if it runs.
+    Called when it did not answer: a server killed mid-call closes its
+    connections a moment before its exit can be read, so that moment is
+    waited for (at most a second)."""
+    try:
+        code = p.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        return None
+    if code < 0:
+        try:
+            how = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit status {code}"
+    return f"the cairn serve that open() started has exited ({how}): open another workspace to go on"
 
 
 def find_cairn(bin: Optional[str] = None) -> str:
@@ -212,6 +239,7 @@ def open(store: Optional[str] = None, *, url: Optional[str] = None, token: Optio
     except BaseException:
         _stop(p, readers)
         raise
+    client._server_gone = lambda: _exited(p)
     return Workspace(client, store=store, bin=exe, process=p, _readers=readers)
 
 

@@ -216,8 +216,10 @@ type commitRequest struct {
 	State  json.RawMessage `json:"state"`
 	Patch  json.RawMessage `json:"patch,omitempty"`
 	Record json.RawMessage `json:"record,omitempty"`
-	Status string          `json:"status,omitempty"`
-	Expect *uint64         `json:"expect,omitempty"`
+	// Status is nil when left out or null; "" is no status, refused
+	// (it was taken for running: a caller's unset variable, say).
+	Status *string `json:"status,omitempty"`
+	Expect *uint64 `json:"expect,omitempty"`
 }
 
 var commitFields = []field{
@@ -264,9 +266,9 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) error {
 	if opts.IdempotencyKey, err = idempotencyKey(r); err != nil {
 		return err
 	}
-	if req.Status != "" {
-		if opts.Status, err = cairn.ParseStatus(req.Status); err != nil {
-			return badRequest("status %s: want running, awaiting_input or done", termtext.Quote(req.Status))
+	if req.Status != nil {
+		if opts.Status, err = cairn.ParseStatus(*req.Status); err != nil {
+			return badRequest("status %s: want running, awaiting_input or done", termtext.Quote(*req.Status))
 		}
 	}
 	if len(req.Record) > 0 && string(req.Record) != "null" {

@@ -62,8 +62,16 @@ type NotFoundError struct {
 	// Head is the session's head when Why is NotFoundPastHead.
 	Head uint64
 	// Start is the step the session's history starts at when Why is
-	// NotFoundPruned or NotFoundBeforeStart.
+	// NotFoundPruned or NotFoundBeforeStart; and, when Why is
+	// NotFoundRemoved and Start is not 0, the step the history of the
+	// session's name starts at now, which was committed to again since
+	// the removal.
 	Start uint64
+	// InForks, when Why is NotFoundRemoved, says that the step was in
+	// the session's history when it was removed: a session forked from
+	// it above the step holds it still, as its step of the same number,
+	// and the words say where to read it.
+	InForks bool
 	// Below is, when Why is NotFoundLost and the lost object is one of
 	// the history the session was forked from, the session's first
 	// step, which the asked step lies below; 0 if the step's own object
@@ -123,11 +131,18 @@ func (e *NotFoundError) why() string {
 	case NotFoundNoSteps:
 		return "session " + e.Session + " has no steps"
 	case NotFoundRemoved:
-		if e.Step > 0 {
-			// "step s@3" has named the session already.
-			return "the session was removed"
+		if e.Step == 0 {
+			return "session " + e.Session + " was removed"
 		}
-		return "session " + e.Session + " was removed"
+		// "step s@3" has named the session already.
+		why := "the session was removed"
+		if e.InForks {
+			why += fmt.Sprintf("; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)", e.Session, e.Step, e.Step)
+		}
+		if e.Start > 0 {
+			why += fmt.Sprintf("; %s was committed to again since, and its history starts at step %d", e.Session, e.Start)
+		}
+		return why
 	case NotFoundPastHead:
 		return fmt.Sprintf("the session's head is step %d", e.Head)
 	case NotFoundPruned:

@@ -57,7 +57,7 @@ func TestNotFoundErrorSaysSessionAndWhy(t *testing.T) {
 		{"Head of r", call(func() (*cairn.Step, error) { return r.Head(ctx) }), removed, "session r not found: it was removed"},
 		{"ReadHead r", call(func() (*cairn.Step, error) { return ws.ReadHead(ctx, "r") }), removed, "session r not found: it was removed"},
 		{"Step r@9", call(func() (*cairn.Step, error) { return r.Step(ctx, 9) }), step(removed, 9), "step r@9 not found: the session was removed"},
-		{"Step r@1", call(func() (*cairn.Step, error) { return r.Step(ctx, 1) }), step(removed, 1),
+		{"Step r@1", call(func() (*cairn.Step, error) { return r.Step(ctx, 1) }), cairn.NotFoundError{Session: "r", Step: 1, Why: cairn.NotFoundRemoved, InForks: true},
 			"step r@1 not found: the session was removed; if a session was forked from r above step 1, its history still holds this step, as its step 1 (cairn log FORK lists it)"},
 		{"Verify r", func() error { _, err := ws.Verify(ctx, "r"); return err }(), removed, "session r not found: it was removed"},
 		{"Usage r", func() error { _, err := ws.Usage(ctx, "r"); return err }(), removed, "session r not found: it was removed"},

@@ -994,72 +994,91 @@ func (s *Session) step(ctx context.Context, n uint64) (_ *Step, err error) {
 	}
 	if n < base {
 		// Pruned, removed, or a damaged base marker: gc's rule tells.
-		if _, err := s.notRemoved(ctx, n); err != nil {
-			if errors.Is(err, ErrRemoved) {
-				// A fork's history may still hold the step: say where
-				// to read it. Which forks there are is not known without
-				// a listing of every session, so the words name none.
-				return nil, fmt.Errorf("%w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)", err, s.name, n, n)
-			}
-			return nil, err
-		}
-		return nil, s.ws.belowBase(ctx, s.name, n, base)
+		return nil, s.ws.underBase(ctx, s.name, n, base)
 	}
 	st, err := s.ws.repo.ReadStep(ctx, s.name, n)
 	if errors.Is(err, cas.ErrNotFound) {
-		// Above the head the step was never written: say so in the
-		// user's words. At or below it, an object is missing: name it.
-		head, base, herr := s.ws.repo.FindHeadBase(ctx, s.name)
-		if herr != nil {
-			// Where the session ends is not known: its steps cannot be
-			// listed (a file stands where their directory belongs, the
-			// store did not answer). Whether step n was ever written is
-			// not known either, so it is not said lost: the listing's
-			// error says what is wrong, in the words log and verify use.
-			return nil, fmt.Errorf("step %s@%d: %w", s.name, n, herr)
-		}
-		if n > head {
-			switch {
-			case head == 0:
-				return nil, noStepsErr(s.name, n)
-			case head < base:
-				now, err := s.notRemoved(ctx, n)
-				if err != nil {
-					return nil, err
-				}
-				head = now // committed and pruned since the base was read
-			}
-			return nil, &NotFoundError{Session: s.name, Step: n, Why: NotFoundPastHead, Head: head}
-		}
-		// The head is at or past n: step n may have landed since it was
-		// read (a commit beside this read). A step slot, once written,
-		// stays, so a second read tells.
-		st, err := s.ws.repo.ReadStep(ctx, s.name, n)
-		if err == nil {
-			return newStep(s.ws, st), nil
-		}
-		if !errors.Is(err, cas.ErrNotFound) {
-			return nil, err
-		}
-		// Below a fork's first step the history is shared: step n of
-		// the fork is the step numbered n that its first step's parent
-		// goes down to (in the session forked from, or further down a
-		// chain of forks of forks), read as it was written, in this
-		// session's history. Its own session may have pruned it or been
-		// removed since: this history holds it, and gc keeps it.
-		if first, ferr := s.ws.firstStep(ctx, s.name); ferr == nil && first != nil && first.Origin != nil && first.Parent != nil && n < first.Number {
+		st, first, err := s.ws.missingStep(ctx, s.name, n)
+		if first != nil {
+			// Below a fork's first step the history is shared: step n
+			// of the fork is the step numbered n that its first step's
+			// parent goes down to (in the session forked from, or
+			// further down a chain of forks of forks), read as it was
+			// written, in this session's history. Its own session may
+			// have pruned it or been removed since: this history holds
+			// it, and gc keeps it.
 			return s.forkedStep(ctx, first, n)
 		}
-		// At or below the head with no object: the store lost it (or a
-		// prune and gc swept it since the base was read). That is damage;
-		// the read's own words ("read session d, step 20: not found")
-		// would say the step and its absence twice.
-		return nil, &NotFoundError{Session: s.name, Step: n, Why: NotFoundLost}
+		if err != nil {
+			return nil, err
+		}
+		return newStep(s.ws, st), nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	return newStep(s.ws, st), nil
+}
+
+// missingStep says why step n of session has no object in the store
+// (a read of it said cas.ErrNotFound), as Session.Step and
+// Workspace.ReadStep say it: the session has no steps, the step is
+// above its head, below its base (pruned or removed: underBase), or the
+// store lost it. It is the path of a read that failed only: it costs a
+// listing of the session's steps, and, as the answer needs, a read of
+// its base's neighbour, a second read of the step (which may have
+// landed since the first), and the session's first step. It returns
+// the step if it landed since; or, if the session is a fork and n is
+// below its first step, that first step, whose history holds step n
+// (the caller reads it there, or not); else the error, a
+// *NotFoundError, or the listing's error, wrapped, if the session's
+// steps cannot be listed: then whether step n was ever written is not
+// known, and it is not said lost.
+func (w *Workspace) missingStep(ctx context.Context, session string, n uint64) (st, forkFirst *manifest.Step, err error) {
+	// Above the head the step was never written: say so in the user's
+	// words. At or below it, an object is missing: name it.
+	head, base, err := w.repo.FindHeadBase(ctx, session)
+	if err != nil {
+		// Where the session ends is not known: its steps cannot be
+		// listed (a file stands where their directory belongs, the
+		// store did not answer). The listing's error says what is
+		// wrong, in the words log and verify use.
+		return nil, nil, fmt.Errorf("step %s@%d: %w", session, n, err)
+	}
+	switch {
+	case head == 0:
+		return nil, nil, noStepsErr(session, n)
+	case n > head:
+		if head < base {
+			now, err := w.notRemoved(ctx, session, n)
+			if err != nil {
+				return nil, nil, err
+			}
+			head = now // committed and pruned since the base was read
+		}
+		return nil, nil, &NotFoundError{Session: session, Step: n, Why: NotFoundPastHead, Head: head}
+	case n < base:
+		// Pruned or removed since it was asked for, and gc swept it.
+		return nil, nil, w.underBase(ctx, session, n, base)
+	}
+	// The head is at or past n: step n may have landed since it was
+	// read (a commit beside this read). A step slot, once written,
+	// stays, so a second read tells.
+	st, err = w.repo.ReadStep(ctx, session, n)
+	if err == nil {
+		return st, nil, nil
+	}
+	if !errors.Is(err, cas.ErrNotFound) {
+		return nil, nil, err
+	}
+	if first, ferr := w.firstStep(ctx, session); ferr == nil && first != nil && first.Origin != nil && first.Parent != nil && n < first.Number {
+		return nil, first, nil
+	}
+	// At or below the head with no object: the store lost it (or a
+	// prune and gc swept it since the base was read). That is damage;
+	// the read's own words ("read session d, step 20: not found") would
+	// say the step and its absence twice.
+	return nil, nil, &NotFoundError{Session: session, Step: n, Why: NotFoundLost}
 }
 
 // forkedStep returns step n of the session, below first, its first
@@ -1079,15 +1098,16 @@ func (s *Session) forkedStep(ctx context.Context, first *manifest.Step, n uint64
 	return newStep(s.ws, st).inHistory(s.name), nil
 }
 
-// notRemoved returns the session's head, or the error for step n if the
-// session was removed or its base marker is damaged (Workspace.removedNow).
-func (s *Session) notRemoved(ctx context.Context, n uint64) (head uint64, err error) {
-	removed, head, err := s.ws.removedNow(ctx, s.name)
+// notRemoved returns the head of session, or the error for its step n
+// if the session was removed or its base marker is damaged
+// (removedNow).
+func (w *Workspace) notRemoved(ctx context.Context, session string, n uint64) (head uint64, err error) {
+	removed, head, err := w.removedNow(ctx, session)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("step %s@%d: %w", s.name, n, err)
+		return 0, fmt.Errorf("step %s@%d: %w", session, n, err)
 	case removed:
-		return 0, removedErr(s.name, n)
+		return 0, removedErr(session, n)
 	}
 	return head, nil
 }
@@ -1202,8 +1222,7 @@ func (w *Workspace) leftHistory(ctx context.Context, from *Step, cause error) er
 		return fmt.Errorf("step %s@%d: %w", via, from.m.Number, err)
 	case removed:
 		// As Session.Step says it: a fork's history may hold the step.
-		return fmt.Errorf("%w; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)",
-			removedErr(via, from.m.Number), via, from.m.Number, from.m.Number)
+		return &NotFoundError{Session: via, Step: from.m.Number, Why: NotFoundRemoved, InForks: true}
 	}
 	base, err := w.repo.ReadBase(ctx, via)
 	if err != nil {

@@ -597,12 +597,28 @@ func (w *Workspace) belowBase(ctx context.Context, session string, n, base uint6
 		// The name may have been committed to since: say where its new
 		// history starts, or the user reads a live session as gone.
 		if head, err := w.repo.FindHead(ctx, session); err == nil && head >= base {
-			return fmt.Errorf("%w; %s was committed to again since, and its history starts at step %d",
-				removedErr(session, n), session, base)
+			return &NotFoundError{Session: session, Step: n, Why: NotFoundRemoved, Start: base}
 		}
 		return removedErr(session, n)
 	}
 	return &NotFoundError{Session: session, Step: n, Why: NotFoundPruned, Start: base}
+}
+
+// underBase is the error for step n of session, below the session's
+// base, as Session.Step says it: if the session is removed now (gc's
+// rule: removedNow), removed, and a session forked from it above step
+// n holds the step still (which forks there are is not known without a
+// listing of every session, so the words name none); else belowBase's
+// answer; or the error of a damaged base marker.
+func (w *Workspace) underBase(ctx context.Context, session string, n, base uint64) error {
+	removed, _, err := w.removedNow(ctx, session)
+	switch {
+	case err != nil:
+		return fmt.Errorf("step %s@%d: %w", session, n, err)
+	case removed:
+		return &NotFoundError{Session: session, Step: n, Why: NotFoundRemoved, InForks: true}
+	}
+	return w.belowBase(ctx, session, n, base)
 }
 
 // removedBelow reports whether the history of session ends at base
@@ -707,7 +723,11 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // returned until gc deletes it (Session.Step and Resolve refuse it with
 // ErrNotFound), and a fork's step below its first step is not found
 // there (Session.Step reads it in the history it was forked from).
-// A missing step is ErrNotFound.
+// A missing step is a *NotFoundError, which says why as Session.Step
+// does (it has no steps, the step is above the head, pruned, removed,
+// or lost) at the cost, on that path only, of the reads that tell; a
+// fork's step below its first step, or one whose session's steps cannot
+// be listed, is one that says no reason.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
 	if err := w.enterCtx(ctx, fmt.Sprintf("step %s@%d", session, n)); err != nil {
 		return nil, err
@@ -722,7 +742,21 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 	}
 	st, err := w.repo.ReadStep(ctx, session, n)
 	if errors.Is(err, cas.ErrNotFound) {
-		return nil, fmt.Errorf("step %s@%d: %w", session, n, ErrNotFound)
+		var forkFirst *manifest.Step
+		st, forkFirst, err = w.missingStep(ctx, session, n)
+		var nf *NotFoundError
+		switch {
+		case forkFirst != nil:
+			// Its history holds step n, not its own objects, which
+			// are all this reads.
+			return nil, &NotFoundError{Session: session, Step: n}
+		case errors.As(err, &nf):
+			return nil, err
+		case err != nil:
+			// Why is not known (the session's steps could not be
+			// listed): that it is not there is.
+			return nil, &NotFoundError{Session: session, Step: n}
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -417,10 +417,14 @@ func (s *Store) forkOnto(ctx context.Context, id string, n uint64, to string, da
 // errors.As. A limit error says how to raise the limit (hinted).
 func (s *Store) failed(err error, ids []string, format string, args ...any) error {
 	what := "eino store: " + fmt.Sprintf(format, args...)
-	msg := hinted(err).Error()
-	if nf := (*cairn.NotFoundError)(nil); errors.As(err, &nf) {
-		// Said by what it is, not by its words: those say "steps".
-		msg = strings.Replace(msg, nf.Error(), notFound(nf), 1)
+	var msg string
+	if nf := (*cairn.NotFoundError)(nil); errors.As(err, &nf) && nf != nil {
+		// Said by what it is, not by its words: those say "steps". What
+		// cairn says before it ("fork s@3 to t: ") is the call, which
+		// what says already.
+		msg = notFound(nf)
+	} else {
+		msg = hinted(err).Error()
 	}
 	inner := s.speak(msg, ids)
 	// The call already names what cairn's error begins with: say it once.
@@ -453,6 +457,12 @@ func notFound(nf *cairn.NotFoundError) string {
 		why = "nothing was saved under it"
 	case cairn.NotFoundRemoved:
 		why = "its cairn session was removed"
+		if nf.Step > 0 && nf.InForks {
+			why += fmt.Sprintf("; if a session was forked from %s above step %d, its history still holds this step, as its step %d (cairn log FORK lists it)", nf.Session, nf.Step, nf.Step)
+		}
+		if nf.Step > 0 && nf.Start > 0 {
+			why += fmt.Sprintf("; %s was committed to again since, and its history starts at step %d", nf.Session, nf.Start)
+		}
 	case cairn.NotFoundPastHead:
 		why = fmt.Sprintf("its newest step is %d", nf.Head)
 	case cairn.NotFoundPruned:

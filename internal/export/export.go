@@ -614,6 +614,11 @@ func (e *exporter) resolvePoint(ctx context.Context, p cairn.StepRef) (cairn.Ste
 		seen[k] = true
 		chain = append(chain, k)
 		st, err := e.ws.ReadStep(ctx, p.Session, p.Number)
+		var nf *cairn.NotFoundError
+		if errors.As(err, &nf) && nf.Session == p.Session && nf.Step == p.Number {
+			// It names the step: "read fork origin: step a@3 not found: …".
+			return p, fmt.Errorf("read fork origin: %w", err)
+		}
 		if err != nil {
 			return p, fmt.Errorf("read fork origin %s@%d: %w", p.Session, p.Number, err)
 		}

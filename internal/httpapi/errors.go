@@ -97,17 +97,36 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) {
 }
 
 // notFoundWords says a 404's reason, whose code (not_found) says "not
-// found" already: the Go API's words with the reason of the
-// cairn.NotFoundError they hold in place of its whole text ("session x
-// has no steps", not "session x not found: it has no steps"; "step p@9:
-// the session's head is step 2").
+// found" already: the Reason of the cairn.NotFoundError err holds
+// ("session x has no steps", not "session x not found: it has no steps";
+// "step p@9: the session's head is step 2"), after what the call was if
+// the handler said it (callError: "fork a@1 to b: step a@1: the session
+// was removed; …"), as the Go API says it before the error. An error
+// that holds none is said as it is.
 func notFoundWords(err error) string {
 	var nf *cairn.NotFoundError
-	if errors.As(err, &nf) && nf != nil {
-		return oneLine(errors.New(strings.Replace(err.Error(), nf.Error(), nf.Reason(), 1)))
+	if !errors.As(err, &nf) || nf == nil {
+		return oneLine(err)
 	}
-	return oneLine(err)
+	var in *callError
+	if errors.As(err, &in) {
+		return in.call + ": " + nf.Reason()
+	}
+	return nf.Reason()
 }
+
+// callError is err, the failure of a call a handler made, with what the
+// call was in the Go API's words ("fork a@1 to b", "reply to x"), which
+// that API's error says before a cairn.NotFoundError it wraps: a 404
+// says them before the reason (notFoundWords). Its text, and what it
+// matches, are err's.
+type callError struct {
+	call string
+	err  error
+}
+
+func (e *callError) Error() string { return e.err.Error() }
+func (e *callError) Unwrap() error { return e.err }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 

@@ -343,9 +343,9 @@ func (s *Server) head(w http.ResponseWriter, r *http.Request) error {
 }
 
 // stepOf reads step n of e's session. A step that is not there is a 404
-// that says why, in the words of the Go API (notFoundWords): never
-// written (the head is below it), pruned, removed, or below a fork's
-// first step.
+// that says why, in the words of the Go API's cairn.NotFoundError
+// (notFoundWords): never written (the head is below it), pruned,
+// removed, or below a fork's first step.
 func stepOf(ctx context.Context, e *entry, n uint64) (*cairn.Step, error) {
 	return e.sess.Step(ctx, n)
 }
@@ -716,7 +716,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
 	}
 	st, err := s.ws.Fork(r.Context(), from, req.To)
 	if err != nil {
-		return err
+		return &callError{call: fmt.Sprintf("fork %s to %s", from, req.To), err: err}
 	}
 	s.sessions.publish(to, st)
 	writeJSON(w, http.StatusCreated, info(st))
@@ -764,7 +764,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	}
 	st, err := hitl.ReplyWith(r.Context(), e.sess, req.Input, hitl.ReplyOptions{Question: req.Expect, IdempotencyKey: key})
 	if err != nil {
-		return err
+		return &callError{call: "reply to " + e.sess.Name(), err: err}
 	}
 	if st.Replayed {
 		w.Header().Set(replayedHeader, "true")

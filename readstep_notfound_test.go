@@ -3,9 +3,11 @@ package cairn_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cairnlog/cairn"
+	"github.com/cairnlog/cairn/cas"
 	"github.com/cairnlog/cairn/cas/mem"
 	"github.com/cairnlog/cairn/manifest"
 )
@@ -80,5 +82,30 @@ func TestReadStepNotFoundSaysWhy(t *testing.T) {
 	// A step that is there costs no more than it did, and reads.
 	if st, err := ws.ReadStep(ctx, "d", 6); err != nil || st.Number != 6 {
 		t.Errorf("ReadStep d@6: %v, %v", st, err)
+	}
+}
+
+// listRefused is a store whose listings fail: an outage, or a store
+// whose steps cannot be listed.
+type listRefused struct{ *mem.Store }
+
+func (listRefused) List(context.Context, string, string, func(cas.Info) error) error {
+	return errors.New("the listing was refused")
+}
+
+// TestReadStepMissingWhenListingFails: a step whose object is missing,
+// in a session whose steps cannot be listed, is not said "not found":
+// whether it was ever written is not known, and the listing's failure is
+// what is wrong. ReadStep said "step d@2 not found", hiding it.
+func TestReadStepMissingWhenListingFails(t *testing.T) {
+	ctx := context.Background()
+	store := mem.New()
+	commitSmall(t, cairn.OpenStore(store), "d", 3)
+	if err := store.Delete(ctx, manifest.StepKey("d", 2)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cairn.OpenStore(listRefused{store}).ReadStep(ctx, "d", 2)
+	if err == nil || errors.Is(err, cairn.ErrNotFound) || !strings.Contains(err.Error(), "the listing was refused") {
+		t.Fatalf("ReadStep d@2 of a store that cannot list: %v; want the listing's error, not ErrNotFound", err)
 	}
 }

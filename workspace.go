@@ -726,8 +726,10 @@ func (w *Workspace) firstStep(ctx context.Context, session string) (*manifest.St
 // A missing step is a *NotFoundError, which says why as Session.Step
 // does (it has no steps, the step is above the head, pruned, removed,
 // or lost) at the cost, on that path only, of the reads that tell; a
-// fork's step below its first step, or one whose session's steps cannot
-// be listed, is one that says no reason.
+// fork's step below its first step is one that says no reason. If the
+// session's steps cannot be listed (or its base marker read), whether
+// the step was ever written is not known: the error is that failure's,
+// not ErrNotFound.
 func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *Step, err error) {
 	if err := w.enterCtx(ctx, fmt.Sprintf("step %s@%d", session, n)); err != nil {
 		return nil, err
@@ -753,9 +755,11 @@ func (w *Workspace) ReadStep(ctx context.Context, session string, n uint64) (_ *
 		case errors.As(err, &nf):
 			return nil, err
 		case err != nil:
-			// Why is not known (the session's steps could not be
-			// listed): that it is not there is.
-			return nil, &NotFoundError{Session: session, Step: n}
+			// Why is not known: the session's steps cannot be listed,
+			// or its base marker read. That error says what is wrong
+			// (an outage, damage), as Session.Step says it; "not
+			// found" would hide it.
+			return nil, err
 		}
 	}
 	if err != nil {

@@ -263,6 +263,11 @@ func ReplyWith(ctx context.Context, s *cairn.Session, input json.RawMessage, opt
 		}
 	}
 	head, err := s.Head(ctx)
+	if nf := (*cairn.NotFoundError)(nil); errors.As(err, &nf) {
+		// It names the session: "reply to x: session x not found" said
+		// it twice.
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reply to %s: %w", s.Name(), err)
 	}

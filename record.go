@@ -165,7 +165,9 @@ var recordKeys = []string{"messages", "tools", "agent", "model", "tokens", "cost
 // the convention: it is not a JSON object or has none of the
 // convention's keys (errors wrapping ErrNotConventional), or one of them
 // has the wrong shape.
-// Keys outside the convention are allowed and ignored.
+// Keys outside the convention are allowed and ignored; a key that is
+// one of the convention's in other letters ("Role") is a wrong shape,
+// not read as that key (encoding/json would match it ignoring case).
 func ParseRecord(raw []byte) (rec *Record, err error) {
 	raw = bytes.TrimSpace(raw)
 	if rec, ok := parseRecordFast(raw); ok {
@@ -203,6 +205,11 @@ func parseRecord(raw []byte) (rec *Record, err error) {
 	if err := rec.Validate(); err != nil {
 		return nil, err
 	}
+	// Read as the convention's, a key in other letters would be taken
+	// for the convention's own (encoding/json ignores case).
+	if msg := recordShape.folded(raw, ""); msg != "" {
+		return nil, errors.New("step record: " + msg)
+	}
 	return rec, nil
 }
 
@@ -225,7 +232,7 @@ func parseRecordFast(raw []byte) (rec *Record, ok bool) {
 		return nil, false
 	}
 	rec = w.record()
-	if rec.Validate() != nil {
+	if rec.Validate() != nil || recordShape.folded(raw, "") != "" {
 		return nil, false
 	}
 	return rec, true
@@ -302,47 +309,91 @@ func (w *wireRecord) record() *Record {
 // convention's keys at its top level, as parseRecord's map of its keys
 // would: scanned is false if raw could not be read as an object.
 func hasRecordKey(raw []byte) (known, scanned bool) {
-	i := skipSpace(raw, 1)
-	if i < len(raw) && raw[i] == '}' {
-		return false, true
+	scanned = eachMember(raw, func(key string, _ []byte) bool {
+		known = slices.Contains(recordKeys, key)
+		return !known
+	})
+	return known, scanned
+}
+
+// eachMember calls fn with each member of the JSON object text raw (its
+// key unescaped, its value's text), in order, until fn returns false. It
+// reports false if raw could not be read as an object that far: the
+// text is followed, not checked (json.Unmarshal checks it).
+func eachMember(raw []byte, fn func(key string, val []byte) bool) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
+		return true
 	}
 	for i < len(raw) {
 		if raw[i] != '"' {
-			return false, false
+			return false
 		}
 		end, escaped := stringEnd(raw, i)
 		if end < 0 {
-			return false, false
+			return false
 		}
-		key := raw[i+1 : end]
-		if escaped {
-			var k string
-			if json.Unmarshal(raw[i:end+1], &k) != nil {
-				return false, false
-			}
-			key = []byte(k)
-		}
-		if slices.Contains(recordKeys, string(key)) {
-			return true, true
+		key := string(raw[i+1 : end])
+		if escaped && json.Unmarshal(raw[i:end+1], &key) != nil {
+			return false
 		}
 		i = skipSpace(raw, end+1)
 		if i >= len(raw) || raw[i] != ':' {
-			return false, false
+			return false
 		}
-		if i = valueEnd(raw, skipSpace(raw, i+1)); i < 0 {
-			return false, false
+		from := skipSpace(raw, i+1)
+		if i = valueEnd(raw, from); i < 0 {
+			return false
+		}
+		if !fn(key, raw[from:i]) {
+			return true
 		}
 		i = skipSpace(raw, i)
 		switch {
 		case i < len(raw) && raw[i] == ',':
 			i = skipSpace(raw, i+1)
 		case i < len(raw) && raw[i] == '}':
-			return false, true
+			return true
 		default:
-			return false, false
+			return false
 		}
 	}
-	return false, false
+	return false
+}
+
+// eachElement calls fn with the text of each element of the JSON array
+// text raw, in order, until fn returns false; as eachMember, it reports
+// false if raw could not be read as an array that far.
+func eachElement(raw []byte, fn func(i int, val []byte) bool) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
+		return true
+	}
+	for n := 0; i < len(raw); n++ {
+		from := i
+		if i = valueEnd(raw, from); i < 0 {
+			return false
+		}
+		if !fn(n, raw[from:i]) {
+			return true
+		}
+		i = skipSpace(raw, i)
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		case i < len(raw) && raw[i] == ']':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func skipSpace(b []byte, i int) int {
@@ -521,7 +572,11 @@ var (
 			}}},
 			"tool_call_id": shapeString, "name": shapeString,
 		}}},
-		"tools":      {want: "an array", kind: 'a', elem: shapeAny},
+		// A tool's members are checked by validTool; its shape here
+		// (of no kind) names the keys it reads, for folded.
+		"tools": {want: "an array", kind: 'a', elem: &shape{fields: map[string]*shape{
+			"type": shapeAny, "function": {fields: map[string]*shape{"name": shapeAny, "parameters": shapeAny}},
+		}}},
 		"agent":      {want: "an object", kind: 'o', fields: map[string]*shape{"name": shapeString, "version": shapeString}},
 		"model":      shapeString,
 		"tokens":     {want: "an object", kind: 'o', fields: map[string]*shape{"prompt": shapeInteger, "completion": shapeInteger, "cached": shapeInteger}},
@@ -532,6 +587,46 @@ var (
 		"reward":     shapeNumber,
 	}}
 )
+
+// folded returns where raw, JSON text of this shape at path, has a key
+// that is none of the shape's fields but one of them in other letters
+// ("Role", "messAges", "tYpe"), or "". encoding/json matches keys
+// ignoring case, so the record would read as if the key were the
+// field's, while the exports copy the parts they take raw (tools) with
+// the key as given, which their readers do not take.
+func (s *shape) folded(raw []byte, path string) string {
+	var msg string
+	switch {
+	case s.fields != nil:
+		eachMember(raw, func(key string, val []byte) bool {
+			if sub, ok := s.fields[key]; ok {
+				name := key
+				if path != "" {
+					name = path + "." + key
+				}
+				msg = sub.folded(val, name)
+				return msg == ""
+			}
+			for f := range s.fields {
+				if strings.EqualFold(f, key) {
+					at := ""
+					if path != "" {
+						at = path + ": "
+					}
+					msg = fmt.Sprintf("%skey %q is the convention's %q in other letters: its keys are matched exactly", at, key, f)
+					return false
+				}
+			}
+			return true
+		})
+	case s.kind == 'a' && s.elem != nil:
+		eachElement(raw, func(i int, val []byte) bool {
+			msg = s.elem.folded(val, fmt.Sprintf("%s[%d]", path, i))
+			return msg == ""
+		})
+	}
+	return msg
+}
 
 // shapeError explains why raw, a JSON object, did not decode as a Record
 // (err, in Go's words): the path of the first value of the wrong kind,

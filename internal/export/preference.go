@@ -170,7 +170,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		// of the wrong shape, or a tool result before its call, leaves a
 		// hole, so the branch is not paired.
 		v := p.v
-		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall {
+		if holed(v) {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
@@ -220,17 +220,19 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		if t.Truncated {
 			cut = t.first()
 		}
-		// No branch's check saw these messages.
-		where, err := badCallOf(t)
+		// No branch's check saw these messages: they go through the
+		// checks a branch's path goes through (branchPathOf), and a
+		// prompt that fails one skips, named, each branch a pair would
+		// have had (one ranked apart from another), as the same prompt
+		// read from an unpruned branch does.
+		pc, err := promptCheckOf(t)
 		if err != nil {
 			return err
 		}
-		if where != "" {
-			// Each branch a pair would have had (one ranked apart
-			// from another) is skipped.
+		if pc.skip != "" {
 			for _, b := range branches {
 				if slices.ContainsFunc(branches, func(o branch) bool { return o.score != b.score }) {
-					e.sum.Skipped = addNote(e.sum.Skipped, reasonToolName, b.head.Session, where)
+					e.sum.Skipped = addNote(e.sum.Skipped, pc.skip, b.head.Session, pc.where)
 				}
 			}
 			return nil
@@ -444,20 +446,44 @@ func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err e
 	return unpaired, nil
 }
 
-// badCallOf says where the first tool call of t is whose function name
-// OpenAI's format refuses (chatCheck.badCall), reading a path too long
-// to hold once more; "" if there is none.
-func badCallOf(t *Trajectory) (string, error) {
-	l := t.long
-	if l == nil {
-		c := checkHeld(t)
-		return c.badCallBefore(c.n), nil
+// holed reports whether v, a path's chatVerdict, says its messages
+// cannot be read whole: a record of the wrong shape, a tool result that
+// follows no call, a call left unanswered before the conversation goes
+// on. A preference branch whose path (or prompt) is one is not paired.
+func holed(v verdict) bool {
+	return v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall
+}
+
+// promptCheck is what the checks of a branch's path (branchPathOf) say
+// of a prompt read from the fork point's own path: skip, if set, is why
+// it is not paired, where its first case.
+type promptCheck struct {
+	skip, where string
+}
+
+// promptCheckOf checks t, the fork point's path, as a prompt: as
+// branchPathOf checks a branch's path (chatCheck), a path too long to
+// hold read once more. A call the point's last assistant message leaves
+// unanswered is not a hole: the branches hold its results.
+func promptCheckOf(t *Trajectory) (promptCheck, error) {
+	var c *chatCheck
+	if l := t.long; l == nil {
+		c = checkHeld(t)
+	} else {
+		c = newChatCheck(l.adapter != nil)
+		if _, err := l.eachSettled(func(s Step) error { c.add(s); return nil }); err != nil {
+			return promptCheck{}, err
+		}
 	}
-	c := newChatCheck(l.adapter != nil)
-	if _, err := l.eachSettled(func(s Step) error { c.add(s); return nil }); err != nil {
-		return "", err
+	var v verdict
+	c.chatVerdict(&v)
+	if holed(v) {
+		return promptCheck{skip: v.skip, where: v.example[v.skip]}, nil
 	}
-	return c.badCallBefore(c.n), nil
+	if where := c.badCallBefore(c.n); where != "" {
+		return promptCheck{skip: reasonToolName, where: where}, nil
+	}
+	return promptCheck{}, nil
 }
 
 // firstRaw names the first step of steps whose record is raw (not

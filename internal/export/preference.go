@@ -23,6 +23,10 @@ type branch struct {
 	// raw is set if the branch's path holds raw records, left out of
 	// its messages: the first of them, to note.
 	raw string
+	// ownPrompt is set if the branch's path holds the prompt (the fork
+	// point): else its raw records are only those after the point, and
+	// the prompt's, read from another path, are noted for it too.
+	ownPrompt bool
 	// unanswered is set if the branch's last assistant message was left out,
 	// its tool calls unanswered: where, to note.
 	unanswered string
@@ -108,7 +112,8 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	}
 	var branches []branch
 	var prompt *messages
-	var cut *cairn.Step // the prompt's oldest step, if its older history was pruned
+	var cut *cairn.Step  // the prompt's oldest step, if its older history was pruned
+	var promptRaw string // the prompt's first raw record, left out of it
 	for _, name := range g.members {
 		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
@@ -192,7 +197,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
 		if p.at != nil && (prompt == nil || (cut != nil && !t.Truncated)) {
-			prompt, cut = &p.prompt, nil
+			prompt, cut, promptRaw = &p.prompt, nil, p.promptRaw
 			if t.Truncated {
 				cut = first
 			}
@@ -204,7 +209,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			continue
 		}
 		branches = append(branches, branch{head: h, msgs: p.branch, steps: p.steps, raws: p.raws, score: p.score,
-			raw: raw, unanswered: unanswered, unpaired: t.unpaired})
+			raw: raw, ownPrompt: p.at != nil, unanswered: unanswered, unpaired: t.unpaired})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
@@ -237,6 +242,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			}
 			return nil
 		}
+		promptRaw = pc.raw
 	}
 	var used = map[int]bool{}
 	for i, a := range branches {
@@ -257,8 +263,12 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonPrunedPrompt, b.head.Session,
 					fmt.Sprintf("the prompt starts at %s", cut))
 			}
-			if b.raw != "" {
-				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
+			raw := b.raw
+			if !b.ownPrompt && promptRaw != "" {
+				raw = promptRaw // the pair's first
+			}
+			if raw != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, raw)
 			}
 			if b.unanswered != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnansweredLast, b.head.Session, b.unanswered)
@@ -356,6 +366,7 @@ type branchPath struct {
 	prompt, branch messages
 	answer         bool
 	raw            string // firstRaw's
+	promptRaw      string // firstRaw's of the steps up to the point
 	// badName says where the first tool call of prompt or branch is
 	// whose function name OpenAI's format refuses (chatCheck.badCall).
 	badName string
@@ -389,7 +400,7 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 	prefix := min(len(before), len(msgs))
 	p.prompt, p.branch = messages{held: before}, messages{held: msgs[prefix:]}
 	p.answer = slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" })
-	p.raw = firstRaw(t.Steps)
+	p.raw, p.promptRaw = firstRaw(t.Steps), firstRaw(t.Steps[:j])
 	p.steps = len(after)
 	for _, s := range after {
 		if s.Rec == nil && len(s.Record) > 0 {
@@ -409,6 +420,9 @@ func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err e
 		c.add(s)
 		if p.raw == "" && rawRecord(s) {
 			p.raw = s.String()
+			if s.Number <= point {
+				p.promptRaw = p.raw
+			}
 		}
 		if s.Number == point {
 			p.at = s.Step
@@ -459,6 +473,7 @@ func holed(v verdict) bool {
 // it is not paired, where its first case.
 type promptCheck struct {
 	skip, where string
+	raw         string // its first raw record, left out of the prompt (firstRaw's)
 }
 
 // promptCheckOf checks t, the fork point's path, as a prompt: as
@@ -467,23 +482,31 @@ type promptCheck struct {
 // unanswered is not a hole: the branches hold its results.
 func promptCheckOf(t *Trajectory) (promptCheck, error) {
 	var c *chatCheck
+	var pc promptCheck
 	if l := t.long; l == nil {
 		c = checkHeld(t)
+		pc.raw = firstRaw(t.Steps)
 	} else {
 		c = newChatCheck(l.adapter != nil)
-		if _, err := l.eachSettled(func(s Step) error { c.add(s); return nil }); err != nil {
+		_, err := l.eachSettled(func(s Step) error {
+			c.add(s)
+			if pc.raw == "" && rawRecord(s) {
+				pc.raw = s.String()
+			}
+			return nil
+		})
+		if err != nil {
 			return promptCheck{}, err
 		}
 	}
 	var v verdict
 	c.chatVerdict(&v)
 	if holed(v) {
-		return promptCheck{skip: v.skip, where: v.example[v.skip]}, nil
+		pc.skip, pc.where = v.skip, v.example[v.skip]
+	} else if where := c.badCallBefore(c.n); where != "" {
+		pc.skip, pc.where = reasonToolName, where
 	}
-	if where := c.badCallBefore(c.n); where != "" {
-		return promptCheck{skip: reasonToolName, where: where}, nil
-	}
-	return promptCheck{}, nil
+	return pc, nil
 }
 
 // firstRaw names the first step of steps whose record is raw (not

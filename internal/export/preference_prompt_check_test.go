@@ -67,3 +67,40 @@ func TestPreferencePromptOfThePointChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestPreferencePromptOfThePointRawNoted: a raw record in the prompt,
+// read from an unpruned branch, is left out and noted for each branch
+// paired; read from the fork point's own path (every branch pruned up
+// to the point) it was left out without a word. The pairs and notes are
+// the same either way, held whole and streamed.
+func TestPreferencePromptOfThePointRawNoted(t *testing.T) {
+	ctx := context.Background()
+	ws := emptyStore(t)
+	commitRecords(t, ws, "a",
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"foo":1}`,
+		`{"messages":[{"role":"assistant","content":"a"},{"role":"user","content":"go on"}]}`)
+	for _, b := range []struct{ name, recs string }{
+		{"b", `{"messages":[{"role":"assistant","content":"b says"}],"outcome":"success"}`},
+		{"c", `{"messages":[{"role":"assistant","content":"c says"}],"outcome":"failure"}`},
+	} {
+		fork(ctx, t, ws, "a@3", b.name)
+		commitRecords(t, ws, b.name, `{"messages":[{"role":"assistant","content":"thinking"}]}`, b.recs)
+	}
+	want, wantSum, _ := runLong(t, ws, export.Options{Format: export.Preference})
+	if wantSum.Pairs != 1 || len(wantSum.LeftOut) != 1 || !reflect.DeepEqual(wantSum.LeftOut[0].Names, []string{"b", "c"}) {
+		t.Fatalf("unpruned: %d pairs, left out %+v, want 1 pair, a@2 noted for b and c: %s", wantSum.Pairs, wantSum.LeftOut, want)
+	}
+	// b pruned up to the point takes its prompt from c's path; then
+	// both pruned, from a@3's.
+	for _, b := range []string{"b", "c"} {
+		if _, err := ws.Prune(ctx, b, 2); err != nil {
+			t.Fatal(err)
+		}
+		out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
+		if out != want || !reflect.DeepEqual(sum, wantSum) {
+			t.Errorf("%s pruned up to the point: %d pairs, skipped %+v, left out %+v, want %d, %+v, %+v:\n%s\nunpruned:\n%s",
+				b, sum.Pairs, sum.Skipped, sum.LeftOut, wantSum.Pairs, wantSum.Skipped, wantSum.LeftOut, out, want)
+		}
+	}
+}

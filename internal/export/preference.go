@@ -100,6 +100,11 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 			return e.sum, err
 		}
 	}
+	for _, name := range f.collected {
+		if err := e.collected(ctx, name); err != nil {
+			return e.sum, err
+		}
+	}
 	return e.finish(bw.Flush())
 }
 
@@ -281,6 +286,42 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// collected names session name among the skipped if it is judged: its
+// history was pruned and gc has collected the step right below its
+// oldest since. A fork pruned up to its fork point keeps no other trace
+// of where it was forked (the collected step was its copy of the point):
+// if it is one, its branch cannot be grouped, so it is not paired. A
+// session that carries no outcome or reward would be no branch anyway.
+func (e *exporter) collected(ctx context.Context, name string) error {
+	if !e.nameSelected(name) || e.isDamaged(name) {
+		return nil
+	}
+	h, err := e.head(ctx, name)
+	if err != nil {
+		return e.unreadable(ctx, name, err)
+	}
+	if h == nil || !e.headSelected(h) {
+		return nil
+	}
+	t, err := e.load(ctx, h)
+	if err != nil {
+		return e.unreadable(ctx, name, err)
+	}
+	first := t.first()
+	if !e.trajectorySelected(t) || first.Parent == nil {
+		return nil
+	}
+	p, err := branchPathOf(t, first.Number-1)
+	if err != nil {
+		return e.unreadable(ctx, name, err)
+	}
+	if p.judged || p.why != "" {
+		e.sum.Skipped = addNote(e.sum.Skipped, reasonForkCollected, name,
+			fmt.Sprintf("%s starts at %s; %s before it was collected", name, first, refName(*first.Parent)))
 	}
 	return nil
 }

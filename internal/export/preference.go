@@ -119,6 +119,24 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	var prompt *messages
 	var cut *cairn.Step  // the prompt's oldest step, if its older history was pruned
 	var promptRaw string // the prompt's first raw record, left out of it
+	// The point's own path, read once if a branch or the prompt needs it
+	// (pointPathOf).
+	var pp *pointPath
+	pointPathOf := func() (*pointPath, error) {
+		if pp != nil {
+			return pp, nil
+		}
+		t, err := e.load(ctx, point)
+		if err != nil {
+			return nil, err
+		}
+		c, raw, err := checkPath(t)
+		if err != nil {
+			return nil, err
+		}
+		pp = &pointPath{t: t, check: c, raw: raw}
+		return pp, nil
+	}
 	for _, name := range g.members {
 		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
@@ -161,7 +179,21 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			continue // the path does not pass through the point
 		case first.Number == g.point.Number+1 && first.Parent != nil && e.isPoint(ctx, *first.Parent, point, g.point):
 			// Pruned up to the point: what follows it is whole. Its
-			// prompt comes from another path, or the point's own.
+			// prompt comes from another path, or the point's own, and
+			// its messages are checked as what follows that prompt, as
+			// an unpruned branch's path is: a tool result answering the
+			// prompt's last call follows that call, and a hole in the
+			// prompt is one in the branch.
+			pp, err := pointPathOf()
+			if err != nil {
+				return e.unreadable(ctx, g.point.Session, err)
+			}
+			if p, err = branchPathAfter(t, g.point.Number, pp.check); err != nil {
+				if err = e.unreadable(ctx, name, err); err != nil {
+					return err
+				}
+				continue
+			}
 		default:
 			// Pruned past the point: part of the branch is gone.
 			if p.judged || p.why != "" {
@@ -218,11 +250,12 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
-		// point's own path.
-		t, err := e.load(ctx, point)
+		// point's own path, whose messages each branch's check saw.
+		pp, err := pointPathOf()
 		if err != nil {
 			return e.unreadable(ctx, g.point.Session, err)
 		}
+		t := pp.t
 		prompt = &messages{held: messagesOf(t.Steps)}
 		if l := t.long; l != nil {
 			prompt = &messages{long: l, to: l.msgs}
@@ -230,24 +263,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		if t.Truncated {
 			cut = t.first()
 		}
-		// No branch's check saw these messages: they go through the
-		// checks a branch's path goes through (branchPathOf), and a
-		// prompt that fails one skips, named, each branch a pair would
-		// have had (one ranked apart from another), as the same prompt
-		// read from an unpruned branch does.
-		pc, err := promptCheckOf(t)
-		if err != nil {
-			return err
-		}
-		if pc.skip != "" {
-			for _, b := range branches {
-				if slices.ContainsFunc(branches, func(o branch) bool { return o.score != b.score }) {
-					e.sum.Skipped = addNote(e.sum.Skipped, pc.skip, b.head.Session, pc.where)
-				}
-			}
-			return nil
-		}
-		promptRaw = pc.raw
+		promptRaw = pp.raw
 	}
 	var used = map[int]bool{}
 	for i, a := range branches {
@@ -418,10 +434,18 @@ type branchPath struct {
 // branchPathOf reads t as group does: a held path at once, a path too
 // long to hold through its steps, settled, once more.
 func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
+	return branchPathAfter(t, point, nil)
+}
+
+// branchPathAfter is branchPathOf of t, a path pruned up to the point,
+// as what follows the messages prompt checked (the point's path,
+// checkPath): its check goes on from there, so that it says what that of
+// the whole path would. A nil prompt checks t alone.
+func branchPathAfter(t *Trajectory, point uint64, prompt *chatCheck) (*branchPath, error) {
 	p := &branchPath{}
 	if l := t.long; l != nil {
 		var err error
-		t.unpaired, err = p.readLong(l, point)
+		t.unpaired, err = p.readLong(l, point, prompt)
 		return p, err
 	}
 	j := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number > point })
@@ -433,11 +457,14 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 	}
 	after := t.Steps[j:]
 	p.score, p.judged, p.why = judge(after)
-	c := checkHeld(t)
+	c, shown := checkFrom(prompt, t.fromState)
+	for _, s := range t.Steps {
+		c.add(s)
+	}
 	keep, _ := c.chatVerdict(&p.v)
-	msgs := messagesOf(t.Steps)[:keep]
 	before := messagesOf(t.Steps[:j])
-	p.badName = c.badCallBefore(max(len(before), keep))
+	p.badName = c.badCallBefore(max(shown+len(before), keep))
+	msgs := messagesOf(t.Steps)[:max(keep-shown, 0)]
 	prefix := min(len(before), len(msgs))
 	p.prompt, p.branch = messages{held: before}, messages{held: msgs[prefix:]}
 	p.answer = slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" })
@@ -454,8 +481,8 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 // readLong reads l as branchPathOf reads a held path, its steps one at
 // a time: its messages are read again when written. unpaired is
 // settleCallIDs's.
-func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err error) {
-	c := newChatCheck(l.adapter != nil)
+func (p *branchPath) readLong(l *longPath, point uint64, prompt *chatCheck) (unpaired string, err error) {
+	c, shown := checkFrom(prompt, l.adapter != nil)
 	k, before, answer := 0, 0, -1
 	unpaired, err = l.eachSettled(func(s Step) error {
 		c.add(s)
@@ -493,7 +520,8 @@ func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err e
 		return "", err
 	}
 	keep, _ := c.chatVerdict(&p.v)
-	p.badName = c.badCallBefore(max(before, keep))
+	p.badName = c.badCallBefore(max(shown+before, keep))
+	keep = max(keep-shown, 0)
 	prefix := min(before, keep)
 	p.prompt = messages{long: l, to: before}
 	p.branch = messages{long: l, from: prefix, to: keep}
@@ -509,45 +537,38 @@ func holed(v verdict) bool {
 	return v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall
 }
 
-// promptCheck is what the checks of a branch's path (branchPathOf) say
-// of a prompt read from the fork point's own path: skip, if set, is why
-// it is not paired, where its first case.
-type promptCheck struct {
-	skip, where string
-	raw         string // its first raw record, left out of the prompt (firstRaw's)
+// pointPath is the fork point's own path, as group reads it.
+type pointPath struct {
+	t     *Trajectory
+	check *chatCheck // checkPath's of t
+	raw   string     // its first raw record
 }
 
-// promptCheckOf checks t, the fork point's path, as a prompt: as
-// branchPathOf checks a branch's path (chatCheck), a path too long to
-// hold read once more. A call the point's last assistant message leaves
-// unanswered is not a hole: the branches hold its results.
-func promptCheckOf(t *Trajectory) (promptCheck, error) {
-	var c *chatCheck
-	var pc promptCheck
-	if l := t.long; l == nil {
-		c = checkHeld(t)
-		pc.raw = firstRaw(t.Steps)
-	} else {
-		c = newChatCheck(l.adapter != nil)
-		_, err := l.eachSettled(func(s Step) error {
-			c.add(s)
-			if pc.raw == "" && rawRecord(s) {
-				pc.raw = s.String()
-			}
-			return nil
-		})
-		if err != nil {
-			return promptCheck{}, err
+// checkPath returns the check of t's conversation (chatCheck), reading
+// a path too long to hold once more, and its first raw record.
+func checkPath(t *Trajectory) (c *chatCheck, raw string, err error) {
+	l := t.long
+	if l == nil {
+		return checkHeld(t), firstRaw(t.Steps), nil
+	}
+	c = newChatCheck(l.adapter != nil)
+	_, err = l.eachSettled(func(s Step) error {
+		c.add(s)
+		if raw == "" && rawRecord(s) {
+			raw = s.String()
 		}
+		return nil
+	})
+	return c, raw, err
+}
+
+// checkFrom returns a check that goes on from prompt's (a copy of it),
+// and the messages prompt saw; a new check if prompt is nil.
+func checkFrom(prompt *chatCheck, fromState bool) (*chatCheck, int) {
+	if prompt == nil {
+		return newChatCheck(fromState), 0
 	}
-	var v verdict
-	c.chatVerdict(&v)
-	if holed(v) {
-		pc.skip, pc.where = v.skip, v.example[v.skip]
-	} else if where := c.badCallBefore(c.n); where != "" {
-		pc.skip, pc.where = reasonToolName, where
-	}
-	return pc, nil
+	return prompt.clone(), prompt.n
 }
 
 // firstRaw names the first step of steps whose record is raw (not

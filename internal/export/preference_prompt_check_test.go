@@ -14,8 +14,9 @@ import (
 // record of the wrong shape, a tool result that follows no call, or a
 // call left unanswered before the conversation goes on was written into
 // pairs, though the same prompt read from an unpruned branch skips the
-// branches, named. The branches are skipped with the same notes either
-// way, held whole and streamed.
+// branches, named; and a branch pruned so beside an unpruned one was
+// checked without its prompt, so it went unnamed. The branches are
+// skipped with the same notes either way, held whole and streamed.
 func TestPreferencePromptOfThePointChecked(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -54,15 +55,16 @@ func TestPreferencePromptOfThePointChecked(t *testing.T) {
 			if want.Pairs != 0 || len(want.Skipped) != 1 || !reflect.DeepEqual(want.Skipped[0].Names, []string{"b", "c"}) {
 				t.Fatalf("unpruned: %d pairs, skipped %+v, want b and c skipped, named: %s", want.Pairs, want.Skipped, out)
 			}
-			// Every branch pruned up to the point: read from a@3's path.
+			// b pruned up to the point, then c too: the prompt read
+			// from a@3's path.
 			for _, b := range []string{"b", "c"} {
 				if _, err := ws.Prune(ctx, b, 2); err != nil {
 					t.Fatal(err)
 				}
-			}
-			out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
-			if sum.Pairs != 0 || out != "" || !reflect.DeepEqual(sum.Skipped, want.Skipped) {
-				t.Errorf("pruned up to the point: %d pairs, skipped %+v, want none and skipped %+v:\n%s", sum.Pairs, sum.Skipped, want.Skipped, out)
+				out, sum, _ := runLong(t, ws, export.Options{Format: export.Preference})
+				if sum.Pairs != 0 || out != "" || !reflect.DeepEqual(sum.Skipped, want.Skipped) {
+					t.Errorf("%s pruned up to the point: %d pairs, skipped %+v, want none and skipped %+v:\n%s", b, sum.Pairs, sum.Skipped, want.Skipped, out)
+				}
 			}
 		})
 	}

@@ -66,6 +66,15 @@ func newChatCheck(fromState bool) *chatCheck {
 	return &chatCheck{keep: -1, firstAssistant: -1, fromState: fromState}
 }
 
+// clone returns a copy of c that goes on apart from it.
+func (c *chatCheck) clone() *chatCheck {
+	d := *c
+	d.pending = slices.Clone(c.pending)
+	d.tools = slices.Clone(c.tools)
+	d.answered.ids = slices.Clone(c.answered.ids)
+	return &d
+}
+
 // checkHeld returns the check of a trajectory held whole.
 func checkHeld(t *Trajectory) *chatCheck {
 	c := newChatCheck(t.fromState)

@@ -432,6 +432,10 @@ type forks struct {
 	// groups maps a fork point (resolved through forks of forks) to the
 	// sessions branching there, the point's own session first.
 	groups map[string]*group
+	// collected are the sessions (in order) whose history was pruned
+	// and whose step right below its oldest gc has collected since
+	// (found.collected): with groups only.
+	collected []string
 }
 
 type group struct {
@@ -453,6 +457,9 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 	}, func(r found) error {
 		if e.nameSelected(r.name) {
 			n++
+		}
+		if r.collected {
+			f.collected = append(f.collected, r.name)
 		}
 		if r.origin == nil {
 			return nil
@@ -481,6 +488,10 @@ func (e *exporter) scanForks(ctx context.Context, withGroups bool) (*forks, erro
 type found struct {
 	name          string
 	origin, point *cairn.StepRef
+	// collected is set if the session's history was pruned and the step
+	// right below its oldest, which a fork's copy of its origin may have
+	// been, is collected (prunedCopyOrigin).
+	collected bool
 }
 
 // forkOf reads session name's fork origin for scanForks.
@@ -530,8 +541,9 @@ func (e *exporter) branchOf(ctx context.Context, name string) (found, error) {
 	}
 	origin, copied := first.Origin, first.Parent
 	if origin == nil {
-		if origin, err = e.prunedCopyOrigin(ctx, first); err != nil || origin == nil {
-			return found{name: name}, err
+		var collected bool
+		if origin, collected, err = e.prunedCopyOrigin(ctx, first); err != nil || origin == nil {
+			return found{name: name, collected: collected}, err
 		}
 	}
 	if h, err := e.head(ctx, name); err != nil || h == nil {
@@ -549,30 +561,35 @@ func (e *exporter) branchOf(ctx context.Context, name string) (found, error) {
 		e.points[refKey(*copied)] = point
 		e.mu.Unlock()
 	}
-	return found{name, origin, &point}, err
+	return found{name: name, origin: origin, point: &point}, err
 }
 
 // prunedCopyOrigin returns the origin of the fork copy that first's
 // parent is, if first is the oldest step of a fork pruned right above
 // that copy; else nil. A copy gc swept, or that does not read, leaves
-// the session no fork, as ForkOrigin has it.
-func (e *exporter) prunedCopyOrigin(ctx context.Context, first *cairn.Step) (*cairn.StepRef, error) {
+// the session no fork, as ForkOrigin has it; collected says gc swept the
+// step (the session's first step names only its ID, so whether it was a
+// copy, and of what, is lost).
+func (e *exporter) prunedCopyOrigin(ctx context.Context, first *cairn.Step) (_ *cairn.StepRef, collected bool, _ error) {
 	p := first.Parent
 	if p == nil || p.Session != first.Session || p.Number+1 != first.Number {
-		return nil, nil
+		return nil, false, nil
 	}
 	st, err := e.ws.ReadStep(ctx, p.Session, p.Number)
 	var ne *cas.NotObjectError
-	if errors.Is(err, cairn.ErrNotFound) || errors.Is(err, cairn.ErrCorrupt) || errors.As(err, &ne) {
-		return nil, ctx.Err()
+	if errors.Is(err, cairn.ErrNotFound) {
+		return nil, true, ctx.Err()
+	}
+	if errors.Is(err, cairn.ErrCorrupt) || errors.As(err, &ne) {
+		return nil, false, ctx.Err()
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if st.ID.String() != p.ID || st.Origin == nil {
-		return nil, nil
+		return nil, false, nil
 	}
-	return st.Origin, nil
+	return st.Origin, false, nil
 }
 
 // DefaultReadAheadBytes is Options.ReadAheadBytes's default.

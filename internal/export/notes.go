@@ -63,6 +63,7 @@ const (
 	reasonUnpairedResult     = "a tool result without a tool_call_id that no call is left for (the assistant message before it made none, or its calls are answered), kept unpaired"
 	reasonPrunedPrompt       = "pairs whose prompt starts part-way: the history before it was pruned (cairn prune)"
 	reasonPrunedBranch       = "a branch after a fork point partly pruned (cairn prune), so it cannot be paired"
+	reasonForkCollected      = "an outcome or reward, whose older history was pruned (cairn prune) and collected (cairn gc) up to the oldest kept step, so where it was forked, if it is a fork, can no longer be read, and it is not paired"
 	reasonUnjudged           = "the newest outcome or reward in a record of the wrong shape, so the trajectory has none (an older one does not stand in for it)"
 	reasonUnranked           = "a branch whose newest outcome cannot rank it (not success or failure or a synonym, docs/export.md, or in a record of the wrong shape) and no reward beside it, so it is not paired"
 	reasonPruned             = "older history pruned (cairn prune), so the trajectory starts part-way; it is marked truncated"

@@ -23,6 +23,10 @@ type branch struct {
 	// raw is set if the branch's path holds raw records, left out of
 	// its messages: the first of them, to note.
 	raw string
+	// ownPrompt is set if the branch's path holds the prompt (the fork
+	// point): else its raw records are only those after the point, and
+	// the prompt's, read from another path, are noted for it too.
+	ownPrompt bool
 	// unanswered is set if the branch's last assistant message was left out,
 	// its tool calls unanswered: where, to note.
 	unanswered string
@@ -96,6 +100,11 @@ func (e *exporter) preferences(ctx context.Context, out io.Writer) (Summary, err
 			return e.sum, err
 		}
 	}
+	for _, name := range f.collected {
+		if err := e.collected(ctx, name); err != nil {
+			return e.sum, err
+		}
+	}
 	return e.finish(bw.Flush())
 }
 
@@ -108,7 +117,26 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 	}
 	var branches []branch
 	var prompt *messages
-	var cut *cairn.Step // the prompt's oldest step, if its older history was pruned
+	var cut *cairn.Step  // the prompt's oldest step, if its older history was pruned
+	var promptRaw string // the prompt's first raw record, left out of it
+	// The point's own path, read once if a branch or the prompt needs it
+	// (pointPathOf).
+	var pp *pointPath
+	pointPathOf := func() (*pointPath, error) {
+		if pp != nil {
+			return pp, nil
+		}
+		t, err := e.load(ctx, point)
+		if err != nil {
+			return nil, err
+		}
+		c, raw, err := checkPath(t)
+		if err != nil {
+			return nil, err
+		}
+		pp = &pointPath{t: t, check: c, raw: raw}
+		return pp, nil
+	}
 	for _, name := range g.members {
 		if !e.nameSelected(name) || e.isDamaged(name) {
 			continue
@@ -151,7 +179,21 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			continue // the path does not pass through the point
 		case first.Number == g.point.Number+1 && first.Parent != nil && e.isPoint(ctx, *first.Parent, point, g.point):
 			// Pruned up to the point: what follows it is whole. Its
-			// prompt comes from another path, or the point's own.
+			// prompt comes from another path, or the point's own, and
+			// its messages are checked as what follows that prompt, as
+			// an unpruned branch's path is: a tool result answering the
+			// prompt's last call follows that call, and a hole in the
+			// prompt is one in the branch.
+			pp, err := pointPathOf()
+			if err != nil {
+				return e.unreadable(ctx, g.point.Session, err)
+			}
+			if p, err = branchPathAfter(t, g.point.Number, pp.check); err != nil {
+				if err = e.unreadable(ctx, name, err); err != nil {
+					return err
+				}
+				continue
+			}
 		default:
 			// Pruned past the point: part of the branch is gone.
 			if p.judged || p.why != "" {
@@ -170,7 +212,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		// of the wrong shape, or a tool result before its call, leaves a
 		// hole, so the branch is not paired.
 		v := p.v
-		if v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall {
+		if holed(v) {
 			e.sum.Skipped = addNote(e.sum.Skipped, v.skip, name, v.example[v.skip])
 			continue
 		}
@@ -192,7 +234,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		// The prompt is the path up to the point; a path whose older
 		// history was pruned gives it only if no whole one does.
 		if p.at != nil && (prompt == nil || (cut != nil && !t.Truncated)) {
-			prompt, cut = &p.prompt, nil
+			prompt, cut, promptRaw = &p.prompt, nil, p.promptRaw
 			if t.Truncated {
 				cut = first
 			}
@@ -204,15 +246,16 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 			continue
 		}
 		branches = append(branches, branch{head: h, msgs: p.branch, steps: p.steps, raws: p.raws, score: p.score,
-			raw: raw, unanswered: unanswered, unpaired: t.unpaired})
+			raw: raw, ownPrompt: p.at != nil, unanswered: unanswered, unpaired: t.unpaired})
 	}
 	if prompt == nil && len(branches) > 1 {
 		// Every branch was pruned up to the point: the prompt is the
-		// point's own path.
-		t, err := e.load(ctx, point)
+		// point's own path, whose messages each branch's check saw.
+		pp, err := pointPathOf()
 		if err != nil {
 			return e.unreadable(ctx, g.point.Session, err)
 		}
+		t := pp.t
 		prompt = &messages{held: messagesOf(t.Steps)}
 		if l := t.long; l != nil {
 			prompt = &messages{long: l, to: l.msgs}
@@ -220,21 +263,7 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 		if t.Truncated {
 			cut = t.first()
 		}
-		// No branch's check saw these messages.
-		where, err := badCallOf(t)
-		if err != nil {
-			return err
-		}
-		if where != "" {
-			// Each branch a pair would have had (one ranked apart
-			// from another) is skipped.
-			for _, b := range branches {
-				if slices.ContainsFunc(branches, func(o branch) bool { return o.score != b.score }) {
-					e.sum.Skipped = addNote(e.sum.Skipped, reasonToolName, b.head.Session, where)
-				}
-			}
-			return nil
-		}
+		promptRaw = pp.raw
 	}
 	var used = map[int]bool{}
 	for i, a := range branches {
@@ -255,8 +284,12 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonPrunedPrompt, b.head.Session,
 					fmt.Sprintf("the prompt starts at %s", cut))
 			}
-			if b.raw != "" {
-				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, b.raw)
+			raw := b.raw
+			if !b.ownPrompt && promptRaw != "" {
+				raw = promptRaw // the pair's first
+			}
+			if raw != "" {
+				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonRawLeftOut, b.head.Session, raw)
 			}
 			if b.unanswered != "" {
 				e.sum.LeftOut = addNote(e.sum.LeftOut, reasonUnansweredLast, b.head.Session, b.unanswered)
@@ -269,6 +302,42 @@ func (e *exporter) group(ctx context.Context, g *group, out io.Writer) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// collected names session name among the skipped if it is judged: its
+// history was pruned and gc has collected the step right below its
+// oldest since. A fork pruned up to its fork point keeps no other trace
+// of where it was forked (the collected step was its copy of the point):
+// if it is one, its branch cannot be grouped, so it is not paired. A
+// session that carries no outcome or reward would be no branch anyway.
+func (e *exporter) collected(ctx context.Context, name string) error {
+	if !e.nameSelected(name) || e.isDamaged(name) {
+		return nil
+	}
+	h, err := e.head(ctx, name)
+	if err != nil {
+		return e.unreadable(ctx, name, err)
+	}
+	if h == nil || !e.headSelected(h) {
+		return nil
+	}
+	t, err := e.load(ctx, h)
+	if err != nil {
+		return e.unreadable(ctx, name, err)
+	}
+	first := t.first()
+	if !e.trajectorySelected(t) || first.Parent == nil {
+		return nil
+	}
+	p, err := branchPathOf(t, first.Number-1)
+	if err != nil {
+		return e.unreadable(ctx, name, err)
+	}
+	if p.judged || p.why != "" {
+		e.sum.Skipped = addNote(e.sum.Skipped, reasonForkCollected, name,
+			fmt.Sprintf("%s starts at %s; %s before it was collected", name, first, refName(*first.Parent)))
 	}
 	return nil
 }
@@ -354,6 +423,7 @@ type branchPath struct {
 	prompt, branch messages
 	answer         bool
 	raw            string // firstRaw's
+	promptRaw      string // firstRaw's of the steps up to the point
 	// badName says where the first tool call of prompt or branch is
 	// whose function name OpenAI's format refuses (chatCheck.badCall).
 	badName string
@@ -364,10 +434,18 @@ type branchPath struct {
 // branchPathOf reads t as group does: a held path at once, a path too
 // long to hold through its steps, settled, once more.
 func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
+	return branchPathAfter(t, point, nil)
+}
+
+// branchPathAfter is branchPathOf of t, a path pruned up to the point,
+// as what follows the messages prompt checked (the point's path,
+// checkPath): its check goes on from there, so that it says what that of
+// the whole path would. A nil prompt checks t alone.
+func branchPathAfter(t *Trajectory, point uint64, prompt *chatCheck) (*branchPath, error) {
 	p := &branchPath{}
 	if l := t.long; l != nil {
 		var err error
-		t.unpaired, err = p.readLong(l, point)
+		t.unpaired, err = p.readLong(l, point, prompt)
 		return p, err
 	}
 	j := slices.IndexFunc(t.Steps, func(s Step) bool { return s.Number > point })
@@ -379,15 +457,18 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 	}
 	after := t.Steps[j:]
 	p.score, p.judged, p.why = judge(after)
-	c := checkHeld(t)
+	c, shown := checkFrom(prompt, t.fromState)
+	for _, s := range t.Steps {
+		c.add(s)
+	}
 	keep, _ := c.chatVerdict(&p.v)
-	msgs := messagesOf(t.Steps)[:keep]
 	before := messagesOf(t.Steps[:j])
-	p.badName = c.badCallBefore(max(len(before), keep))
+	p.badName = c.badCallBefore(max(shown+len(before), keep))
+	msgs := messagesOf(t.Steps)[:max(keep-shown, 0)]
 	prefix := min(len(before), len(msgs))
 	p.prompt, p.branch = messages{held: before}, messages{held: msgs[prefix:]}
 	p.answer = slices.ContainsFunc(msgs[prefix:], func(m cairn.Message) bool { return m.Role == "assistant" })
-	p.raw = firstRaw(t.Steps)
+	p.raw, p.promptRaw = firstRaw(t.Steps), firstRaw(t.Steps[:j])
 	p.steps = len(after)
 	for _, s := range after {
 		if s.Rec == nil && len(s.Record) > 0 {
@@ -400,13 +481,16 @@ func branchPathOf(t *Trajectory, point uint64) (*branchPath, error) {
 // readLong reads l as branchPathOf reads a held path, its steps one at
 // a time: its messages are read again when written. unpaired is
 // settleCallIDs's.
-func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err error) {
-	c := newChatCheck(l.adapter != nil)
+func (p *branchPath) readLong(l *longPath, point uint64, prompt *chatCheck) (unpaired string, err error) {
+	c, shown := checkFrom(prompt, l.adapter != nil)
 	k, before, answer := 0, 0, -1
 	unpaired, err = l.eachSettled(func(s Step) error {
 		c.add(s)
 		if p.raw == "" && rawRecord(s) {
 			p.raw = s.String()
+			if s.Number <= point {
+				p.promptRaw = p.raw
+			}
 		}
 		if s.Number == point {
 			p.at = s.Step
@@ -436,7 +520,8 @@ func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err e
 		return "", err
 	}
 	keep, _ := c.chatVerdict(&p.v)
-	p.badName = c.badCallBefore(max(before, keep))
+	p.badName = c.badCallBefore(max(shown+before, keep))
+	keep = max(keep-shown, 0)
 	prefix := min(before, keep)
 	p.prompt = messages{long: l, to: before}
 	p.branch = messages{long: l, from: prefix, to: keep}
@@ -444,20 +529,46 @@ func (p *branchPath) readLong(l *longPath, point uint64) (unpaired string, err e
 	return unpaired, nil
 }
 
-// badCallOf says where the first tool call of t is whose function name
-// OpenAI's format refuses (chatCheck.badCall), reading a path too long
-// to hold once more; "" if there is none.
-func badCallOf(t *Trajectory) (string, error) {
+// holed reports whether v, a path's chatVerdict, says its messages
+// cannot be read whole: a record of the wrong shape, a tool result that
+// follows no call, a call left unanswered before the conversation goes
+// on. A preference branch whose path (or prompt) is one is not paired.
+func holed(v verdict) bool {
+	return v.skip == reasonBroken || v.skip == reasonResultWithoutCall || v.skip == reasonUnansweredCall
+}
+
+// pointPath is the fork point's own path, as group reads it.
+type pointPath struct {
+	t     *Trajectory
+	check *chatCheck // checkPath's of t
+	raw   string     // its first raw record
+}
+
+// checkPath returns the check of t's conversation (chatCheck), reading
+// a path too long to hold once more, and its first raw record.
+func checkPath(t *Trajectory) (c *chatCheck, raw string, err error) {
 	l := t.long
 	if l == nil {
-		c := checkHeld(t)
-		return c.badCallBefore(c.n), nil
+		return checkHeld(t), firstRaw(t.Steps), nil
 	}
-	c := newChatCheck(l.adapter != nil)
-	if _, err := l.eachSettled(func(s Step) error { c.add(s); return nil }); err != nil {
-		return "", err
+	c = newChatCheck(l.adapter != nil)
+	_, err = l.eachSettled(func(s Step) error {
+		c.add(s)
+		if raw == "" && rawRecord(s) {
+			raw = s.String()
+		}
+		return nil
+	})
+	return c, raw, err
+}
+
+// checkFrom returns a check that goes on from prompt's (a copy of it),
+// and the messages prompt saw; a new check if prompt is nil.
+func checkFrom(prompt *chatCheck, fromState bool) (*chatCheck, int) {
+	if prompt == nil {
+		return newChatCheck(fromState), 0
 	}
-	return c.badCallBefore(c.n), nil
+	return prompt.clone(), prompt.n
 }
 
 // firstRaw names the first step of steps whose record is raw (not

@@ -204,7 +204,8 @@ func (st *Step) JSON(ctx context.Context) (_ []byte, err error) {
 // streamed: a WriteJSON that fails later (a damaged object, a cancelled
 // ctx, w's own error) may have written a part of it to w, so a caller
 // that must not keep a part writes to a temporary file or buffer and
-// keeps it only on a nil error.
+// keeps it only on a nil error. An error of w's is returned as w gave
+// it.
 func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	if err := st.enter(ctx, "read"); err != nil {
 		return err
@@ -226,10 +227,30 @@ func (st *Step) WriteJSON(ctx context.Context, w io.Writer) (err error) {
 	if err := r.CheckJSON(ctx, st.m.Root); err != nil {
 		return fmt.Errorf("read %s: %w", st, err)
 	}
-	if err := r.WriteJSON(ctx, w, st.m.Root); err != nil {
+	out := &seenWriter{w: w}
+	if err := r.WriteJSON(ctx, out, st.m.Root); err != nil {
+		if out.err != nil && errors.Is(err, out.err) {
+			// w's own failure (a full disk, a closed pipe), as w said
+			// it: nothing was wrong with the read.
+			return out.err
+		}
 		return fmt.Errorf("read %s: %w", st, err)
 	}
 	return nil
+}
+
+// seenWriter is w, remembering the first error w returned.
+type seenWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *seenWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // FileMode is the type of an entry of a directory state.

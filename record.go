@@ -207,7 +207,7 @@ func parseRecord(raw []byte) (rec *Record, err error) {
 	}
 	// Read as the convention's, a key in other letters would be taken
 	// for the convention's own (encoding/json ignores case).
-	if msg := recordShape.folded(raw, ""); msg != "" {
+	if msg := recordShape.folded(raw); msg != "" {
 		return nil, errors.New("step record: " + msg)
 	}
 	return rec, nil
@@ -232,7 +232,7 @@ func parseRecordFast(raw []byte) (rec *Record, ok bool) {
 		return nil, false
 	}
 	rec = w.record()
-	if rec.Validate() != nil || recordShape.folded(raw, "") != "" {
+	if rec.Validate() != nil || recordShape.folded(raw) != "" {
 		return nil, false
 	}
 	return rec, true
@@ -309,9 +309,14 @@ func (w *wireRecord) record() *Record {
 // convention's keys at its top level, as parseRecord's map of its keys
 // would: scanned is false if raw could not be read as an object.
 func hasRecordKey(raw []byte) (known, scanned bool) {
-	scanned = eachMember(raw, func(key string, _ []byte) bool {
-		known = slices.Contains(recordKeys, key)
-		return !known
+	scanned = eachMember(raw, func(key, _ []byte) bool {
+		for _, k := range recordKeys {
+			if string(key) == k {
+				known = true
+				return false
+			}
+		}
+		return true
 	})
 	return known, scanned
 }
@@ -319,8 +324,9 @@ func hasRecordKey(raw []byte) (known, scanned bool) {
 // eachMember calls fn with each member of the JSON object text raw (its
 // key unescaped, its value's text), in order, until fn returns false. It
 // reports false if raw could not be read as an object that far: the
-// text is followed, not checked (json.Unmarshal checks it).
-func eachMember(raw []byte, fn func(key string, val []byte) bool) bool {
+// text is followed, not checked (json.Unmarshal checks it). The key is
+// raw's bytes unless it holds an escape.
+func eachMember(raw []byte, fn func(key, val []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return false
@@ -336,9 +342,13 @@ func eachMember(raw []byte, fn func(key string, val []byte) bool) bool {
 		if end < 0 {
 			return false
 		}
-		key := string(raw[i+1 : end])
-		if escaped && json.Unmarshal(raw[i:end+1], &key) != nil {
-			return false
+		key := raw[i+1 : end]
+		if escaped {
+			var k string
+			if json.Unmarshal(raw[i:end+1], &k) != nil {
+				return false
+			}
+			key = []byte(k)
 		}
 		i = skipSpace(raw, end+1)
 		if i >= len(raw) || raw[i] != ':' {
@@ -404,16 +414,26 @@ func skipSpace(b []byte, i int) int {
 }
 
 // stringEnd returns the index of the quote that ends the JSON string
-// starting at b[i], or -1, and whether the string holds an escape.
+// starting at b[i], or -1, and whether the string holds an escape. A
+// quote ends it unless an odd run of backslashes stands before it.
 func stringEnd(b []byte, i int) (end int, escaped bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j, escaped
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1, escaped
 		}
+		q := j + k
+		if !escaped && bytes.IndexByte(b[j:q], '\\') >= 0 {
+			escaped = true
+		}
+		run := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			run++
+		}
+		if run%2 == 0 {
+			return q, escaped
+		}
+		j = q + 1
 	}
 	return -1, escaped
 }
@@ -588,32 +608,54 @@ var (
 	}}
 )
 
-// folded returns where raw, JSON text of this shape at path, has a key
-// that is none of the shape's fields but one of them in other letters
-// ("Role", "messAges", "tYpe"), or "". encoding/json matches keys
-// ignoring case, so the record would read as if the key were the
-// field's, while the exports copy the parts they take raw (tools) with
-// the key as given, which their readers do not take.
-func (s *shape) folded(raw []byte, path string) string {
-	var msg string
+// folded says where raw, JSON text of this shape, has a key that is
+// none of the shape's fields but one of them in other letters ("Role",
+// "messAges", "tYpe"), or "". encoding/json matches keys ignoring case,
+// so the record would read as if the key were the field's, while the
+// exports copy the parts they take raw (tools) with the key as given,
+// which their readers do not take. It reads raw once per level of the
+// shape, and allocates only for what it reports.
+func (s *shape) folded(raw []byte) string {
+	f := s.foldedAt(raw)
+	if f == nil {
+		return ""
+	}
+	at := ""
+	for i := len(f.path) - 1; i >= 0; i-- {
+		at += f.path[i]
+	}
+	if at = strings.TrimPrefix(at, "."); at != "" {
+		at += ": "
+	}
+	return fmt.Sprintf("%skey %q is the convention's %q in other letters: its keys are matched exactly", at, f.key, f.field)
+}
+
+// foldedKey is a key folded found: the path to its object, innermost
+// part first (".messages", "[0]"), the key and the field it folds to.
+type foldedKey struct {
+	path       []string
+	key, field string
+}
+
+// descends reports whether s has keys of its own below it to check.
+func (s *shape) descends() bool { return s.fields != nil || s.kind == 'a' && s.elem != nil }
+
+func (s *shape) foldedAt(raw []byte) *foldedKey {
+	var found *foldedKey
 	switch {
 	case s.fields != nil:
-		eachMember(raw, func(key string, val []byte) bool {
-			if sub, ok := s.fields[key]; ok {
-				name := key
-				if path != "" {
-					name = path + "." + key
+		eachMember(raw, func(key, val []byte) bool {
+			if sub, ok := s.fields[string(key)]; ok {
+				if sub.descends() {
+					if found = sub.foldedAt(val); found != nil {
+						found.path = append(found.path, "."+string(key))
+					}
 				}
-				msg = sub.folded(val, name)
-				return msg == ""
+				return found == nil
 			}
 			for f := range s.fields {
-				if strings.EqualFold(f, key) {
-					at := ""
-					if path != "" {
-						at = path + ": "
-					}
-					msg = fmt.Sprintf("%skey %q is the convention's %q in other letters: its keys are matched exactly", at, key, f)
+				if bytes.EqualFold([]byte(f), key) {
+					found = &foldedKey{key: string(key), field: f}
 					return false
 				}
 			}
@@ -621,11 +663,13 @@ func (s *shape) folded(raw []byte, path string) string {
 		})
 	case s.kind == 'a' && s.elem != nil:
 		eachElement(raw, func(i int, val []byte) bool {
-			msg = s.elem.folded(val, fmt.Sprintf("%s[%d]", path, i))
-			return msg == ""
+			if found = s.elem.foldedAt(val); found != nil {
+				found.path = append(found.path, fmt.Sprintf("[%d]", i))
+			}
+			return found == nil
 		})
 	}
-	return msg
+	return found
 }
 
 // shapeError explains why raw, a JSON object, did not decode as a Record

@@ -309,101 +309,47 @@ func (w *wireRecord) record() *Record {
 // convention's keys at its top level, as parseRecord's map of its keys
 // would: scanned is false if raw could not be read as an object.
 func hasRecordKey(raw []byte) (known, scanned bool) {
-	scanned = eachMember(raw, func(key, _ []byte) bool {
-		for _, k := range recordKeys {
-			if string(key) == k {
-				known = true
-				return false
-			}
-		}
-		return true
-	})
-	return known, scanned
-}
-
-// eachMember calls fn with each member of the JSON object text raw (its
-// key unescaped, its value's text), in order, until fn returns false. It
-// reports false if raw could not be read as an object that far: the
-// text is followed, not checked (json.Unmarshal checks it). The key is
-// raw's bytes unless it holds an escape.
-func eachMember(raw []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
-		return true
+	i := skipSpace(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		return false, true
 	}
 	for i < len(raw) {
 		if raw[i] != '"' {
-			return false
+			return false, false
 		}
 		end, escaped := stringEnd(raw, i)
 		if end < 0 {
-			return false
+			return false, false
 		}
 		key := raw[i+1 : end]
 		if escaped {
 			var k string
 			if json.Unmarshal(raw[i:end+1], &k) != nil {
-				return false
+				return false, false
 			}
 			key = []byte(k)
 		}
+		if slices.Contains(recordKeys, string(key)) {
+			return true, true
+		}
 		i = skipSpace(raw, end+1)
 		if i >= len(raw) || raw[i] != ':' {
-			return false
+			return false, false
 		}
-		from := skipSpace(raw, i+1)
-		if i = valueEnd(raw, from); i < 0 {
-			return false
-		}
-		if !fn(key, raw[from:i]) {
-			return true
+		if i = valueEnd(raw, skipSpace(raw, i+1)); i < 0 {
+			return false, false
 		}
 		i = skipSpace(raw, i)
 		switch {
 		case i < len(raw) && raw[i] == ',':
 			i = skipSpace(raw, i+1)
 		case i < len(raw) && raw[i] == '}':
-			return true
+			return false, true
 		default:
-			return false
+			return false, false
 		}
 	}
-	return false
-}
-
-// eachElement calls fn with the text of each element of the JSON array
-// text raw, in order, until fn returns false; as eachMember, it reports
-// false if raw could not be read as an array that far.
-func eachElement(raw []byte, fn func(i int, val []byte) bool) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return false
-	}
-	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
-		return true
-	}
-	for n := 0; i < len(raw); n++ {
-		from := i
-		if i = valueEnd(raw, from); i < 0 {
-			return false
-		}
-		if !fn(n, raw[from:i]) {
-			return true
-		}
-		i = skipSpace(raw, i)
-		switch {
-		case i < len(raw) && raw[i] == ',':
-			i = skipSpace(raw, i+1)
-		case i < len(raw) && raw[i] == ']':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	return false, false
 }
 
 func skipSpace(b []byte, i int) int {
@@ -614,7 +560,7 @@ var (
 // so the record would read as if the key were the field's, while the
 // exports copy the parts they take raw (tools) with the key as given,
 // which their readers do not take. It reads raw once per level of the
-// shape, and allocates only for what it reports.
+// shape. raw must be valid JSON (the record decoded).
 func (s *shape) folded(raw []byte) string {
 	f := s.foldedAt(raw)
 	if f == nil {
@@ -640,36 +586,38 @@ type foldedKey struct {
 // descends reports whether s has keys of its own below it to check.
 func (s *shape) descends() bool { return s.fields != nil || s.kind == 'a' && s.elem != nil }
 
+// foldedAt is folded's walk of raw, valid JSON: objects through
+// jsontext.Members, which gives member names as written.
 func (s *shape) foldedAt(raw []byte) *foldedKey {
-	var found *foldedKey
 	switch {
 	case s.fields != nil:
-		eachMember(raw, func(key, val []byte) bool {
-			if sub, ok := s.fields[string(key)]; ok {
-				if sub.descends() {
-					if found = sub.foldedAt(val); found != nil {
-						found.path = append(found.path, "."+string(key))
+		for _, m := range jsontext.Members(raw) {
+			sub, ok := s.fields[m.Name]
+			if !ok {
+				for f := range s.fields {
+					if strings.EqualFold(f, m.Name) {
+						return &foldedKey{key: m.Name, field: f}
 					}
 				}
-				return found == nil
+				continue
 			}
-			for f := range s.fields {
-				if bytes.EqualFold([]byte(f), key) {
-					found = &foldedKey{key: string(key), field: f}
-					return false
-				}
+			if !sub.descends() {
+				continue
 			}
-			return true
-		})
+			if found := sub.foldedAt(m.Value); found != nil {
+				found.path = append(found.path, "."+m.Name)
+				return found
+			}
+		}
 	case s.kind == 'a' && s.elem != nil:
-		eachElement(raw, func(i int, val []byte) bool {
-			if found = s.elem.foldedAt(val); found != nil {
+		for i, e := range jsontext.Elements(raw) {
+			if found := s.elem.foldedAt(e); found != nil {
 				found.path = append(found.path, fmt.Sprintf("[%d]", i))
+				return found
 			}
-			return found == nil
-		})
+		}
 	}
-	return found
+	return nil
 }
 
 // shapeError explains why raw, a JSON object, did not decode as a Record

@@ -4,7 +4,8 @@
 // escapes that are no Unicode text; and says what is wrong with text
 // that is not valid (SyntaxWords, Problem) or nests too deep (Deeper). It is shared by the HTTP and MCP
 // servers, which take JSON from untrusted clients, and by the JSON Patch
-// decoder (manifest/tree), whose operations' members must be exact.
+// decoder (manifest/tree), whose operations' members must be exact, and
+// by the step record's check of its keys (cairn.ParseRecord).
 // It also carries, for every JSON output, a file name that is not UTF-8
 // (NameBytes), and a reader that stops reading input once it cannot be
 // JSON (StopReader).
@@ -68,6 +69,40 @@ func Members(b []byte) []Member {
 		}
 	}
 	return ms
+}
+
+// Elements returns the elements of the JSON array b in order, each as
+// written, or nil if b is not an array. b must be valid JSON. Elements
+// are slices of b.
+func Elements(b []byte) [][]byte {
+	start := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
+	if start == len(b) || b[start] != '[' {
+		return nil
+	}
+	var es [][]byte
+	depth, from := 0, start+1
+	for i := start; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				if e := bytes.TrimSpace(b[from:i]); len(e) > 0 {
+					es = append(es, e)
+				}
+				return es
+			}
+		case ',':
+			if depth == 1 {
+				es = append(es, bytes.TrimSpace(b[from:i]))
+				from = i + 1
+			}
+		}
+	}
+	return es
 }
 
 // stringEnd returns the index just past the JSON string that starts at
